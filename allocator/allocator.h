@@ -1,0 +1,148 @@
+// Allocator: the module ABI between a master and Harvest, shaped like Mesos's allocator.
+//
+// The master owns threads, timers and the network; the allocator is synchronous,
+// single-threaded and deterministic given its inputs, the injected clock and the seed. Every
+// call that can refuse returns a Status with a message and leaves the state unchanged.
+//
+// Resources crossing this API are hot-path Resources, already validated; ids are the
+// master's strings (Mesos FrameworkID/AgentID values), mapped to dense ids inside.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "protos/mesos.pb.h"
+#include "resources/quantities.h"
+#include "resources/resources.h"
+
+namespace harvest {
+
+// Nanoseconds on the injected clock (simulated or real, the allocator does not care).
+using TimeNanos = int64_t;
+
+struct AllocatorOptions {
+  std::string sorter = "drf";  // "drf" or "random".
+  // Refusal length when a decline carries no Filters (Mesos's default is 5 s).
+  double defaultRefuseSeconds = 5.0;
+  // An agent's leftover is offered only if it holds at least one of these (Mesos's
+  // --min_allocatable_resources, default "cpus:0.01|mem:32").
+  std::vector<Quantities> minAllocatable;
+  // Kinds that do not count toward DRF shares (Mesos's default excludes "gpus").
+  std::vector<std::string> fairnessExcludedKinds{"gpus"};
+  // Offer idle reserved and oversubscribed resources as revocable (stage 3).
+  bool revocableStage = true;
+  uint64_t seed = 0;
+  std::function<TimeNanos()> clock;  // Required.
+
+  // Builds options from module parameters (all optional): sorter, refuse_seconds,
+  // min_allocatable_resources ("cpus:0.01|mem:32"), fairness_excluded_resource_names
+  // ("gpus,fpgas"), revocable_stage ("true"/"false"), seed. Unknown keys are errors.
+  static Result<AllocatorOptions> fromParameters(const std::map<std::string, std::string>& params);
+};
+
+// role -> agent -> resources: what one framework is offered in one callback.
+using OfferedResources = std::map<std::string, std::map<std::string, Resources>>;
+// role -> resources: what a framework holds on one agent. Hot-path Resources carry no
+// allocation role (Mesos keeps it in allocation_info), so the role is always explicit.
+using ResourcesByRole = std::map<std::string, Resources>;
+
+struct InverseOfferRequest {
+  v1::Unavailability unavailability;
+  Resources resources;  // Empty: everything on the agent is requested back.
+};
+
+struct AllocatorCallbacks {
+  std::function<void(const std::string& framework, const OfferedResources& offers)> offer;
+  std::function<void(const std::string& framework,
+                     const std::map<std::string, InverseOfferRequest>& byAgent)>
+      inverseOffer;
+  // Takes back outstanding revocable offers (never regular ones): framework, agent -> what.
+  std::function<void(const std::string& framework,
+                     const std::map<std::string, Resources>& byAgent)>
+      rescind;
+};
+
+struct Quota {
+  Quantities guarantee;
+  std::optional<Quantities> limit;  // Unset: no limit.
+};
+
+// One step of RESERVE / UNRESERVE / CREATE / DESTROY: `consumed` becomes `converted`.
+struct ResourceConversion {
+  Resources consumed;
+  Resources converted;
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+
+  virtual Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) = 0;
+  // After a master restart: how many agents to expect and the quotas the master persisted.
+  virtual Status recover(int expectedAgents, const std::map<std::string, Quota>& quotas) = 0;
+
+  virtual Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
+                              const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
+                              const std::set<std::string>& suppressedRoles) = 0;
+  virtual Status removeFramework(const std::string& framework) = 0;
+  virtual Status activateFramework(const std::string& framework) = 0;
+  virtual Status deactivateFramework(const std::string& framework) = 0;
+  virtual Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
+                                 const std::set<std::string>& suppressedRoles) = 0;
+
+  virtual Status addAgent(const std::string& agent, const v1::AgentInfo& info,
+                          const std::optional<v1::Unavailability>& unavailability,
+                          const Resources& total,
+                          const std::map<std::string, ResourcesByRole>& usedByFramework) = 0;
+  virtual Status removeAgent(const std::string& agent) = 0;
+  // Any of total / oversubscribed estimate may be left unset to keep it.
+  virtual Status updateAgent(const std::string& agent, const v1::AgentInfo& info,
+                             const std::optional<Resources>& total,
+                             const std::optional<Resources>& oversubscribed) = 0;
+  virtual Status activateAgent(const std::string& agent) = 0;
+  virtual Status deactivateAgent(const std::string& agent) = 0;
+  virtual Status updateUnavailability(const std::string& agent,
+                                      const std::optional<v1::Unavailability>& unavailability) = 0;
+  // A framework answered an inverse offer; `accepted` unset means it did not answer.
+  virtual Status updateInverseOffer(const std::string& agent, const std::string& framework,
+                                    std::optional<bool> accepted,
+                                    const std::optional<v1::Filters>& filters) = 0;
+
+  // Operations on resources the framework holds (`offered` is what it was offered/allocated).
+  virtual Status updateAllocation(const std::string& framework, const std::string& agent,
+                                  const std::string& role, const Resources& offered,
+                                  const std::vector<ResourceConversion>& conversions) = 0;
+  // Operations on unallocated resources of an agent (operator API).
+  virtual Status updateAvailable(const std::string& agent,
+                                 const std::vector<ResourceConversion>& conversions) = 0;
+
+  // Resources come back (declined, unused, or tasks finished). Filters apply to declines.
+  virtual Status recoverResources(const std::string& framework, const std::string& agent,
+                                  const std::string& role, const Resources& resources,
+                                  const std::optional<v1::Filters>& filters) = 0;
+
+  // Empty `roles`: all of the framework's roles.
+  virtual Status suppressOffers(const std::string& framework, const std::set<std::string>& roles) = 0;
+  virtual Status reviveOffers(const std::string& framework, const std::set<std::string>& roles) = 0;
+
+  virtual Status updateQuota(const std::string& role, const Quota& quota) = 0;
+  virtual Status updateWeights(const std::map<std::string, double>& weights) = 0;
+
+  virtual void pause() = 0;
+  virtual void resume() = 0;
+
+  // One allocation cycle over every agent, or over the given agents.
+  virtual void allocate() = 0;
+  virtual void allocate(const std::set<std::string>& agents) = 0;
+
+  // Flat metrics with Mesos-style keys under "allocator/harvest/".
+  virtual std::map<std::string, double> metrics() const = 0;
+};
+
+}  // namespace harvest

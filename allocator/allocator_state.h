@@ -1,0 +1,92 @@
+// The allocator's bookkeeping for roles, frameworks and agents, indexed by dense ids.
+//
+// The allocator maps the master's string ids to these indices once (on add); every cycle
+// then works on vectors and small flat maps.
+#pragma once
+
+#include <boost/container/flat_map.hpp>
+#include <boost/container/flat_set.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/allocator.h"
+#include "allocator/offer_filter.h"
+#include "sorters/sorter.h"
+
+namespace harvest {
+
+using RoleIdx = uint32_t;
+using FrameworkIdx = uint32_t;
+using AgentIdx = uint32_t;
+
+struct RoleState {
+  std::string name;
+  std::vector<RoleIdx> selfAndAncestors;  // Whose reservations this role may use.
+  ClientId sorterClient = 0;
+  std::unique_ptr<Sorter> frameworkSorter;  // Frameworks subscribed to this role.
+  boost::container::flat_set<FrameworkIdx> frameworks;
+  std::optional<Quota> quota;
+  Quantities allocated;           // Regular resources allocated to this exact role.
+  Quantities reservedTotal;       // All resources reserved to this exact role (any agent).
+  Quantities reservedAllocated;   // The part of reservedTotal that is allocated.
+  std::vector<FrameworkIdx> frameworkOfClient;  // Framework sorter client -> framework.
+  size_t activeFilters = 0;
+
+  void bindClient(ClientId client, FrameworkIdx framework) {
+    if (frameworkOfClient.size() <= client) frameworkOfClient.resize(client + 1);
+    frameworkOfClient[client] = framework;
+  }
+};
+
+struct FrameworkRole {
+  RoleIdx role;
+  ClientId sorterClient;  // In the role's framework sorter.
+  bool suppressed = false;
+};
+
+struct FrameworkState {
+  std::string id;
+  v1::FrameworkInfo info;
+  bool active = false;
+  bool revocable = false;
+  bool gpu = false;
+  bool multiRole = false;
+  bool refinement = false;
+  std::vector<FrameworkRole> roles;
+  const FrameworkRole* findRole(RoleIdx role) const {
+    for (const FrameworkRole& r : roles) {
+      if (r.role == role) return &r;
+    }
+    return nullptr;
+  }
+};
+
+// Key of an allocation on an agent: which framework holds it, under which role.
+struct Holder {
+  FrameworkIdx framework;
+  RoleIdx role;
+  friend auto operator<=>(const Holder&, const Holder&) = default;
+};
+
+struct AgentState {
+  std::string id;
+  v1::AgentInfo info;
+  bool active = true;
+  bool multiRole = false;
+  bool hierarchicalRole = false;
+  bool refinement = false;
+  bool hasGpus = false;
+  Resources total;      // Regular resources, reserved ones included.
+  Resources available;  // total minus every allocation; kept up to date incrementally.
+  boost::container::flat_map<Holder, Resources> allocations;
+  boost::container::flat_map<Holder, OfferFilter> filters;
+  std::optional<v1::Unavailability> unavailability;
+  boost::container::flat_set<FrameworkIdx> inverseOffered;  // Outstanding inverse offers.
+  boost::container::flat_map<FrameworkIdx, TimeNanos> inverseOfferFilters;
+  Resources oversubscribed;  // Usage slack estimate, for the revocable stage.
+};
+
+}  // namespace harvest

@@ -1,0 +1,27 @@
+// Offer filters: what a framework refused on an agent, and until when.
+//
+// Mesos semantics: a decline with refuse_seconds blocks offers that are a subset of what was
+// refused until the time passes, and always for at least the next allocation cycle (so a
+// filter shorter than the allocation interval still has an effect: MESOS-4302).
+#pragma once
+
+#include <cstdint>
+
+#include "allocator/allocator.h"
+#include "resources/resources.h"
+
+namespace harvest {
+
+struct OfferFilter {
+  Resources refused;
+  TimeNanos expiry = 0;
+  // allocation runs completed when the filter was made; it holds through run createdAfterRun+1.
+  uint64_t createdAfterRun = 0;
+
+  bool expired(TimeNanos now, uint64_t currentRun) const {
+    return now >= expiry && currentRun > createdAfterRun + 1;
+  }
+  bool blocks(const Resources& candidate) const { return refused.contains(candidate); }
+};
+
+}  // namespace harvest

@@ -1,0 +1,79 @@
+#include "resources/quantities.h"
+
+#include <algorithm>
+
+namespace harvest {
+
+Quantities::Quantities(std::initializer_list<Entry> entries) {
+  for (const Entry& entry : entries) set(entry.first, get(entry.first) + entry.second);
+}
+
+Scalar Quantities::get(KindId kind) const {
+  for (const Entry& entry : entries_) {
+    if (entry.first == kind) return entry.second;
+    if (entry.first > kind) break;
+  }
+  return Scalar();
+}
+
+void Quantities::set(KindId kind, Scalar amount) {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), kind,
+                             [](const Entry& e, KindId k) { return e.first < k; });
+  const bool present = it != entries_.end() && it->first == kind;
+  if (amount.milli() <= 0) {
+    if (present) entries_.erase(it);
+  } else if (present) {
+    it->second = amount;
+  } else {
+    entries_.insert(it, Entry{kind, amount});
+  }
+}
+
+Quantities& Quantities::operator+=(const Quantities& other) {
+  // Merge of two sorted lists; the usual case (same kinds) never reallocates.
+  auto mine = entries_.begin();
+  for (const Entry& theirs : other.entries_) {
+    while (mine != entries_.end() && mine->first < theirs.first) ++mine;
+    if (mine != entries_.end() && mine->first == theirs.first) {
+      mine->second += theirs.second;
+    } else {
+      mine = entries_.insert(mine, theirs);
+    }
+    ++mine;
+  }
+  return *this;
+}
+
+Quantities& Quantities::operator-=(const Quantities& other) {
+  auto mine = entries_.begin();
+  for (const Entry& theirs : other.entries_) {
+    while (mine != entries_.end() && mine->first < theirs.first) ++mine;
+    if (mine == entries_.end()) break;
+    if (mine->first != theirs.first) continue;
+    mine->second -= theirs.second;
+    if (mine->second.milli() <= 0) {
+      mine = entries_.erase(mine);
+    } else {
+      ++mine;
+    }
+  }
+  return *this;
+}
+
+bool Quantities::contains(const Quantities& other) const {
+  for (const Entry& entry : other.entries_) {
+    if (get(entry.first) < entry.second) return false;
+  }
+  return true;
+}
+
+std::string Quantities::toString() const {
+  std::string out;
+  for (const Entry& entry : entries_) {
+    if (!out.empty()) out += ';';
+    out += kinds::name(entry.first) + ":" + entry.second.toString();
+  }
+  return out;
+}
+
+}  // namespace harvest

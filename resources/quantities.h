@@ -1,0 +1,49 @@
+// Quantities: amounts per resource kind, with no reservation, revocability or port identity.
+//
+// This is what fairness needs: sorters compare a client's quantities with the pool's total.
+// Ranges count as the number of values they hold (ports:[1-10] is 10), sets as their size.
+// Stored as a small sorted vector of (kind, amount) with no zero amounts, so equality is
+// plain vector equality and the common 3-4 kinds live inline without allocation.
+#pragma once
+
+#include <boost/container/small_vector.hpp>
+#include <string>
+#include <utility>
+
+#include "resources/kinds.h"
+#include "resources/scalar.h"
+
+namespace harvest {
+
+class Quantities {
+ public:
+  using Entry = std::pair<KindId, Scalar>;
+  using Storage = boost::container::small_vector<Entry, 4>;
+
+  Quantities() = default;
+  Quantities(std::initializer_list<Entry> entries);
+
+  Scalar get(KindId kind) const;
+  void set(KindId kind, Scalar amount);
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  Storage::const_iterator begin() const { return entries_.begin(); }
+  Storage::const_iterator end() const { return entries_.end(); }
+
+  Quantities& operator+=(const Quantities& other);
+  // Amounts never go below zero: subtracting more than is held leaves nothing of that kind.
+  Quantities& operator-=(const Quantities& other);
+  friend Quantities operator+(Quantities a, const Quantities& b) { return a += b; }
+  friend Quantities operator-(Quantities a, const Quantities& b) { return a -= b; }
+  // True when every kind in `other` is held in at least that amount.
+  bool contains(const Quantities& other) const;
+  friend bool operator==(const Quantities&, const Quantities&) = default;
+
+  // "cpus:2;mem:1024" in kind-id order.
+  std::string toString() const;
+
+ private:
+  Storage entries_;  // Sorted by kind; no zero amounts.
+};
+
+}  // namespace harvest

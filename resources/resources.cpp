@@ -1,0 +1,247 @@
+#include "resources/resources.h"
+
+#include <algorithm>
+#include <ostream>
+
+namespace harvest {
+namespace {
+
+template <typename Vector>
+auto findKey(Vector& entries, const ResourceKey& key) {
+  return std::lower_bound(entries.begin(), entries.end(), key,
+                          [](const auto& entry, const ResourceKey& k) { return entry.key < k; });
+}
+
+// Both lists are sorted: one forward pass finds the partner of each entry of `theirs`.
+template <typename Vector, typename Combine>
+void mergeInto(Vector& mine, const Vector& theirs, Combine combine) {
+  auto it = mine.begin();
+  for (const auto& entry : theirs) {
+    while (it != mine.end() && it->key < entry.key) ++it;
+    if (it != mine.end() && it->key == entry.key) {
+      combine(*it, entry);
+      ++it;
+    } else {
+      it = mine.insert(it, entry);
+      ++it;
+    }
+  }
+}
+
+std::vector<std::string> setUnion(const std::vector<std::string>& a,
+                                  const std::vector<std::string>& b) {
+  std::vector<std::string> out;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+void appendKeyText(std::string& out, const ResourceKey& key) {
+  out += kinds::name(key.kind);
+  if (key.reserved()) {
+    const Pool& pool = pools::get(key.pool);
+    out += "(" + pool.role();
+    if (!pool.stack.back().principal.empty()) out += "," + pool.stack.back().principal;
+    out += ")";
+  }
+  if (key.revocability == Revocability::kNonThrottleable) out += "{REV}";
+  if (key.revocability == Revocability::kThrottleable) out += "{REV,THROTTLE}";
+  if (key.volume != kNoVolume) out += "[volume " + std::to_string(key.volume) + "]";
+  out += ":";
+}
+
+}  // namespace
+
+void Resources::addScalar(ResourceKey key, Scalar amount) {
+  if (!amount.isPositive()) return;
+  auto it = findKey(scalars_, key);
+  if (it != scalars_.end() && it->key == key) {
+    it->amount += amount;
+  } else {
+    scalars_.insert(it, ScalarEntry{key, amount});
+  }
+}
+
+void Resources::addRanges(ResourceKey key, const RangeSet& ranges) {
+  if (ranges.empty()) return;
+  auto it = findKey(ranges_, key);
+  if (it != ranges_.end() && it->key == key) {
+    it->ranges += ranges;
+  } else {
+    ranges_.insert(it, RangesEntry{key, ranges});
+  }
+}
+
+void Resources::addSet(ResourceKey key, std::vector<std::string> items) {
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end()), items.end());
+  if (items.empty()) return;
+  auto it = findKey(sets_, key);
+  if (it != sets_.end() && it->key == key) {
+    it->items = setUnion(it->items, items);
+  } else {
+    sets_.insert(it, SetEntry{key, std::move(items)});
+  }
+}
+
+Resources& Resources::operator+=(const Resources& other) {
+  mergeInto(scalars_, other.scalars_,
+            [](ScalarEntry& mine, const ScalarEntry& theirs) { mine.amount += theirs.amount; });
+  mergeInto(ranges_, other.ranges_,
+            [](RangesEntry& mine, const RangesEntry& theirs) { mine.ranges += theirs.ranges; });
+  mergeInto(sets_, other.sets_, [](SetEntry& mine, const SetEntry& theirs) {
+    mine.items = setUnion(mine.items, theirs.items);
+  });
+  return *this;
+}
+
+Resources& Resources::operator-=(const Resources& other) {
+  for (const ScalarEntry& theirs : other.scalars_) {
+    auto it = findKey(scalars_, theirs.key);
+    if (it == scalars_.end() || it->key != theirs.key) continue;
+    it->amount -= theirs.amount;
+    if (!it->amount.isPositive()) scalars_.erase(it);
+  }
+  for (const RangesEntry& theirs : other.ranges_) {
+    auto it = findKey(ranges_, theirs.key);
+    if (it == ranges_.end() || it->key != theirs.key) continue;
+    it->ranges -= theirs.ranges;
+    if (it->ranges.empty()) ranges_.erase(it);
+  }
+  for (const SetEntry& theirs : other.sets_) {
+    auto it = findKey(sets_, theirs.key);
+    if (it == sets_.end() || it->key != theirs.key) continue;
+    std::vector<std::string> rest;
+    std::set_difference(it->items.begin(), it->items.end(), theirs.items.begin(),
+                        theirs.items.end(), std::back_inserter(rest));
+    if (rest.empty()) {
+      sets_.erase(it);
+    } else {
+      it->items = std::move(rest);
+    }
+  }
+  return *this;
+}
+
+bool Resources::contains(const Resources& other) const {
+  auto mine = scalars_.begin();
+  for (const ScalarEntry& theirs : other.scalars_) {
+    while (mine != scalars_.end() && mine->key < theirs.key) ++mine;
+    if (mine == scalars_.end() || mine->key != theirs.key || mine->amount < theirs.amount) {
+      return false;
+    }
+  }
+  for (const RangesEntry& theirs : other.ranges_) {
+    auto it = findKey(ranges_, theirs.key);
+    if (it == ranges_.end() || it->key != theirs.key || !it->ranges.contains(theirs.ranges)) {
+      return false;
+    }
+  }
+  for (const SetEntry& theirs : other.sets_) {
+    auto it = findKey(sets_, theirs.key);
+    if (it == sets_.end() || it->key != theirs.key ||
+        !std::includes(it->items.begin(), it->items.end(), theirs.items.begin(),
+                       theirs.items.end())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Scalar Resources::scalar(KindId kind) const {
+  Scalar total;
+  for (const ScalarEntry& entry : scalars_) {
+    if (entry.key.kind == kind) total += entry.amount;
+  }
+  return total;
+}
+
+Quantities Resources::quantities() const {
+  Quantities out;
+  // Scalars are sorted by kind first, so runs of one kind are adjacent.
+  for (const ScalarEntry& entry : scalars_) {
+    out.set(entry.key.kind, out.get(entry.key.kind) + entry.amount);
+  }
+  for (const RangesEntry& entry : ranges_) {
+    const auto count = static_cast<int64_t>(entry.ranges.count());
+    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
+  }
+  for (const SetEntry& entry : sets_) {
+    const auto count = static_cast<int64_t>(entry.items.size());
+    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
+  }
+  return out;
+}
+
+Resources Resources::filter(const std::function<bool(const ResourceKey&)>& keep) const {
+  Resources out;
+  for (const ScalarEntry& entry : scalars_) {
+    if (keep(entry.key)) out.scalars_.push_back(entry);
+  }
+  for (const RangesEntry& entry : ranges_) {
+    if (keep(entry.key)) out.ranges_.push_back(entry);
+  }
+  for (const SetEntry& entry : sets_) {
+    if (keep(entry.key)) out.sets_.push_back(entry);
+  }
+  return out;
+}
+
+Resources Resources::unreserved() const {
+  return filter([](const ResourceKey& key) { return !key.reserved(); });
+}
+Resources Resources::reserved() const {
+  return filter([](const ResourceKey& key) { return key.reserved(); });
+}
+Resources Resources::regular() const {
+  return filter([](const ResourceKey& key) { return !key.revocable(); });
+}
+Resources Resources::revocable() const {
+  return filter([](const ResourceKey& key) { return key.revocable(); });
+}
+Resources Resources::ofClass(Revocability revocability) const {
+  return filter([revocability](const ResourceKey& key) { return key.revocability == revocability; });
+}
+
+Resources Resources::lentAs(Revocability revocability) const {
+  Resources out;
+  auto rekey = [revocability](ResourceKey key) {
+    key.pool = kUnreservedPool;
+    key.revocability = revocability;
+    return key;
+  };
+  for (const ScalarEntry& entry : scalars_) out.addScalar(rekey(entry.key), entry.amount);
+  for (const RangesEntry& entry : ranges_) out.addRanges(rekey(entry.key), entry.ranges);
+  for (const SetEntry& entry : sets_) out.addSet(rekey(entry.key), entry.items);
+  return out;
+}
+
+std::string Resources::toString() const {
+  std::string out;
+  auto separate = [&out] {
+    if (!out.empty()) out += ';';
+  };
+  for (const ScalarEntry& entry : scalars_) {
+    separate();
+    appendKeyText(out, entry.key);
+    out += entry.amount.toString();
+  }
+  for (const RangesEntry& entry : ranges_) {
+    separate();
+    appendKeyText(out, entry.key);
+    out += entry.ranges.toString();
+  }
+  for (const SetEntry& entry : sets_) {
+    separate();
+    appendKeyText(out, entry.key);
+    out += "{";
+    for (size_t i = 0; i < entry.items.size(); ++i) out += (i ? "," : "") + entry.items[i];
+    out += "}";
+  }
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& out, const Resources& resources) {
+  return out << resources.toString();
+}
+
+}  // namespace harvest

@@ -1,0 +1,109 @@
+// Resources: the hot-path resource model, separate from the protos.
+//
+// A resource is identified by a ResourceKey: its kind (interned name), its pool (reservation
+// stack, 0 = unreserved), its revocability class and its volume (persistent disk identity).
+// Amounts with equal keys merge; different keys never do. Scalars are fixed point (Scalar);
+// ranges are interval sets; sets are sorted string lists.
+//
+// Entries are kept sorted by key in small inline vectors, so arithmetic is a linear merge
+// without hashing, and a typical agent's resources (cpus, mem, disk, ports) need no heap.
+#pragma once
+
+#include <boost/container/small_vector.hpp>
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "resources/kinds.h"
+#include "resources/pools.h"
+#include "resources/quantities.h"
+#include "resources/range_set.h"
+#include "resources/scalar.h"
+#include "resources/volumes.h"
+
+namespace harvest {
+
+// Revocable resources are lent out and may be taken back. Idle reserved resources
+// (allocation slack) are lent as non-throttleable; oversubscribed usage slack as throttleable.
+enum class Revocability : uint8_t { kRegular = 0, kNonThrottleable = 1, kThrottleable = 2 };
+
+struct ResourceKey {
+  KindId kind = 0;
+  Revocability revocability = Revocability::kRegular;
+  PoolId pool = kUnreservedPool;
+  VolumeId volume = kNoVolume;
+
+  bool reserved() const { return pool != kUnreservedPool; }
+  bool revocable() const { return revocability != Revocability::kRegular; }
+  friend auto operator<=>(const ResourceKey&, const ResourceKey&) = default;
+};
+
+class Resources {
+ public:
+  struct ScalarEntry {
+    ResourceKey key;
+    Scalar amount;
+    friend bool operator==(const ScalarEntry&, const ScalarEntry&) = default;
+  };
+  struct RangesEntry {
+    ResourceKey key;
+    RangeSet ranges;
+    friend bool operator==(const RangesEntry&, const RangesEntry&) = default;
+  };
+  struct SetEntry {
+    ResourceKey key;
+    std::vector<std::string> items;  // Sorted, unique.
+    friend bool operator==(const SetEntry&, const SetEntry&) = default;
+  };
+
+  Resources() = default;
+
+  // Builders for code and tests; amounts <= 0 and empty ranges/sets add nothing.
+  void addScalar(ResourceKey key, Scalar amount);
+  void addRanges(ResourceKey key, const RangeSet& ranges);
+  void addSet(ResourceKey key, std::vector<std::string> items);
+
+  bool empty() const { return scalars_.empty() && ranges_.empty() && sets_.empty(); }
+  const auto& scalars() const { return scalars_; }
+  const auto& ranges() const { return ranges_; }
+  const auto& sets() const { return sets_; }
+
+  Resources& operator+=(const Resources& other);
+  // Removes what `other` holds; amounts that would go negative are removed entirely and
+  // ranges/sets lose only what they hold. Use contains() first where that matters.
+  Resources& operator-=(const Resources& other);
+  friend Resources operator+(Resources a, const Resources& b) { return a += b; }
+  friend Resources operator-(Resources a, const Resources& b) { return a -= b; }
+  bool contains(const Resources& other) const;
+  friend bool operator==(const Resources&, const Resources&) = default;
+
+  // Sum of the scalar amounts of one kind over every pool and class.
+  Scalar scalar(KindId kind) const;
+  // Amounts per kind for fairness: scalars summed, ranges and sets counted.
+  Quantities quantities() const;
+
+  // The entries whose key satisfies `keep`.
+  Resources filter(const std::function<bool(const ResourceKey&)>& keep) const;
+  Resources unreserved() const;
+  Resources reserved() const;
+  Resources regular() const;  // Not revocable.
+  Resources revocable() const;
+  Resources ofClass(Revocability revocability) const;
+  // The same amounts re-keyed as unreserved resources of `revocability`: how idle reserved
+  // resources are lent out (the borrower does not get the owner's reservation).
+  Resources lentAs(Revocability revocability) const;
+
+  // Mesos text form: "cpus:2;mem:1024;ports:[31000-32000];cpus(role1):1".
+  std::string toString() const;
+
+ private:
+  boost::container::small_vector<ScalarEntry, 4> scalars_;  // Sorted by key, amounts > 0.
+  boost::container::small_vector<RangesEntry, 1> ranges_;   // Sorted by key, non-empty.
+  std::vector<SetEntry> sets_;                              // Sorted by key, non-empty.
+};
+
+std::ostream& operator<<(std::ostream& out, const Resources& resources);
+
+}  // namespace harvest

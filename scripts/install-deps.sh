@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs Harvest's build dependencies from Debian's registry. Idempotent: when every package
+# is already installed it only runs dpkg-query and returns in well under a second.
+set -euo pipefail
+packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-compiler
+          libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's run command: installs dependencies, builds, and runs the main job.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C build harvest-demo >/dev/null
+exec ./build/master/harvest-demo "$@"

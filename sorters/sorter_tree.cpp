@@ -1,0 +1,405 @@
+#include "sorters/sorter_tree.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace harvest {
+
+SorterTree::SorterTree(SiblingOrder order) : order_(order) {
+  nodes_.emplace_back();
+  nodes_[kRoot].inUse = true;
+  activeLeaves_.push_back(0);
+}
+
+SorterTree::NodeId SorterTree::leafOf(ClientId client) const {
+  CHECK(client < leafOfClient_.size() && leafOfClient_[client] != kNoNode)
+      << "unknown sorter client id " << client;
+  return leafOfClient_[client];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structure.
+
+SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, ClientId client) {
+  NodeId id;
+  if (freeNodes_.empty()) {
+    id = static_cast<NodeId>(nodes_.size());
+    nodes_.emplace_back();
+    activeLeaves_.push_back(0);
+  } else {
+    id = freeNodes_.back();
+    freeNodes_.pop_back();
+  }
+  Node& node = nodes_[id];
+  node.path.assign(path);
+  node.allocation = Quantities();
+  node.allocations = 0;
+  node.share = 0;
+  auto weight = weights_.find(path);
+  node.weight = weight == weights_.end() ? 1.0 : weight->second;
+  node.parent = parent;
+  node.client = client;
+  node.inUse = true;
+  node.children.clear();
+  activeLeaves_[id] = 0;
+  return id;
+}
+
+void SorterTree::freeNode(NodeId id) {
+  Node& node = nodes_[id];
+  node.inUse = false;
+  node.parent = kNoNode;
+  node.client = kNoClient;
+  node.children.clear();
+  freeNodes_.push_back(id);
+}
+
+void SorterTree::attach(NodeId id) {
+  const Node& node = nodes_[id];
+  const Child entry{node.share, node.allocations, id, node.client};
+  std::vector<Child>& siblings = nodes_[node.parent].children;
+  if (order_ == SiblingOrder::kByShare && !sharesStale_) {
+    auto at = std::lower_bound(siblings.begin(), siblings.end(), entry,
+                               [this](const Child& a, const Child& b) { return keyLess(a, b); });
+    siblings.insert(at, entry);
+  } else {
+    // A stale order is re-sorted wholesale before it is next read.
+    siblings.push_back(entry);
+  }
+}
+
+// Linear: structure changes are rare next to allocation changes, and erasing from the array
+// is linear anyway. It also works while the order is stale.
+SorterTree::Child& SorterTree::entryOf(NodeId id) {
+  std::vector<Child>& siblings = nodes_[nodes_[id].parent].children;
+  auto it = std::find_if(siblings.begin(), siblings.end(),
+                         [id](const Child& child) { return child.node == id; });
+  CHECK(it != siblings.end()) << "sorter tree node " << id << " missing from its parent";
+  return *it;
+}
+
+void SorterTree::detach(NodeId id) {
+  std::vector<Child>& siblings = nodes_[nodes_[id].parent].children;
+  siblings.erase(siblings.begin() + (&entryOf(id) - siblings.data()));
+}
+
+SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId parent) {
+  auto it = nodeByPath_.find(path);
+  if (it == nodeByPath_.end()) {
+    const NodeId id = newNode(path, parent, kNoClient);
+    attach(id);
+    nodeByPath_.emplace(std::string(path), id);
+    return id;
+  }
+  const NodeId existing = it->second;
+  if (nodes_[existing].client == kNoClient) return existing;
+
+  // The client named `path` now has nested clients. A new internal node takes its place (with
+  // the same key, so the parent's order holds) and the client moves under it.
+  const NodeId internal = newNode(path, parent, kNoClient);
+  Node& leaf = nodes_[existing];
+  Node& node = nodes_[internal];
+  node.allocation = leaf.allocation;
+  node.allocations = leaf.allocations;
+  node.share = leaf.share;
+  activeLeaves_[internal] = activeLeaves_[existing];
+  Child& entry = entryOf(existing);
+  entry.node = internal;
+  entry.client = kNoClient;
+  leaf.parent = internal;
+  node.children.push_back(Child{leaf.share, leaf.allocations, existing, leaf.client});
+  it->second = internal;
+  return internal;
+}
+
+void SorterTree::collapseIfOnlyVirtualLeaf(NodeId id) {
+  if (id == kRoot) return;
+  const Node& node = nodes_[id];
+  if (node.children.size() != 1) return;
+  const Child only = node.children.front();
+  Node& leaf = nodes_[only.node];
+  if (only.client == kNoClient || leaf.path != node.path) return;
+
+  // The leaf's allocation is the whole subtree's, so the keys match and the entry stays put.
+  leaf.parent = node.parent;
+  leaf.share = node.share;
+  leaf.allocations = node.allocations;
+  Child& entry = entryOf(id);
+  entry.node = only.node;
+  entry.client = only.client;
+  nodeByPath_.find(node.path)->second = only.node;
+  freeNode(id);
+}
+
+ClientId SorterTree::add(std::string_view name) {
+  CHECK(!name.empty()) << "sorter client names must not be empty";
+  CHECK(!clientByName_.contains(name)) << "sorter client '" << name << "' already exists";
+
+  NodeId parent = kRoot;
+  for (size_t slash = name.find('/'); slash != std::string_view::npos;
+       slash = name.find('/', slash + 1)) {
+    parent = internalNodeAt(name.substr(0, slash), parent);
+  }
+
+  ClientId client;
+  if (freeClients_.empty()) {
+    client = static_cast<ClientId>(leafOfClient_.size());
+    leafOfClient_.push_back(kNoNode);
+  } else {
+    client = freeClients_.back();
+    freeClients_.pop_back();
+  }
+
+  NodeId leaf;
+  auto existing = nodeByPath_.find(name);
+  if (existing != nodeByPath_.end()) {
+    // Nested clients exist already: this one is a virtual leaf of their parent.
+    const NodeId internal = existing->second;
+    leaf = newNode(name, internal, client);
+  } else {
+    leaf = newNode(name, parent, client);
+    nodeByPath_.emplace(std::string(name), leaf);
+  }
+  attach(leaf);
+  leafOfClient_[client] = leaf;
+  clientByName_.emplace(std::string(name), client);
+  ++clientCount_;
+  return client;
+}
+
+void SorterTree::remove(ClientId client) {
+  const NodeId leaf = leafOf(client);
+  if (activeLeaves_[leaf] > 0) propagateActive(leaf, -1);
+
+  const NodeId parent = nodes_[leaf].parent;
+  const Quantities held = nodes_[leaf].allocation;
+  const uint64_t heldAllocations = nodes_[leaf].allocations;
+  changeAllocation(parent, [&](Quantities& allocation, uint64_t& allocations) {
+    allocation -= held;
+    allocations -= heldAllocations;
+  });
+  detach(leaf);
+
+  const std::string& path = nodes_[leaf].path;
+  auto byPath = nodeByPath_.find(path);
+  if (byPath != nodeByPath_.end() && byPath->second == leaf) nodeByPath_.erase(byPath);
+  clientByName_.erase(clientByName_.find(path));
+  freeNode(leaf);
+  leafOfClient_[client] = kNoNode;
+  freeClients_.push_back(client);
+  --clientCount_;
+
+  NodeId node = parent;
+  while (node != kRoot && nodes_[node].children.empty()) {
+    const NodeId up = nodes_[node].parent;
+    detach(node);
+    nodeByPath_.erase(nodeByPath_.find(nodes_[node].path));
+    freeNode(node);
+    node = up;
+  }
+  collapseIfOnlyVirtualLeaf(node);
+}
+
+std::optional<ClientId> SorterTree::find(std::string_view name) const {
+  auto it = clientByName_.find(name);
+  if (it == clientByName_.end()) return std::nullopt;
+  return it->second;
+}
+
+const std::string& SorterTree::name(ClientId client) const {
+  return nodes_[leafOf(client)].path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activation.
+
+void SorterTree::propagateActive(NodeId leaf, int delta) {
+  for (NodeId node = leaf; node != kNoNode; node = nodes_[node].parent) {
+    activeLeaves_[node] += delta;
+  }
+  orderChanged_ = true;
+}
+
+void SorterTree::activate(ClientId client) {
+  const NodeId leaf = leafOf(client);
+  if (activeLeaves_[leaf] == 0) propagateActive(leaf, +1);
+}
+
+void SorterTree::deactivate(ClientId client) {
+  const NodeId leaf = leafOf(client);
+  if (activeLeaves_[leaf] > 0) propagateActive(leaf, -1);
+}
+
+bool SorterTree::isActive(ClientId client) const {
+  return activeLeaves_[leafOf(client)] > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Allocations and keys.
+
+template <typename Change>
+void SorterTree::changeAllocation(NodeId from, const Change& change) {
+  for (NodeId id = from; id != kRoot; id = nodes_[id].parent) {
+    Node& node = nodes_[id];
+    const double oldShare = node.share;
+    const uint64_t oldAllocations = node.allocations;
+    change(node.allocation, node.allocations);
+    if (order_ == SiblingOrder::kByShare) refreshKey(id, oldShare, oldAllocations);
+  }
+}
+
+void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations) {
+  Node& node = nodes_[id];
+  node.share = shareOf(node);
+  if (sharesStale_) return;
+
+  std::vector<Child>& siblings = nodes_[node.parent].children;
+  const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
+  const Child old{oldShare, oldAllocations, id, node.client};
+  const auto begin = siblings.begin();
+  const auto end = siblings.end();
+  const auto found = std::lower_bound(begin, end, old, less);
+  CHECK(found != end && found->node == id) << "sorter tree node " << id << " lost its place";
+
+  const Child moved{node.share, node.allocations, id, node.client};
+  const auto at = found;
+  auto to = at;
+  if (less(old, moved)) {
+    to = std::lower_bound(at + 1, end, moved, less) - 1;
+    std::move(at + 1, to + 1, at);
+  } else {
+    to = std::lower_bound(begin, at, moved, less);
+    std::move_backward(to, at, at + 1);
+  }
+  *to = moved;
+  // A subtree without active clients contributes nothing to sort(), wherever it sits.
+  if (to != at && activeLeaves_[id] > 0) orderChanged_ = true;
+}
+
+void SorterTree::allocated(ClientId client, const Quantities& quantities) {
+  changeAllocation(leafOf(client), [&](Quantities& allocation, uint64_t& allocations) {
+    allocation += quantities;
+    ++allocations;
+  });
+}
+
+void SorterTree::unallocated(ClientId client, const Quantities& quantities) {
+  const NodeId leaf = leafOf(client);
+  CHECK(nodes_[leaf].allocation.contains(quantities))
+      << "sorter client '" << nodes_[leaf].path << "' holds " << nodes_[leaf].allocation.toString()
+      << ", cannot unallocate " << quantities.toString();
+  changeAllocation(leaf, [&](Quantities& allocation, uint64_t&) { allocation -= quantities; });
+}
+
+void SorterTree::update(ClientId client, const Quantities& from, const Quantities& to) {
+  const NodeId leaf = leafOf(client);
+  CHECK(nodes_[leaf].allocation.contains(from))
+      << "sorter client '" << nodes_[leaf].path << "' holds " << nodes_[leaf].allocation.toString()
+      << ", cannot update " << from.toString();
+  changeAllocation(leaf, [&](Quantities& allocation, uint64_t&) {
+    allocation -= from;
+    allocation += to;
+  });
+}
+
+const Quantities& SorterTree::allocation(ClientId client) const {
+  return nodes_[leafOf(client)].allocation;
+}
+
+double SorterTree::shareOf(const Node& node) const {
+  double dominant = 0;
+  for (const auto& [kind, amount] : node.allocation) {
+    if (kind >= divisor_.size()) continue;
+    const double divisor = divisor_[kind];
+    if (divisor > 0) dominant = std::max(dominant, static_cast<double>(amount.milli()) / divisor);
+  }
+  return dominant / node.weight;
+}
+
+bool SorterTree::keyLess(const Child& a, const Child& b) const {
+  if (a.share != b.share) return a.share < b.share;
+  if (a.allocations != b.allocations) return a.allocations < b.allocations;
+  if (a.node == b.node) return false;
+  return nodes_[a.node].path < nodes_[b.node].path;
+}
+
+double SorterTree::share(ClientId client) const {
+  return shareOf(nodes_[leafOf(client)]);
+}
+
+double SorterTree::pathShare(std::string_view path) const {
+  auto it = nodeByPath_.find(path);
+  return it == nodeByPath_.end() ? 0.0 : shareOf(nodes_[it->second]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes that move every share.
+
+void SorterTree::setDivisor(KindId kind) {
+  if (kind >= divisor_.size()) {
+    divisor_.resize(kind + 1, 0.0);
+    excluded_.resize(kind + 1, false);
+  }
+  divisor_[kind] = excluded_[kind] ? 0.0 : static_cast<double>(total_.get(kind).milli());
+}
+
+void SorterTree::addTotal(const Quantities& quantities) {
+  total_ += quantities;
+  for (const auto& entry : quantities) setDivisor(entry.first);
+  sharesStale_ = true;
+}
+
+void SorterTree::removeTotal(const Quantities& quantities) {
+  total_ -= quantities;
+  for (const auto& entry : quantities) setDivisor(entry.first);
+  sharesStale_ = true;
+}
+
+void SorterTree::excludeKind(KindId kind) {
+  setDivisor(kind);  // Sizes the per-kind tables.
+  excluded_[kind] = true;
+  setDivisor(kind);
+  sharesStale_ = true;
+}
+
+void SorterTree::updateWeight(std::string_view path, double weight) {
+  CHECK(std::isfinite(weight) && weight > 0) << "weight of '" << path << "' must be finite and > 0";
+  weights_.insert_or_assign(std::string(path), weight);
+  auto it = nodeByPath_.find(path);
+  if (it != nodeByPath_.end()) {
+    Node& node = nodes_[it->second];
+    node.weight = weight;
+    // A virtual leaf shares its parent's path, hence its weight.
+    for (const Child& child : node.children) {
+      if (child.client != kNoClient && nodes_[child.node].path == node.path) {
+        nodes_[child.node].weight = weight;
+      }
+    }
+  }
+  sharesStale_ = true;
+}
+
+void SorterTree::restoreSiblingOrder() {
+  if (!sharesStale_) return;
+  sharesStale_ = false;
+  orderChanged_ = true;
+  for (NodeId id = kRoot + 1; id < nodes_.size(); ++id) {
+    if (nodes_[id].inUse) nodes_[id].share = shareOf(nodes_[id]);
+  }
+  const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
+  for (Node& node : nodes_) {
+    if (!node.inUse || node.children.empty()) continue;
+    for (Child& child : node.children) {
+      child.share = nodes_[child.node].share;
+      child.allocations = nodes_[child.node].allocations;
+    }
+    // A new total often scales every share alike and leaves the order as it was.
+    if (!std::is_sorted(node.children.begin(), node.children.end(), less)) {
+      std::sort(node.children.begin(), node.children.end(), less);
+    }
+  }
+}
+
+}  // namespace harvest

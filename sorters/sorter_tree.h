@@ -1,0 +1,170 @@
+// SorterTree: the client hierarchy, allocation bookkeeping and shares that the DRF and random
+// sorters have in common. Subclasses only decide the order sort() returns.
+//
+// Every proper prefix of a client name ("a" and "a/b" for "a/b/c") is an internal node whose
+// allocation is the sum of its subtree. A client whose name is also such a prefix becomes a
+// "virtual leaf": a leaf child of the internal node with the same path, so the client and its
+// nested clients compete as siblings. The virtual leaf carries the internal node's path, so
+// on ties it sorts before its siblings (a path sorts before its extensions).
+//
+// In SiblingOrder::kByShare mode every internal node keeps its children sorted by
+// (share, allocation count, path); kInsertion (the random sorter) leaves them unordered. A change
+// to one client's allocation moves that leaf and each ancestor within its parent's array (two
+// binary searches and a memmove each), so the cost is O(depth * log siblings) comparisons. Changes
+// that alter every share at once (totals, weights, excluded kinds) only mark the order stale;
+// restoreSiblingOrder() re-sorts it all.
+//
+// Precondition violations that can only come from an allocator bug (unknown or removed
+// ClientId, adding an empty or existing name, unallocating more than a client holds, non-positive
+// or non-finite weights) fail a glog CHECK.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "resources/kinds.h"
+#include "resources/quantities.h"
+#include "sorters/sorter.h"
+
+namespace harvest {
+
+class SorterTree : public Sorter {
+ public:
+  ClientId add(std::string_view name) override;
+  void remove(ClientId client) override;
+  std::optional<ClientId> find(std::string_view name) const override;
+  const std::string& name(ClientId client) const override;
+  size_t count() const override { return clientCount_; }
+
+  void activate(ClientId client) override;
+  void deactivate(ClientId client) override;
+  bool isActive(ClientId client) const override;
+
+  void updateWeight(std::string_view path, double weight) override;
+
+  void allocated(ClientId client, const Quantities& quantities) override;
+  // CHECK-fails unless the client holds `quantities`.
+  void unallocated(ClientId client, const Quantities& quantities) override;
+  // CHECK-fails unless the client holds `from`.
+  void update(ClientId client, const Quantities& from, const Quantities& to) override;
+  const Quantities& allocation(ClientId client) const override;
+
+  void addTotal(const Quantities& quantities) override;
+  void removeTotal(const Quantities& quantities) override;
+  const Quantities& total() const override { return total_; }
+
+  void excludeKind(KindId kind) override;
+
+  double share(ClientId client) const override;
+  // Weighted by the weight of `path` itself; for a client that is also a parent ("a" next to
+  // "a/b") this is the whole subtree's share, share() the client's own.
+  double pathShare(std::string_view path) const override;
+
+ protected:
+  using NodeId = uint32_t;
+  static constexpr NodeId kRoot = 0;
+  static constexpr NodeId kNoNode = UINT32_MAX;
+  static constexpr ClientId kNoClient = UINT32_MAX;
+
+  // One entry of an internal node's child array. The sort key is kept inline so binary
+  // searches walk one contiguous array instead of chasing nodes; the path tie-break is the
+  // only field that needs the node itself.
+  struct Child {
+    double share;
+    uint64_t allocations;
+    NodeId node;
+    ClientId client;  // kNoClient for internal nodes.
+  };
+
+  enum class SiblingOrder { kByShare, kInsertion };
+  explicit SorterTree(SiblingOrder order);
+
+  std::span<const Child> childrenOf(NodeId node) const { return nodes_[node].children; }
+  // Number of active clients in the subtree of `node` (0 or 1 for a leaf).
+  uint32_t activeLeavesUnder(NodeId node) const { return activeLeaves_[node]; }
+  double weightOf(NodeId node) const { return nodes_[node].weight; }
+
+  // kByShare only: re-sorts every child array if totals, weights or exclusions changed since
+  // the last call. Cheap when nothing did.
+  void restoreSiblingOrder();
+  // True if the active clients' order may have changed since the last call (a sibling moved,
+  // a client was (de)activated or removed). Clears the flag.
+  bool takeOrderChanged() {
+    const bool changed = orderChanged_;
+    orderChanged_ = false;
+    return changed;
+  }
+
+ private:
+  struct Node {
+    std::string path;
+    Quantities allocation;  // Of the whole subtree.
+    // Allocations made in the subtree; with `share` and `path` this is the node's sort key.
+    uint64_t allocations = 0;
+    // The share the node was last placed by in its parent's children. Equal to the current
+    // share except while sharesStale_.
+    double share = 0;
+    double weight = 1;
+    NodeId parent = kNoNode;
+    ClientId client = kNoClient;  // Set for leaves only.
+    bool inUse = false;
+    std::vector<Child> children;  // Internal nodes only.
+  };
+
+  struct PathHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view path) const { return std::hash<std::string_view>{}(path); }
+  };
+  template <typename Value>
+  using PathMap = std::unordered_map<std::string, Value, PathHash, std::equal_to<>>;
+
+  NodeId leafOf(ClientId client) const;
+  NodeId newNode(std::string_view path, NodeId parent, ClientId client);
+  void freeNode(NodeId node);
+  // Returns the internal node at `path` (child of `parent`), creating it or turning the leaf
+  // of that name into a virtual leaf under it.
+  NodeId internalNodeAt(std::string_view path, NodeId parent);
+  void attach(NodeId node);
+  void detach(NodeId node);
+  Child& entryOf(NodeId node);
+  // Undoes a virtual leaf once it is its parent's only child: the leaf takes the parent's place.
+  void collapseIfOnlyVirtualLeaf(NodeId node);
+  void propagateActive(NodeId leaf, int delta);
+
+  // Applies `change(allocation, allocations)` to `from` and each of its ancestors below the
+  // root, keeping every one of them at its sorted place.
+  template <typename Change>
+  void changeAllocation(NodeId from, const Change& change);
+  void refreshKey(NodeId node, double oldShare, uint64_t oldAllocations);
+  double shareOf(const Node& node) const;
+  bool keyLess(const Child& a, const Child& b) const;
+  void setDivisor(KindId kind);
+
+  const SiblingOrder order_;
+  std::vector<Node> nodes_;
+  std::vector<uint32_t> activeLeaves_;  // By NodeId; apart from Node so sort() scans stay small.
+  std::vector<NodeId> freeNodes_;
+  std::vector<NodeId> leafOfClient_;  // By ClientId; kNoNode for ids not in use.
+  std::vector<ClientId> freeClients_;
+  size_t clientCount_ = 0;
+  PathMap<NodeId> nodeByPath_;  // Non-virtual nodes only.
+  PathMap<ClientId> clientByName_;
+  PathMap<double> weights_;
+
+  Quantities total_;
+  // By KindId: the total in milli as a double, or 0 when the kind is excluded or has no total,
+  // so computing a share is one lookup and one division per allocated kind.
+  std::vector<double> divisor_;
+  std::vector<bool> excluded_;
+
+  bool sharesStale_ = false;
+  bool orderChanged_ = true;
+};
+
+}  // namespace harvest

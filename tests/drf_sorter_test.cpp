@@ -1,0 +1,583 @@
+#include "sorters/drf_sorter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "resources/kinds.h"
+#include "resources/quantities.h"
+#include "resources/scalar.h"
+
+namespace harvest {
+namespace {
+
+Quantities cpusMem(int64_t cpus, int64_t mem) {
+  return Quantities{{kinds::kCpus, Scalar::fromUnits(cpus)}, {kinds::kMem, Scalar::fromUnits(mem)}};
+}
+
+Quantities cpus(int64_t units) {
+  return Quantities{{kinds::kCpus, Scalar::fromUnits(units)}};
+}
+
+ClientId addActive(Sorter& sorter, std::string_view name) {
+  const ClientId id = sorter.add(name);
+  sorter.activate(id);
+  return id;
+}
+
+std::vector<std::string> sortedNames(Sorter& sorter) {
+  std::vector<std::string> names;
+  for (ClientId id : sorter.sort()) names.push_back(sorter.name(id));
+  return names;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(DrfSorterTest, TwoRolesOrderedByDominantShare) {
+  DrfSorter sorter;
+  sorter.addTotal(cpusMem(10, 1000));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+
+  sorter.allocated(a, cpusMem(2, 100));  // cpus dominate: 0.2
+  sorter.allocated(b, cpusMem(1, 300));  // mem dominates: 0.3
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.2);
+  EXPECT_DOUBLE_EQ(sorter.share(b), 0.3);
+
+  sorter.allocated(a, cpus(2));
+  EXPECT_EQ(sortedNames(sorter), (Names{"b", "a"}));
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.4);
+  EXPECT_EQ(sorter.allocation(a), cpusMem(4, 100));
+  EXPECT_EQ(sorter.count(), 2u);
+  EXPECT_EQ(sorter.find("b"), b);
+  EXPECT_EQ(sorter.find("c"), std::nullopt);
+}
+
+// The sequence of Mesos's NestedRoleDRF test: subtrees compete by their total allocation.
+TEST(DrfSorterTest, NestedRolesCompareWholeSubtrees) {
+  DrfSorter sorter;
+  sorter.addTotal(cpusMem(2, 1024));
+  const ClientId ab = addActive(sorter, "a/b");
+  sorter.allocated(ab, cpusMem(2, 1024));
+
+  sorter.addTotal(cpusMem(1, 512));
+  const ClientId ac = addActive(sorter, "a/c");
+  const ClientId de = addActive(sorter, "d/e");
+  EXPECT_EQ(sortedNames(sorter), (Names{"d/e", "a/c", "a/b"}));
+  sorter.allocated(de, cpusMem(1, 512));
+
+  const ClientId df = addActive(sorter, "d/f");
+  sorter.addTotal(cpusMem(2, 1024));
+  EXPECT_EQ(sortedNames(sorter), (Names{"d/f", "d/e", "a/c", "a/b"}));
+  sorter.allocated(df, cpusMem(2, 1024));
+
+  EXPECT_EQ(sortedNames(sorter), (Names{"a/c", "a/b", "d/e", "d/f"}));
+  EXPECT_DOUBLE_EQ(sorter.pathShare("a"), 0.4);
+  EXPECT_DOUBLE_EQ(sorter.pathShare("d"), 0.6);
+  EXPECT_DOUBLE_EQ(sorter.share(ab), 0.4);
+  EXPECT_DOUBLE_EQ(sorter.share(ac), 0.0);
+  EXPECT_DOUBLE_EQ(sorter.share(de), 0.2);
+  EXPECT_DOUBLE_EQ(sorter.share(df), 0.4);
+  EXPECT_DOUBLE_EQ(sorter.pathShare("a/b"), 0.4);
+  EXPECT_DOUBLE_EQ(sorter.pathShare("nope"), 0.0);
+}
+
+TEST(DrfSorterTest, WeightsDivideShares) {
+  DrfSorter sorter;
+  sorter.updateWeight("y", 2);  // Before the client exists.
+  const ClientId x = addActive(sorter, "x");
+  const ClientId y = addActive(sorter, "y");
+  const ClientId z = addActive(sorter, "z");
+  sorter.updateWeight("z", 3);  // After.
+  sorter.addTotal(cpusMem(12, 1200));
+  for (ClientId id : {x, y, z}) sorter.allocated(id, cpusMem(6, 600));
+
+  EXPECT_EQ(sortedNames(sorter), (Names{"z", "y", "x"}));
+  EXPECT_DOUBLE_EQ(sorter.share(x), 0.5);
+  EXPECT_DOUBLE_EQ(sorter.share(y), 0.5 / 2);
+  EXPECT_DOUBLE_EQ(sorter.share(z), 0.5 / 3);
+
+  sorter.updateWeight("x", 4);
+  EXPECT_EQ(sortedNames(sorter), (Names{"x", "z", "y"}));
+  EXPECT_DOUBLE_EQ(sorter.share(x), 0.5 / 4);
+}
+
+TEST(DrfSorterTest, WeightOfAnInternalPathScalesItsSubtree) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId ab = addActive(sorter, "a/b");
+  const ClientId c = addActive(sorter, "c");
+  sorter.allocated(ab, cpus(4));
+  sorter.allocated(c, cpus(3));
+  EXPECT_EQ(sortedNames(sorter), (Names{"c", "a/b"}));
+
+  sorter.updateWeight("a", 2);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a/b", "c"}));
+  EXPECT_DOUBLE_EQ(sorter.pathShare("a"), 0.2);
+  EXPECT_DOUBLE_EQ(sorter.share(ab), 0.4);  // The leaf's own path still has weight 1.
+}
+
+TEST(DrfSorterTest, InactiveClientsAreSkipped) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = sorter.add("b");
+  const ClientId c = addActive(sorter, "c/d");
+  EXPECT_FALSE(sorter.isActive(b));
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "c/d"}));
+
+  sorter.activate(b);
+  EXPECT_TRUE(sorter.isActive(b));
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b", "c/d"}));
+
+  sorter.deactivate(c);
+  sorter.deactivate(a);
+  EXPECT_EQ(sortedNames(sorter), (Names{"b"}));
+  // Inactive clients keep their allocation and still weigh on their subtree.
+  sorter.allocated(c, cpus(5));
+  EXPECT_DOUBLE_EQ(sorter.pathShare("c"), 0.5);
+  sorter.activate(a);
+  sorter.activate(c);
+  sorter.allocated(b, cpus(1));
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b", "c/d"}));
+}
+
+TEST(DrfSorterTest, TiesBrokenByAllocationCountThenName) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId z = addActive(sorter, "z");
+  const ClientId y = addActive(sorter, "y");
+  addActive(sorter, "d");
+  addActive(sorter, "c");
+  sorter.allocated(z, cpus(2));
+  sorter.allocated(y, cpus(1));
+  sorter.allocated(y, cpus(1));
+  ASSERT_DOUBLE_EQ(sorter.share(z), sorter.share(y));
+  // c and d: no share, no allocations, so by name; z has fewer allocations than y.
+  EXPECT_EQ(sortedNames(sorter), (Names{"c", "d", "z", "y"}));
+
+  // Unallocating does not forget allocations made.
+  sorter.unallocated(z, cpus(2));
+  EXPECT_EQ(sortedNames(sorter), (Names{"c", "d", "z", "y"}));
+  sorter.unallocated(y, cpus(2));
+  EXPECT_EQ(sortedNames(sorter), (Names{"c", "d", "z", "y"}));
+}
+
+TEST(DrfSorterTest, RemovingAClientTakesItsAllocationAlong) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId ra = addActive(sorter, "r/a");
+  const ClientId rb = addActive(sorter, "r/b");
+  const ClientId sc = addActive(sorter, "s/c");
+  sorter.allocated(ra, cpus(5));
+  sorter.allocated(rb, cpus(1));
+  sorter.allocated(sc, cpus(3));
+  EXPECT_EQ(sortedNames(sorter), (Names{"s/c", "r/b", "r/a"}));
+  EXPECT_DOUBLE_EQ(sorter.pathShare("r"), 0.6);
+
+  sorter.remove(ra);
+  EXPECT_EQ(sorter.count(), 2u);
+  EXPECT_EQ(sorter.find("r/a"), std::nullopt);
+  EXPECT_DOUBLE_EQ(sorter.pathShare("r"), 0.1);
+  EXPECT_EQ(sortedNames(sorter), (Names{"r/b", "s/c"}));
+
+  // The id is reused, and the new client starts from nothing.
+  const ClientId again = addActive(sorter, "r/a");
+  EXPECT_EQ(again, ra);
+  EXPECT_TRUE(sorter.allocation(again).empty());
+  EXPECT_EQ(sortedNames(sorter), (Names{"r/a", "r/b", "s/c"}));
+
+  // Removing a subtree's last client prunes its internal nodes.
+  sorter.remove(sc);
+  EXPECT_DOUBLE_EQ(sorter.pathShare("s"), 0.0);
+  const ClientId s = addActive(sorter, "s");
+  sorter.allocated(s, cpus(1));
+  EXPECT_EQ(sortedNames(sorter), (Names{"r/a", "r/b", "s"}));
+}
+
+// "a" and "a/b" are both clients: "a" is a leaf among a's children and its allocation counts
+// toward the subtree "a". The order of addition does not matter.
+TEST(DrfSorterTest, ClientThatIsAlsoAParentIsAVirtualLeaf) {
+  for (bool parentFirst : {true, false}) {
+    SCOPED_TRACE(parentFirst ? "a added first" : "a/b added first");
+    DrfSorter sorter;
+    sorter.addTotal(cpus(10));
+    ClientId a;
+    ClientId ab;
+    if (parentFirst) {
+      a = addActive(sorter, "a");
+      sorter.allocated(a, cpus(3));
+      ab = addActive(sorter, "a/b");
+    } else {
+      ab = addActive(sorter, "a/b");
+      a = addActive(sorter, "a");
+      sorter.allocated(a, cpus(3));
+    }
+    const ClientId c = addActive(sorter, "c");
+    sorter.allocated(c, cpus(4));
+
+    EXPECT_EQ(sortedNames(sorter), (Names{"a/b", "a", "c"}));
+    EXPECT_DOUBLE_EQ(sorter.pathShare("a"), 0.3);
+    EXPECT_DOUBLE_EQ(sorter.share(a), 0.3);
+    EXPECT_EQ(sorter.find("a"), a);
+    EXPECT_EQ(sorter.name(a), "a");
+
+    sorter.allocated(ab, cpus(2));
+    EXPECT_EQ(sortedNames(sorter), (Names{"c", "a/b", "a"}));
+    EXPECT_DOUBLE_EQ(sorter.pathShare("a"), 0.5);
+
+    // Back to a plain leaf once its nested client is gone.
+    sorter.remove(ab);
+    EXPECT_EQ(sortedNames(sorter), (Names{"a", "c"}));
+    EXPECT_DOUBLE_EQ(sorter.pathShare("a"), 0.3);
+    sorter.allocated(a, cpus(2));
+    EXPECT_EQ(sortedNames(sorter), (Names{"c", "a"}));
+  }
+}
+
+TEST(DrfSorterTest, VirtualLeafSortsBeforeItsSiblingsOnATie) {
+  DrfSorter sorter;
+  addActive(sorter, "a/b");
+  addActive(sorter, "a");
+  addActive(sorter, "a/0");
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "a/0", "a/b"}));
+}
+
+TEST(DrfSorterTest, RemovingTheVirtualLeafKeepsTheSubtree) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId ab = addActive(sorter, "a/b");
+  sorter.allocated(a, cpus(4));
+  sorter.allocated(ab, cpus(1));
+  sorter.remove(a);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a/b"}));
+  EXPECT_DOUBLE_EQ(sorter.pathShare("a"), 0.1);
+  EXPECT_EQ(sorter.find("a"), std::nullopt);
+}
+
+TEST(DrfSorterTest, ExcludedKindsDoNotCount) {
+  DrfSorter sorter;
+  sorter.excludeKind(kinds::kGpus);
+  sorter.addTotal(
+      Quantities{{kinds::kCpus, Scalar::fromUnits(10)}, {kinds::kGpus, Scalar::fromUnits(2)}});
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+  sorter.allocated(
+      a, Quantities{{kinds::kCpus, Scalar::fromUnits(1)}, {kinds::kGpus, Scalar::fromUnits(2)}});
+  sorter.allocated(b, cpus(2));
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.1);
+  EXPECT_DOUBLE_EQ(sorter.share(b), 0.2);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));
+
+  // Excluding after the fact recomputes; kinds without a total count for nothing either.
+  sorter.excludeKind(kinds::kCpus);
+  sorter.allocated(b, Quantities{{kinds::kDisk, Scalar::fromUnits(5)}});
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.0);
+  EXPECT_DOUBLE_EQ(sorter.share(b), 0.0);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));  // Tied on share and count: by name.
+}
+
+TEST(DrfSorterTest, UpdateReplacesPartOfTheAllocation) {
+  DrfSorter sorter;
+  sorter.addTotal(cpusMem(10, 1000));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+  sorter.allocated(a, cpusMem(3, 100));
+  sorter.allocated(b, cpusMem(2, 200));
+  EXPECT_EQ(sortedNames(sorter), (Names{"b", "a"}));
+
+  sorter.update(a, cpusMem(2, 0), Quantities{{kinds::kMem, Scalar::fromUnits(50)}});
+  EXPECT_EQ(sorter.allocation(a), cpusMem(1, 150));
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.15);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));
+}
+
+TEST(DrfSorterTest, RemovingTotalRaisesShares) {
+  DrfSorter sorter;
+  sorter.addTotal(cpusMem(10, 1000));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+  sorter.allocated(a, cpusMem(2, 0));
+  sorter.allocated(b, cpusMem(0, 300));
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));
+  sorter.removeTotal(cpusMem(5, 0));
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.4);
+  EXPECT_EQ(sortedNames(sorter), (Names{"b", "a"}));
+  EXPECT_EQ(sorter.total(), cpusMem(5, 1000));
+}
+
+TEST(DrfSorterTest, SortResultIsStableWhileNothingChanges) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId a = addActive(sorter, "a");
+  addActive(sorter, "b");
+  const auto first = sorter.sort();
+  const std::vector<ClientId> copy(first.begin(), first.end());
+  const auto second = sorter.sort();
+  EXPECT_EQ(std::vector<ClientId>(second.begin(), second.end()), copy);
+  sorter.allocated(a, cpus(1));
+  const auto third = sorter.sort();
+  EXPECT_EQ(sorter.name(third.front()), "b");
+}
+
+TEST(DrfSorterTest, FactoryMakesADrfSorter) {
+  std::unique_ptr<Sorter> sorter = makeDrfSorter();
+  sorter->addTotal(cpus(4));
+  const ClientId a = addActive(*sorter, "a");
+  addActive(*sorter, "b");
+  sorter->allocated(a, cpus(1));
+  EXPECT_EQ(sortedNames(*sorter), (Names{"b", "a"}));
+  EXPECT_DOUBLE_EQ(sorter->share(a), 0.25);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Randomized: after every operation the incremental sorter must agree with a model that
+// recomputes every share and the whole order from scratch.
+
+class ReferenceDrf {
+ public:
+  struct Client {
+    std::string name;
+    Quantities allocation;
+    uint64_t allocations = 0;
+    bool active = false;
+  };
+
+  std::map<ClientId, Client> clients;
+  std::map<std::string, double> weights;
+  Quantities total;
+  std::set<KindId> excluded;
+
+  double shareOf(const Quantities& allocation, const std::string& path) const {
+    double dominant = 0;
+    for (const auto& [kind, amount] : allocation) {
+      const int64_t totalMilli = total.get(kind).milli();
+      if (excluded.contains(kind) || totalMilli <= 0) continue;
+      dominant = std::max(dominant, static_cast<double>(amount.milli()) / totalMilli);
+    }
+    auto weight = weights.find(path);
+    return dominant / (weight == weights.end() ? 1.0 : weight->second);
+  }
+
+  // Everything at or below one path, summed from the clients.
+  struct Subtree {
+    Quantities allocation;
+    uint64_t allocations = 0;
+    bool nested = false;             // Some client lies strictly below the path.
+    std::optional<ClientId> client;  // The client named by the path, if any.
+  };
+
+  std::map<std::string, Subtree> subtrees() const {
+    std::map<std::string, Subtree> out;
+    for (const auto& [id, client] : clients) {
+      for (size_t slash = client.name.find('/');; slash = client.name.find('/', slash + 1)) {
+        Subtree& subtree = out[client.name.substr(0, slash)];
+        subtree.allocation += client.allocation;
+        subtree.allocations += client.allocations;
+        if (slash == std::string::npos) {
+          subtree.client = id;
+          break;
+        }
+        subtree.nested = true;
+      }
+    }
+    return out;
+  }
+
+  std::vector<ClientId> order() const {
+    const std::map<std::string, Subtree> all = subtrees();
+    std::map<std::string, std::vector<std::string>> childrenOf;
+    for (const auto& [path, subtree] : all) {
+      const size_t slash = path.rfind('/');
+      childrenOf[slash == std::string::npos ? "" : path.substr(0, slash)].push_back(path);
+    }
+    std::vector<ClientId> out;
+    appendOrder("", all, childrenOf, &out);
+    return out;
+  }
+
+ private:
+  struct Entry {
+    double share;
+    uint64_t allocations;
+    std::string path;
+    std::optional<ClientId> leaf;  // Set for leaves, virtual or not.
+  };
+
+  void appendOrder(const std::string& path, const std::map<std::string, Subtree>& all,
+                   std::map<std::string, std::vector<std::string>>& childrenOf,
+                   std::vector<ClientId>* out) const {
+    std::vector<Entry> entries;
+    if (!path.empty() && all.at(path).client) {
+      const Client& client = clients.at(*all.at(path).client);
+      entries.push_back(
+          {shareOf(client.allocation, path), client.allocations, path, all.at(path).client});
+    }
+    for (const std::string& child : childrenOf[path]) {
+      const Subtree& subtree = all.at(child);
+      entries.push_back({shareOf(subtree.allocation, child), subtree.allocations, child,
+                         subtree.nested ? std::nullopt : subtree.client});
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      if (a.share != b.share) return a.share < b.share;
+      if (a.allocations != b.allocations) return a.allocations < b.allocations;
+      return a.path < b.path;  // A virtual leaf's path is a prefix of its siblings'.
+    });
+    for (const Entry& entry : entries) {
+      if (!entry.leaf) {
+        appendOrder(entry.path, all, childrenOf, out);
+      } else if (clients.at(*entry.leaf).active) {
+        out->push_back(*entry.leaf);
+      }
+    }
+  }
+};
+
+TEST(DrfSorterTest, IncrementalOrderMatchesRecomputationFromScratch) {
+  std::mt19937_64 random(20240611);
+  auto below = [&](uint64_t n) { return static_cast<int64_t>(random() % n); };
+
+  std::vector<std::string> names;
+  for (const char* first : {"a", "b", "c", "d"}) {
+    names.push_back(first);
+    for (const char* second : {"a", "b", "c", "d"}) {
+      names.push_back(std::string(first) + "/" + second);
+      for (const char* third : {"x", "y", "z"}) {
+        names.push_back(std::string(first) + "/" + second + "/" + third);
+      }
+    }
+  }
+  auto randomQuantities = [&] {
+    Quantities q;
+    q.set(kinds::kCpus, Scalar::fromMilli(below(4) * 500));
+    q.set(kinds::kMem, Scalar::fromUnits(below(3) * 256));
+    if (below(4) == 0) q.set(kinds::kGpus, Scalar::fromUnits(1 + below(2)));
+    if (below(4) == 0) q.set(kinds::kDisk, Scalar::fromUnits(below(100)));
+    return q;
+  };
+  auto randomPart = [&](const Quantities& held) {
+    Quantities part;
+    for (const auto& [kind, amount] : held) {
+      part.set(kind, Scalar::fromMilli(amount.milli() * below(3) / 2));
+    }
+    return part;
+  };
+
+  DrfSorter sorter;
+  ReferenceDrf reference;
+  std::vector<Quantities> agents;
+  auto addAgent = [&] {
+    Quantities agent = cpusMem(8 + below(9), 2048 + 512 * below(5));
+    agent.set(kinds::kGpus, Scalar::fromUnits(below(3)));
+    agents.push_back(agent);
+    sorter.addTotal(agent);
+    reference.total += agent;
+  };
+  for (int i = 0; i < 4; ++i) addAgent();
+
+  auto randomClient = [&] {
+    auto it = reference.clients.begin();
+    std::advance(it, below(reference.clients.size()));
+    return it->first;
+  };
+
+  size_t virtualLeavesSeen = 0;
+  size_t mostClients = 0;
+  auto check = [&](int step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const auto order = sorter.sort();
+    ASSERT_EQ(std::vector<ClientId>(order.begin(), order.end()), reference.order());
+    ASSERT_EQ(sorter.count(), reference.clients.size());
+    for (const auto& [id, client] : reference.clients) {
+      ASSERT_EQ(sorter.share(id), reference.shareOf(client.allocation, client.name));
+      ASSERT_EQ(sorter.allocation(id), client.allocation);
+      ASSERT_EQ(sorter.find(client.name), id);
+    }
+    for (const auto& [path, subtree] : reference.subtrees()) {
+      ASSERT_EQ(sorter.pathShare(path), reference.shareOf(subtree.allocation, path)) << path;
+      if (subtree.client && subtree.nested) ++virtualLeavesSeen;
+    }
+    mostClients = std::max(mostClients, reference.clients.size());
+  };
+
+  constexpr int kSteps = 4000;
+  for (int step = 0; step < kSteps; ++step) {
+    const int64_t op = below(100);
+    const bool empty = reference.clients.empty();
+    if (op < 16 || empty) {
+      const std::string& name = names[below(names.size())];
+      if (reference.clients.size() >= 50 || sorter.find(name)) continue;
+      const ClientId id = sorter.add(name);
+      ASSERT_FALSE(reference.clients.contains(id));
+      reference.clients[id] = ReferenceDrf::Client{name, {}, 0, false};
+      if (below(4) != 0) {
+        sorter.activate(id);
+        reference.clients[id].active = true;
+      }
+    } else if (op < 20) {
+      const ClientId id = randomClient();
+      sorter.remove(id);
+      reference.clients.erase(id);
+    } else if (op < 26) {
+      const ClientId id = randomClient();
+      const bool active = below(2) == 0;
+      active ? sorter.activate(id) : sorter.deactivate(id);
+      reference.clients[id].active = active;
+      ASSERT_EQ(sorter.isActive(id), active);
+    } else if (op < 60) {
+      const ClientId id = randomClient();
+      const Quantities q = randomQuantities();
+      sorter.allocated(id, q);
+      reference.clients[id].allocation += q;
+      ++reference.clients[id].allocations;
+    } else if (op < 82) {
+      const ClientId id = randomClient();
+      const Quantities q = randomPart(reference.clients[id].allocation);
+      sorter.unallocated(id, q);
+      reference.clients[id].allocation -= q;
+    } else if (op < 94) {
+      const ClientId id = randomClient();
+      const Quantities from = randomPart(reference.clients[id].allocation);
+      const Quantities to = randomQuantities();
+      sorter.update(id, from, to);
+      reference.clients[id].allocation -= from;
+      reference.clients[id].allocation += to;
+    } else if (op < 96) {
+      addAgent();
+    } else if (op < 97 && agents.size() > 1) {
+      const size_t agent = below(agents.size());
+      sorter.removeTotal(agents[agent]);
+      reference.total -= agents[agent];
+      agents.erase(agents.begin() + agent);
+    } else if (op < 99) {
+      const std::string& path = names[below(names.size())];
+      const double weight = std::vector<double>{0.5, 1, 2, 3}[below(4)];
+      sorter.updateWeight(path, weight);
+      reference.weights[path] = weight;
+    } else if (step > kSteps / 2 && reference.excluded.empty()) {
+      sorter.excludeKind(kinds::kGpus);
+      reference.excluded.insert(kinds::kGpus);
+    }
+    // Skipping some checks lets several changes pile up between sorts.
+    if (below(5) != 0) {
+      check(step);
+      if (testing::Test::HasFatalFailure()) return;
+    }
+  }
+  check(kSteps);
+  // The run covered what it is meant to.
+  EXPECT_GE(mostClients, 45u);
+  EXPECT_GT(virtualLeavesSeen, 1000u);
+}
+
+}  // namespace
+}  // namespace harvest

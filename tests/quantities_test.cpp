@@ -1,0 +1,52 @@
+#include "resources/quantities.h"
+
+#include <gtest/gtest.h>
+
+namespace harvest {
+namespace {
+
+using kinds::kCpus;
+using kinds::kDisk;
+using kinds::kMem;
+
+Quantities q(double cpus, double mem) {
+  return Quantities{{kCpus, *Scalar::fromDouble(cpus)}, {kMem, *Scalar::fromDouble(mem)}};
+}
+
+TEST(QuantitiesTest, AddAndSubtract) {
+  Quantities sum = q(1, 512) + q(0.5, 256);
+  EXPECT_EQ(sum.get(kCpus), Scalar::fromMilli(1500));
+  EXPECT_EQ(sum.get(kMem), Scalar::fromUnits(768));
+  EXPECT_EQ(sum.toString(), "cpus:1.5;mem:768");
+  EXPECT_EQ(sum - q(1.5, 0), (Quantities{{kMem, Scalar::fromUnits(768)}}));
+}
+
+TEST(QuantitiesTest, SubtractingMoreLeavesNothingOfThatKind) {
+  Quantities left = q(1, 512) - q(2, 100);
+  EXPECT_EQ(left.get(kCpus), Scalar());
+  EXPECT_EQ(left.get(kMem), Scalar::fromUnits(412));
+  EXPECT_EQ(left.size(), 1u);
+}
+
+TEST(QuantitiesTest, MergesNewKindsInOrder) {
+  Quantities a{{kDisk, Scalar::fromUnits(10)}};
+  a += q(1, 2);
+  EXPECT_EQ(a.toString(), "cpus:1;mem:2;disk:10");
+}
+
+TEST(QuantitiesTest, Contains) {
+  EXPECT_TRUE(q(2, 1024).contains(q(2, 1024)));
+  EXPECT_TRUE(q(2, 1024).contains(Quantities{{kCpus, Scalar::fromUnits(1)}}));
+  EXPECT_FALSE(q(2, 1024).contains(q(2.001, 1)));
+  EXPECT_FALSE(q(2, 1024).contains(Quantities{{kDisk, Scalar::fromUnits(1)}}));
+}
+
+TEST(QuantitiesTest, ZeroAmountsAreNotStored) {
+  Quantities a;
+  a.set(kCpus, Scalar());
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(a, Quantities());
+}
+
+}  // namespace
+}  // namespace harvest

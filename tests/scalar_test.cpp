@@ -1,0 +1,43 @@
+#include "resources/scalar.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace harvest {
+namespace {
+
+TEST(ScalarTest, DecimalSumsAreExact) {
+  const Scalar a = *Scalar::fromDouble(0.1);
+  const Scalar b = *Scalar::fromDouble(0.2);
+  EXPECT_EQ(a + b, *Scalar::fromDouble(0.3));
+  EXPECT_EQ((a + b).milli(), 300);
+}
+
+TEST(ScalarTest, RoundsToThousandths) {
+  EXPECT_EQ(Scalar::fromDouble(1.0004)->milli(), 1000);
+  EXPECT_EQ(Scalar::fromDouble(1.0006)->milli(), 1001);
+  EXPECT_EQ(Scalar::fromDouble(0.0004)->milli(), 0);
+}
+
+TEST(ScalarTest, RejectsNonFiniteAndHuge) {
+  EXPECT_FALSE(Scalar::fromDouble(std::numeric_limits<double>::quiet_NaN()).has_value());
+  EXPECT_FALSE(Scalar::fromDouble(std::numeric_limits<double>::infinity()).has_value());
+  EXPECT_FALSE(Scalar::fromDouble(1e300).has_value());
+  EXPECT_TRUE(Scalar::fromDouble(4e12).has_value());
+}
+
+TEST(ScalarTest, PrintsShortestForm) {
+  EXPECT_EQ(Scalar::fromUnits(1024).toString(), "1024");
+  EXPECT_EQ(Scalar::fromMilli(500).toString(), "0.5");
+  EXPECT_EQ(Scalar::fromMilli(1).toString(), "0.001");
+  EXPECT_EQ(Scalar::fromMilli(-2250).toString(), "-2.25");
+}
+
+TEST(ScalarTest, Orders) {
+  EXPECT_LT(Scalar::fromMilli(999), Scalar::fromUnits(1));
+  EXPECT_EQ(Scalar::fromUnits(3) - Scalar::fromUnits(1), Scalar::fromUnits(2));
+}
+
+}  // namespace
+}  // namespace harvest
