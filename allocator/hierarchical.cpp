@@ -162,6 +162,7 @@ class HierarchicalAllocator final : public Allocator {
   void untrackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
   void addReservations(const Resources& resources, int sign, bool allocated);
 
+  bool nested(RoleIdx role) const { return roles_[role].selfAndAncestors.size() > 1; }
   Resources eligibleFor(const AgentState& agent, const FrameworkState& framework,
                         RoleIdx role) const;
   bool offerable(const Resources& resources) const;
@@ -896,9 +897,9 @@ void HierarchicalAllocator::expireFilters(AgentState& agent) {
 Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
   // Quota counts the role's subtree: what it holds plus its reservations nobody holds.
   Quantities consumed;
-  const std::string& name = roles_[roleIdx].name;
   for (const RoleState& role : roles_) {
-    if (!roles::isWithin(role.name, name)) continue;
+    const auto& path = role.selfAndAncestors;
+    if (std::find(path.begin(), path.end(), roleIdx) == path.end()) continue;
     consumed += role.allocated;
     consumed += role.reservedTotal - role.reservedAllocated;
   }
@@ -936,12 +937,28 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     Quantities consumed;
   };
   std::vector<QuotaRole> quotaRoles;
-  Quantities requiredHeadroom;
+  // RoleIdx -> index into quotaRoles, or -1: lets the hot loops walk a role's ancestors
+  // instead of scanning every quota role.
+  std::vector<int> quotaSlot(roles_.size(), -1);
   for (RoleIdx r = 0; r < roles_.size(); ++r) {
     if (!roles_[r].quota) continue;
-    QuotaRole q{r, consumedQuota(r)};
-    requiredHeadroom += shortfall(roles_[r].quota->guarantee, q.consumed);
-    quotaRoles.push_back(std::move(q));
+    quotaSlot[r] = static_cast<int>(quotaRoles.size());
+    quotaRoles.push_back(QuotaRole{r, Quantities()});
+  }
+  // Consumption of a quota role = its subtree's holdings + unallocated reservations: add each
+  // role's own part to every quota'd role on its path to the root.
+  if (!quotaRoles.empty()) {
+    for (const RoleState& role : roles_) {
+      const Quantities own = role.allocated + (role.reservedTotal - role.reservedAllocated);
+      if (own.empty()) continue;
+      for (RoleIdx ancestor : role.selfAndAncestors) {
+        if (quotaSlot[ancestor] >= 0) quotaRoles[quotaSlot[ancestor]].consumed += own;
+      }
+    }
+  }
+  Quantities requiredHeadroom;
+  for (const QuotaRole& q : quotaRoles) {
+    requiredHeadroom += shortfall(roles_[q.role].quota->guarantee, q.consumed);
   }
   Quantities availableHeadroom;  // Unreserved and unallocated across the cluster.
   for (AgentIdx a : agentOrder) {
@@ -956,8 +973,10 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     offers[frameworkIdx][roles_[roleIdx].name][agent.id] += resources;
     const Quantities unreserved = resources.unreserved().quantities();
     availableHeadroom -= unreserved;
-    for (QuotaRole& q : quotaRoles) {
-      if (roles::isWithin(roles_[roleIdx].name, roles_[q.role].name)) {
+    for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
+      if (quotaSlot[ancestor] < 0) continue;
+      QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
+      {
         const Quantities before = shortfall(roles_[q.role].quota->guarantee, q.consumed);
         // Allocating a role's own idle reservation does not raise its consumption.
         q.consumed += unreserved;
@@ -970,9 +989,11 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   // quota'd ancestor; in stage 2 also the headroom unmet guarantees hold back; in stage 1
   // the role's own unmet guarantee. Returns false when a limit is already reached.
   auto unreservedCaps = [&](RoleIdx roleIdx, const Quantities* guaranteeShortfall, Caps* caps) {
-    for (const QuotaRole& q : quotaRoles) {
+    for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
+      if (quotaSlot[ancestor] < 0) continue;
+      const QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
       const std::optional<Quota>& quota = roles_[q.role].quota;
-      if (!quota->limit || !roles::isWithin(roles_[roleIdx].name, roles_[q.role].name)) continue;
+      if (!quota->limit) continue;
       for (const auto& [kind, limit] : *quota->limit) {
         const Scalar room = limit - q.consumed.get(kind);
         if (!room.isPositive()) return false;
@@ -995,18 +1016,26 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     if (role.frameworks.empty()) return;
     Caps caps;
     if (!unreservedCaps(roleIdx, guaranteeShortfall, &caps)) return;
-    const bool nested = role.name.find('/') != std::string::npos;
+    if (nested(roleIdx) && !agent.hierarchicalRole) return;
+    // What this role may take here depends on the framework only through the refinement
+    // capability: build each variant once, on first need, not once per framework tried.
+    std::optional<Resources> candidates[2];
+    bool worthOffering[2] = {false, false};
     for (ClientId client : role.frameworkSorter->sort()) {
       const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
       const FrameworkState& framework = *frameworks_[frameworkIdx];
       if (agent.hasGpus && !framework.gpu) continue;
       if (framework.roles.size() > 1 && !agent.multiRole) continue;
-      if (nested && !agent.hierarchicalRole) continue;
-      const Resources eligible = eligibleFor(agent, framework, roleIdx);
-      const Resources candidate = eligible.reserved() + capped(eligible.unreserved(), caps);
-      if (!offerable(candidate)) continue;
+      const int variant = framework.refinement ? 1 : 0;
+      if (!candidates[variant]) {
+        const Resources eligible = eligibleFor(agent, framework, roleIdx);
+        candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
+        worthOffering[variant] = offerable(*candidates[variant]);
+      }
+      if (!worthOffering[variant]) continue;
+      const Resources& candidate = *candidates[variant];
       if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) continue;
-      offer(agentIdx, frameworkIdx, roleIdx, candidate);
+      offer(agentIdx, frameworkIdx, roleIdx, Resources(candidate));
       return;  // Coarse grained: the agent's offerable leftover went whole.
     }
   };
@@ -1019,9 +1048,8 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     if (!quotaRoles.empty()) {
       for (ClientId client : roleSorter_->sort()) {
         const RoleIdx roleIdx = roleOfClient_[client];
-        auto q = std::find_if(quotaRoles.begin(), quotaRoles.end(),
-                              [roleIdx](const QuotaRole& r) { return r.role == roleIdx; });
-        if (q == quotaRoles.end()) continue;
+        if (quotaSlot[roleIdx] < 0) continue;
+        const QuotaRole* q = &quotaRoles[quotaSlot[roleIdx]];
         const Quantities need = shortfall(roles_[roleIdx].quota->guarantee, q->consumed);
         if (need.empty()) continue;
         tryFrameworks(agentIdx, roleIdx, &need);

@@ -1,0 +1,151 @@
+// Per-allocation-cycle benchmarks of the hierarchical allocator.
+//
+// DeclineOffers (after Mesos's benchmark of that name): agents
+// cpus:24;mem:4096;disk:4096;ports:[31000-32000] with cpus:16;mem:2014;disk:1024 in use, all
+// frameworks in one role, every offer declined with a long filter. One benchmark iteration
+// is one allocate() cycle; the declines between cycles are not timed. Each cycle offers every
+// agent to the next framework that has not refused it yet, so the cycles measured are the
+// expensive ones (nothing is skipped as "unchanged").
+//
+// Quota: 3000 roles, one framework each, 3000 agents cpus:2;mem:2048;disk:2048, guarantees
+// alternating cpus:1;mem:1024;disk:1024 and cpus:4;mem:4096;disk:4096. FullCycle times the
+// first cycle (everything to hand out); EmptyCycle a cycle with nothing left.
+#include <benchmark/benchmark.h>
+
+#include <deque>
+
+#include "allocator/hierarchical.h"
+#include "resources/parse.h"
+
+namespace harvest {
+namespace {
+
+Resources R(std::string_view text) { return parseResources(text).value(); }
+
+struct Offer {
+  std::string framework, role, agent;
+  Resources resources;
+};
+
+struct Cluster {
+  std::unique_ptr<Allocator> allocator = makeHierarchicalAllocator();
+  std::deque<Offer> offers;
+  TimeNanos now = 0;
+
+  explicit Cluster(AllocatorOptions options = {}) {
+    options.clock = [this] { return now; };
+    AllocatorCallbacks callbacks;
+    callbacks.offer = [this](const std::string& framework, const OfferedResources& byRole) {
+      for (const auto& [role, byAgent] : byRole) {
+        for (const auto& [agent, resources] : byAgent) offers.push_back({framework, role, agent, resources});
+      }
+    };
+    allocator->initialize(std::move(options), std::move(callbacks)).ok();
+  }
+};
+
+v1::FrameworkInfo frameworkInfo(const std::string& role) {
+  v1::FrameworkInfo info;
+  info.set_user("bench");
+  info.set_name("bench");
+  info.add_roles(role);
+  return info;
+}
+
+v1::AgentInfo agentInfo(const std::string& id) {
+  v1::AgentInfo info;
+  info.set_hostname(id);
+  return info;
+}
+
+void BM_DeclineOffers(benchmark::State& state) {
+  const int agents = static_cast<int>(state.range(0));
+  const int frameworks = static_cast<int>(state.range(1));
+  Cluster cluster;
+  for (int f = 0; f < frameworks; ++f) {
+    cluster.allocator->addFramework("framework" + std::to_string(f), frameworkInfo("role"), {}, true, {}).ok();
+  }
+  const Resources total = R("cpus:24;mem:4096;disk:4096;ports:[31000-32000]");
+  const Resources used = R("cpus:16;mem:2014;disk:1024");
+  for (int a = 0; a < agents; ++a) {
+    const std::string framework = "framework" + std::to_string(a % frameworks);
+    cluster.allocator->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
+                                std::nullopt, total, {{framework, {{"role", used}}}}).ok();
+  }
+  v1::Filters longFilter;
+  longFilter.set_refuse_seconds(24 * 3600);
+  size_t offered = 0;
+  for (auto _ : state) {
+    cluster.allocator->allocate();
+    state.PauseTiming();
+    offered += cluster.offers.size();
+    for (const Offer& o : cluster.offers) {
+      cluster.allocator->recoverResources(o.framework, o.agent, o.role, o.resources, longFilter).ok();
+    }
+    cluster.offers.clear();
+    cluster.now += 1'000'000'000;
+    state.ResumeTiming();
+  }
+  state.counters["offers/cycle"] = static_cast<double>(offered) / state.iterations();
+}
+BENCHMARK(BM_DeclineOffers)
+    ->ArgNames({"agents", "frameworks"})
+    ->ArgsProduct({{1000, 5000, 10000, 20000, 50000}, {1, 100, 1000, 3000}})
+    ->Args({20000, 2000})
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
+void setupQuota(Cluster& cluster) {
+  constexpr int kRoles = 3000;
+  for (int r = 0; r < kRoles; ++r) {
+    const std::string role = "quota_role" + std::to_string(r);
+    const Quantities guarantee =
+        (r % 2 ? R("cpus:4;mem:4096;disk:4096") : R("cpus:1;mem:1024;disk:1024")).quantities();
+    cluster.allocator->updateQuota(role, Quota{guarantee, std::nullopt}).ok();
+    cluster.allocator->addFramework("framework" + std::to_string(r), frameworkInfo(role), {}, true, {}).ok();
+  }
+  const Resources agent = R("cpus:2;mem:2048;disk:2048");
+  for (int a = 0; a < kRoles; ++a) {
+    cluster.allocator->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
+                                std::nullopt, agent, {}).ok();
+  }
+}
+
+void BM_QuotaFullCycle(benchmark::State& state) {
+  for (auto _ : state) {
+    state.PauseTiming();
+    Cluster cluster;
+    setupQuota(cluster);
+    state.ResumeTiming();
+    cluster.allocator->allocate();
+    state.counters["offers"] = static_cast<double>(cluster.offers.size());
+  }
+}
+BENCHMARK(BM_QuotaFullCycle)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+void BM_QuotaEmptyCycle(benchmark::State& state) {
+  Cluster cluster;
+  setupQuota(cluster);
+  cluster.allocator->allocate();  // Hands out everything.
+  for (auto _ : state) cluster.allocator->allocate();
+  state.counters["offers"] = static_cast<double>(cluster.offers.size());
+}
+BENCHMARK(BM_QuotaEmptyCycle)->Unit(benchmark::kMillisecond);
+
+void BM_AddAgent(benchmark::State& state) {
+  const int frameworks = static_cast<int>(state.range(0));
+  Cluster cluster;
+  for (int f = 0; f < frameworks; ++f) {
+    cluster.allocator->addFramework("framework" + std::to_string(f), frameworkInfo("role" + std::to_string(f % 10)), {}, true, {}).ok();
+  }
+  const Resources total = R("cpus:24;mem:4096;disk:4096;ports:[31000-32000]");
+  int next = 0;
+  for (auto _ : state) {
+    const std::string id = "agent" + std::to_string(next++);
+    cluster.allocator->addAgent(id, agentInfo(id), std::nullopt, total, {}).ok();
+  }
+}
+BENCHMARK(BM_AddAgent)->ArgName("frameworks")->Arg(1000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace harvest
