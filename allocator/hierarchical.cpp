@@ -1021,23 +1021,29 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     // capability: build each variant once, on first need, not once per framework tried.
     std::optional<Resources> candidates[2];
     bool worthOffering[2] = {false, false};
-    for (ClientId client : role.frameworkSorter->sort()) {
+    // Find the first framework that may take the agent's leftover; offer after the walk,
+    // since offering reorders the sorter.
+    FrameworkIdx chosen = UINT32_MAX;
+    int chosenVariant = 0;
+    role.frameworkSorter->visitInOrder([&](ClientId client) {
       const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
       const FrameworkState& framework = *frameworks_[frameworkIdx];
-      if (agent.hasGpus && !framework.gpu) continue;
-      if (framework.roles.size() > 1 && !agent.multiRole) continue;
+      if (agent.hasGpus && !framework.gpu) return true;
+      if (framework.roles.size() > 1 && !agent.multiRole) return true;
       const int variant = framework.refinement ? 1 : 0;
       if (!candidates[variant]) {
         const Resources eligible = eligibleFor(agent, framework, roleIdx);
         candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
         worthOffering[variant] = offerable(*candidates[variant]);
       }
-      if (!worthOffering[variant]) continue;
-      const Resources& candidate = *candidates[variant];
-      if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) continue;
-      offer(agentIdx, frameworkIdx, roleIdx, Resources(candidate));
-      return;  // Coarse grained: the agent's offerable leftover went whole.
-    }
+      if (!worthOffering[variant]) return true;
+      if (filtered(agent, Holder{frameworkIdx, roleIdx}, *candidates[variant])) return true;
+      chosen = frameworkIdx;
+      chosenVariant = variant;
+      return false;
+    });
+    // Coarse grained: the agent's offerable leftover goes whole.
+    if (chosen != UINT32_MAX) offer(agentIdx, chosen, roleIdx, *candidates[chosenVariant]);
   };
 
   for (AgentIdx agentIdx : agentOrder) {

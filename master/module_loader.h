@@ -11,7 +11,7 @@
 // Libraries are opened RTLD_NOW | RTLD_LOCAL: unresolved symbols fail at load time instead of
 // mid-allocation, and a module's symbols never replace the master's. A module shares the
 // master's resource model (interned kinds and reservation pools, protobuf descriptors), so the
-// master executable must export its symbols (CMake ENABLE_EXPORTS, i.e. -rdynamic).
+// master executable must export its symbols; linking harvest_module_loader adds -rdynamic.
 //
 // Only the library of the chosen module is opened, but the whole manifest is validated first.
 #pragma once

@@ -26,6 +26,23 @@ void DrfSorter::appendActiveLeaves(NodeId node) {
   }
 }
 
+void DrfSorter::visitInOrder(const std::function<bool(ClientId)>& visit) {
+  restoreSiblingOrder();
+  visitActiveLeaves(kRoot, visit);
+}
+
+bool DrfSorter::visitActiveLeaves(NodeId node, const std::function<bool(ClientId)>& visit) const {
+  for (const Child& child : childrenOf(node)) {
+    if (activeLeavesUnder(child.node) == 0) continue;
+    if (child.client != kNoClient) {
+      if (!visit(child.client)) return false;
+    } else if (!visitActiveLeaves(child.node, visit)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::unique_ptr<Sorter> makeDrfSorter() {
   return std::make_unique<DrfSorter>();
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -74,6 +75,15 @@ class Sorter {
   // Active clients in the order they should be offered. The span stays valid until the next
   // call that changes the sorter.
   virtual std::span<const ClientId> sort() = 0;
+
+  // Visits active clients in sort() order until `visit` returns false. A sorter may walk its
+  // tree instead of materializing the order, so a caller that stops early pays only for
+  // what it visited. `visit` must not change the sorter.
+  virtual void visitInOrder(const std::function<bool(ClientId)>& visit) {
+    for (ClientId client : sort()) {
+      if (!visit(client)) return;
+    }
+  }
 };
 
 // Weighted hierarchical DRF: siblings ordered by (subtree dominant share / weight, number of
