@@ -59,30 +59,26 @@ void SorterTree::freeNode(NodeId id) {
 void SorterTree::attach(NodeId id) {
   const Node& node = nodes_[id];
   const Child entry{node.share, node.allocations, id, node.client};
-  std::vector<Child>& siblings = nodes_[node.parent].children;
+  SiblingList<Child>& siblings = nodes_[node.parent].children;
   if (order_ == SiblingOrder::kByShare && !sharesStale_) {
-    auto at = std::lower_bound(siblings.begin(), siblings.end(), entry,
-                               [this](const Child& a, const Child& b) { return keyLess(a, b); });
-    siblings.insert(at, entry);
+    siblings.insertSorted(entry, [this](const Child& a, const Child& b) { return keyLess(a, b); });
   } else {
     // A stale order is re-sorted wholesale before it is next read.
-    siblings.push_back(entry);
+    siblings.append(entry);
   }
 }
 
 // Linear: structure changes are rare next to allocation changes, and erasing from the array
 // is linear anyway. It also works while the order is stale.
 SorterTree::Child& SorterTree::entryOf(NodeId id) {
-  std::vector<Child>& siblings = nodes_[nodes_[id].parent].children;
-  auto it = std::find_if(siblings.begin(), siblings.end(),
-                         [id](const Child& child) { return child.node == id; });
-  CHECK(it != siblings.end()) << "sorter tree node " << id << " missing from its parent";
-  return *it;
+  Child* entry = nodes_[nodes_[id].parent].children.findIf(
+      [id](const Child& child) { return child.node == id; });
+  CHECK(entry != nullptr) << "sorter tree node " << id << " missing from its parent";
+  return *entry;
 }
 
 void SorterTree::detach(NodeId id) {
-  std::vector<Child>& siblings = nodes_[nodes_[id].parent].children;
-  siblings.erase(siblings.begin() + (&entryOf(id) - siblings.data()));
+  nodes_[nodes_[id].parent].children.eraseIf([id](const Child& child) { return child.node == id; });
 }
 
 SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId parent) {
@@ -109,7 +105,7 @@ SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId pare
   entry.node = internal;
   entry.client = kNoClient;
   leaf.parent = internal;
-  node.children.push_back(Child{leaf.share, leaf.allocations, existing, leaf.client});
+  node.children.append(Child{leaf.share, leaf.allocations, existing, leaf.client});
   it->second = internal;
   return internal;
 }
@@ -255,27 +251,12 @@ void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations)
   node.share = shareOf(node);
   if (sharesStale_) return;
 
-  std::vector<Child>& siblings = nodes_[node.parent].children;
   const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
   const Child old{oldShare, oldAllocations, id, node.client};
-  const auto begin = siblings.begin();
-  const auto end = siblings.end();
-  const auto found = std::lower_bound(begin, end, old, less);
-  CHECK(found != end && found->node == id) << "sorter tree node " << id << " lost its place";
-
   const Child moved{node.share, node.allocations, id, node.client};
-  const auto at = found;
-  auto to = at;
-  if (less(old, moved)) {
-    to = std::lower_bound(at + 1, end, moved, less) - 1;
-    std::move(at + 1, to + 1, at);
-  } else {
-    to = std::lower_bound(begin, at, moved, less);
-    std::move_backward(to, at, at + 1);
-  }
-  *to = moved;
+  const bool repositioned = nodes_[node.parent].children.reposition(old, moved, less);
   // A subtree without active clients contributes nothing to sort(), wherever it sits.
-  if (to != at && activeLeaves_[id] > 0) orderChanged_ = true;
+  if (repositioned && activeLeaves_[id] > 0) orderChanged_ = true;
 }
 
 void SorterTree::allocated(ClientId client, const Quantities& quantities) {
@@ -391,14 +372,12 @@ void SorterTree::restoreSiblingOrder() {
   const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
   for (Node& node : nodes_) {
     if (!node.inUse || node.children.empty()) continue;
-    for (Child& child : node.children) {
+    node.children.forEachMutable([this](Child& child) {
       child.share = nodes_[child.node].share;
       child.allocations = nodes_[child.node].allocations;
-    }
+    });
     // A new total often scales every share alike and leaves the order as it was.
-    if (!std::is_sorted(node.children.begin(), node.children.end(), less)) {
-      std::sort(node.children.begin(), node.children.end(), less);
-    }
+    node.children.sortAll(less);
   }
 }
 

@@ -30,6 +30,7 @@
 
 #include "resources/kinds.h"
 #include "resources/quantities.h"
+#include "sorters/sibling_list.h"
 #include "sorters/sorter.h"
 
 namespace harvest {
@@ -85,7 +86,7 @@ class SorterTree : public Sorter {
   enum class SiblingOrder { kByShare, kInsertion };
   explicit SorterTree(SiblingOrder order);
 
-  std::span<const Child> childrenOf(NodeId node) const { return nodes_[node].children; }
+  const SiblingList<Child>& childrenOf(NodeId node) const { return nodes_[node].children; }
   // Number of active clients in the subtree of `node` (0 or 1 for a leaf).
   uint32_t activeLeavesUnder(NodeId node) const { return activeLeaves_[node]; }
   double weightOf(NodeId node) const { return nodes_[node].weight; }
@@ -114,7 +115,7 @@ class SorterTree : public Sorter {
     NodeId parent = kNoNode;
     ClientId client = kNoClient;  // Set for leaves only.
     bool inUse = false;
-    std::vector<Child> children;  // Internal nodes only.
+    SiblingList<Child> children;  // Internal nodes only.
   };
 
   struct PathHash {
