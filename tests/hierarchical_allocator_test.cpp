@@ -2,6 +2,9 @@
 // names, with exact expected offers.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "allocator/metrics_json.h"
 #include "tests/allocator_test_support.h"
 
 namespace harvest {
@@ -332,6 +335,21 @@ TEST_F(AllocatorTest, AgentUsedResourcesAreNotOfferedAgain) {
                   .ok());
   expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
   EXPECT_DOUBLE_EQ(share(*allocator_, "role"), 1.0);
+}
+
+}  // namespace
+}  // namespace harvest
+
+namespace harvest {
+namespace {
+
+TEST(MetricsJsonTest, FlatObjectWithEscapesAndNoNaN) {
+  EXPECT_EQ(metricsToJson({{"allocator/harvest/allocation_runs", 12},
+                           {"allocator/harvest/roles/a\"b/shares/dominant", 0.25},
+                           {"bad", std::nan("")}}),
+            "{\"allocator/harvest/allocation_runs\":12,"
+            "\"allocator/harvest/roles/a\\\"b/shares/dominant\":0.25,\"bad\":null}");
+  EXPECT_EQ(metricsToJson({}), "{}");
 }
 
 }  // namespace
