@@ -167,7 +167,7 @@ class HierarchicalAllocator final : public Allocator {
                         RoleIdx role) const;
   bool offerable(const Resources& resources) const;
   bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
-  void expireFilters(AgentState& agent);
+  void expireFilters(AgentState& agent, TimeNanos now);
   void runCycle(std::vector<AgentIdx> agents);
   Quantities consumedQuota(RoleIdx role) const;
   void generateInverseOffers(const std::vector<AgentIdx>& agents);
@@ -868,9 +868,15 @@ Resources HierarchicalAllocator::eligibleFor(const AgentState& agent, const Fram
 
 bool HierarchicalAllocator::offerable(const Resources& resources) const {
   if (resources.empty()) return false;
-  const Quantities quantities = resources.quantities();
   for (const Quantities& minimum : options_.minAllocatable) {
-    if (quantities.contains(minimum)) return true;
+    bool covered = true;
+    for (const auto& [kind, amount] : minimum) {
+      if (resources.amountOf(kind) < amount) {
+        covered = false;
+        break;
+      }
+    }
+    if (covered) return true;
   }
   return false;
 }
@@ -881,9 +887,8 @@ bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
   return it != agent.filters.end() && it->second.blocks(candidate);
 }
 
-void HierarchicalAllocator::expireFilters(AgentState& agent) {
+void HierarchicalAllocator::expireFilters(AgentState& agent, TimeNanos now) {
   if (agent.filters.empty()) return;
-  const TimeNanos now = options_.clock();
   for (auto it = agent.filters.begin(); it != agent.filters.end();) {
     if (it->second.expired(now, allocationRuns_)) {
       --roles_[it->first.role].activeFilters;
@@ -928,6 +933,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   if (!initialized_ || paused_) return;
   const auto started = std::chrono::steady_clock::now();
   ++allocationRuns_;
+  const TimeNanos now = options_.clock();
   std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
 
   // Quota bookkeeping for this cycle: per quota role, what it still needs, and the
@@ -960,9 +966,13 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   for (const QuotaRole& q : quotaRoles) {
     requiredHeadroom += shortfall(roles_[q.role].quota->guarantee, q.consumed);
   }
-  Quantities availableHeadroom;  // Unreserved and unallocated across the cluster.
-  for (AgentIdx a : agentOrder) {
-    if (agents_[a]->active) availableHeadroom += agents_[a]->available.unreserved().quantities();
+  // Unreserved and unallocated across the cluster; only guarantees need it, and summing it
+  // is a pass over every agent, so clusters without quota skip it.
+  Quantities availableHeadroom;
+  if (!requiredHeadroom.empty()) {
+    for (AgentIdx a : agentOrder) {
+      if (agents_[a]->active) availableHeadroom += agents_[a]->available.unreserved().quantities();
+    }
   }
 
   std::map<FrameworkIdx, OfferedResources> offers;
@@ -1020,6 +1030,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     // What this role may take here depends on the framework only through the refinement
     // capability: build each variant once, on first need, not once per framework tried.
     std::optional<Resources> candidates[2];
+    const bool agentHasReserved = agent.available.hasReserved();
     bool worthOffering[2] = {false, false};
     // Find the first framework that may take the agent's leftover; offer after the walk,
     // since offering reorders the sorter.
@@ -1032,8 +1043,12 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       if (framework.roles.size() > 1 && !agent.multiRole) return true;
       const int variant = framework.refinement ? 1 : 0;
       if (!candidates[variant]) {
-        const Resources eligible = eligibleFor(agent, framework, roleIdx);
-        candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
+        if (caps.empty() && !agentHasReserved) {
+          candidates[variant] = agent.available.regular();  // Usual case: no copies to cut.
+        } else {
+          const Resources eligible = eligibleFor(agent, framework, roleIdx);
+          candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
+        }
         worthOffering[variant] = offerable(*candidates[variant]);
       }
       if (!worthOffering[variant]) return true;
@@ -1048,7 +1063,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
 
   for (AgentIdx agentIdx : agentOrder) {
     AgentState& agent = *agents_[agentIdx];
-    expireFilters(agent);
+    expireFilters(agent, now);
     if (!agent.active || agent.available.empty()) continue;
     // Stage 1: unmet guarantees first.
     if (!quotaRoles.empty()) {

@@ -155,6 +155,24 @@ Scalar Resources::scalar(KindId kind) const {
   return total;
 }
 
+Scalar Resources::amountOf(KindId kind) const {
+  Scalar total = scalar(kind);
+  for (const RangesEntry& entry : ranges_) {
+    if (entry.key.kind == kind) total += Scalar::fromUnits(static_cast<int64_t>(entry.ranges.count()));
+  }
+  for (const SetEntry& entry : sets_) {
+    if (entry.key.kind == kind) total += Scalar::fromUnits(static_cast<int64_t>(entry.items.size()));
+  }
+  return total;
+}
+
+bool Resources::hasReserved() const {
+  auto reserved = [](const auto& entry) { return entry.key.reserved(); };
+  return std::any_of(scalars_.begin(), scalars_.end(), reserved) ||
+         std::any_of(ranges_.begin(), ranges_.end(), reserved) ||
+         std::any_of(sets_.begin(), sets_.end(), reserved);
+}
+
 Quantities Resources::quantities() const {
   Quantities out;
   // Scalars are sorted by kind first, so runs of one kind are adjacent.

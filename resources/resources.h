@@ -81,6 +81,11 @@ class Resources {
 
   // Sum of the scalar amounts of one kind over every pool and class.
   Scalar scalar(KindId kind) const;
+  // Amount of one kind as fairness counts it (scalars summed, ranges and sets counted):
+  // quantities().get(kind) without building Quantities.
+  Scalar amountOf(KindId kind) const;
+  // True when some entry is reserved (cheap: a scan of a few keys).
+  bool hasReserved() const;
   // Amounts per kind for fairness: scalars summed, ranges and sets counted.
   Quantities quantities() const;
 

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Instructions spent inside allocation cycles for one DeclineOffers configuration, counted by
+# callgrind: repeatable on a noisy machine, unlike wall time. Usage:
+#   scripts/cycle-instructions.sh 'DeclineOffers/agents:5000/frameworks:1000/'
+set -euo pipefail
+filter=${1:-DeclineOffers/agents:5000/frameworks:1000/}
+out=$(mktemp)
+valgrind --tool=callgrind --callgrind-out-file="$out" \
+  --toggle-collect='*HierarchicalAllocator::runCycle*' \
+  ./build/bench/allocator_bench --benchmark_filter="$filter" >/dev/null 2>&1
+callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1 " instructions in allocation cycles"}'
+rm -f "$out"
