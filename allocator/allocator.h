@@ -46,8 +46,16 @@ struct AllocatorOptions {
   static Result<AllocatorOptions> fromParameters(const std::map<std::string, std::string>& params);
 };
 
-// role -> agent -> resources: what one framework is offered in one callback.
-using OfferedResources = std::map<std::string, std::map<std::string, Resources>>;
+// One offer: resources of one agent, for one of the framework's roles, all of one class.
+// Regular, throttleable-revocable and non-throttleable-revocable resources always go out as
+// separate offers, so rescinding one kind never takes another with it.
+struct OfferedResource {
+  std::string role;
+  std::string agent;
+  Resources resources;
+};
+// What one framework is offered in one callback.
+using OfferedResources = std::vector<OfferedResource>;
 // role -> resources: what a framework holds on one agent. Hot-path Resources carry no
 // allocation role (Mesos keeps it in allocation_info), so the role is always explicit.
 using ResourcesByRole = std::map<std::string, Resources>;
@@ -62,10 +70,10 @@ struct AllocatorCallbacks {
   std::function<void(const std::string& framework,
                      const std::map<std::string, InverseOfferRequest>& byAgent)>
       inverseOffer;
-  // Takes back outstanding revocable offers (never regular ones): framework, agent -> what.
-  std::function<void(const std::string& framework,
-                     const std::map<std::string, Resources>& byAgent)>
-      rescind;
+  // Takes back revocable resources lent to the framework (never regular ones), one entry per
+  // (role, agent). The master rescinds the outstanding offers among them and recovers their
+  // resources; what already backs launched tasks stays until the agent's eviction frees it.
+  std::function<void(const std::string& framework, const OfferedResources& rescinded)> rescind;
 };
 
 struct Quota {

@@ -14,6 +14,7 @@
 
 #include "allocator/allocator.h"
 #include "allocator/offer_filter.h"
+#include "revocation/revocable_ledger.h"
 #include "sorters/sorter.h"
 
 namespace harvest {
@@ -35,16 +36,29 @@ struct RoleState {
   std::vector<FrameworkIdx> frameworkOfClient;  // Framework sorter client -> framework.
   size_t activeFilters = 0;
 
+  // Stage 3: the same role in the revocable sorters, with only revocable-capable frameworks.
+  ClientId revocableSorterClient = 0;
+  std::unique_ptr<Sorter> revocableFrameworkSorter;
+  std::vector<FrameworkIdx> frameworkOfRevocableClient;
+  size_t revocableFrameworks = 0;
+
   void bindClient(ClientId client, FrameworkIdx framework) {
     if (frameworkOfClient.size() <= client) frameworkOfClient.resize(client + 1);
     frameworkOfClient[client] = framework;
   }
+  void bindRevocableClient(ClientId client, FrameworkIdx framework) {
+    if (frameworkOfRevocableClient.size() <= client) frameworkOfRevocableClient.resize(client + 1);
+    frameworkOfRevocableClient[client] = framework;
+  }
 };
+
+inline constexpr ClientId kNoClient = UINT32_MAX;
 
 struct FrameworkRole {
   RoleIdx role;
   ClientId sorterClient;  // In the role's framework sorter.
   bool suppressed = false;
+  ClientId revocableClient = kNoClient;  // In the role's revocable sorter, if revocable-capable.
 };
 
 struct FrameworkState {
@@ -87,6 +101,9 @@ struct AgentState {
   boost::container::flat_set<FrameworkIdx> inverseOffered;  // Outstanding inverse offers.
   boost::container::flat_map<FrameworkIdx, TimeNanos> inverseOfferFilters;
   Resources oversubscribed;  // Usage slack estimate, for the revocable stage.
+  RevocableLedger revocable;
+  // Set when what the agent can lend may have changed; stage 3 then recomputes its slack.
+  bool revocableDirty = true;
 };
 
 }  // namespace harvest

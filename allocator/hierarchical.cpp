@@ -1,12 +1,5 @@
-// The hierarchical allocator.
-//
-// One cycle walks the agents (in a seeded shuffled order, as Mesos does) and, per agent,
-//   stage 1: roles whose quota guarantee is unmet, in role-sorter order, get what they need;
-//   stage 2: every role in weighted-DRF order, and inside a role every framework in DRF
-//            order, is offered what is left, keeping back the headroom that unmet
-//            guarantees need and never passing a role's quota limit.
-// An agent's offerable leftover goes whole to the first eligible framework (coarse grained).
-// Reserved resources go only to their role and its descendants.
+// The allocator's API: frameworks, agents, recovery, filters, suppress/revive, quota and
+// weights. Every refusal leaves the state unchanged.
 #include "allocator/hierarchical.h"
 
 #include <glog/logging.h>
@@ -14,10 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <random>
-#include <unordered_map>
 
-#include "allocator/allocator_state.h"
+#include "allocator/hierarchical_allocator.h"
 #include "resources/roles.h"
 
 namespace harvest {
@@ -46,165 +37,16 @@ std::vector<std::string> rolesOf(const v1::FrameworkInfo& info) {
   return {info.role()};
 }
 
-// Upper bounds on the unreserved amount of some kinds; unlike Quantities, a bound may be zero.
-using Caps = boost::container::small_vector<std::pair<KindId, Scalar>, 4>;
+}  // namespace
 
-void tighten(Caps& caps, KindId kind, Scalar room) {
-  if (room < Scalar()) room = Scalar();
-  for (auto& [k, cap] : caps) {
-    if (k == kind) {
-      cap = std::min(cap, room);
-      return;
-    }
-  }
-  caps.emplace_back(kind, room);
-}
-
-// Keeps at most the cap of each capped kind of `resources`, other kinds whole. Ranges and
-// sets are cut from their low end.
-Resources capped(const Resources& resources, Caps caps) {
-  if (caps.empty()) return resources;
-  Resources out;
-  auto take = [&caps](KindId kind, Scalar want) {
-    for (auto& [k, room] : caps) {
-      if (k != kind) continue;
-      const Scalar granted = std::min(room, want);
-      room -= granted;
-      return granted;
-    }
-    return want;
-  };
-  for (const auto& entry : resources.scalars()) out.addScalar(entry.key, take(entry.key.kind, entry.amount));
-  for (const auto& entry : resources.ranges()) {
-    const auto count = static_cast<int64_t>(entry.ranges.count());
-    auto values = static_cast<uint64_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() / Scalar::kScale);
-    RangeSet taken;
-    for (const Interval& interval : entry.ranges.intervals()) {
-      if (values == 0) break;
-      const uint64_t length = std::min(values, interval.end - interval.begin + 1);
-      taken.add({interval.begin, interval.begin + length - 1});
-      values -= length;
-    }
-    out.addRanges(entry.key, taken);
-  }
-  for (const auto& entry : resources.sets()) {
-    const auto count = static_cast<int64_t>(entry.items.size());
-    std::vector<std::string> items = entry.items;
-    items.resize(static_cast<size_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() / Scalar::kScale));
-    out.addSet(entry.key, std::move(items));
-  }
-  return out;
-}
-
-// What `wanted` still lacks given `have` (per kind, never negative).
-Quantities shortfall(const Quantities& wanted, const Quantities& have) { return wanted - have; }
-
-class HierarchicalAllocator final : public Allocator {
- public:
-  Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) override;
-  Status recover(int expectedAgents, const std::map<std::string, Quota>& quotas) override;
-
-  Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                      const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-                      const std::set<std::string>& suppressedRoles) override;
-  Status removeFramework(const std::string& framework) override;
-  Status activateFramework(const std::string& framework) override;
-  Status deactivateFramework(const std::string& framework) override;
-  Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                         const std::set<std::string>& suppressedRoles) override;
-
-  Status addAgent(const std::string& agent, const v1::AgentInfo& info,
-                  const std::optional<v1::Unavailability>& unavailability, const Resources& total,
-                  const std::map<std::string, ResourcesByRole>& usedByFramework) override;
-  Status removeAgent(const std::string& agent) override;
-  Status updateAgent(const std::string& agent, const v1::AgentInfo& info,
-                     const std::optional<Resources>& total,
-                     const std::optional<Resources>& oversubscribed) override;
-  Status activateAgent(const std::string& agent) override;
-  Status deactivateAgent(const std::string& agent) override;
-  Status updateUnavailability(const std::string& agent,
-                              const std::optional<v1::Unavailability>& unavailability) override;
-  Status updateInverseOffer(const std::string& agent, const std::string& framework,
-                            std::optional<bool> accepted,
-                            const std::optional<v1::Filters>& filters) override;
-
-  Status updateAllocation(const std::string& framework, const std::string& agent,
-                          const std::string& role, const Resources& offered,
-                          const std::vector<ResourceConversion>& conversions) override;
-  Status updateAvailable(const std::string& agent,
-                         const std::vector<ResourceConversion>& conversions) override;
-  Status recoverResources(const std::string& framework, const std::string& agent,
-                          const std::string& role, const Resources& resources,
-                          const std::optional<v1::Filters>& filters) override;
-
-  Status suppressOffers(const std::string& framework, const std::set<std::string>& roles) override;
-  Status reviveOffers(const std::string& framework, const std::set<std::string>& roles) override;
-  Status updateQuota(const std::string& role, const Quota& quota) override;
-  Status updateWeights(const std::map<std::string, double>& weights) override;
-
-  void pause() override { paused_ = true; }
-  void resume() override { paused_ = false; }
-  void allocate() override;
-  void allocate(const std::set<std::string>& agents) override;
-  std::map<std::string, double> metrics() const override;
-
- private:
-  std::unique_ptr<Sorter> makeSorter() const;
-  Result<RoleIdx> roleFor(const std::string& name);
-  Result<FrameworkIdx> frameworkIndex(const std::string& id) const;
-  Result<AgentIdx> agentIndex(const std::string& id) const;
-  Status rolesFromInfo(const v1::FrameworkInfo& info, std::vector<RoleIdx>* roles);
-  void updateFrameworkClient(FrameworkIdx framework, const FrameworkRole& role);
-  RoleIdx poolRole(PoolId pool);
-
-  // Allocation bookkeeping shared by offers, recovery and agent removal.
-  void trackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
-  void untrackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
-  void addReservations(const Resources& resources, int sign, bool allocated);
-
-  bool nested(RoleIdx role) const { return roles_[role].selfAndAncestors.size() > 1; }
-  Resources eligibleFor(const AgentState& agent, const FrameworkState& framework,
-                        RoleIdx role) const;
-  bool offerable(const Resources& resources) const;
-  bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
-  void expireFilters(AgentState& agent, TimeNanos now);
-  void runCycle(std::vector<AgentIdx> agents);
-  Quantities consumedQuota(RoleIdx role) const;
-  void generateInverseOffers(const std::vector<AgentIdx>& agents);
-
-  AllocatorOptions options_;
-  AllocatorCallbacks callbacks_;
-  bool initialized_ = false;
-  bool paused_ = false;
-  std::mt19937_64 random_;
-
-  std::vector<RoleState> roles_;
-  std::unordered_map<std::string, RoleIdx> roleIds_;
-  std::unique_ptr<Sorter> roleSorter_;
-  std::vector<std::unique_ptr<FrameworkState>> frameworks_;  // Null once removed.
-  std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
-  std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
-  std::unordered_map<std::string, AgentIdx> agentIds_;
-  std::vector<RoleIdx> poolRoles_;     // PoolId -> role it is reserved to (cache).
-  std::vector<RoleIdx> roleOfClient_;  // Role sorter client -> role.
-  Quantities clusterTotal_;
-  std::map<std::string, double> weights_;
-
-  uint64_t allocationRuns_ = 0;
-  std::vector<double> runMillis_;  // Ring of the last kRunSamples cycle durations.
-  size_t runMillisNext_ = 0;
-  static constexpr size_t kRunSamples = 1000;
-  std::map<std::string, double> offeredOrAllocated_;  // Refreshed per cycle for metrics.
-};
-
-std::unique_ptr<Sorter> HierarchicalAllocator::makeSorter() const {
+std::unique_ptr<Sorter> HierarchicalAllocator::makeSorter(const Quantities& total) const {
   std::unique_ptr<Sorter> sorter =
       options_.sorter == "random" ? makeRandomSorter(options_.seed) : makeDrfSorter();
   for (const std::string& name : options_.fairnessExcludedKinds) {
     KindId kind;
     if (kinds::intern(name, &kind)) sorter->excludeKind(kind);
   }
-  sorter->addTotal(clusterTotal_);
+  sorter->addTotal(total);
   return sorter;
 }
 
@@ -221,7 +63,8 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
   options_ = std::move(options);
   callbacks_ = std::move(callbacks);
   random_.seed(options_.seed);
-  roleSorter_ = makeSorter();
+  roleSorter_ = makeSorter(clusterTotal_);
+  revocableRoleSorter_ = makeSorter(revocableTotal_);
   initialized_ = true;
   return Status();
 }
@@ -249,8 +92,15 @@ Result<RoleIdx> HierarchicalAllocator::roleFor(const std::string& name) {
   RoleState& role = roles_.emplace_back();
   role.name = name;
   role.selfAndAncestors = std::move(lineage);
-  role.frameworkSorter = makeSorter();
+  role.frameworkSorter = makeSorter(clusterTotal_);
+  role.revocableFrameworkSorter = makeSorter(revocableTotal_);
   role.sorterClient = roleSorter_->add(name);
+  role.revocableSorterClient = revocableRoleSorter_->add(name);
+  revocableRoleSorter_->activate(role.revocableSorterClient);
+  if (revocableRoleOfClient_.size() <= role.revocableSorterClient) {
+    revocableRoleOfClient_.resize(role.revocableSorterClient + 1);
+  }
+  revocableRoleOfClient_[role.revocableSorterClient] = index;
   roleSorter_->activate(role.sorterClient);
   if (roleOfClient_.size() <= role.sorterClient) roleOfClient_.resize(role.sorterClient + 1);
   roleOfClient_[role.sorterClient] = index;
@@ -295,12 +145,27 @@ Status HierarchicalAllocator::rolesFromInfo(const v1::FrameworkInfo& info,
 
 void HierarchicalAllocator::updateFrameworkClient(FrameworkIdx index, const FrameworkRole& role) {
   const FrameworkState& framework = *frameworks_[index];
+  const bool wantsOffers = framework.active && !role.suppressed;
   Sorter& sorter = *roles_[role.role].frameworkSorter;
-  if (framework.active && !role.suppressed) {
+  if (wantsOffers) {
     sorter.activate(role.sorterClient);
   } else {
     sorter.deactivate(role.sorterClient);
   }
+  if (role.revocableClient == kNoClient) return;
+  Sorter& revocable = *roles_[role.role].revocableFrameworkSorter;
+  if (wantsOffers) {
+    revocable.activate(role.revocableClient);
+  } else {
+    revocable.deactivate(role.revocableClient);
+  }
+}
+
+void HierarchicalAllocator::addRevocableClient(FrameworkIdx index, FrameworkRole* role) {
+  RoleState& state = roles_[role->role];
+  role->revocableClient = state.revocableFrameworkSorter->add(frameworks_[index]->id);
+  state.bindRevocableClient(role->revocableClient, index);
+  ++state.revocableFrameworks;
 }
 
 void HierarchicalAllocator::addReservations(const Resources& resources, int sign, bool allocated) {
@@ -321,6 +186,8 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
                                             const Resources& resources) {
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
+  // Only reserved resources change what the agent can lend (its idle reservations).
+  if (resources.hasReserved()) agent.revocableDirty = true;
   agent.allocations[holder] += resources;
   agent.available -= resources;
   const Quantities quantities = resources.quantities();
@@ -339,6 +206,7 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
                                               const Resources& resources) {
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
+  if (resources.hasReserved()) agent.revocableDirty = true;
   auto it = agent.allocations.find(holder);
   if (it != agent.allocations.end()) {
     it->second -= resources;
@@ -401,7 +269,10 @@ Status HierarchicalAllocator::addFramework(const std::string& id, const v1::Fram
   }
   frameworks_.push_back(std::move(framework));
   frameworkIds_.emplace(id, index);
-  for (const FrameworkRole& fr : frameworks_[index]->roles) updateFrameworkClient(index, fr);
+  for (FrameworkRole& fr : frameworks_[index]->roles) {
+    if (frameworks_[index]->revocable) addRevocableClient(index, &fr);
+    updateFrameworkClient(index, fr);
+  }
 
   for (const auto& [agentId, byRole] : usedByAgent) {
     auto agent = agentIds_.find(agentId);
@@ -411,6 +282,9 @@ Status HierarchicalAllocator::addFramework(const std::string& id, const v1::Fram
       const Holder holder{index, roleIds_.at(role)};
       if (agents_[agent->second]->allocations.count(holder) == 0) {
         trackAllocation(agent->second, holder, resources.regular());
+      }
+      if (agents_[agent->second]->revocable.heldBy(holder.framework, holder.role).empty()) {
+        grantRevocable(agent->second, holder, resources.revocable());
       }
     }
   }
@@ -430,6 +304,9 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
       if (holder.framework == *index) held.emplace_back(holder, resources);
     }
     for (const auto& [holder, resources] : held) untrackAllocation(a, holder, resources);
+    for (const RevocableLedger::Grant& grant : agent.revocable.releaseFramework(*index)) {
+      untrackRevocable(Holder{grant.framework, grant.role}, grant.resources);
+    }
     for (auto it = agent.filters.begin(); it != agent.filters.end();) {
       if (it->first.framework == *index) {
         --roles_[it->first.role].activeFilters;
@@ -444,6 +321,10 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
   for (const FrameworkRole& fr : frameworks_[*index]->roles) {
     roles_[fr.role].frameworkSorter->remove(fr.sorterClient);
     roles_[fr.role].frameworks.erase(*index);
+    if (fr.revocableClient != kNoClient) {
+      roles_[fr.role].revocableFrameworkSorter->remove(fr.revocableClient);
+      --roles_[fr.role].revocableFrameworks;
+    }
   }
   frameworks_[*index].reset();
   frameworkIds_.erase(id);
@@ -473,12 +354,19 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   std::vector<RoleIdx> roleIds;
   if (Status s = rolesFromInfo(info, &roleIds); !s.ok()) return s;
   FrameworkState& framework = *frameworks_[*index];
-  // A role can be dropped only once nothing is allocated under it.
+  const bool revocable = hasCapability(info, v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
+  // A role can be dropped only once nothing is allocated under it, and the revocable
+  // capability only once no revocable resources are held.
   for (const FrameworkRole& old : framework.roles) {
-    if (std::find(roleIds.begin(), roleIds.end(), old.role) != roleIds.end()) continue;
+    const bool dropped = std::find(roleIds.begin(), roleIds.end(), old.role) == roleIds.end();
     for (const auto& agent : agents_) {
-      if (agent && agent->allocations.count(Holder{*index, old.role})) {
+      if (!agent) continue;
+      if (dropped && agent->allocations.count(Holder{*index, old.role})) {
         return Status::error("framework '" + id + "' still holds resources under role '" +
+                             roles_[old.role].name + "'");
+      }
+      if ((dropped || !revocable) && !agent->revocable.heldBy(*index, old.role).empty()) {
+        return Status::error("framework '" + id + "' still holds revocable resources under role '" +
                              roles_[old.role].name + "'");
       }
     }
@@ -498,9 +386,18 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
       roles_[old.role].frameworkSorter->remove(old.sorterClient);
       roles_[old.role].frameworks.erase(*index);
     }
+    // Revocable clients are rebuilt below from the new capability and roles.
+    if (old.revocableClient != kNoClient) {
+      roles_[old.role].revocableFrameworkSorter->remove(old.revocableClient);
+      --roles_[old.role].revocableFrameworks;
+    }
+  }
+  for (FrameworkRole& fr : updated) {
+    fr.revocableClient = kNoClient;
+    if (revocable) addRevocableClient(*index, &fr);
   }
   framework.info = info;
-  framework.revocable = hasCapability(info, v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
+  framework.revocable = revocable;
   framework.gpu = hasCapability(info, v1::FrameworkInfo::Capability::GPU_RESOURCES);
   framework.multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
   framework.refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
@@ -570,6 +467,7 @@ Status HierarchicalAllocator::addAgent(const std::string& id, const v1::AgentInf
         continue;
       }
       trackAllocation(index, Holder{holder, roleIdx}, resources.regular());
+      grantRevocable(index, Holder{holder, roleIdx}, resources.revocable());
     }
   }
   VLOG(1) << "Added agent " << id << " with " << total;
@@ -583,6 +481,13 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   // Allocations leave the shares at once; the master need not recover them.
   const auto held = agent.allocations;
   for (const auto& [holder, resources] : held) untrackAllocation(*index, holder, resources);
+  for (const RevocableLedger::Grant& grant : agent.revocable.grants()) {
+    untrackRevocable(Holder{grant.framework, grant.role}, grant.resources);
+  }
+  const Quantities lendable = agent.revocable.total().quantities();
+  revocableTotal_ -= lendable;
+  revocableRoleSorter_->removeTotal(lendable);
+  for (RoleState& role : roles_) role.revocableFrameworkSorter->removeTotal(lendable);
   for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
   // Whatever is still missing from `available` belonged to frameworks never re-registered.
   const Resources orphaned = agent.total - agent.available;
@@ -603,6 +508,10 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
   Result<AgentIdx> index = agentIndex(id);
   if (!index.ok()) return index.status();
   AgentState& agent = *agents_[*index];
+  if (oversubscribed && (!oversubscribed->revocable().empty() || !oversubscribed->reserved().empty())) {
+    return Status::error("agent '" + id + "' oversubscription estimate must be plain unreserved "
+                         "resources (they are lent as throttleable revocable)");
+  }
   if (total) {
     if (!total->revocable().empty()) {
       return Status::error("agent '" + id + "' total holds revocable resources");
@@ -629,6 +538,7 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
     agent.hasGpus = total->scalar(kinds::kGpus).isPositive();
   }
   if (oversubscribed) agent.oversubscribed = *oversubscribed;
+  agent.revocableDirty = true;
   agent.info = info;
   agent.multiRole = hasCapability(info, v1::AgentInfo::Capability::MULTI_ROLE);
   agent.hierarchicalRole = hasCapability(info, v1::AgentInfo::Capability::HIERARCHICAL_ROLE);
@@ -748,6 +658,7 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
   state.total = allocated + available;
   addReservations(state.total, +1, false);
   state.available = available;
+  state.revocableDirty = true;
   return Status();
 }
 
@@ -764,15 +675,24 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   AgentState& state = *agents_[*agent];
   const Holder holder{*framework, roleIt->second};
   const Resources regular = resources.regular();
+  const Resources revocable = resources.revocable();
   auto held = state.allocations.find(holder);
   if (!regular.empty() && (held == state.allocations.end() || !held->second.contains(regular))) {
     return Status::error("framework '" + frameworkId + "' does not hold " + regular.toString() +
                          " on agent '" + agentId + "' under role '" + role + "'");
   }
-  untrackAllocation(*agent, holder, regular);
-
+  if (!state.revocable.heldBy(holder.framework, holder.role).contains(revocable)) {
+    return Status::error("framework '" + frameworkId + "' does not hold revocable " +
+                         revocable.toString() + " on agent '" + agentId + "' under role '" + role + "'");
+  }
   const double seconds = filters ? filters->refuse_seconds() : 0.0;
   if (filters && !std::isfinite(seconds)) return Status::error("refuse_seconds is not finite");
+
+  untrackAllocation(*agent, holder, regular);
+  if (!revocable.empty()) {
+    CHECK(state.revocable.release(holder.framework, holder.role, revocable).ok());
+    untrackRevocable(holder, revocable);
+  }
   if (seconds > 0 && !resources.empty()) {
     OfferFilter& filter = state.filters[holder];
     if (filter.refused.empty()) ++roles_[holder.role].activeFilters;
@@ -849,332 +769,10 @@ Status HierarchicalAllocator::updateWeights(const std::map<std::string, double>&
   for (const auto& [role, weight] : weights) {
     weights_[role] = weight;
     roleSorter_->updateWeight(role, weight);
+    revocableRoleSorter_->updateWeight(role, weight);
   }
   return Status();
 }
-
-Resources HierarchicalAllocator::eligibleFor(const AgentState& agent, const FrameworkState& framework,
-                                             RoleIdx roleIdx) const {
-  const RoleState& role = roles_[roleIdx];
-  return agent.available.filter([&](const ResourceKey& key) {
-    if (key.revocable()) return false;
-    if (!key.reserved()) return true;
-    if (!framework.refinement && pools::get(key.pool).stack.size() > 1) return false;
-    const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : UINT32_MAX;
-    return std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) !=
-           role.selfAndAncestors.end();
-  });
-}
-
-bool HierarchicalAllocator::offerable(const Resources& resources) const {
-  if (resources.empty()) return false;
-  for (const Quantities& minimum : options_.minAllocatable) {
-    bool covered = true;
-    for (const auto& [kind, amount] : minimum) {
-      if (resources.amountOf(kind) < amount) {
-        covered = false;
-        break;
-      }
-    }
-    if (covered) return true;
-  }
-  return false;
-}
-
-bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
-                                     const Resources& candidate) const {
-  auto it = agent.filters.find(holder);
-  return it != agent.filters.end() && it->second.blocks(candidate);
-}
-
-void HierarchicalAllocator::expireFilters(AgentState& agent, TimeNanos now) {
-  if (agent.filters.empty()) return;
-  for (auto it = agent.filters.begin(); it != agent.filters.end();) {
-    if (it->second.expired(now, allocationRuns_)) {
-      --roles_[it->first.role].activeFilters;
-      it = agent.filters.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
-Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
-  // Quota counts the role's subtree: what it holds plus its reservations nobody holds.
-  Quantities consumed;
-  for (const RoleState& role : roles_) {
-    const auto& path = role.selfAndAncestors;
-    if (std::find(path.begin(), path.end(), roleIdx) == path.end()) continue;
-    consumed += role.allocated;
-    consumed += role.reservedTotal - role.reservedAllocated;
-  }
-  return consumed;
-}
-
-void HierarchicalAllocator::allocate() {
-  std::vector<AgentIdx> all;
-  all.reserve(agents_.size());
-  for (AgentIdx i = 0; i < agents_.size(); ++i) {
-    if (agents_[i]) all.push_back(i);
-  }
-  runCycle(std::move(all));
-}
-
-void HierarchicalAllocator::allocate(const std::set<std::string>& ids) {
-  std::vector<AgentIdx> chosen;
-  for (const std::string& id : ids) {
-    if (auto it = agentIds_.find(id); it != agentIds_.end()) chosen.push_back(it->second);
-  }
-  std::sort(chosen.begin(), chosen.end());
-  runCycle(std::move(chosen));
-}
-
-void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
-  if (!initialized_ || paused_) return;
-  const auto started = std::chrono::steady_clock::now();
-  ++allocationRuns_;
-  const TimeNanos now = options_.clock();
-  std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
-
-  // Quota bookkeeping for this cycle: per quota role, what it still needs, and the
-  // unreserved headroom those needs hold back from everyone else.
-  struct QuotaRole {
-    RoleIdx role;
-    Quantities consumed;
-  };
-  std::vector<QuotaRole> quotaRoles;
-  // RoleIdx -> index into quotaRoles, or -1: lets the hot loops walk a role's ancestors
-  // instead of scanning every quota role.
-  std::vector<int> quotaSlot(roles_.size(), -1);
-  for (RoleIdx r = 0; r < roles_.size(); ++r) {
-    if (!roles_[r].quota) continue;
-    quotaSlot[r] = static_cast<int>(quotaRoles.size());
-    quotaRoles.push_back(QuotaRole{r, Quantities()});
-  }
-  // Consumption of a quota role = its subtree's holdings + unallocated reservations: add each
-  // role's own part to every quota'd role on its path to the root.
-  if (!quotaRoles.empty()) {
-    for (const RoleState& role : roles_) {
-      const Quantities own = role.allocated + (role.reservedTotal - role.reservedAllocated);
-      if (own.empty()) continue;
-      for (RoleIdx ancestor : role.selfAndAncestors) {
-        if (quotaSlot[ancestor] >= 0) quotaRoles[quotaSlot[ancestor]].consumed += own;
-      }
-    }
-  }
-  Quantities requiredHeadroom;
-  for (const QuotaRole& q : quotaRoles) {
-    requiredHeadroom += shortfall(roles_[q.role].quota->guarantee, q.consumed);
-  }
-  // Unreserved and unallocated across the cluster; only guarantees need it, and summing it
-  // is a pass over every agent, so clusters without quota skip it.
-  Quantities availableHeadroom;
-  if (!requiredHeadroom.empty()) {
-    for (AgentIdx a : agentOrder) {
-      if (agents_[a]->active) availableHeadroom += agents_[a]->available.unreserved().quantities();
-    }
-  }
-
-  std::map<FrameworkIdx, OfferedResources> offers;
-  auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
-                   const Resources& resources) {
-    AgentState& agent = *agents_[agentIdx];
-    trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
-    offers[frameworkIdx][roles_[roleIdx].name][agent.id] += resources;
-    const Quantities unreserved = resources.unreserved().quantities();
-    availableHeadroom -= unreserved;
-    for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
-      if (quotaSlot[ancestor] < 0) continue;
-      QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
-      {
-        const Quantities before = shortfall(roles_[q.role].quota->guarantee, q.consumed);
-        // Allocating a role's own idle reservation does not raise its consumption.
-        q.consumed += unreserved;
-        requiredHeadroom -= before - shortfall(roles_[q.role].quota->guarantee, q.consumed);
-      }
-    }
-  };
-
-  // The caps on unreserved resources a role may take now: its quota limit and that of every
-  // quota'd ancestor; in stage 2 also the headroom unmet guarantees hold back; in stage 1
-  // the role's own unmet guarantee. Returns false when a limit is already reached.
-  auto unreservedCaps = [&](RoleIdx roleIdx, const Quantities* guaranteeShortfall, Caps* caps) {
-    for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
-      if (quotaSlot[ancestor] < 0) continue;
-      const QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
-      const std::optional<Quota>& quota = roles_[q.role].quota;
-      if (!quota->limit) continue;
-      for (const auto& [kind, limit] : *quota->limit) {
-        const Scalar room = limit - q.consumed.get(kind);
-        if (!room.isPositive()) return false;
-        tighten(*caps, kind, room);
-      }
-    }
-    if (guaranteeShortfall) {
-      for (const auto& [kind, need] : *guaranteeShortfall) tighten(*caps, kind, need);
-    } else {
-      for (const auto& [kind, needed] : requiredHeadroom) {
-        tighten(*caps, kind, availableHeadroom.get(kind) - needed);
-      }
-    }
-    return true;
-  };
-
-  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall) {
-    AgentState& agent = *agents_[agentIdx];
-    RoleState& role = roles_[roleIdx];
-    if (role.frameworks.empty()) return;
-    Caps caps;
-    if (!unreservedCaps(roleIdx, guaranteeShortfall, &caps)) return;
-    if (nested(roleIdx) && !agent.hierarchicalRole) return;
-    // What this role may take here depends on the framework only through the refinement
-    // capability: build each variant once, on first need, not once per framework tried.
-    std::optional<Resources> candidates[2];
-    const bool agentHasReserved = agent.available.hasReserved();
-    bool worthOffering[2] = {false, false};
-    // Find the first framework that may take the agent's leftover; offer after the walk,
-    // since offering reorders the sorter.
-    FrameworkIdx chosen = UINT32_MAX;
-    int chosenVariant = 0;
-    role.frameworkSorter->visitInOrder([&](ClientId client) {
-      const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
-      const FrameworkState& framework = *frameworks_[frameworkIdx];
-      if (agent.hasGpus && !framework.gpu) return true;
-      if (framework.roles.size() > 1 && !agent.multiRole) return true;
-      const int variant = framework.refinement ? 1 : 0;
-      if (!candidates[variant]) {
-        if (caps.empty() && !agentHasReserved) {
-          candidates[variant] = agent.available.regular();  // Usual case: no copies to cut.
-        } else {
-          const Resources eligible = eligibleFor(agent, framework, roleIdx);
-          candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
-        }
-        worthOffering[variant] = offerable(*candidates[variant]);
-      }
-      if (!worthOffering[variant]) return true;
-      if (filtered(agent, Holder{frameworkIdx, roleIdx}, *candidates[variant])) return true;
-      chosen = frameworkIdx;
-      chosenVariant = variant;
-      return false;
-    });
-    // Coarse grained: the agent's offerable leftover goes whole.
-    if (chosen != UINT32_MAX) offer(agentIdx, chosen, roleIdx, *candidates[chosenVariant]);
-  };
-
-  for (AgentIdx agentIdx : agentOrder) {
-    AgentState& agent = *agents_[agentIdx];
-    expireFilters(agent, now);
-    if (!agent.active || agent.available.empty()) continue;
-    // Stage 1: unmet guarantees first.
-    if (!quotaRoles.empty()) {
-      for (ClientId client : roleSorter_->sort()) {
-        const RoleIdx roleIdx = roleOfClient_[client];
-        if (quotaSlot[roleIdx] < 0) continue;
-        const QuotaRole* q = &quotaRoles[quotaSlot[roleIdx]];
-        const Quantities need = shortfall(roles_[roleIdx].quota->guarantee, q->consumed);
-        if (need.empty()) continue;
-        tryFrameworks(agentIdx, roleIdx, &need);
-        if (agent.available.empty()) break;
-      }
-    }
-    // Stage 2: weighted DRF over every role.
-    for (ClientId client : roleSorter_->sort()) {
-      if (agent.available.empty()) break;
-      tryFrameworks(agentIdx, roleOfClient_[client], nullptr);
-    }
-  }
-
-  generateInverseOffers(agentOrder);
-
-  const double millis =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  if (runMillis_.size() < kRunSamples) {
-    runMillis_.push_back(millis);
-  } else {
-    runMillis_[runMillisNext_] = millis;
-  }
-  runMillisNext_ = (runMillisNext_ + 1) % kRunSamples;
-
-  if (callbacks_.offer) {
-    for (const auto& [frameworkIdx, byRole] : offers) {
-      callbacks_.offer(frameworks_[frameworkIdx]->id, byRole);
-    }
-  }
-}
-
-void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& agentOrder) {
-  if (!callbacks_.inverseOffer) return;
-  const TimeNanos now = options_.clock();
-  std::map<FrameworkIdx, std::map<std::string, InverseOfferRequest>> requests;
-  for (AgentIdx agentIdx : agentOrder) {
-    AgentState& agent = *agents_[agentIdx];
-    if (!agent.unavailability) continue;
-    for (const auto& [holder, resources] : agent.allocations) {
-      if (agent.inverseOffered.count(holder.framework)) continue;
-      auto filter = agent.inverseOfferFilters.find(holder.framework);
-      if (filter != agent.inverseOfferFilters.end()) {
-        if (now < filter->second) continue;
-        agent.inverseOfferFilters.erase(filter);
-      }
-      agent.inverseOffered.insert(holder.framework);
-      requests[holder.framework][agent.id] = InverseOfferRequest{*agent.unavailability, Resources()};
-    }
-  }
-  for (const auto& [frameworkIdx, byAgent] : requests) {
-    callbacks_.inverseOffer(frameworks_[frameworkIdx]->id, byAgent);
-  }
-}
-
-std::map<std::string, double> HierarchicalAllocator::metrics() const {
-  const std::string prefix = "allocator/harvest/";
-  std::map<std::string, double> out;
-  out[prefix + "allocation_runs"] = static_cast<double>(allocationRuns_);
-  std::vector<double> sorted = runMillis_;
-  std::sort(sorted.begin(), sorted.end());
-  auto percentile = [&sorted](double p) {
-    if (sorted.empty()) return 0.0;
-    const size_t rank = static_cast<size_t>(std::ceil(p * sorted.size()));
-    return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
-  };
-  out[prefix + "allocation_run_ms/p50"] = percentile(0.50);
-  out[prefix + "allocation_run_ms/p90"] = percentile(0.90);
-  out[prefix + "allocation_run_ms/p99"] = percentile(0.99);
-  out[prefix + "allocation_run_ms/max"] = sorted.empty() ? 0.0 : sorted.back();
-  out[prefix + "event_queue_dispatches"] = 0;
-  for (const RoleState& role : roles_) {
-    out[prefix + "roles/" + role.name + "/shares/dominant"] = roleSorter_->pathShare(role.name);
-    out[prefix + "offer_filters/roles/" + role.name + "/active"] = static_cast<double>(role.activeFilters);
-    if (role.quota) {
-      for (const auto& [kind, amount] : role.quota->guarantee) {
-        out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/guarantee"] =
-            amount.toDouble();
-      }
-      if (role.quota->limit) {
-        for (const auto& [kind, amount] : *role.quota->limit) {
-          out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/limit"] =
-              amount.toDouble();
-        }
-      }
-      const Quantities consumed = consumedQuota(static_cast<RoleIdx>(&role - roles_.data()));
-      for (const auto& [kind, amount] : consumed) {
-        out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/consumed"] =
-            amount.toDouble();
-      }
-    }
-  }
-  Quantities allocated;
-  for (const auto& agent : agents_) {
-    if (agent) allocated += (agent->total - agent->available).quantities();
-  }
-  for (const auto& [kind, amount] : clusterTotal_) {
-    out[prefix + "resources/" + kinds::name(kind) + "/total"] = amount.toDouble();
-    out[prefix + "resources/" + kinds::name(kind) + "/offered_or_allocated"] =
-        allocated.get(kind).toDouble();
-  }
-  return out;
-}
-
-}  // namespace
 
 std::unique_ptr<Allocator> makeHierarchicalAllocator() {
   return std::make_unique<HierarchicalAllocator>();

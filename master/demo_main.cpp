@@ -73,9 +73,7 @@ int run(int argc, char** argv) {
   options.clock = [&now] { return now; };
   AllocatorCallbacks callbacks;
   callbacks.offer = [&offers](const std::string& framework, const OfferedResources& byRole) {
-    for (const auto& [role, byAgent] : byRole) {
-      for (const auto& [agent, resources] : byAgent) offers.emplace_back(framework, role, agent, resources);
-    }
+    for (const OfferedResource& offer : byRole) offers.emplace_back(framework, offer.role, offer.agent, offer.resources);
   };
   if (Status s = allocator->initialize(options, callbacks); !s.ok()) {
     std::fprintf(stderr, "harvest-demo: %s\n", s.message().c_str());

@@ -37,15 +37,16 @@ class AllocatorTest : public ::testing::Test {
     ASSERT_NE(allocator_, nullptr);
     AllocatorCallbacks callbacks;
     callbacks.offer = [this](const std::string& framework, const OfferedResources& offers) {
-      for (const auto& [role, byAgent] : offers) {
-        for (const auto& [agent, resources] : byAgent) {
-          offers_.push_back({framework, role, agent, resources});
-        }
+      for (const OfferedResource& offer : offers) {
+        offers_.push_back({framework, offer.role, offer.agent, offer.resources});
       }
     };
     callbacks.inverseOffer = [this](const std::string& framework,
                                     const std::map<std::string, InverseOfferRequest>& byAgent) {
       for (const auto& [agent, request] : byAgent) inverseOffers_.emplace_back(framework, agent);
+    };
+    callbacks.rescind = [this](const std::string& framework, const OfferedResources& rescinded) {
+      for (const OfferedResource& r : rescinded) rescinds_.push_back({framework, r.role, r.agent, r.resources});
     };
     ASSERT_TRUE(allocator_->initialize(std::move(options), std::move(callbacks)).ok());
   }
@@ -74,8 +75,14 @@ class AllocatorTest : public ::testing::Test {
     return info;
   }
 
-  void addFramework(const std::string& id, std::vector<std::string> roles) {
-    ASSERT_TRUE(allocator_->addFramework(id, framework(std::move(roles)), {}, true, {}).ok());
+  void addFramework(const std::string& id, std::vector<std::string> roles, bool revocable = false) {
+    ASSERT_TRUE(allocator_->addFramework(id, framework(std::move(roles), revocable), {}, true, {}).ok());
+  }
+
+  double metric(const std::string& key) const {
+    const auto metrics = allocator_->metrics();
+    auto it = metrics.find("allocator/harvest/" + key);
+    return it == metrics.end() ? 0.0 : it->second;
   }
 
   void addAgent(const std::string& id, std::string_view resources) {
@@ -92,6 +99,7 @@ class AllocatorTest : public ::testing::Test {
   TimeNanos now_ = 0;
   std::unique_ptr<Allocator> allocator_;
   std::deque<RecordedOffer> offers_;
+  std::vector<RecordedOffer> rescinds_;
   std::vector<std::pair<std::string, std::string>> inverseOffers_;
 };
 

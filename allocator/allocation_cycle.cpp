@@ -1,0 +1,397 @@
+// One allocation cycle.
+//
+// The cycle walks the agents (in a seeded shuffled order, as Mesos does) and, per agent,
+//   stage 1: roles whose quota guarantee is unmet, in role-sorter order, get what they need;
+//   stage 2: every role in weighted-DRF order, and inside a role every framework in DRF
+//            order, is offered what is left, keeping back the headroom that unmet
+//            guarantees need and never passing a role's quota limit;
+//   stage 3: (revocable_stage.cpp) idle reserved and oversubscribed resources are lent.
+// An agent's offerable leftover goes whole to the first eligible framework (coarse grained).
+// Reserved resources go only to their role and its descendants.
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <tuple>
+
+#include "allocator/hierarchical_allocator.h"
+#include "resources/roles.h"
+
+namespace harvest {
+namespace {
+
+// Upper bounds on the unreserved amount of some kinds; unlike Quantities, a bound may be zero.
+using Caps = boost::container::small_vector<std::pair<KindId, Scalar>, 4>;
+
+void tighten(Caps& caps, KindId kind, Scalar room) {
+  if (room < Scalar()) room = Scalar();
+  for (auto& [k, cap] : caps) {
+    if (k == kind) {
+      cap = std::min(cap, room);
+      return;
+    }
+  }
+  caps.emplace_back(kind, room);
+}
+
+// Keeps at most the cap of each capped kind of `resources`, other kinds whole. Ranges and
+// sets are cut from their low end.
+Resources capped(const Resources& resources, Caps caps) {
+  if (caps.empty()) return resources;
+  Resources out;
+  auto take = [&caps](KindId kind, Scalar want) {
+    for (auto& [k, room] : caps) {
+      if (k != kind) continue;
+      const Scalar granted = std::min(room, want);
+      room -= granted;
+      return granted;
+    }
+    return want;
+  };
+  for (const auto& entry : resources.scalars()) out.addScalar(entry.key, take(entry.key.kind, entry.amount));
+  for (const auto& entry : resources.ranges()) {
+    const auto count = static_cast<int64_t>(entry.ranges.count());
+    auto values = static_cast<uint64_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() / Scalar::kScale);
+    RangeSet taken;
+    for (const Interval& interval : entry.ranges.intervals()) {
+      if (values == 0) break;
+      const uint64_t length = std::min(values, interval.end - interval.begin + 1);
+      taken.add({interval.begin, interval.begin + length - 1});
+      values -= length;
+    }
+    out.addRanges(entry.key, taken);
+  }
+  for (const auto& entry : resources.sets()) {
+    const auto count = static_cast<int64_t>(entry.items.size());
+    std::vector<std::string> items = entry.items;
+    items.resize(static_cast<size_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() / Scalar::kScale));
+    out.addSet(entry.key, std::move(items));
+  }
+  return out;
+}
+
+// What `wanted` still lacks given `have` (per kind, never negative).
+Quantities shortfall(const Quantities& wanted, const Quantities& have) { return wanted - have; }
+
+}  // namespace
+
+Resources HierarchicalAllocator::eligibleFor(const AgentState& agent, const FrameworkState& framework,
+                                             RoleIdx roleIdx) const {
+  const RoleState& role = roles_[roleIdx];
+  return agent.available.filter([&](const ResourceKey& key) {
+    if (key.revocable()) return false;
+    if (!key.reserved()) return true;
+    if (!framework.refinement && pools::get(key.pool).stack.size() > 1) return false;
+    const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : UINT32_MAX;
+    return std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) !=
+           role.selfAndAncestors.end();
+  });
+}
+
+bool HierarchicalAllocator::offerable(const Resources& resources) const {
+  if (resources.empty()) return false;
+  for (const Quantities& minimum : options_.minAllocatable) {
+    bool covered = true;
+    for (const auto& [kind, amount] : minimum) {
+      if (resources.amountOf(kind) < amount) {
+        covered = false;
+        break;
+      }
+    }
+    if (covered) return true;
+  }
+  return false;
+}
+
+bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
+                                     const Resources& candidate) const {
+  auto it = agent.filters.find(holder);
+  return it != agent.filters.end() && it->second.blocks(candidate);
+}
+
+void HierarchicalAllocator::expireFilters(AgentState& agent, TimeNanos now) {
+  if (agent.filters.empty()) return;
+  for (auto it = agent.filters.begin(); it != agent.filters.end();) {
+    if (it->second.expired(now, allocationRuns_)) {
+      --roles_[it->first.role].activeFilters;
+      it = agent.filters.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
+  // Quota counts the role's subtree: what it holds plus its reservations nobody holds.
+  Quantities consumed;
+  for (const RoleState& role : roles_) {
+    const auto& path = role.selfAndAncestors;
+    if (std::find(path.begin(), path.end(), roleIdx) == path.end()) continue;
+    consumed += role.allocated;
+    consumed += role.reservedTotal - role.reservedAllocated;
+  }
+  return consumed;
+}
+
+void HierarchicalAllocator::allocate() {
+  std::vector<AgentIdx> all;
+  all.reserve(agents_.size());
+  for (AgentIdx i = 0; i < agents_.size(); ++i) {
+    if (agents_[i]) all.push_back(i);
+  }
+  runCycle(std::move(all));
+}
+
+void HierarchicalAllocator::allocate(const std::set<std::string>& ids) {
+  std::vector<AgentIdx> chosen;
+  for (const std::string& id : ids) {
+    if (auto it = agentIds_.find(id); it != agentIds_.end()) chosen.push_back(it->second);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  runCycle(std::move(chosen));
+}
+
+void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
+  if (!initialized_ || paused_) return;
+  const auto started = std::chrono::steady_clock::now();
+  ++allocationRuns_;
+  const TimeNanos now = options_.clock();
+  std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
+
+  // Quota bookkeeping for this cycle: per quota role, what it still needs, and the
+  // unreserved headroom those needs hold back from everyone else.
+  struct QuotaRole {
+    RoleIdx role;
+    Quantities consumed;
+  };
+  std::vector<QuotaRole> quotaRoles;
+  // RoleIdx -> index into quotaRoles, or -1: lets the hot loops walk a role's ancestors
+  // instead of scanning every quota role.
+  std::vector<int> quotaSlot(roles_.size(), -1);
+  for (RoleIdx r = 0; r < roles_.size(); ++r) {
+    if (!roles_[r].quota) continue;
+    quotaSlot[r] = static_cast<int>(quotaRoles.size());
+    quotaRoles.push_back(QuotaRole{r, Quantities()});
+  }
+  // Consumption of a quota role = its subtree's holdings + unallocated reservations: add each
+  // role's own part to every quota'd role on its path to the root.
+  if (!quotaRoles.empty()) {
+    for (const RoleState& role : roles_) {
+      const Quantities own = role.allocated + (role.reservedTotal - role.reservedAllocated);
+      if (own.empty()) continue;
+      for (RoleIdx ancestor : role.selfAndAncestors) {
+        if (quotaSlot[ancestor] >= 0) quotaRoles[quotaSlot[ancestor]].consumed += own;
+      }
+    }
+  }
+  Quantities requiredHeadroom;
+  for (const QuotaRole& q : quotaRoles) {
+    requiredHeadroom += shortfall(roles_[q.role].quota->guarantee, q.consumed);
+  }
+  // Unreserved and unallocated across the cluster; only guarantees need it, and summing it
+  // is a pass over every agent, so clusters without quota skip it.
+  Quantities availableHeadroom;
+  if (!requiredHeadroom.empty()) {
+    for (AgentIdx a : agentOrder) {
+      if (agents_[a]->active) availableHeadroom += agents_[a]->available.unreserved().quantities();
+    }
+  }
+
+  std::vector<PendingOffer> offers;
+  std::vector<PendingRescind> rescinds;
+  auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
+                   const Resources& resources) {
+    trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
+    offers.push_back({frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, resources});
+    const Quantities unreserved = resources.unreserved().quantities();
+    availableHeadroom -= unreserved;
+    for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
+      if (quotaSlot[ancestor] < 0) continue;
+      QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
+      {
+        const Quantities before = shortfall(roles_[q.role].quota->guarantee, q.consumed);
+        // Allocating a role's own idle reservation does not raise its consumption.
+        q.consumed += unreserved;
+        requiredHeadroom -= before - shortfall(roles_[q.role].quota->guarantee, q.consumed);
+      }
+    }
+  };
+
+  // The caps on unreserved resources a role may take now: its quota limit and that of every
+  // quota'd ancestor; in stage 2 also the headroom unmet guarantees hold back; in stage 1
+  // the role's own unmet guarantee. Returns false when a limit is already reached.
+  auto unreservedCaps = [&](RoleIdx roleIdx, const Quantities* guaranteeShortfall, Caps* caps) {
+    for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
+      if (quotaSlot[ancestor] < 0) continue;
+      const QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
+      const std::optional<Quota>& quota = roles_[q.role].quota;
+      if (!quota->limit) continue;
+      for (const auto& [kind, limit] : *quota->limit) {
+        const Scalar room = limit - q.consumed.get(kind);
+        if (!room.isPositive()) return false;
+        tighten(*caps, kind, room);
+      }
+    }
+    if (guaranteeShortfall) {
+      for (const auto& [kind, need] : *guaranteeShortfall) tighten(*caps, kind, need);
+    } else {
+      for (const auto& [kind, needed] : requiredHeadroom) {
+        tighten(*caps, kind, availableHeadroom.get(kind) - needed);
+      }
+    }
+    return true;
+  };
+
+  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall) {
+    AgentState& agent = *agents_[agentIdx];
+    RoleState& role = roles_[roleIdx];
+    if (role.frameworks.empty()) return;
+    Caps caps;
+    if (!unreservedCaps(roleIdx, guaranteeShortfall, &caps)) return;
+    if (nested(roleIdx) && !agent.hierarchicalRole) return;
+    // What this role may take here depends on the framework only through the refinement
+    // capability: build each variant once, on first need, not once per framework tried.
+    std::optional<Resources> candidates[2];
+    const bool agentHasReserved = agent.available.hasReserved();
+    bool worthOffering[2] = {false, false};
+    // Find the first framework that may take the agent's leftover; offer after the walk,
+    // since offering reorders the sorter.
+    FrameworkIdx chosen = UINT32_MAX;
+    int chosenVariant = 0;
+    role.frameworkSorter->visitInOrder([&](ClientId client) {
+      const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
+      const FrameworkState& framework = *frameworks_[frameworkIdx];
+      if (agent.hasGpus && !framework.gpu) return true;
+      if (framework.roles.size() > 1 && !agent.multiRole) return true;
+      const int variant = framework.refinement ? 1 : 0;
+      if (!candidates[variant]) {
+        if (caps.empty() && !agentHasReserved) {
+          candidates[variant] = agent.available.regular();  // Usual case: no copies to cut.
+        } else {
+          const Resources eligible = eligibleFor(agent, framework, roleIdx);
+          candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
+        }
+        worthOffering[variant] = offerable(*candidates[variant]);
+      }
+      if (!worthOffering[variant]) return true;
+      if (filtered(agent, Holder{frameworkIdx, roleIdx}, *candidates[variant])) return true;
+      chosen = frameworkIdx;
+      chosenVariant = variant;
+      return false;
+    });
+    // Coarse grained: the agent's offerable leftover goes whole.
+    if (chosen != UINT32_MAX) offer(agentIdx, chosen, roleIdx, *candidates[chosenVariant]);
+  };
+
+  for (AgentIdx agentIdx : agentOrder) {
+    AgentState& agent = *agents_[agentIdx];
+    expireFilters(agent, now);
+    if (!agent.active || agent.available.empty()) continue;
+    // Stage 1: unmet guarantees first.
+    if (!quotaRoles.empty()) {
+      for (ClientId client : roleSorter_->sort()) {
+        const RoleIdx roleIdx = roleOfClient_[client];
+        if (quotaSlot[roleIdx] < 0) continue;
+        const QuotaRole* q = &quotaRoles[quotaSlot[roleIdx]];
+        const Quantities need = shortfall(roles_[roleIdx].quota->guarantee, q->consumed);
+        if (need.empty()) continue;
+        tryFrameworks(agentIdx, roleIdx, &need);
+        if (agent.available.empty()) break;
+      }
+    }
+    // Stage 2: weighted DRF over every role.
+    for (ClientId client : roleSorter_->sort()) {
+      if (agent.available.empty()) break;
+      tryFrameworks(agentIdx, roleOfClient_[client], nullptr);
+    }
+  }
+
+  if (options_.revocableStage) revocableStage(agentOrder, &offers, &rescinds);
+  generateInverseOffers(agentOrder);
+
+  const double millis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (runMillis_.size() < kRunSamples) {
+    runMillis_.push_back(millis);
+  } else {
+    runMillis_[runMillisNext_] = millis;
+  }
+  runMillisNext_ = (runMillisNext_ + 1) % kRunSamples;
+
+  deliver(std::move(offers), std::move(rescinds));
+}
+
+void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
+                                    std::vector<PendingRescind> rescinds) {
+  // Rescinds first: they take back offers made in earlier cycles, and the master should
+  // process them before it hands out this cycle's offers.
+  if (callbacks_.rescind && !rescinds.empty()) {
+    std::sort(rescinds.begin(), rescinds.end(), [](const PendingRescind& a, const PendingRescind& b) {
+      return std::tie(a.framework, a.role, a.agent) < std::tie(b.framework, b.role, b.agent);
+    });
+    OfferedResources batch;
+    for (size_t i = 0; i < rescinds.size(); ++i) {
+      const PendingRescind& r = rescinds[i];
+      if (i > 0 && rescinds[i - 1].framework == r.framework && rescinds[i - 1].role == r.role &&
+          rescinds[i - 1].agent == r.agent) {
+        batch.back().resources += r.resources;
+      } else {
+        batch.push_back({roles_[r.role].name, agents_[r.agent]->id, r.resources});
+      }
+      if (i + 1 == rescinds.size() || rescinds[i + 1].framework != r.framework) {
+        callbacks_.rescind(frameworks_[r.framework]->id, batch);
+        batch.clear();
+      }
+    }
+  }
+  if (!callbacks_.offer || offers.empty()) return;
+  // One callback per framework; stage 1 and stage 2 may give the same framework the same
+  // agent under the same role in one cycle, which is one offer. Sort indices, not the
+  // records: each carries a Resources.
+  auto key = [&offers](uint32_t i) {
+    const PendingOffer& o = offers[i];
+    return std::tie(o.framework, o.role, o.agent, o.revocability);
+  };
+  std::vector<uint32_t> order(offers.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  OfferedResources batch;
+  for (size_t n = 0; n < order.size(); ++n) {
+    PendingOffer& o = offers[order[n]];
+    if (n > 0 && key(order[n - 1]) == key(order[n])) {
+      batch.back().resources += o.resources;
+    } else {
+      batch.push_back({roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources)});
+    }
+    if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
+      callbacks_.offer(frameworks_[o.framework]->id, batch);
+      batch.clear();
+    }
+  }
+}
+
+void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& agentOrder) {
+  if (!callbacks_.inverseOffer) return;
+  const TimeNanos now = options_.clock();
+  std::map<FrameworkIdx, std::map<std::string, InverseOfferRequest>> requests;
+  for (AgentIdx agentIdx : agentOrder) {
+    AgentState& agent = *agents_[agentIdx];
+    if (!agent.unavailability) continue;
+    for (const auto& [holder, resources] : agent.allocations) {
+      if (agent.inverseOffered.count(holder.framework)) continue;
+      auto filter = agent.inverseOfferFilters.find(holder.framework);
+      if (filter != agent.inverseOfferFilters.end()) {
+        if (now < filter->second) continue;
+        agent.inverseOfferFilters.erase(filter);
+      }
+      agent.inverseOffered.insert(holder.framework);
+      requests[holder.framework][agent.id] = InverseOfferRequest{*agent.unavailability, Resources()};
+    }
+  }
+  for (const auto& [frameworkIdx, byAgent] : requests) {
+    callbacks_.inverseOffer(frameworks_[frameworkIdx]->id, byAgent);
+  }
+}
+
+}  // namespace harvest

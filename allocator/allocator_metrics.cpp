@@ -1,0 +1,97 @@
+// The allocator's metrics snapshot, with Mesos-style keys under "allocator/harvest/".
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "allocator/hierarchical_allocator.h"
+#include "resources/roles.h"
+
+namespace harvest {
+
+std::map<std::string, double> HierarchicalAllocator::metrics() const {
+  const std::string prefix = "allocator/harvest/";
+  std::map<std::string, double> out;
+  out[prefix + "allocation_runs"] = static_cast<double>(allocationRuns_);
+  std::vector<double> sorted = runMillis_;
+  std::sort(sorted.begin(), sorted.end());
+  auto percentile = [&sorted](double p) {
+    if (sorted.empty()) return 0.0;
+    const size_t rank = static_cast<size_t>(std::ceil(p * sorted.size()));
+    return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+  };
+  out[prefix + "allocation_run_ms/p50"] = percentile(0.50);
+  out[prefix + "allocation_run_ms/p90"] = percentile(0.90);
+  out[prefix + "allocation_run_ms/p99"] = percentile(0.99);
+  out[prefix + "allocation_run_ms/max"] = sorted.empty() ? 0.0 : sorted.back();
+  out[prefix + "event_queue_dispatches"] = 0;
+  for (const RoleState& role : roles_) {
+    out[prefix + "roles/" + role.name + "/shares/dominant"] = roleSorter_->pathShare(role.name);
+    out[prefix + "offer_filters/roles/" + role.name + "/active"] = static_cast<double>(role.activeFilters);
+    if (role.quota) {
+      for (const auto& [kind, amount] : role.quota->guarantee) {
+        out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/guarantee"] =
+            amount.toDouble();
+      }
+      if (role.quota->limit) {
+        for (const auto& [kind, amount] : *role.quota->limit) {
+          out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/limit"] =
+              amount.toDouble();
+        }
+      }
+      const Quantities consumed = consumedQuota(static_cast<RoleIdx>(&role - roles_.data()));
+      for (const auto& [kind, amount] : consumed) {
+        out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/consumed"] =
+            amount.toDouble();
+      }
+    }
+  }
+  Quantities allocated;
+  for (const auto& agent : agents_) {
+    if (agent) allocated += (agent->total - agent->available).quantities();
+  }
+  for (const auto& [kind, amount] : clusterTotal_) {
+    out[prefix + "resources/" + kinds::name(kind) + "/total"] = amount.toDouble();
+    out[prefix + "resources/" + kinds::name(kind) + "/offered_or_allocated"] =
+        allocated.get(kind).toDouble();
+  }
+  // Stage 3, by class: what agents can lend, what is lent (offered or in use), what is lent
+  // beyond what can be (until rescinds land or agents evict), and rescinds sent.
+  Quantities revocableTotal[3], revocableAllocated[3], overCommitted;
+  for (const auto& agent : agents_) {
+    if (!agent) continue;
+    for (Revocability revocability : {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
+      const auto c = static_cast<size_t>(revocability);
+      revocableTotal[c] += agent->revocable.total().ofClass(revocability).quantities();
+      revocableAllocated[c] += agent->revocable.allocated().ofClass(revocability).quantities();
+    }
+    const Quantities excess = agent->revocable.excess().quantities();
+    overCommitted += excess;
+    for (const auto& [kind, amount] : excess) {
+      out[prefix + "revocable/agents/" + agent->id + "/over_committed/" + kinds::name(kind)] = amount.toDouble();
+    }
+  }
+  for (Revocability revocability : {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
+    const auto c = static_cast<size_t>(revocability);
+    const std::string cls = revocability == Revocability::kThrottleable ? "throttleable" : "non_throttleable";
+    for (const auto& [kind, amount] : revocableTotal[c]) {
+      out[prefix + "revocable/" + cls + "/total/" + kinds::name(kind)] = amount.toDouble();
+      out[prefix + "revocable/" + cls + "/allocated/" + kinds::name(kind)] =
+          revocableAllocated[c].get(kind).toDouble();
+    }
+  }
+  for (const auto& [kind, amount] : overCommitted) {
+    out[prefix + "revocable/over_committed/" + kinds::name(kind)] = amount.toDouble();
+  }
+  out[prefix + "revocable/rescinds_sent"] = static_cast<double>(rescindsSent_);
+  for (const RoleState& role : roles_) {
+    if (role.revocableFrameworks > 0) {
+      out[prefix + "revocable/roles/" + role.name + "/shares/dominant"] =
+          revocableRoleSorter_->pathShare(role.name);
+    }
+  }
+  return out;
+}
+
+}  // namespace harvest

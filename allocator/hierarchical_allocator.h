@@ -1,0 +1,151 @@
+// HierarchicalAllocator: the allocator's state and its operations, shared by the files that
+// implement it (internal to allocator/; users go through Allocator and
+// makeHierarchicalAllocator()).
+//
+//   hierarchical.cpp        the API: frameworks, agents, recovery, filters, quota, weights
+//   allocation_cycle.cpp    one cycle: stage 1 (quota guarantees), stage 2 (weighted DRF)
+//   revocable_stage.cpp     stage 3: idle reserved and oversubscribed resources, rescinds
+//   allocator_metrics.cpp   the metrics snapshot
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "allocator/allocator.h"
+#include "allocator/allocator_state.h"
+
+namespace harvest {
+
+class HierarchicalAllocator final : public Allocator {
+ public:
+  Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) override;
+  Status recover(int expectedAgents, const std::map<std::string, Quota>& quotas) override;
+
+  Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
+                      const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
+                      const std::set<std::string>& suppressedRoles) override;
+  Status removeFramework(const std::string& framework) override;
+  Status activateFramework(const std::string& framework) override;
+  Status deactivateFramework(const std::string& framework) override;
+  Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
+                         const std::set<std::string>& suppressedRoles) override;
+
+  Status addAgent(const std::string& agent, const v1::AgentInfo& info,
+                  const std::optional<v1::Unavailability>& unavailability, const Resources& total,
+                  const std::map<std::string, ResourcesByRole>& usedByFramework) override;
+  Status removeAgent(const std::string& agent) override;
+  Status updateAgent(const std::string& agent, const v1::AgentInfo& info,
+                     const std::optional<Resources>& total,
+                     const std::optional<Resources>& oversubscribed) override;
+  Status activateAgent(const std::string& agent) override;
+  Status deactivateAgent(const std::string& agent) override;
+  Status updateUnavailability(const std::string& agent,
+                              const std::optional<v1::Unavailability>& unavailability) override;
+  Status updateInverseOffer(const std::string& agent, const std::string& framework,
+                            std::optional<bool> accepted,
+                            const std::optional<v1::Filters>& filters) override;
+
+  Status updateAllocation(const std::string& framework, const std::string& agent,
+                          const std::string& role, const Resources& offered,
+                          const std::vector<ResourceConversion>& conversions) override;
+  Status updateAvailable(const std::string& agent,
+                         const std::vector<ResourceConversion>& conversions) override;
+  Status recoverResources(const std::string& framework, const std::string& agent,
+                          const std::string& role, const Resources& resources,
+                          const std::optional<v1::Filters>& filters) override;
+
+  Status suppressOffers(const std::string& framework, const std::set<std::string>& roles) override;
+  Status reviveOffers(const std::string& framework, const std::set<std::string>& roles) override;
+  Status updateQuota(const std::string& role, const Quota& quota) override;
+  Status updateWeights(const std::map<std::string, double>& weights) override;
+
+  void pause() override { paused_ = true; }
+  void resume() override { paused_ = false; }
+  void allocate() override;
+  void allocate(const std::set<std::string>& agents) override;
+  std::map<std::string, double> metrics() const override;
+
+ private:
+  std::unique_ptr<Sorter> makeSorter(const Quantities& total) const;
+  Result<RoleIdx> roleFor(const std::string& name);
+  Result<FrameworkIdx> frameworkIndex(const std::string& id) const;
+  Result<AgentIdx> agentIndex(const std::string& id) const;
+  Status rolesFromInfo(const v1::FrameworkInfo& info, std::vector<RoleIdx>* roles);
+  void updateFrameworkClient(FrameworkIdx framework, const FrameworkRole& role);
+  RoleIdx poolRole(PoolId pool);
+
+  // Allocation bookkeeping shared by offers, recovery and agent removal.
+  void trackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
+  void untrackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
+  void addReservations(const Resources& resources, int sign, bool allocated);
+
+  bool nested(RoleIdx role) const { return roles_[role].selfAndAncestors.size() > 1; }
+  Resources eligibleFor(const AgentState& agent, const FrameworkState& framework,
+                        RoleIdx role) const;
+  bool offerable(const Resources& resources) const;
+  bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
+  void expireFilters(AgentState& agent, TimeNanos now);
+  void runCycle(std::vector<AgentIdx> agents);
+
+  // Offers and rescinds decided during one cycle, delivered together at its end.
+  struct PendingOffer {
+    FrameworkIdx framework;
+    RoleIdx role;
+    AgentIdx agent;
+    Revocability revocability;
+    Resources resources;
+  };
+  struct PendingRescind {
+    FrameworkIdx framework;
+    RoleIdx role;
+    AgentIdx agent;
+    Resources resources;
+  };
+  void revocableStage(const std::vector<AgentIdx>& agents, std::vector<PendingOffer>* offers,
+                      std::vector<PendingRescind>* rescinds);
+  // Recomputes one agent's lendable resources; the change to the sorters' total is summed
+  // into added/removed and applied once by applyRevocableTotalChange().
+  void refreshRevocableTotal(AgentState& agent, Quantities* added, Quantities* removed);
+  void applyRevocableTotalChange(const Quantities& added, const Quantities& removed);
+  void grantRevocable(AgentIdx agent, Holder holder, const Resources& resources);
+  void untrackRevocable(Holder holder, const Resources& resources);
+  void addRevocableClient(FrameworkIdx framework, FrameworkRole* role);
+  void deliver(std::vector<PendingOffer> offers, std::vector<PendingRescind> rescinds);
+  Quantities consumedQuota(RoleIdx role) const;
+  void generateInverseOffers(const std::vector<AgentIdx>& agents);
+
+  AllocatorOptions options_;
+  AllocatorCallbacks callbacks_;
+  bool initialized_ = false;
+  bool paused_ = false;
+  std::mt19937_64 random_;
+
+  std::vector<RoleState> roles_;
+  std::unordered_map<std::string, RoleIdx> roleIds_;
+  std::unique_ptr<Sorter> roleSorter_;
+  std::vector<std::unique_ptr<FrameworkState>> frameworks_;  // Null once removed.
+  std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
+  std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
+  std::unordered_map<std::string, AgentIdx> agentIds_;
+  std::vector<RoleIdx> poolRoles_;     // PoolId -> role it is reserved to (cache).
+  std::vector<RoleIdx> roleOfClient_;  // Role sorter client -> role.
+  std::vector<RoleIdx> revocableRoleOfClient_;  // Revocable role sorter client -> role.
+  Quantities clusterTotal_;
+  std::unique_ptr<Sorter> revocableRoleSorter_;
+  Quantities revocableTotal_;  // Sum of every agent's totalRevocable.
+  uint64_t grantSequence_ = 0;
+  uint64_t rescindsSent_ = 0;
+  std::map<std::string, double> weights_;
+
+  uint64_t allocationRuns_ = 0;
+  std::vector<double> runMillis_;  // Ring of the last kRunSamples cycle durations.
+  size_t runMillisNext_ = 0;
+  static constexpr size_t kRunSamples = 1000;
+};
+
+}  // namespace harvest

@@ -1,0 +1,70 @@
+// RevocableLedger: one agent's revocable accounting.
+//
+//   totalRevocable     = allocation slack (idle reserved resources, lent as non-throttleable)
+//                      + usage slack (the agent's oversubscription estimate, throttleable)
+//   allocatedRevocable = the grants: revocable resources offered or in use, one record per
+//                        offer, so a rescind maps to whole offers as the master holds them.
+//
+// When the owner of a reservation is allocated it again, or an estimate shrinks, the ledger
+// may hold more than it can lend. excess() says by how much; chooseRescinds() picks grants to
+// take back, newest first: a new grant is the likeliest to still be an unanswered offer, so
+// rescinding it loses no running work, while an old one probably backs running tasks that
+// only agent-side eviction can reclaim. Whatever is not covered by rescinds in flight is
+// over-commit left to the agent.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/status.h"
+#include "resources/resources.h"
+
+namespace harvest {
+
+class RevocableLedger {
+ public:
+  struct Grant {
+    uint32_t framework;
+    uint32_t role;
+    uint64_t sequence;  // Allocator-wide, increasing: orders grants by age.
+    Resources resources;
+    bool rescindRequested = false;
+  };
+
+  // Replaces the allocation slack (reserved, regular resources nobody holds); they are lent
+  // unreserved and non-throttleable.
+  void setIdleReserved(const Resources& idleReserved);
+  // Replaces the usage slack (the estimate's regular resources); lent as throttleable.
+  void setUsageSlack(const Resources& estimate);
+
+  const Resources& total() const { return total_; }
+  const Resources& allocated() const { return allocated_; }
+  // What can still be lent, per class: total - allocated where total holds it.
+  Resources available() const;
+  // allocatedRevocable beyond totalRevocable (empty when the ledger is consistent).
+  Resources excess() const;
+  // The part of excess() not covered by rescinds already requested: left to the agent.
+  Resources overcommit() const;
+
+  void grant(uint32_t framework, uint32_t role, uint64_t sequence, const Resources& resources);
+  // Takes `resources` back from the holder's grants, newest first. Refuses (leaving the ledger
+  // unchanged) when the holder's grants do not contain them.
+  Status release(uint32_t framework, uint32_t role, const Resources& resources);
+  // Drops every grant of the framework (it left); returns them for the caller's bookkeeping.
+  std::vector<Grant> releaseFramework(uint32_t framework);
+  const std::vector<Grant>& grants() const { return grants_; }
+  Resources heldBy(uint32_t framework, uint32_t role) const;
+
+  // Marks grants for rescind, newest first, until their resources cover the uncovered excess;
+  // returns the grants newly marked. Grants are only ever made within available(), so excess
+  // can only appear when the total changes: otherwise this returns at once.
+  std::vector<Grant> chooseRescinds();
+
+ private:
+  Resources total_;      // Both classes, keyed by class.
+  Resources allocated_;  // Sum of grants_.
+  std::vector<Grant> grants_;  // Oldest first.
+  bool totalChanged_ = false;  // Since the last chooseRescinds().
+};
+
+}  // namespace harvest
