@@ -81,8 +81,9 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
           revocableAllocated[c].get(kind).toDouble();
     }
   }
-  for (const auto& [kind, amount] : overCommitted) {
-    out[prefix + "revocable/over_committed/" + kinds::name(kind)] = amount.toDouble();
+  // Present for every kind in the cluster, zero included, so a dashboard sees it go back to 0.
+  for (const auto& [kind, amount] : clusterTotal_ + overCommitted) {
+    out[prefix + "revocable/over_committed/" + kinds::name(kind)] = overCommitted.get(kind).toDouble();
   }
   out[prefix + "revocable/rescinds_sent"] = static_cast<double>(rescindsSent_);
   for (const RoleState& role : roles_) {

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The README's run command: installs dependencies, builds, and runs the main job.
+# The README's run command: installs dependencies, builds, and runs the main job — the
+# master with the allocator module loaded from a manifest, on the built-in scenario.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build harvest-demo >/dev/null
-# With no arguments: the module built here, from the manifest next to the demo.
+ninja -C build harvest-master harvest_allocator >/dev/null
+# With no arguments: the module built here (libharvest_allocator.so) from the manifest in
+# master/, the built-in scenario, and the report in out/.
 if [ $# -eq 0 ]; then set -- --modules=master/demo_modules.json; fi
-exec ./build/master/harvest-demo "$@"
+exec ./build/master/harvest-master "$@"

@@ -1,0 +1,44 @@
+// EventLoop: the master's clock and timers.
+//
+// The allocator core is synchronous and clock-agnostic; the master owns time. In simulated
+// mode (the harness, tests) time jumps from one timer to the next, so an hour of cluster
+// life runs in seconds and every run with the same seed is identical. Timers with equal
+// times fire in the order they were scheduled.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include "allocator/allocator.h"
+
+namespace harvest::master {
+
+inline constexpr TimeNanos kMillisecond = 1'000'000;
+inline constexpr TimeNanos kSecond = 1'000'000'000;
+
+class EventLoop {
+ public:
+  TimeNanos now() const { return now_; }
+  void at(TimeNanos when, std::function<void()> action);
+  void after(TimeNanos delay, std::function<void()> action) { at(now_ + delay, std::move(action)); }
+  // Runs every timer due at or before `until`, in time order, then sets now() to `until`.
+  void runUntil(TimeNanos until);
+  bool idle() const { return timers_.empty(); }
+
+ private:
+  struct Timer {
+    TimeNanos when;
+    uint64_t sequence;
+    std::function<void()> action;
+    bool operator>(const Timer& other) const {
+      return when != other.when ? when > other.when : sequence > other.sequence;
+    }
+  };
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  TimeNanos now_ = 0;
+  uint64_t nextSequence_ = 0;
+};
+
+}  // namespace harvest::master

@@ -1,0 +1,253 @@
+#include "master/harness.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <random>
+
+namespace harvest::master {
+namespace {
+
+TimeNanos seconds(double s) { return static_cast<TimeNanos>(std::llround(s * kSecond)); }
+
+// Takes `task` (by kind) out of `offered`, reserved entries first; nullopt if it does not fit.
+std::optional<Resources> carve(Resources& offered, const Resources& task) {
+  Resources taken;
+  for (const auto& want : task.quantities()) {
+    Scalar needed = want.second;
+    for (const auto& entry : offered.scalars()) {
+      if (entry.key.kind != want.first || needed.isZero()) continue;
+      const Scalar take = std::min(needed, entry.amount);
+      taken.addScalar(entry.key, take);
+      needed -= take;
+    }
+    for (const auto& entry : offered.ranges()) {
+      if (entry.key.kind != want.first || needed.isZero()) continue;
+      uint64_t values = static_cast<uint64_t>(needed.milli() / Scalar::kScale);
+      RangeSet part;
+      for (const Interval& interval : entry.ranges.intervals()) {
+        if (values == 0) break;
+        const uint64_t length = std::min(values, interval.end - interval.begin + 1);
+        part.add({interval.begin, interval.begin + length - 1});
+        values -= length;
+      }
+      taken.addRanges(entry.key, part);
+      needed -= Scalar::fromUnits(static_cast<int64_t>(part.count()));
+    }
+    if (needed.isPositive()) return std::nullopt;
+  }
+  offered -= taken;
+  return taken;
+}
+
+class SimFramework final : public Scheduler {
+ public:
+  SimFramework(const ScenarioFramework& spec, Master* master, uint64_t seed, uint64_t* retried)
+      : spec_(spec), master_(master), random_(seed), retried_(retried) {}
+
+  void start() {
+    v1::FrameworkInfo info;
+    info.set_user("harness");
+    info.set_name(spec_.spec.name());
+    for (const std::string& role : spec_.spec.roles()) info.add_roles(role);
+    if (spec_.spec.roles_size() > 1) info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
+    if (spec_.spec.revocable()) {
+      info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
+    }
+    Result<std::string> id = master_->subscribe(info, this);
+    if (!id.ok()) {
+      LOG(ERROR) << "framework " << spec_.spec.name() << ": " << id.message();
+      return;
+    }
+    id_ = *id;
+    active_ = true;
+    arrive();
+  }
+
+  void stop() {
+    if (!active_) return;
+    active_ = false;
+    pending_.clear();
+    (void)master_->teardown(id_);
+  }
+
+  void offers(const std::vector<Offer>& offers) override {
+    v1::Filters filters;
+    filters.set_refuse_seconds(spec_.spec.workload().refuse_seconds());
+    for (const Offer& offer : offers) {
+      const bool usable = offer.revocability == Revocability::kRegular || spec_.spec.workload().use_revocable();
+      std::vector<TaskLaunch> launches;
+      Resources left = offer.resources;
+      while (usable && active_ && !pending_.empty()) {
+        std::optional<Resources> taken = carve(left, spec_.taskResources);
+        if (!taken) break;
+        launches.push_back({pending_.front().name, *taken, pending_.front().duration});
+        pending_.pop_front();
+      }
+      const TimeNanos delay = seconds(spec_.spec.workload().response_delay_seconds());
+      auto answer = [this, id = offer.id, launches = std::move(launches), filters] {
+        if (id_.empty()) return;
+        if (launches.empty()) {
+          (void)master_->decline(id_, {id}, filters);
+        } else {
+          (void)master_->accept(id_, {id}, launches, filters);
+        }
+      };
+      if (delay > 0) {
+        master_->loop().after(delay, std::move(answer));
+      } else {
+        answer();
+      }
+    }
+  }
+
+  void update(const TaskStatus& status) override {
+    if (status.state == TaskState::kRunning || status.state == TaskState::kStaging) return;
+    (void)master_->acknowledge(id_, status.task);
+    const bool lost = status.state == TaskState::kLost || status.state == TaskState::kError;
+    if (lost && active_ && spec_.spec.workload().retry_lost()) {
+      pending_.push_front({status.task + "r", durationOf()});
+      ++*retried_;
+    }
+  }
+
+ private:
+  struct PendingTask {
+    std::string name;
+    TimeNanos duration;
+  };
+
+  TimeNanos durationOf() {
+    const auto& w = spec_.spec.workload();
+    double factor = 1.0;
+    if (w.duration_jitter() > 0) {
+      factor += w.duration_jitter() * std::uniform_real_distribution<double>(-1.0, 1.0)(random_);
+    }
+    return seconds(w.task_duration_seconds() * factor);
+  }
+
+  void arrive() {
+    if (!active_) return;
+    const auto& w = spec_.spec.workload();
+    for (uint32_t i = 0; i < w.burst() && pending_.size() < w.max_pending(); ++i) {
+      pending_.push_back({spec_.spec.name() + "-" + std::to_string(nextTask_++), durationOf()});
+    }
+    master_->loop().after(seconds(w.task_interval_seconds()), [this] { arrive(); });
+  }
+
+  const ScenarioFramework& spec_;
+  Master* master_;
+  std::mt19937_64 random_;
+  uint64_t* retried_;
+  std::string id_;
+  bool active_ = false;
+  std::deque<PendingTask> pending_;
+  uint64_t nextTask_ = 1;
+};
+
+double cpuFraction(const Resources& part, Scalar whole) {
+  return whole.isPositive() ? part.scalar(kinds::kCpus).toDouble() / whole.toDouble() : 0.0;
+}
+
+}  // namespace
+
+Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options) {
+  const auto wallStart = std::chrono::steady_clock::now();
+  const v1::Scenario& spec = scenario.spec;
+  EventLoop loop;
+  MasterOptions masterOptions;
+  masterOptions.modules = options.modules;
+  masterOptions.allocator = options.allocator;
+  masterOptions.allocationInterval = seconds(spec.allocation_interval_seconds());
+  masterOptions.offerTimeout = seconds(spec.offer_timeout_seconds());
+  masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
+  Result<std::unique_ptr<Master>> created = Master::create(masterOptions, &loop);
+  if (!created.ok()) return created.status();
+  Master& master = **created;
+
+  Report report;
+  report.scenario = spec.name();
+  report.allocator = master.allocatorDescription();
+  std::map<std::string, double> weights;
+  for (const auto& w : spec.weights()) weights[w.role()] = w.weight();
+  if (!weights.empty()) {
+    if (Status s = master.updateWeights(weights); !s.ok()) return s;
+  }
+  Resources clusterTotal;
+  for (const auto& [id, total] : scenario.agents) {
+    if (Status s = master.addAgent(id, total); !s.ok()) return s;
+    clusterTotal += total;
+  }
+  for (const auto& [id, estimate] : scenario.estimates) {
+    if (Status s = master.updateOversubscription(id, estimate); !s.ok()) return s;
+  }
+  const Scalar totalCpus = clusterTotal.scalar(kinds::kCpus);
+  const Scalar reservedCpus = clusterTotal.reserved().scalar(kinds::kCpus);
+
+  std::vector<std::unique_ptr<SimFramework>> frameworks;
+  std::set<std::string> roles;
+  uint64_t index = 0;
+  for (const ScenarioFramework& f : scenario.frameworks) {
+    const uint64_t seed = masterOptions.seed * 7919 + index++;
+    frameworks.push_back(std::make_unique<SimFramework>(f, &master, seed, &report.tasksRetried));
+    SimFramework* framework = frameworks.back().get();
+    loop.at(seconds(f.spec.start_seconds()), [framework] { framework->start(); });
+    if (f.spec.stop_seconds() >= 0) loop.at(seconds(f.spec.stop_seconds()), [framework] { framework->stop(); });
+    for (const std::string& role : f.spec.roles()) roles.insert(role);
+  }
+  report.roles.assign(roles.begin(), roles.end());
+
+  for (const ScenarioEvent& event : scenario.events) {
+    loop.at(seconds(event.spec.at_seconds()), [&master, &event] {
+      Status s;
+      if (event.spec.has_agent_fails()) s = master.removeAgent(event.spec.agent_fails());
+      if (event.spec.has_weight()) s = master.updateWeights({{event.spec.weight().role(), event.spec.weight().weight()}});
+      if (event.spec.has_quota_role()) s = master.updateQuota(event.spec.quota_role(), Quota{event.quotaGuarantee, std::nullopt});
+      if (event.spec.has_estimate_agent()) s = master.updateOversubscription(event.spec.estimate_agent(), event.estimate);
+      LOG_IF(WARNING, !s.ok()) << "scenario event at " << event.spec.at_seconds() << " s: " << s.message();
+    });
+  }
+
+  // Samples, and agent ticks (waiting launches time out) on the same beat.
+  const TimeNanos sampleEvery = seconds(spec.sample_interval_seconds());
+  std::function<void()> sample = [&] {
+    Sample s;
+    s.seconds = static_cast<double>(loop.now()) / kSecond;
+    Resources regular, throttled, harvested;
+    master.forEachRunningTask([&](const std::string&, const Resources& resources) {
+      regular += resources.regular();
+      harvested += resources.ofClass(Revocability::kNonThrottleable);
+      throttled += resources.ofClass(Revocability::kThrottleable);
+    });
+    s.utilisation = cpuFraction(regular, totalCpus);
+    s.reservedUsedByOwners = cpuFraction(regular.reserved(), reservedCpus);
+    s.reservedHarvested = cpuFraction(harvested, reservedCpus);
+    s.throttleable = cpuFraction(throttled, totalCpus);
+    const auto metrics = master.allocator().metrics();
+    for (const std::string& role : report.roles) {
+      auto it = metrics.find("allocator/harvest/roles/" + role + "/shares/dominant");
+      s.shares[role] = it == metrics.end() ? 0.0 : it->second;
+    }
+    s.evictionsSoFar = master.stats().tasksEvicted;
+    report.samples.push_back(std::move(s));
+    master.tickAgents();
+    if (loop.now() + sampleEvery <= seconds(spec.duration_seconds())) loop.after(sampleEvery, sample);
+  };
+  loop.at(0, sample);
+  loop.runUntil(seconds(spec.duration_seconds()));
+
+  report.simulatedSeconds = spec.duration_seconds();
+  report.stats = master.stats();
+  std::vector<double> cycles = report.stats.cycleMillis;
+  std::sort(cycles.begin(), cycles.end());
+  if (!cycles.empty()) {
+    report.cycleP50Ms = cycles[cycles.size() / 2];
+    report.cycleP99Ms = cycles[std::min(cycles.size() - 1, cycles.size() * 99 / 100)];
+  }
+  report.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  return report;
+}
+
+}  // namespace harvest::master

@@ -1,0 +1,45 @@
+// Harness: runs a Scenario on a Master with simulated frameworks and agents, in simulated
+// time, and records what happened for the report.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "master/master.h"
+#include "master/scenario.h"
+
+namespace harvest::master {
+
+struct Sample {
+  double seconds = 0;
+  // Fractions of the cluster's cpus: regular tasks on all resources, regular tasks on
+  // reserved resources (of reserved), revocable tasks on lent idle reservations (of reserved),
+  // and throttleable revocable tasks (of total).
+  double utilisation = 0, reservedUsedByOwners = 0, reservedHarvested = 0, throttleable = 0;
+  std::map<std::string, double> shares;  // Dominant share per role.
+  uint64_t evictionsSoFar = 0;
+};
+
+struct Report {
+  std::string scenario;
+  std::string allocator;  // Module loaded, and from where.
+  double simulatedSeconds = 0;
+  double wallSeconds = 0;
+  MasterStats stats;
+  uint64_t tasksRetried = 0;
+  double cycleP50Ms = 0, cycleP99Ms = 0;
+  std::vector<std::string> roles;
+  std::vector<Sample> samples;
+};
+
+struct HarnessOptions {
+  std::string modules;    // Allocator module manifest; empty: built-in.
+  std::string allocator;  // Module name.
+  uint64_t seed = 0;      // 0: the scenario's seed.
+};
+
+Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options);
+
+}  // namespace harvest::master

@@ -1,0 +1,484 @@
+#include "master/master.h"
+
+#include <glog/logging.h>
+
+#include <chrono>
+
+namespace harvest::master {
+
+const char* toString(TaskState state) {
+  switch (state) {
+    case TaskState::kStaging: return "TASK_STAGING";
+    case TaskState::kRunning: return "TASK_RUNNING";
+    case TaskState::kFinished: return "TASK_FINISHED";
+    case TaskState::kFailed: return "TASK_FAILED";
+    case TaskState::kKilled: return "TASK_KILLED";
+    case TaskState::kLost: return "TASK_LOST";
+    case TaskState::kError: return "TASK_ERROR";
+  }
+  return "TASK_UNKNOWN";
+}
+
+namespace {
+bool terminal(TaskState state) {
+  return state == TaskState::kFinished || state == TaskState::kFailed ||
+         state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError;
+}
+}  // namespace
+
+Master::Master(EventLoop* loop, MasterOptions options) : loop_(loop), options_(std::move(options)) {}
+Master::~Master() = default;
+
+Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, EventLoop* loop) {
+  Result<LoadedAllocator> loaded = loadAllocator(options.modules, options.allocator);
+  if (!loaded.ok()) return loaded.status();
+  std::unique_ptr<Master> master(new Master(loop, options));
+  master->allocator_ = std::move(loaded).value();
+  AllocatorOptions allocatorOptions = master->allocator_.options();
+  allocatorOptions.clock = [loop] { return loop->now(); };
+  if (options.seed != 0) allocatorOptions.seed = options.seed;
+  Master* self = master.get();
+  AllocatorCallbacks callbacks;
+  callbacks.offer = [self](const std::string& framework, const OfferedResources& offers) {
+    self->pendingOffers_.emplace_back(framework, offers);
+  };
+  callbacks.rescind = [self](const std::string& framework, const OfferedResources& rescinded) {
+    self->pendingRescinds_.emplace_back(framework, rescinded);
+  };
+  callbacks.inverseOffer = [self](const std::string& framework,
+                                  const std::map<std::string, InverseOfferRequest>& byAgent) {
+    self->pendingInverse_.emplace_back(framework, byAgent);
+  };
+  if (Status s = master->allocator_->initialize(allocatorOptions, callbacks); !s.ok()) return s;
+  // Batch allocation: one cycle per interval over every agent.
+  loop->after(options.allocationInterval, [self] { self->runAllocation(); });
+  return master;
+}
+
+std::string Master::allocatorDescription() const {
+  return allocator_.moduleName() + (allocator_.libraryPath().empty() ? " (built in)"
+                                                                     : " (from " + allocator_.libraryPath() + ")");
+}
+
+void Master::runAllocation() {
+  const auto started = std::chrono::steady_clock::now();
+  allocator_->allocate();
+  stats_.cycleMillis.push_back(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+  ++stats_.allocationCycles;
+  dispatch();
+  loop_->after(options_.allocationInterval, [this] { runAllocation(); });
+}
+
+void Master::dispatch() {
+  // Rescinds first: they concern offers made before this cycle's.
+  auto rescinds = std::move(pendingRescinds_);
+  pendingRescinds_.clear();
+  for (const auto& [framework, entries] : rescinds) {
+    for (const OfferedResource& entry : entries) {
+      // Rescind this framework's outstanding revocable offers of that role, agent and class;
+      // what launched tasks hold is settled by the agent's eviction.
+      std::vector<std::string> ids;
+      for (const auto& [id, offer] : offers_) {
+        if (offer.framework == framework && offer.role == entry.role && offer.agent == entry.agent &&
+            offer.revocability != Revocability::kRegular &&
+            !entry.resources.ofClass(offer.revocability).empty()) {
+          ids.push_back(id);
+        }
+      }
+      for (const std::string& id : ids) rescindOffer(id, /*expired=*/false);
+    }
+  }
+  auto offers = std::move(pendingOffers_);
+  pendingOffers_.clear();
+  for (auto& [frameworkId, entries] : offers) {
+    FrameworkEntry* entry = framework(frameworkId);
+    std::vector<Offer> batch;
+    for (OfferedResource& offered : entries) {
+      Offer offer;
+      offer.id = "o-" + std::to_string(nextOfferId_++);
+      offer.framework = frameworkId;
+      offer.role = offered.role;
+      offer.agent = offered.agent;
+      offer.hostname = offered.agent;
+      offer.revocability = offered.resources.revocable().empty()
+                               ? Revocability::kRegular
+                               : offered.resources.scalars().empty()
+                                     ? offered.resources.ranges().front().key.revocability
+                                     : offered.resources.scalars().front().key.revocability;
+      offer.resources = std::move(offered.resources);
+      ++stats_.offersMade;
+      if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
+      if (options_.offerTimeout > 0) {
+        const std::string id = offer.id;
+        loop_->after(options_.offerTimeout, [this, id] {
+          if (offers_.count(id)) rescindOffer(id, /*expired=*/true);
+        });
+      }
+      offers_.emplace(offer.id, offer);
+      batch.push_back(std::move(offer));
+    }
+    if (entry && entry->scheduler && !batch.empty()) entry->scheduler->offers(batch);
+  }
+  auto inverse = std::move(pendingInverse_);
+  pendingInverse_.clear();
+  for (const auto& [frameworkId, byAgent] : inverse) {
+    FrameworkEntry* entry = framework(frameworkId);
+    if (!entry || !entry->scheduler) continue;
+    std::vector<InverseOffer> batch;
+    for (const auto& [agent, request] : byAgent) {
+      batch.push_back({"io-" + std::to_string(nextOfferId_++), frameworkId, agent, request.unavailability});
+    }
+    entry->scheduler->inverseOffers(batch);
+  }
+}
+
+void Master::rescindOffer(const std::string& offerId, bool expired) {
+  auto it = offers_.find(offerId);
+  if (it == offers_.end()) return;
+  Offer offer = std::move(it->second);
+  offers_.erase(it);
+  rescindedOffers_.insert(offerId);
+  if (expired) {
+    ++stats_.offersExpired;
+  } else {
+    ++stats_.offersRescinded;
+  }
+  Status recovered = allocator_->recoverResources(offer.framework, offer.agent, offer.role,
+                                                  offer.resources, std::nullopt);
+  LOG_IF(ERROR, !recovered.ok()) << "recovering rescinded offer " << offerId << ": " << recovered.message();
+  if (FrameworkEntry* entry = framework(offer.framework); entry && entry->scheduler) {
+    entry->scheduler->rescind(offerId);
+  }
+}
+
+Master::FrameworkEntry* Master::framework(const std::string& id) {
+  auto it = frameworks_.find(id);
+  return it == frameworks_.end() ? nullptr : &it->second;
+}
+
+Status Master::addAgent(const std::string& id, const Resources& total) {
+  if (agents_.count(id)) return Status::error("agent '" + id + "' already registered");
+  Result<std::unique_ptr<SimAgent>> agent = SimAgent::create(id, total, loop_, this, options_.killGrace);
+  if (!agent.ok()) return agent.status();
+  v1::AgentInfo info;
+  info.set_hostname(id);
+  info.mutable_id()->set_value(id);
+  for (auto type : {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
+                    v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
+    info.add_capabilities()->set_type(type);
+  }
+  if (Status s = allocator_->addAgent(id, info, std::nullopt, total, {}); !s.ok()) return s;
+  agents_.emplace(id, std::move(agent).value());
+  return Status();
+}
+
+Status Master::updateOversubscription(const std::string& id, const Resources& estimate) {
+  auto it = agents_.find(id);
+  if (it == agents_.end()) return Status::error("unknown agent '" + id + "'");
+  v1::AgentInfo info;
+  info.set_hostname(id);
+  return allocator_->updateAgent(id, info, std::nullopt, estimate);
+}
+
+Status Master::removeAgent(const std::string& id) {
+  auto it = agents_.find(id);
+  if (it == agents_.end()) return Status::error("unknown agent '" + id + "'");
+  it->second->shutdown();
+  // Offers on it are void; its tasks are lost.
+  std::vector<std::string> voided;
+  for (const auto& [offerId, offer] : offers_) {
+    if (offer.agent == id) voided.push_back(offerId);
+  }
+  for (const std::string& offerId : voided) {
+    const Offer offer = offers_.at(offerId);
+    offers_.erase(offerId);
+    rescindedOffers_.insert(offerId);
+    if (FrameworkEntry* entry = framework(offer.framework); entry && entry->scheduler) {
+      entry->scheduler->rescind(offerId);
+    }
+  }
+  lentTasksByAgent_.erase(id);
+  for (auto& [key, task] : tasks_) {
+    if (task.agent != id || terminal(task.state)) continue;
+    task.state = TaskState::kLost;
+    ++stats_.tasksLost;
+    if (FrameworkEntry* entry = framework(key.first); entry && entry->scheduler) {
+      entry->scheduler->update({key.second, key.first, id, TaskState::kLost, "REASON_AGENT_REMOVED",
+                                "agent removed", loop_->now()});
+    }
+  }
+  for (auto& [frameworkId, entry] : frameworks_) {
+    if (entry.scheduler) entry.scheduler->failure(id);
+  }
+  agents_.erase(it);
+  // The allocator drops the agent's allocations from the shares at once.
+  return allocator_->removeAgent(id);
+}
+
+const SimAgent* Master::agent(const std::string& id) const {
+  auto it = agents_.find(id);
+  return it == agents_.end() ? nullptr : it->second.get();
+}
+
+Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler) {
+  std::string id = info.has_id() ? info.id().value() : "";
+  if (!id.empty() && frameworks_.count(id)) {
+    // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over.
+    frameworks_[id].scheduler = scheduler;
+    if (Status s = allocator_->activateFramework(id); !s.ok()) return s;
+    if (scheduler) scheduler->subscribed(id);
+    return id;
+  }
+  if (id.empty()) id = "framework-" + std::to_string(nextFrameworkId_++);
+  v1::FrameworkInfo withId = info;
+  withId.mutable_id()->set_value(id);
+  if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
+  frameworks_[id] = FrameworkEntry{id, withId, scheduler};
+  if (scheduler) scheduler->subscribed(id);
+  return id;
+}
+
+void Master::lose(const std::string& frameworkId, const std::vector<TaskLaunch>& launches,
+                  const std::string& agent, TaskState state, const std::string& reason,
+                  const std::string& message) {
+  FrameworkEntry* entry = framework(frameworkId);
+  for (const TaskLaunch& launch : launches) {
+    if (state == TaskState::kError) {
+      ++stats_.tasksError;
+    } else {
+      ++stats_.tasksLost;
+    }
+    if (entry && entry->scheduler) {
+      entry->scheduler->update({launch.task, frameworkId, agent, state, reason, message, loop_->now()});
+    }
+  }
+}
+
+Status Master::accept(const std::string& frameworkId, const std::vector<std::string>& offerIds,
+                      const std::vector<TaskLaunch>& launches, const v1::Filters& filters) {
+  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  // Validate the offers: every one must be outstanding, this framework's, on one agent.
+  std::string problem, reason = "REASON_INVALID_OFFERS";
+  std::vector<Offer> used;
+  for (const std::string& id : offerIds) {
+    auto it = offers_.find(id);
+    if (it == offers_.end()) {
+      if (rescindedOffers_.count(id)) {
+        problem = "offer " + id + " was rescinded or expired";
+        ++stats_.lostToRescindRace;
+      } else {
+        problem = "offer " + id + " is unknown";
+      }
+      break;
+    }
+    if (it->second.framework != frameworkId) {
+      problem = "offer " + id + " belongs to another framework";
+      break;
+    }
+    if (!used.empty() && it->second.agent != used.front().agent) {
+      problem = "offers span several agents";
+      break;
+    }
+    used.push_back(it->second);
+  }
+  if (offerIds.empty()) problem = "no offers named";
+  const std::string agentId = used.empty() ? "" : used.front().agent;
+  if (!problem.empty()) {
+    // Offers that were valid are used up by the failed accept: give them back.
+    for (const Offer& offer : used) {
+      offers_.erase(offer.id);
+      (void)allocator_->recoverResources(offer.framework, offer.agent, offer.role, offer.resources, std::nullopt);
+    }
+    lose(frameworkId, launches, agentId, TaskState::kLost, reason, problem);
+    return Status();
+  }
+  Resources offered;
+  for (const Offer& offer : used) {
+    offers_.erase(offer.id);
+    offered += offer.resources;
+  }
+  ++stats_.offersAccepted;
+
+  // Validate the tasks: well formed, unique, and together within what was offered.
+  Resources wanted;
+  std::vector<std::pair<TaskLaunch, std::string>> valid;  // With the role they run under.
+  std::set<std::string> seen;
+  for (const TaskLaunch& launch : launches) {
+    std::string malformed;
+    if (launch.task.empty()) malformed = "task id is empty";
+    else if (launch.resources.empty()) malformed = "task has no resources";
+    else if (!seen.insert(launch.task).second || tasks_.count({frameworkId, launch.task})) malformed = "duplicate task id";
+    else if (!launch.resources.regular().empty() && !launch.resources.revocable().empty()) malformed = "task mixes regular and revocable resources";
+    if (!malformed.empty()) {
+      lose(frameworkId, {launch}, agentId, TaskState::kError, "REASON_TASK_INVALID", malformed);
+      continue;
+    }
+    if (!offered.contains(wanted + launch.resources)) {
+      lose(frameworkId, {launch}, agentId, TaskState::kLost, "REASON_INVALID_OFFERS",
+           "task resources " + launch.resources.toString() + " are not in the offers");
+      continue;
+    }
+    // The role of the offer that holds the task's class of resources.
+    std::string role = used.front().role;
+    for (const Offer& offer : used) {
+      if (offer.resources.contains(launch.resources)) role = offer.role;
+    }
+    wanted += launch.resources;
+    valid.emplace_back(launch, role);
+  }
+  // Whatever is not used goes back, with the framework's filter.
+  for (const Offer& offer : used) {
+    Resources unused = offer.resources;
+    for (const auto& [launch, role] : valid) {
+      if (role == offer.role) unused -= (launch.resources - (launch.resources - unused));
+    }
+    if (!unused.empty()) {
+      (void)allocator_->recoverResources(frameworkId, offer.agent, offer.role, unused, filters);
+    }
+  }
+  auto agent = agents_.find(agentId);
+  for (const auto& [launch, role] : valid) {
+    tasks_[{frameworkId, launch.task}] = TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging};
+    ++stats_.tasksLaunched;
+    RunTask message{frameworkId, role, launch, {}};
+    // Hints: what the master believes runs revocably on the agent (the agent recomputes).
+    if (launch.resources.revocable().empty()) {
+      for (const auto& key : lentTasksByAgent_[agentId]) {
+        const TaskEntry& task = tasks_.at(key);
+        message.revocations.push_back({key.first, task.role, task.resources});
+      }
+    } else if (!launch.resources.ofClass(Revocability::kNonThrottleable).empty()) {
+      lentTasksByAgent_[agentId].insert({frameworkId, launch.task});
+    }
+    if (agent != agents_.end()) agent->second->runTask(message);
+  }
+  return Status();
+}
+
+Status Master::decline(const std::string& frameworkId, const std::vector<std::string>& offerIds,
+                       const v1::Filters& filters) {
+  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  for (const std::string& id : offerIds) {
+    auto it = offers_.find(id);
+    if (it == offers_.end() || it->second.framework != frameworkId) continue;  // Already gone.
+    const Offer offer = std::move(it->second);
+    offers_.erase(it);
+    ++stats_.offersDeclined;
+    if (Status s = allocator_->recoverResources(frameworkId, offer.agent, offer.role, offer.resources, filters); !s.ok()) {
+      return s;
+    }
+  }
+  return Status();
+}
+
+Status Master::revive(const std::string& frameworkId, const std::set<std::string>& roles) {
+  return allocator_->reviveOffers(frameworkId, roles);
+}
+
+Status Master::suppress(const std::string& frameworkId, const std::set<std::string>& roles) {
+  return allocator_->suppressOffers(frameworkId, roles);
+}
+
+Status Master::kill(const std::string& frameworkId, const std::string& task) {
+  auto it = tasks_.find({frameworkId, task});
+  if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
+  if (terminal(it->second.state)) return Status();
+  auto agent = agents_.find(it->second.agent);
+  if (agent != agents_.end()) agent->second->killTask(frameworkId, task);
+  return Status();
+}
+
+Status Master::acknowledge(const std::string& frameworkId, const std::string& task) {
+  auto it = tasks_.find({frameworkId, task});
+  if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
+  // Terminal tasks are forgotten once acknowledged.
+  if (terminal(it->second.state)) tasks_.erase(it);
+  return Status();
+}
+
+Status Master::reconcile(const std::string& frameworkId) {
+  FrameworkEntry* entry = framework(frameworkId);
+  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  for (const auto& [key, task] : tasks_) {
+    if (key.first == frameworkId && entry->scheduler) {
+      entry->scheduler->update({key.second, frameworkId, task.agent, task.state, "REASON_RECONCILIATION", "", loop_->now()});
+    }
+  }
+  return Status();
+}
+
+Status Master::teardown(const std::string& frameworkId) {
+  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  std::vector<std::string> own;
+  for (const auto& [id, offer] : offers_) {
+    if (offer.framework == frameworkId) own.push_back(id);
+  }
+  for (const std::string& id : own) offers_.erase(id);
+  for (auto& [key, task] : tasks_) {
+    if (key.first != frameworkId || terminal(task.state)) continue;
+    auto agent = agents_.find(task.agent);
+    if (agent != agents_.end()) agent->second->killTask(frameworkId, key.second);
+  }
+  frameworks_[frameworkId].scheduler = nullptr;
+  // Resources come back as its executors exit; the framework stays known until then.
+  return allocator_->deactivateFramework(frameworkId);
+}
+
+void Master::forEachRunningTask(
+    const std::function<void(const std::string&, const Resources&)>& visit) const {
+  for (const auto& [key, task] : tasks_) {
+    if (task.state == TaskState::kRunning) visit(key.first, task.resources);
+  }
+}
+
+void Master::tickAgents() {
+  for (auto& [id, agent] : agents_) agent->tick();
+}
+
+Status Master::updateWeights(const std::map<std::string, double>& weights) {
+  return allocator_->updateWeights(weights);
+}
+
+Status Master::updateQuota(const std::string& role, const Quota& quota) {
+  return allocator_->updateQuota(role, quota);
+}
+
+void Master::statusUpdate(const TaskStatus& status) {
+  auto it = tasks_.find({status.framework, status.task});
+  if (it == tasks_.end()) return;
+  TaskEntry& task = it->second;
+  if (terminal(task.state)) return;
+  task.state = status.state;
+  if (terminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
+  switch (status.state) {
+    case TaskState::kRunning: ++stats_.tasksRunning; break;
+    case TaskState::kFinished: ++stats_.tasksFinished; break;
+    case TaskState::kKilled: ++stats_.tasksKilled; break;
+    case TaskState::kError: ++stats_.tasksError; break;
+    case TaskState::kLost:
+      ++stats_.tasksLost;
+      if (status.reason == "REASON_CONTAINER_PREEMPTED") ++stats_.tasksEvicted;
+      break;
+    default: break;
+  }
+  // A task that never started holds nothing on the agent: give its resources back now.
+  if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
+      status.reason != "REASON_CONTAINER_PREEMPTED") {
+    if (agents_.count(task.agent) && agents_.at(task.agent)->ledger().findExecutor(status.framework, status.task) == nullptr) {
+      (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources, std::nullopt);
+    }
+  }
+  if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
+    entry->scheduler->update(status);
+  }
+}
+
+void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {
+  auto it = tasks_.find({freed.executor.framework, freed.executor.executor});
+  const std::string role = it != tasks_.end() ? it->second.role : freed.role;
+  Status s = allocator_->recoverResources(freed.executor.framework, agentId, role, freed.resources, std::nullopt);
+  LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": " << s.message();
+}
+
+}  // namespace harvest::master

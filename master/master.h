@@ -1,0 +1,133 @@
+// Master: owns the allocator module, the agents and the frameworks' view of the cluster.
+//
+// It turns allocator callbacks into offers with unique ids, enforces the offer timeout,
+// validates every ACCEPT (the offers exist, belong to the framework, were not rescinded or
+// expired, and hold the launched resources; otherwise TASK_LOST, or TASK_ERROR for malformed
+// tasks, and nothing leaks), sends RunTask messages with revocation hints to agents, relays
+// status updates, and gives the allocator back whatever ends.
+//
+// Allocator callbacks are queued and dispatched after allocate() returns, so schedulers may
+// answer (accept, decline) from inside an event without re-entering the allocator.
+// Single-threaded; time comes from the EventLoop (simulated in the harness).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "master/event_loop.h"
+#include "master/module_loader.h"
+#include "master/scheduler_api.h"
+#include "master/sim_agent.h"
+
+namespace harvest::master {
+
+struct MasterOptions {
+  std::string modules;    // Manifest (JSON or path); empty: the built-in module.
+  std::string allocator;  // Module name; empty: the manifest's only module.
+  TimeNanos allocationInterval = kSecond;
+  TimeNanos offerTimeout = 0;  // 0: offers do not expire.
+  TimeNanos killGrace = 2 * kSecond;
+  uint64_t seed = 0;
+};
+
+struct MasterStats {
+  uint64_t offersMade = 0, revocableOffersMade = 0, offersAccepted = 0, offersDeclined = 0;
+  uint64_t offersRescinded = 0, offersExpired = 0;
+  uint64_t tasksLaunched = 0, tasksRunning = 0, tasksFinished = 0, tasksLost = 0;
+  uint64_t tasksEvicted = 0, tasksKilled = 0, tasksError = 0;
+  uint64_t lostToRescindRace = 0;  // Launches that named an offer rescinded before them.
+  uint64_t allocationCycles = 0;
+  std::vector<double> cycleMillis;
+};
+
+class Master final : public AgentReports {
+ public:
+  static Result<std::unique_ptr<Master>> create(const MasterOptions& options, EventLoop* loop);
+  ~Master() override;
+
+  Allocator& allocator() { return *allocator_; }
+  // "name (from path)" or "name (built in)".
+  std::string allocatorDescription() const;
+  const MasterStats& stats() const { return stats_; }
+  EventLoop& loop() { return *loop_; }
+
+  // Agents (simulated in-process).
+  Status addAgent(const std::string& id, const Resources& total);
+  Status updateOversubscription(const std::string& id, const Resources& estimate);
+  Status removeAgent(const std::string& id);
+  const SimAgent* agent(const std::string& id) const;
+
+  // Scheduler calls.
+  Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler);
+  Status accept(const std::string& framework, const std::vector<std::string>& offers,
+                const std::vector<TaskLaunch>& launches, const v1::Filters& filters);
+  Status decline(const std::string& framework, const std::vector<std::string>& offers,
+                 const v1::Filters& filters);
+  Status revive(const std::string& framework, const std::set<std::string>& roles);
+  Status suppress(const std::string& framework, const std::set<std::string>& roles);
+  Status kill(const std::string& framework, const std::string& task);
+  Status acknowledge(const std::string& framework, const std::string& task);
+  Status reconcile(const std::string& framework);
+  Status teardown(const std::string& framework);
+
+  // Operator calls.
+  Status updateWeights(const std::map<std::string, double>& weights);
+  Status updateQuota(const std::string& role, const Quota& quota);
+
+  size_t outstandingOffers() const { return offers_.size(); }
+  // Every task the master believes is running: (framework, resources).
+  void forEachRunningTask(const std::function<void(const std::string&, const Resources&)>& visit) const;
+  // Lets agents time out launches that waited too long for evictions.
+  void tickAgents();
+
+  // AgentReports.
+  void statusUpdate(const TaskStatus& status) override;
+  void resourcesFreed(const std::string& agent, const agent::Freed& freed) override;
+
+ private:
+  struct FrameworkEntry {
+    std::string id;
+    v1::FrameworkInfo info;
+    Scheduler* scheduler = nullptr;
+  };
+  struct TaskEntry {
+    std::string framework;
+    std::string agent;
+    std::string role;
+    Resources resources;
+    TaskState state = TaskState::kStaging;
+  };
+
+  Master(EventLoop* loop, MasterOptions options);
+  void runAllocation();
+  void dispatch();
+  void rescindOffer(const std::string& offerId, bool expired);
+  void lose(const std::string& framework, const std::vector<TaskLaunch>& launches,
+            const std::string& agent, TaskState state, const std::string& reason,
+            const std::string& message);
+  FrameworkEntry* framework(const std::string& id);
+
+  EventLoop* loop_;
+  MasterOptions options_;
+  LoadedAllocator allocator_;
+  std::map<std::string, std::unique_ptr<SimAgent>> agents_;
+  std::map<std::string, FrameworkEntry> frameworks_;
+  std::map<std::string, Offer> offers_;              // Outstanding, by id.
+  std::set<std::string> rescindedOffers_;            // To tell a rescind race from a bad id.
+  std::map<std::pair<std::string, std::string>, TaskEntry> tasks_;  // (framework, task).
+  // Live non-throttleable revocable tasks per agent: the revocation hints of a regular launch
+  // come from here, not from a scan of every task.
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> lentTasksByAgent_;
+  // Filled by allocator callbacks during allocate(), dispatched after it returns.
+  std::vector<std::pair<std::string, OfferedResources>> pendingOffers_;
+  std::vector<std::pair<std::string, OfferedResources>> pendingRescinds_;
+  std::vector<std::pair<std::string, std::map<std::string, InverseOfferRequest>>> pendingInverse_;
+  uint64_t nextOfferId_ = 1;
+  uint64_t nextFrameworkId_ = 1;
+  MasterStats stats_;
+};
+
+}  // namespace harvest::master

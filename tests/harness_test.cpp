@@ -1,0 +1,83 @@
+// The built-in scenario end to end, with a fixed seed: exact counts, each explained.
+#include <gtest/gtest.h>
+
+#include "master/harness.h"
+#include "master/scenario.h"
+
+namespace harvest::master {
+namespace {
+
+const Sample& at(const Report& report, double seconds) {
+  for (const Sample& sample : report.samples) {
+    if (sample.seconds == seconds) return sample;
+  }
+  ADD_FAILURE() << "no sample at " << seconds;
+  return report.samples.front();
+}
+
+TEST(HarnessTest, BuiltinScenarioExactCounts) {
+  Result<Scenario> scenario = loadScenario(builtinScenarioJson());
+  ASSERT_TRUE(scenario.ok()) << scenario.message();
+  Result<Report> run = runScenario(*scenario, {});
+  ASSERT_TRUE(run.ok()) << run.message();
+  const Report& r = *run;
+  const MasterStats& s = r.stats;
+
+  // One cycle per simulated second for 600 s.
+  EXPECT_EQ(s.allocationCycles, 600u);
+  // The story, from the samples (fractions of the 16 reserved cpus, on two agents):
+  // until "analytics" subscribes at t=200 its reservation is lent to "batch" and fully used;
+  EXPECT_EQ(at(r, 195).reservedHarvested, 1.0);
+  EXPECT_EQ(at(r, 195).reservedUsedByOwners, 0.0);
+  // at t=200 the owner takes it back: batch's 16 one-cpu revocable tasks there are evicted
+  // (the agents, not the master, choose them) and the owner's tasks run once they have gone;
+  EXPECT_EQ(at(r, 205).evictionsSoFar, 16u);
+  EXPECT_EQ(at(r, 250).reservedUsedByOwners, 1.0);
+  EXPECT_EQ(at(r, 250).reservedHarvested, 0.0);
+  // after the owner tears down at t=400 the reservation is idle again and harvested again.
+  EXPECT_EQ(at(r, 450).reservedHarvested, 1.0);
+  EXPECT_EQ(at(r, 450).reservedUsedByOwners, 0.0);
+
+  // Evictions happen only at the wake-up: exactly the 16 lent cpus, one task each.
+  EXPECT_EQ(s.tasksEvicted, 16u);
+  // Every lost task is an evicted one: no launch raced a rescind in this run (batch's
+  // rescinded offers were ones it had decided to decline), nothing was rejected.
+  EXPECT_EQ(s.tasksLost, 16u);
+  EXPECT_EQ(s.lostToRescindRace, 0u);
+  EXPECT_EQ(s.tasksError, 0u);
+  // Batch re-queues each evicted task.
+  EXPECT_EQ(r.tasksRetried, 16u);
+  // While analytics runs, its reservation is idle whenever its tasks leave room between
+  // bursts, is lent to batch, and is taken back when analytics' next burst needs it: batch
+  // answers offers 1.5 s late, so those lent offers are still outstanding and are rescinded.
+  EXPECT_EQ(s.offersRescinded, 36u);
+  // Analytics' tasks still running at its teardown (t=400) are killed.
+  EXPECT_EQ(s.tasksKilled, 9u);
+  // Offer and task totals of this seed (web: a task every 2 s for 60 s; batch: 2 per second
+  // for 40 s, capped at 40 pending; analytics: 2 per second for 60 s while subscribed).
+  EXPECT_EQ(s.offersMade, 1914u);
+  EXPECT_EQ(s.revocableOffersMade, 293u);
+  EXPECT_EQ(s.offersAccepted, 297u);
+  EXPECT_EQ(s.offersDeclined, 1575u);
+  EXPECT_EQ(s.tasksLaunched, 657u);
+  EXPECT_EQ(s.tasksFinished, 577u);
+  // Conservation: every launched task is finished, lost, killed, or still running at 600 s.
+  EXPECT_EQ(s.tasksLaunched - s.tasksFinished - s.tasksLost - s.tasksKilled, 55u);
+}
+
+TEST(HarnessTest, SameSeedSameRun) {
+  Result<Scenario> scenario = loadScenario(builtinScenarioJson());
+  ASSERT_TRUE(scenario.ok());
+  Result<Report> a = runScenario(*scenario, {});
+  Result<Report> b = runScenario(*scenario, {});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->stats.offersMade, b->stats.offersMade);
+  EXPECT_EQ(a->stats.tasksFinished, b->stats.tasksFinished);
+  ASSERT_EQ(a->samples.size(), b->samples.size());
+  for (size_t i = 0; i < a->samples.size(); ++i) {
+    EXPECT_EQ(a->samples[i].utilisation, b->samples[i].utilisation);
+  }
+}
+
+}  // namespace
+}  // namespace harvest::master
