@@ -160,7 +160,10 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   MasterOptions masterOptions;
   masterOptions.modules = options.modules;
   masterOptions.allocator = options.allocator;
-  masterOptions.allocationInterval = seconds(spec.allocation_interval_seconds());
+  masterOptions.allocationInterval = seconds(options.allocationIntervalSeconds > 0
+                                                 ? options.allocationIntervalSeconds
+                                                 : spec.allocation_interval_seconds());
+  masterOptions.eventBatchDelay = seconds(spec.event_batch_seconds());
   masterOptions.offerTimeout = seconds(spec.offer_timeout_seconds());
   masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
   Result<std::unique_ptr<Master>> created = Master::create(masterOptions, &loop);

@@ -38,6 +38,7 @@ struct HarnessOptions {
   std::string modules;    // Allocator module manifest; empty: built-in.
   std::string allocator;  // Module name.
   uint64_t seed = 0;      // 0: the scenario's seed.
+  double allocationIntervalSeconds = 0;  // 0: the scenario's.
 };
 
 Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options);

@@ -2,7 +2,8 @@
 // agents and frameworks through a scenario in simulated time.
 //
 //   harvest-master [--modules=<json or path>] [--allocator=<name>] [--scenario=<json or path>]
-//                  [--seed=N] [--report=<html path>] [--json=<path>]
+//                  [--seed=N] [--allocation_interval=<seconds>] [--report=<html path>]
+//                  [--json=<path>]
 //
 // With no arguments it runs the built-in scenario with the built-in allocator module and
 // writes out/harvest-report.{html,json}.
@@ -33,6 +34,7 @@ int run(int argc, char** argv) {
   std::string modules, allocator, scenarioSource, reportPath = "out/harvest-report.html",
                                                    jsonPath = "out/harvest-report.json";
   uint64_t seed = 0;
+  double intervalSeconds = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&arg](const char* flag) -> const char* {
@@ -44,7 +46,14 @@ int run(int argc, char** argv) {
     else if (const char* v = value("--scenario=")) scenarioSource = v;
     else if (const char* v = value("--report=")) reportPath = v;
     else if (const char* v = value("--json=")) jsonPath = v;
-    else if (const char* v = value("--seed=")) {
+    else if (const char* v = value("--allocation_interval=")) {
+      char* end = nullptr;
+      intervalSeconds = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(intervalSeconds > 0)) {
+        std::fprintf(stderr, "harvest-master: bad value '%s' for --allocation_interval (seconds, > 0)\n", v);
+        return 2;
+      }
+    } else if (const char* v = value("--seed=")) {
       char* end = nullptr;
       seed = std::strtoull(v, &end, 10);
       if (*v == '\0' || *end != '\0') {
@@ -54,7 +63,8 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "harvest-master: unknown argument '%s'\nusage: harvest-master [--modules=M] "
-                   "[--allocator=NAME] [--scenario=S] [--seed=N] [--report=out.html] [--json=out.json]\n",
+                   "[--allocator=NAME] [--scenario=S] [--seed=N] [--allocation_interval=SECONDS] "
+                   "[--report=out.html] [--json=out.json]\n",
                    argv[i]);
       return 2;
     }
@@ -66,7 +76,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   harvest::Result<harvest::master::Report> report =
-      harvest::master::runScenario(*scenario, {modules, allocator, seed});
+      harvest::master::runScenario(*scenario, {modules, allocator, seed, intervalSeconds});
   if (!report.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", report.message().c_str());
     return 1;

@@ -70,6 +70,30 @@ void Master::runAllocation() {
   loop_->after(options_.allocationInterval, [this] { runAllocation(); });
 }
 
+void Master::agentChanged(const std::string& agent) {
+  if (options_.eventBatchDelay <= 0) return;
+  changedAgents_.insert(agent);
+  if (triggerScheduled_) return;
+  triggerScheduled_ = true;
+  loop_->after(options_.eventBatchDelay, [this] { runTriggeredAllocation(); });
+}
+
+void Master::runTriggeredAllocation() {
+  triggerScheduled_ = false;
+  std::set<std::string> agents;
+  agents.swap(changedAgents_);
+  for (auto it = agents.begin(); it != agents.end();) {
+    it = agents_.count(*it) ? std::next(it) : agents.erase(it);
+  }
+  if (agents.empty()) return;
+  const auto started = std::chrono::steady_clock::now();
+  allocator_->allocate(agents);
+  stats_.cycleMillis.push_back(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+  ++stats_.triggeredCycles;
+  dispatch();
+}
+
 void Master::dispatch() {
   // Rescinds first: they concern offers made before this cycle's.
   auto rescinds = std::move(pendingRescinds_);
@@ -170,6 +194,7 @@ Status Master::addAgent(const std::string& id, const Resources& total) {
   }
   if (Status s = allocator_->addAgent(id, info, std::nullopt, total, {}); !s.ok()) return s;
   agents_.emplace(id, std::move(agent).value());
+  agentChanged(id);
   return Status();
 }
 
@@ -479,6 +504,7 @@ void Master::resourcesFreed(const std::string& agentId, const agent::Freed& free
   const std::string role = it != tasks_.end() ? it->second.role : freed.role;
   Status s = allocator_->recoverResources(freed.executor.framework, agentId, role, freed.resources, std::nullopt);
   LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": " << s.message();
+  agentChanged(agentId);
 }
 
 }  // namespace harvest::master

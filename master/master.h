@@ -28,6 +28,9 @@ struct MasterOptions {
   std::string modules;    // Manifest (JSON or path); empty: the built-in module.
   std::string allocator;  // Module name; empty: the manifest's only module.
   TimeNanos allocationInterval = kSecond;
+  // Agents whose resources changed (registered, or resources freed) get a cycle of their own
+  // this long after the change, batched, instead of waiting for the next interval. 0: off.
+  TimeNanos eventBatchDelay = 0;
   TimeNanos offerTimeout = 0;  // 0: offers do not expire.
   TimeNanos killGrace = 2 * kSecond;
   uint64_t seed = 0;
@@ -40,6 +43,7 @@ struct MasterStats {
   uint64_t tasksEvicted = 0, tasksKilled = 0, tasksError = 0;
   uint64_t lostToRescindRace = 0;  // Launches that named an offer rescinded before them.
   uint64_t allocationCycles = 0;
+  uint64_t triggeredCycles = 0;  // Event-triggered, for changed agents only.
   std::vector<double> cycleMillis;
 };
 
@@ -103,6 +107,8 @@ class Master final : public AgentReports {
 
   Master(EventLoop* loop, MasterOptions options);
   void runAllocation();
+  void agentChanged(const std::string& agent);
+  void runTriggeredAllocation();
   void dispatch();
   void rescindOffer(const std::string& offerId, bool expired);
   void lose(const std::string& framework, const std::vector<TaskLaunch>& launches,
@@ -125,6 +131,8 @@ class Master final : public AgentReports {
   std::vector<std::pair<std::string, OfferedResources>> pendingOffers_;
   std::vector<std::pair<std::string, OfferedResources>> pendingRescinds_;
   std::vector<std::pair<std::string, std::map<std::string, InverseOfferRequest>>> pendingInverse_;
+  std::set<std::string> changedAgents_;  // Waiting for an event-triggered cycle.
+  bool triggerScheduled_ = false;
   uint64_t nextOfferId_ = 1;
   uint64_t nextFrameworkId_ = 1;
   MasterStats stats_;

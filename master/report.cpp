@@ -85,7 +85,8 @@ std::string reportSummary(const Report& r) {
       << "  tasks      launched " << s.tasksLaunched << ", finished " << s.tasksFinished << ", lost "
       << s.tasksLost << " (evicted " << s.tasksEvicted << ", launch after rescind " << s.lostToRescindRace
       << "), killed " << s.tasksKilled << ", error " << s.tasksError << ", retried " << r.tasksRetried << "\n"
-      << "  allocation " << s.allocationCycles << " cycles, p50 " << number(r.cycleP50Ms) << " ms, p99 "
+      << "  allocation " << s.allocationCycles << " periodic + " << s.triggeredCycles
+      << " event-triggered cycles, p50 " << number(r.cycleP50Ms) << " ms, p99 "
       << number(r.cycleP99Ms) << " ms\n";
   if (!r.samples.empty()) {
     double util = 0, owners = 0, harvested = 0;
