@@ -261,7 +261,47 @@ void EvictionPolicy::chooseSingleKind(const EvictionCandidates& candidates, size
 }
 
 void EvictionPolicy::sortByKey(uint64_t maxKey) {
-  if (keyed_.size() < 64 || maxKey >= (uint64_t{1} << 32)) {
+  if (keyed_.size() < 64) {
+    std::sort(keyed_.begin(), keyed_.end());
+    return;
+  }
+  // Executors mostly come in a few sizes: with at most kFewKeys distinct keys, one counting
+  // pass over them beats a general sort.
+  constexpr size_t kFewKeys = 16;
+  std::array<uint64_t, kFewKeys> keys;
+  size_t distinct = 0;
+  bucketOf_.resize(keyed_.size());
+  for (size_t k = 0; k < keyed_.size() && distinct <= kFewKeys; ++k) {
+    size_t bucket = 0;
+    while (bucket < distinct && keys[bucket] != keyed_[k].first) ++bucket;
+    if (bucket == distinct) {
+      if (distinct == kFewKeys) {
+        distinct = kFewKeys + 1;
+        break;
+      }
+      keys[distinct++] = keyed_[k].first;
+    }
+    bucketOf_[k] = static_cast<uint8_t>(bucket);
+  }
+  if (distinct <= kFewKeys) {
+    std::array<uint8_t, kFewKeys> order;
+    for (size_t b = 0; b < distinct; ++b) order[b] = static_cast<uint8_t>(b);
+    std::sort(order.begin(), order.begin() + distinct,
+              [&keys](uint8_t x, uint8_t y) { return keys[x] < keys[y]; });
+    std::array<uint32_t, kFewKeys> offsets{};
+    std::array<uint32_t, kFewKeys> counts{};
+    for (size_t k = 0; k < keyed_.size(); ++k) ++counts[bucketOf_[k]];
+    uint32_t at = 0;
+    for (size_t rank = 0; rank < distinct; ++rank) {
+      offsets[order[rank]] = at;
+      at += counts[order[rank]];
+    }
+    radixBuffer_.resize(keyed_.size());
+    for (size_t k = 0; k < keyed_.size(); ++k) radixBuffer_[offsets[bucketOf_[k]]++] = keyed_[k];
+    keyed_.swap(radixBuffer_);
+    return;
+  }
+  if (maxKey >= (uint64_t{1} << 32)) {
     std::sort(keyed_.begin(), keyed_.end());
     return;
   }

@@ -126,6 +126,7 @@ class EvictionPolicy {
   std::vector<size_t> excludedList_;
   std::vector<Item> items_;
   std::vector<std::pair<uint64_t, uint32_t>> keyed_, radixBuffer_;
+  std::vector<uint8_t> bucketOf_;
   std::vector<int64_t> largest_;
   std::vector<int64_t> remaining_;
   std::vector<size_t> shortColumns_;

@@ -25,8 +25,11 @@ inline uint64_t hashBytes(std::string_view bytes, uint64_t seed) noexcept {
     h ^= h >> 29;
   }
   if (at < bytes.size()) {
+    // Byte by byte: a variable-length memcpy here became a library call per hash.
     uint64_t word = 0;
-    std::memcpy(&word, bytes.data() + at, bytes.size() - at);
+    for (unsigned shift = 0; at < bytes.size(); ++at, shift += 8) {
+      word |= uint64_t{static_cast<unsigned char>(bytes[at])} << shift;
+    }
     h = (h ^ word) * kMul;
     h ^= h >> 29;
   }

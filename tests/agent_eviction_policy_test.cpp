@@ -233,5 +233,65 @@ TEST(EvictionPolicyTest, SingleKindMatchesBruteForce) {
   }
 }
 
+// Larger sets (up to 200 candidates, so the radix sort, the per-amount compaction and the
+// deeper search all run) against a dynamic program over (count, amount) in half-cpu units.
+TEST(EvictionPolicyTest, SingleKindMatchesDynamicProgramOnLargeSets) {
+  std::mt19937_64 rng(7);
+  EvictionPolicy policy;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 20 + rng() % 181;
+    std::vector<Candidate> list;
+    std::vector<int> halves;  // Amounts in units of 0.5 cpus.
+    for (size_t i = 0; i < n; ++i) {
+      // Few sizes in most rounds, many in the others.
+      const int half =
+          round % 3 == 0 ? 1 + static_cast<int>(rng() % 40) : 1 << static_cast<int>(rng() % 5);
+      halves.push_back(half);
+      list.push_back({static_cast<uint32_t>(i), static_cast<TimeNanos>(rng() % 1000), 0.5 * half,
+                      static_cast<double>(rng() % 1000)});
+    }
+    int all = 0;
+    for (int h : halves) all += h;
+    const int needHalves = 1 + static_cast<int>(rng() % static_cast<uint64_t>(std::min(all, 120)));
+    const EvictionCandidates c = make(list, 1000, 1000000);
+    const EvictionChoice choice = policy.choose(c, {{kCpus, units(0.5 * needHalves)}}, {});
+    ASSERT_TRUE(choice.covered);
+    ASSERT_TRUE(choice.exact);
+
+    // fewest[s] = fewest executors reaching exactly s half-cpus (s capped at cap: "at least").
+    const int cap = needHalves + 40;  // No executor holds more than 40 halves.
+    std::vector<int> fewest(cap + 1, 1 << 20);
+    fewest[0] = 0;
+    for (int h : halves) {
+      for (int sum = cap; sum >= 0; --sum) {
+        if (fewest[sum] == (1 << 20)) continue;
+        const int to = std::min(cap, sum + h);
+        fewest[to] = std::min(fewest[to], fewest[sum] + 1);
+      }
+    }
+    int bestCount = 1 << 20;
+    for (int sum = needHalves; sum <= cap; ++sum) bestCount = std::min(bestCount, fewest[sum]);
+    // Smallest sum >= need reachable with exactly bestCount executors.
+    std::vector<std::vector<char>> reach(bestCount + 1, std::vector<char>(cap + 1, 0));
+    reach[0][0] = 1;
+    for (int h : halves) {
+      for (int k = bestCount - 1; k >= 0; --k) {
+        for (int sum = cap; sum >= 0; --sum) {
+          if (reach[k][sum]) reach[k + 1][std::min(cap, sum + h)] = 1;
+        }
+      }
+    }
+    int bestSum = -1;
+    for (int sum = needHalves; sum <= cap && bestSum < 0; ++sum) {
+      if (reach[bestCount][sum]) bestSum = sum;
+    }
+
+    int64_t got = 0;
+    for (size_t index : choice.chosen) got += c.amount(0, index);
+    ASSERT_EQ(choice.chosen.size(), static_cast<size_t>(bestCount)) << "round " << round;
+    ASSERT_EQ(got, static_cast<int64_t>(bestSum) * 500) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace harvest::agent

@@ -2,6 +2,7 @@
 // and its timeout, rejections, throttleable executors, and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "agent/ledger.h"

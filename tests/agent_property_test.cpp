@@ -167,8 +167,8 @@ class AgentPropertyTest : public ::testing::Test {
       const bool fits = totalScalars_.contains(running + scalarsOf(w.resources)) &&
                         !runningPorts.intersects(portsOf(w.resources));
       ASSERT_FALSE(fits) << "event " << event << ": launch " << w.id
-                         << " waits but fits: " << w.resources << " beside "
-                         << running.toString() << " " << runningPorts.toString();
+                         << " waits but fits: " << w.resources << " beside " << running.toString()
+                         << " " << runningPorts.toString();
     }
   }
 
