@@ -49,10 +49,12 @@ Resources capped(const Resources& resources, Caps caps) {
     }
     return want;
   };
-  for (const auto& entry : resources.scalars()) out.addScalar(entry.key, take(entry.key.kind, entry.amount));
+  for (const auto& entry : resources.scalars())
+    out.addScalar(entry.key, take(entry.key.kind, entry.amount));
   for (const auto& entry : resources.ranges()) {
     const auto count = static_cast<int64_t>(entry.ranges.count());
-    auto values = static_cast<uint64_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() / Scalar::kScale);
+    auto values = static_cast<uint64_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() /
+                                        Scalar::kScale);
     RangeSet taken;
     for (const Interval& interval : entry.ranges.intervals()) {
       if (values == 0) break;
@@ -65,18 +67,22 @@ Resources capped(const Resources& resources, Caps caps) {
   for (const auto& entry : resources.sets()) {
     const auto count = static_cast<int64_t>(entry.items.size());
     std::vector<std::string> items = entry.items;
-    items.resize(static_cast<size_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() / Scalar::kScale));
+    items.resize(static_cast<size_t>(take(entry.key.kind, Scalar::fromUnits(count)).milli() /
+                                     Scalar::kScale));
     out.addSet(entry.key, std::move(items));
   }
   return out;
 }
 
 // What `wanted` still lacks given `have` (per kind, never negative).
-Quantities shortfall(const Quantities& wanted, const Quantities& have) { return wanted - have; }
+Quantities shortfall(const Quantities& wanted, const Quantities& have) {
+  return wanted - have;
+}
 
 }  // namespace
 
-Resources HierarchicalAllocator::eligibleFor(const AgentState& agent, const FrameworkState& framework,
+Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
+                                             const FrameworkState& framework,
                                              RoleIdx roleIdx) const {
   const RoleState& role = roles_[roleIdx];
   return agent.available.filter([&](const ResourceKey& key) {
@@ -243,7 +249,8 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     return true;
   };
 
-  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall) {
+  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx,
+                           const Quantities* guaranteeShortfall) {
     AgentState& agent = *agents_[agentIdx];
     RoleState& role = roles_[roleIdx];
     if (role.frameworks.empty()) return;
@@ -327,9 +334,10 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
   // Rescinds first: they take back offers made in earlier cycles, and the master should
   // process them before it hands out this cycle's offers.
   if (callbacks_.rescind && !rescinds.empty()) {
-    std::sort(rescinds.begin(), rescinds.end(), [](const PendingRescind& a, const PendingRescind& b) {
-      return std::tie(a.framework, a.role, a.agent) < std::tie(b.framework, b.role, b.agent);
-    });
+    std::sort(
+        rescinds.begin(), rescinds.end(), [](const PendingRescind& a, const PendingRescind& b) {
+          return std::tie(a.framework, a.role, a.agent) < std::tie(b.framework, b.role, b.agent);
+        });
     OfferedResources batch;
     for (size_t i = 0; i < rescinds.size(); ++i) {
       const PendingRescind& r = rescinds[i];
@@ -355,7 +363,8 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
   };
   std::vector<uint32_t> order(offers.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
   OfferedResources batch;
   for (size_t n = 0; n < order.size(); ++n) {
     PendingOffer& o = offers[order[n]];
@@ -386,7 +395,8 @@ void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& a
         agent.inverseOfferFilters.erase(filter);
       }
       agent.inverseOffered.insert(holder.framework);
-      requests[holder.framework][agent.id] = InverseOfferRequest{*agent.unavailability, Resources()};
+      requests[holder.framework][agent.id] =
+          InverseOfferRequest{*agent.unavailability, Resources()};
     }
   }
   for (const auto& [frameworkIdx, byAgent] : requests) {

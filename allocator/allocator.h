@@ -96,8 +96,8 @@ class Allocator {
   virtual Status recover(int expectedAgents, const std::map<std::string, Quota>& quotas) = 0;
 
   virtual Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                              const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-                              const std::set<std::string>& suppressedRoles) = 0;
+                              const std::map<std::string, ResourcesByRole>& usedByAgent,
+                              bool active, const std::set<std::string>& suppressedRoles) = 0;
   virtual Status removeFramework(const std::string& framework) = 0;
   virtual Status activateFramework(const std::string& framework) = 0;
   virtual Status deactivateFramework(const std::string& framework) = 0;
@@ -136,7 +136,8 @@ class Allocator {
                                   const std::optional<v1::Filters>& filters) = 0;
 
   // Empty `roles`: all of the framework's roles.
-  virtual Status suppressOffers(const std::string& framework, const std::set<std::string>& roles) = 0;
+  virtual Status suppressOffers(const std::string& framework,
+                                const std::set<std::string>& roles) = 0;
   virtual Status reviveOffers(const std::string& framework, const std::set<std::string>& roles) = 0;
 
   virtual Status updateQuota(const std::string& role, const Quota& quota) = 0;

@@ -28,11 +28,12 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   out[prefix + "event_queue_dispatches"] = 0;
   for (const RoleState& role : roles_) {
     out[prefix + "roles/" + role.name + "/shares/dominant"] = roleSorter_->pathShare(role.name);
-    out[prefix + "offer_filters/roles/" + role.name + "/active"] = static_cast<double>(role.activeFilters);
+    out[prefix + "offer_filters/roles/" + role.name + "/active"] =
+        static_cast<double>(role.activeFilters);
     if (role.quota) {
       for (const auto& [kind, amount] : role.quota->guarantee) {
-        out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/guarantee"] =
-            amount.toDouble();
+        out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) +
+            "/guarantee"] = amount.toDouble();
       }
       if (role.quota->limit) {
         for (const auto& [kind, amount] : *role.quota->limit) {
@@ -61,7 +62,8 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   Quantities revocableTotal[3], revocableAllocated[3], overCommitted;
   for (const auto& agent : agents_) {
     if (!agent) continue;
-    for (Revocability revocability : {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
+    for (Revocability revocability :
+         {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
       const auto c = static_cast<size_t>(revocability);
       revocableTotal[c] += agent->revocable.total().ofClass(revocability).quantities();
       revocableAllocated[c] += agent->revocable.allocated().ofClass(revocability).quantities();
@@ -69,12 +71,14 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
     const Quantities excess = agent->revocable.excess().quantities();
     overCommitted += excess;
     for (const auto& [kind, amount] : excess) {
-      out[prefix + "revocable/agents/" + agent->id + "/over_committed/" + kinds::name(kind)] = amount.toDouble();
+      out[prefix + "revocable/agents/" + agent->id + "/over_committed/" + kinds::name(kind)] =
+          amount.toDouble();
     }
   }
   for (Revocability revocability : {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
     const auto c = static_cast<size_t>(revocability);
-    const std::string cls = revocability == Revocability::kThrottleable ? "throttleable" : "non_throttleable";
+    const std::string cls =
+        revocability == Revocability::kThrottleable ? "throttleable" : "non_throttleable";
     for (const auto& [kind, amount] : revocableTotal[c]) {
       out[prefix + "revocable/" + cls + "/total/" + kinds::name(kind)] = amount.toDouble();
       out[prefix + "revocable/" + cls + "/allocated/" + kinds::name(kind)] =
@@ -83,7 +87,8 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   }
   // Present for every kind in the cluster, zero included, so a dashboard sees it go back to 0.
   for (const auto& [kind, amount] : clusterTotal_ + overCommitted) {
-    out[prefix + "revocable/over_committed/" + kinds::name(kind)] = overCommitted.get(kind).toDouble();
+    out[prefix + "revocable/over_committed/" + kinds::name(kind)] =
+        overCommitted.get(kind).toDouble();
   }
   out[prefix + "revocable/rescinds_sent"] = static_cast<double>(rescindsSent_);
   for (const RoleState& role : roles_) {

@@ -30,9 +30,9 @@ struct RoleState {
   std::unique_ptr<Sorter> frameworkSorter;  // Frameworks subscribed to this role.
   boost::container::flat_set<FrameworkIdx> frameworks;
   std::optional<Quota> quota;
-  Quantities allocated;           // Regular resources allocated to this exact role.
-  Quantities reservedTotal;       // All resources reserved to this exact role (any agent).
-  Quantities reservedAllocated;   // The part of reservedTotal that is allocated.
+  Quantities allocated;          // Regular resources allocated to this exact role.
+  Quantities reservedTotal;      // All resources reserved to this exact role (any agent).
+  Quantities reservedAllocated;  // The part of reservedTotal that is allocated.
   std::vector<FrameworkIdx> frameworkOfClient;  // Framework sorter client -> framework.
   size_t activeFilters = 0;
 

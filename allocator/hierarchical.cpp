@@ -69,7 +69,8 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
   return Status();
 }
 
-Status HierarchicalAllocator::recover(int expectedAgents, const std::map<std::string, Quota>& quotas) {
+Status HierarchicalAllocator::recover(int expectedAgents,
+                                      const std::map<std::string, Quota>& quotas) {
   if (expectedAgents < 0) return Status::error("expected agent count is negative");
   for (const auto& [role, quota] : quotas) {
     if (Status s = updateQuota(role, quota); !s.ok()) return s;
@@ -118,7 +119,8 @@ RoleIdx HierarchicalAllocator::poolRole(PoolId pool) {
 
 Result<FrameworkIdx> HierarchicalAllocator::frameworkIndex(const std::string& id) const {
   auto it = frameworkIds_.find(id);
-  if (it == frameworkIds_.end()) return Result<FrameworkIdx>::error("unknown framework '" + id + "'");
+  if (it == frameworkIds_.end())
+    return Result<FrameworkIdx>::error("unknown framework '" + id + "'");
   return it->second;
 }
 
@@ -225,18 +227,21 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
   addReservations(resources, -1, /*allocated=*/true);
 }
 
-Status HierarchicalAllocator::addFramework(const std::string& id, const v1::FrameworkInfo& info,
-                                           const std::map<std::string, ResourcesByRole>& usedByAgent,
-                                           bool active, const std::set<std::string>& suppressedRoles) {
+Status HierarchicalAllocator::addFramework(
+    const std::string& id, const v1::FrameworkInfo& info,
+    const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
+    const std::set<std::string>& suppressedRoles) {
   if (!initialized_) return Status::error("allocator is not initialized");
   if (id.empty()) return Status::error("framework id is empty");
   if (frameworkIds_.count(id)) return Status::error("framework '" + id + "' already exists");
   std::vector<RoleIdx> roleIds;
-  if (Status s = rolesFromInfo(info, &roleIds); !s.ok()) return Status::error("framework '" + id + "': " + s.message());
+  if (Status s = rolesFromInfo(info, &roleIds); !s.ok())
+    return Status::error("framework '" + id + "': " + s.message());
   const std::vector<std::string> names = rolesOf(info);
   for (const std::string& suppressed : suppressedRoles) {
     if (std::find(names.begin(), names.end(), suppressed) == names.end()) {
-      return Status::error("framework '" + id + "' suppresses role '" + suppressed + "' it does not have");
+      return Status::error("framework '" + id + "' suppresses role '" + suppressed +
+                           "' it does not have");
     }
   }
   // Allocations naming unknown agents are skipped: the agent adds them when it registers.
@@ -259,10 +264,12 @@ Status HierarchicalAllocator::addFramework(const std::string& id, const v1::Fram
   framework->revocable = hasCapability(info, v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
   framework->gpu = hasCapability(info, v1::FrameworkInfo::Capability::GPU_RESOURCES);
   framework->multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
-  framework->refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
+  framework->refinement =
+      hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   for (size_t i = 0; i < roleIds.size(); ++i) {
     RoleState& role = roles_[roleIds[i]];
-    FrameworkRole fr{roleIds[i], role.frameworkSorter->add(id), suppressedRoles.count(names[i]) > 0};
+    FrameworkRole fr{roleIds[i], role.frameworkSorter->add(id),
+                     suppressedRoles.count(names[i]) > 0};
     role.bindClient(fr.sorterClient, index);
     role.frameworks.insert(index);
     framework->roles.push_back(fr);
@@ -374,8 +381,8 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   std::vector<FrameworkRole> updated;
   for (RoleIdx r : roleIds) {
     const FrameworkRole* existing = framework.findRole(r);
-    FrameworkRole fr = existing ? *existing
-                                : FrameworkRole{r, roles_[r].frameworkSorter->add(id), false};
+    FrameworkRole fr =
+        existing ? *existing : FrameworkRole{r, roles_[r].frameworkSorter->add(id), false};
     roles_[r].bindClient(fr.sorterClient, *index);
     fr.suppressed = suppressedRoles.count(roles_[r].name) > 0;
     roles_[r].frameworks.insert(*index);
@@ -406,15 +413,16 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   return Status();
 }
 
-Status HierarchicalAllocator::addAgent(const std::string& id, const v1::AgentInfo& info,
-                                       const std::optional<v1::Unavailability>& unavailability,
-                                       const Resources& total,
-                                       const std::map<std::string, ResourcesByRole>& usedByFramework) {
+Status HierarchicalAllocator::addAgent(
+    const std::string& id, const v1::AgentInfo& info,
+    const std::optional<v1::Unavailability>& unavailability, const Resources& total,
+    const std::map<std::string, ResourcesByRole>& usedByFramework) {
   if (!initialized_) return Status::error("allocator is not initialized");
   if (id.empty()) return Status::error("agent id is empty");
   if (agentIds_.count(id)) return Status::error("agent '" + id + "' already exists");
   if (!total.revocable().empty()) {
-    return Status::error("agent '" + id + "' total holds revocable resources; report them as the "
+    return Status::error("agent '" + id +
+                         "' total holds revocable resources; report them as the "
                          "oversubscribed estimate");
   }
   Resources used;
@@ -508,8 +516,10 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
   Result<AgentIdx> index = agentIndex(id);
   if (!index.ok()) return index.status();
   AgentState& agent = *agents_[*index];
-  if (oversubscribed && (!oversubscribed->revocable().empty() || !oversubscribed->reserved().empty())) {
-    return Status::error("agent '" + id + "' oversubscription estimate must be plain unreserved "
+  if (oversubscribed &&
+      (!oversubscribed->revocable().empty() || !oversubscribed->reserved().empty())) {
+    return Status::error("agent '" + id +
+                         "' oversubscription estimate must be plain unreserved "
                          "resources (they are lent as throttleable revocable)");
   }
   if (total) {
@@ -586,7 +596,8 @@ Status HierarchicalAllocator::updateInverseOffer(const std::string& agentId,
     const double seconds = filters ? filters->refuse_seconds() : options_.defaultRefuseSeconds;
     if (seconds > 0) {
       state.inverseOfferFilters[*framework] =
-          options_.clock() + static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
+          options_.clock() +
+          static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
     }
   }
   return Status();
@@ -683,7 +694,8 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   }
   if (!state.revocable.heldBy(holder.framework, holder.role).contains(revocable)) {
     return Status::error("framework '" + frameworkId + "' does not hold revocable " +
-                         revocable.toString() + " on agent '" + agentId + "' under role '" + role + "'");
+                         revocable.toString() + " on agent '" + agentId + "' under role '" + role +
+                         "'");
   }
   const double seconds = filters ? filters->refuse_seconds() : 0.0;
   if (filters && !std::isfinite(seconds)) return Status::error("refuse_seconds is not finite");
@@ -697,14 +709,15 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
     OfferFilter& filter = state.filters[holder];
     if (filter.refused.empty()) ++roles_[holder.role].activeFilters;
     filter.refused = resources;
-    filter.expiry =
-        options_.clock() + static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
+    filter.expiry = options_.clock() +
+                    static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
     filter.createdAfterRun = allocationRuns_;
   }
   return Status();
 }
 
-Status HierarchicalAllocator::suppressOffers(const std::string& id, const std::set<std::string>& names) {
+Status HierarchicalAllocator::suppressOffers(const std::string& id,
+                                             const std::set<std::string>& names) {
   Result<FrameworkIdx> index = frameworkIndex(id);
   if (!index.ok()) return index.status();
   FrameworkState& framework = *frameworks_[*index];
@@ -723,7 +736,8 @@ Status HierarchicalAllocator::suppressOffers(const std::string& id, const std::s
   return Status();
 }
 
-Status HierarchicalAllocator::reviveOffers(const std::string& id, const std::set<std::string>& names) {
+Status HierarchicalAllocator::reviveOffers(const std::string& id,
+                                           const std::set<std::string>& names) {
   Result<FrameworkIdx> index = frameworkIndex(id);
   if (!index.ok()) return index.status();
   FrameworkState& framework = *frameworks_[*index];

@@ -132,8 +132,8 @@ class HierarchicalAllocator final : public Allocator {
   std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
   std::unordered_map<std::string, AgentIdx> agentIds_;
-  std::vector<RoleIdx> poolRoles_;     // PoolId -> role it is reserved to (cache).
-  std::vector<RoleIdx> roleOfClient_;  // Role sorter client -> role.
+  std::vector<RoleIdx> poolRoles_;              // PoolId -> role it is reserved to (cache).
+  std::vector<RoleIdx> roleOfClient_;           // Role sorter client -> role.
   std::vector<RoleIdx> revocableRoleOfClient_;  // Revocable role sorter client -> role.
   Quantities clusterTotal_;
   std::unique_ptr<Sorter> revocableRoleSorter_;

@@ -88,7 +88,8 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
     const Resources lendable = agent.revocable.available();
     if (lendable.empty()) continue;
 
-    for (Revocability revocability : {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
+    for (Revocability revocability :
+         {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
       const Resources candidate = lendable.ofClass(revocability);
       if (!offerable(candidate)) continue;
       for (ClientId roleClient : revocableRoleSorter_->sort()) {

@@ -20,7 +20,9 @@
 namespace harvest {
 namespace {
 
-Resources R(std::string_view text) { return parseResources(text).value(); }
+Resources R(std::string_view text) {
+  return parseResources(text).value();
+}
 
 struct Offer {
   std::string framework, role, agent;
@@ -36,7 +38,8 @@ struct Cluster {
     options.clock = [this] { return now; };
     AllocatorCallbacks callbacks;
     callbacks.offer = [this](const std::string& framework, const OfferedResources& byRole) {
-      for (const OfferedResource& offer : byRole) offers.push_back({framework, offer.role, offer.agent, offer.resources});
+      for (const OfferedResource& offer : byRole)
+        offers.push_back({framework, offer.role, offer.agent, offer.resources});
     };
     allocator->initialize(std::move(options), std::move(callbacks)).ok();
   }
@@ -61,14 +64,18 @@ void BM_DeclineOffers(benchmark::State& state) {
   const int frameworks = static_cast<int>(state.range(1));
   Cluster cluster;
   for (int f = 0; f < frameworks; ++f) {
-    cluster.allocator->addFramework("framework" + std::to_string(f), frameworkInfo("role"), {}, true, {}).ok();
+    cluster.allocator
+        ->addFramework("framework" + std::to_string(f), frameworkInfo("role"), {}, true, {})
+        .ok();
   }
   const Resources total = R("cpus:24;mem:4096;disk:4096;ports:[31000-32000]");
   const Resources used = R("cpus:16;mem:2014;disk:1024");
   for (int a = 0; a < agents; ++a) {
     const std::string framework = "framework" + std::to_string(a % frameworks);
-    cluster.allocator->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
-                                std::nullopt, total, {{framework, {{"role", used}}}}).ok();
+    cluster.allocator
+        ->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
+                   std::nullopt, total, {{framework, {{"role", used}}}})
+        .ok();
   }
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
@@ -78,7 +85,8 @@ void BM_DeclineOffers(benchmark::State& state) {
     state.PauseTiming();
     offered += cluster.offers.size();
     for (const Offer& o : cluster.offers) {
-      cluster.allocator->recoverResources(o.framework, o.agent, o.role, o.resources, longFilter).ok();
+      cluster.allocator->recoverResources(o.framework, o.agent, o.role, o.resources, longFilter)
+          .ok();
     }
     cluster.offers.clear();
     cluster.now += 1'000'000'000;
@@ -111,12 +119,14 @@ void BM_DeclineOffersIdleReserved(benchmark::State& state) {
   const Resources used = R("cpus:8;mem:1007;disk:512");
   for (int a = 0; a < agents; ++a) {
     const std::string idle = "idle" + std::to_string(a % 10);
-    const Resources total = R("cpus:12;mem:2048;disk:2048;ports:[31000-31499];cpus(" + idle +
-                              "):12;mem(" + idle + "):2048;disk(" + idle + "):2048;ports(" + idle +
-                              "):[31500-32000]");
+    const Resources total =
+        R("cpus:12;mem:2048;disk:2048;ports:[31000-31499];cpus(" + idle + "):12;mem(" + idle +
+          "):2048;disk(" + idle + "):2048;ports(" + idle + "):[31500-32000]");
     const std::string framework = "framework" + std::to_string(a % frameworks);
-    cluster.allocator->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
-                                std::nullopt, total, {{framework, {{"role", used}}}}).ok();
+    cluster.allocator
+        ->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
+                   std::nullopt, total, {{framework, {{"role", used}}}})
+        .ok();
   }
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
@@ -127,7 +137,8 @@ void BM_DeclineOffersIdleReserved(benchmark::State& state) {
     offered += cluster.offers.size();
     for (const Offer& o : cluster.offers) {
       if (!o.resources.revocable().empty()) ++revocable;
-      cluster.allocator->recoverResources(o.framework, o.agent, o.role, o.resources, longFilter).ok();
+      cluster.allocator->recoverResources(o.framework, o.agent, o.role, o.resources, longFilter)
+          .ok();
     }
     cluster.offers.clear();
     cluster.now += 1'000'000'000;
@@ -149,12 +160,16 @@ void setupQuota(Cluster& cluster) {
     const Quantities guarantee =
         (r % 2 ? R("cpus:4;mem:4096;disk:4096") : R("cpus:1;mem:1024;disk:1024")).quantities();
     cluster.allocator->updateQuota(role, Quota{guarantee, std::nullopt}).ok();
-    cluster.allocator->addFramework("framework" + std::to_string(r), frameworkInfo(role), {}, true, {}).ok();
+    cluster.allocator
+        ->addFramework("framework" + std::to_string(r), frameworkInfo(role), {}, true, {})
+        .ok();
   }
   const Resources agent = R("cpus:2;mem:2048;disk:2048");
   for (int a = 0; a < kRoles; ++a) {
-    cluster.allocator->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
-                                std::nullopt, agent, {}).ok();
+    cluster.allocator
+        ->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
+                   std::nullopt, agent, {})
+        .ok();
   }
 }
 
@@ -183,7 +198,10 @@ void BM_AddAgent(benchmark::State& state) {
   const int frameworks = static_cast<int>(state.range(0));
   Cluster cluster;
   for (int f = 0; f < frameworks; ++f) {
-    cluster.allocator->addFramework("framework" + std::to_string(f), frameworkInfo("role" + std::to_string(f % 10)), {}, true, {}).ok();
+    cluster.allocator
+        ->addFramework("framework" + std::to_string(f),
+                       frameworkInfo("role" + std::to_string(f % 10)), {}, true, {})
+        .ok();
   }
   const Resources total = R("cpus:24;mem:4096;disk:4096;ports:[31000-32000]");
   int next = 0;

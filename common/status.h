@@ -4,11 +4,11 @@
 // can refuse returns one of these, with a message that names what was wrong.
 #pragma once
 
+#include <glog/logging.h>
+
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <glog/logging.h>
 
 namespace harvest {
 

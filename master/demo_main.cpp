@@ -7,14 +7,14 @@
 // (weighted roles, a quota'd role, a GPU framework). Every simulated second the allocator
 // runs one cycle; frameworks launch fixed-size tasks from their offers, decline the rest
 // for a while, and tasks end after a few seconds, returning their resources.
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <string>
 #include <vector>
-
-#include <glog/logging.h>
 
 #include "allocator/metrics_json.h"
 #include "master/module_loader.h"
@@ -28,8 +28,8 @@ constexpr TimeNanos kSecond = 1'000'000'000;
 struct DemoFramework {
   std::string id;
   std::string role;
-  std::string task;     // What one task uses.
-  int taskSeconds;      // How long a task runs.
+  std::string task;  // What one task uses.
+  int taskSeconds;   // How long a task runs.
   bool gpu = false;
 };
 
@@ -64,8 +64,9 @@ int run(int argc, char** argv) {
     return 1;
   }
   LoadedAllocator allocator = std::move(loaded).value();
-  std::printf("allocator module '%s' from %s\n\n", allocator.moduleName().c_str(),
-              allocator.libraryPath().empty() ? "the built-in module" : allocator.libraryPath().c_str());
+  std::printf(
+      "allocator module '%s' from %s\n\n", allocator.moduleName().c_str(),
+      allocator.libraryPath().empty() ? "the built-in module" : allocator.libraryPath().c_str());
 
   TimeNanos now = 0;
   std::deque<std::tuple<std::string, std::string, std::string, Resources>> offers;
@@ -73,7 +74,8 @@ int run(int argc, char** argv) {
   options.clock = [&now] { return now; };
   AllocatorCallbacks callbacks;
   callbacks.offer = [&offers](const std::string& framework, const OfferedResources& byRole) {
-    for (const OfferedResource& offer : byRole) offers.emplace_back(framework, offer.role, offer.agent, offer.resources);
+    for (const OfferedResource& offer : byRole)
+      offers.emplace_back(framework, offer.role, offer.agent, offer.resources);
   };
   if (Status s = allocator->initialize(options, callbacks); !s.ok()) {
     std::fprintf(stderr, "harvest-demo: %s\n", s.message().c_str());
@@ -99,7 +101,8 @@ int run(int argc, char** argv) {
       {"trainer", "ml", "cpus:4;mem:16384;gpus:1", 8, true},
   };
   (void)allocator->updateWeights({{"batch", 2.0}});
-  (void)allocator->updateQuota("analytics", Quota{parseResources("cpus:8;mem:8192")->quantities(), std::nullopt});
+  (void)allocator->updateQuota(
+      "analytics", Quota{parseResources("cpus:8;mem:8192")->quantities(), std::nullopt});
   for (const DemoFramework& f : frameworks) {
     v1::FrameworkInfo info;
     info.set_user("demo");
@@ -121,15 +124,17 @@ int run(int argc, char** argv) {
         ++it;
         continue;
       }
-      (void)allocator->recoverResources(it->framework, it->agent, it->role, it->resources, std::nullopt);
+      (void)allocator->recoverResources(it->framework, it->agent, it->role, it->resources,
+                                        std::nullopt);
       ++finished;
       it = running.erase(it);
     }
     allocator->allocate();
     std::printf("t=%ds cycle %d: %zu offers\n", cycle - 1, cycle, offers.size());
     for (auto& [frameworkId, role, agent, resources] : offers) {
-      const DemoFramework& f = *std::find_if(frameworks.begin(), frameworks.end(),
-                                             [&](const DemoFramework& x) { return x.id == frameworkId; });
+      const DemoFramework& f =
+          *std::find_if(frameworks.begin(), frameworks.end(),
+                        [&](const DemoFramework& x) { return x.id == frameworkId; });
       const Resources task = parseResources(f.task).value();
       // Launch as many tasks as fit (reserved resources first), decline the rest.
       int tasks = 0;
@@ -164,10 +169,12 @@ int run(int argc, char** argv) {
   }
 
   const std::map<std::string, double> metrics = allocator->metrics();
-  std::printf("\n%d tasks launched, %d finished, %d offers partly declined\n", launched, finished, declined);
+  std::printf("\n%d tasks launched, %d finished, %d offers partly declined\n", launched, finished,
+              declined);
   std::printf("dominant shares:");
   for (const char* role : {"web", "batch", "analytics", "ml"}) {
-    std::printf(" %s=%.3f", role, metrics.at(std::string("allocator/harvest/roles/") + role + "/shares/dominant"));
+    std::printf(" %s=%.3f", role,
+                metrics.at(std::string("allocator/harvest/roles/") + role + "/shares/dominant"));
   }
   std::printf("\n\nmetrics snapshot:\n%s\n", metricsToJson(metrics).c_str());
   return 0;

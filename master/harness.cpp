@@ -10,7 +10,9 @@
 namespace harvest::master {
 namespace {
 
-TimeNanos seconds(double s) { return static_cast<TimeNanos>(std::llround(s * kSecond)); }
+TimeNanos seconds(double s) {
+  return static_cast<TimeNanos>(std::llround(s * kSecond));
+}
 
 // Takes `task` (by kind) out of `offered`, reserved entries first; nullopt if it does not fit.
 std::optional<Resources> carve(Resources& offered, const Resources& task) {
@@ -52,7 +54,8 @@ class SimFramework final : public Scheduler {
     info.set_user("harness");
     info.set_name(spec_.spec.name());
     for (const std::string& role : spec_.spec.roles()) info.add_roles(role);
-    if (spec_.spec.roles_size() > 1) info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
+    if (spec_.spec.roles_size() > 1)
+      info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
     if (spec_.spec.revocable()) {
       info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
     }
@@ -77,7 +80,8 @@ class SimFramework final : public Scheduler {
     v1::Filters filters;
     filters.set_refuse_seconds(spec_.spec.workload().refuse_seconds());
     for (const Offer& offer : offers) {
-      const bool usable = offer.revocability == Revocability::kRegular || spec_.spec.workload().use_revocable();
+      const bool usable =
+          offer.revocability == Revocability::kRegular || spec_.spec.workload().use_revocable();
       std::vector<TaskLaunch> launches;
       Resources left = offer.resources;
       while (usable && active_ && !pending_.empty()) {
@@ -160,9 +164,9 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   MasterOptions masterOptions;
   masterOptions.modules = options.modules;
   masterOptions.allocator = options.allocator;
-  masterOptions.allocationInterval = seconds(options.allocationIntervalSeconds > 0
-                                                 ? options.allocationIntervalSeconds
-                                                 : spec.allocation_interval_seconds());
+  masterOptions.allocationInterval =
+      seconds(options.allocationIntervalSeconds > 0 ? options.allocationIntervalSeconds
+                                                    : spec.allocation_interval_seconds());
   masterOptions.eventBatchDelay = seconds(spec.event_batch_seconds());
   masterOptions.offerTimeout = seconds(spec.offer_timeout_seconds());
   masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
@@ -197,7 +201,8 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     frameworks.push_back(std::make_unique<SimFramework>(f, &master, seed, &report.tasksRetried));
     SimFramework* framework = frameworks.back().get();
     loop.at(seconds(f.spec.start_seconds()), [framework] { framework->start(); });
-    if (f.spec.stop_seconds() >= 0) loop.at(seconds(f.spec.stop_seconds()), [framework] { framework->stop(); });
+    if (f.spec.stop_seconds() >= 0)
+      loop.at(seconds(f.spec.stop_seconds()), [framework] { framework->stop(); });
     for (const std::string& role : f.spec.roles()) roles.insert(role);
   }
   report.roles.assign(roles.begin(), roles.end());
@@ -206,10 +211,14 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     loop.at(seconds(event.spec.at_seconds()), [&master, &event] {
       Status s;
       if (event.spec.has_agent_fails()) s = master.removeAgent(event.spec.agent_fails());
-      if (event.spec.has_weight()) s = master.updateWeights({{event.spec.weight().role(), event.spec.weight().weight()}});
-      if (event.spec.has_quota_role()) s = master.updateQuota(event.spec.quota_role(), Quota{event.quotaGuarantee, std::nullopt});
-      if (event.spec.has_estimate_agent()) s = master.updateOversubscription(event.spec.estimate_agent(), event.estimate);
-      LOG_IF(WARNING, !s.ok()) << "scenario event at " << event.spec.at_seconds() << " s: " << s.message();
+      if (event.spec.has_weight())
+        s = master.updateWeights({{event.spec.weight().role(), event.spec.weight().weight()}});
+      if (event.spec.has_quota_role())
+        s = master.updateQuota(event.spec.quota_role(), Quota{event.quotaGuarantee, std::nullopt});
+      if (event.spec.has_estimate_agent())
+        s = master.updateOversubscription(event.spec.estimate_agent(), event.estimate);
+      LOG_IF(WARNING, !s.ok()) << "scenario event at " << event.spec.at_seconds()
+                               << " s: " << s.message();
     });
   }
 
@@ -236,7 +245,8 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     s.evictionsSoFar = master.stats().tasksEvicted;
     report.samples.push_back(std::move(s));
     master.tickAgents();
-    if (loop.now() + sampleEvery <= seconds(spec.duration_seconds())) loop.after(sampleEvery, sample);
+    if (loop.now() + sampleEvery <= seconds(spec.duration_seconds()))
+      loop.after(sampleEvery, sample);
   };
   loop.at(0, sample);
   loop.runUntil(seconds(spec.duration_seconds()));
@@ -249,7 +259,8 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     report.cycleP50Ms = cycles[cycles.size() / 2];
     report.cycleP99Ms = cycles[std::min(cycles.size() - 1, cycles.size() * 99 / 100)];
   }
-  report.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  report.wallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   return report;
 }
 

@@ -35,9 +35,9 @@ struct Report {
 };
 
 struct HarnessOptions {
-  std::string modules;    // Allocator module manifest; empty: built-in.
-  std::string allocator;  // Module name.
-  uint64_t seed = 0;      // 0: the scenario's seed.
+  std::string modules;                   // Allocator module manifest; empty: built-in.
+  std::string allocator;                 // Module name.
+  uint64_t seed = 0;                     // 0: the scenario's seed.
   double allocationIntervalSeconds = 0;  // 0: the scenario's.
 };
 

@@ -32,7 +32,7 @@ bool write(const std::string& path, const std::string& content) {
 
 int run(int argc, char** argv) {
   std::string modules, allocator, scenarioSource, reportPath = "out/harvest-report.html",
-                                                   jsonPath = "out/harvest-report.json";
+                                                  jsonPath = "out/harvest-report.json";
   uint64_t seed = 0;
   double intervalSeconds = 0;
   for (int i = 1; i < argc; ++i) {
@@ -41,16 +41,22 @@ int run(int argc, char** argv) {
       const size_t n = std::strlen(flag);
       return arg.compare(0, n, flag) == 0 ? arg.c_str() + n : nullptr;
     };
-    if (const char* v = value("--modules=")) modules = v;
-    else if (const char* v = value("--allocator=")) allocator = v;
-    else if (const char* v = value("--scenario=")) scenarioSource = v;
-    else if (const char* v = value("--report=")) reportPath = v;
-    else if (const char* v = value("--json=")) jsonPath = v;
+    if (const char* v = value("--modules="))
+      modules = v;
+    else if (const char* v = value("--allocator="))
+      allocator = v;
+    else if (const char* v = value("--scenario="))
+      scenarioSource = v;
+    else if (const char* v = value("--report="))
+      reportPath = v;
+    else if (const char* v = value("--json="))
+      jsonPath = v;
     else if (const char* v = value("--allocation_interval=")) {
       char* end = nullptr;
       intervalSeconds = std::strtod(v, &end);
       if (*v == '\0' || *end != '\0' || !(intervalSeconds > 0)) {
-        std::fprintf(stderr, "harvest-master: bad value '%s' for --allocation_interval (seconds, > 0)\n", v);
+        std::fprintf(
+            stderr, "harvest-master: bad value '%s' for --allocation_interval (seconds, > 0)\n", v);
         return 2;
       }
     } else if (const char* v = value("--seed=")) {
@@ -90,7 +96,8 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "harvest-master: cannot write %s\n", reportPath.c_str());
     return 1;
   }
-  std::printf("report: %s (HTML, opens offline), %s (JSON)\n", reportPath.c_str(), jsonPath.c_str());
+  std::printf("report: %s (HTML, opens offline), %s (JSON)\n", reportPath.c_str(),
+              jsonPath.c_str());
   return 0;
 }
 

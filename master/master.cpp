@@ -8,13 +8,20 @@ namespace harvest::master {
 
 const char* toString(TaskState state) {
   switch (state) {
-    case TaskState::kStaging: return "TASK_STAGING";
-    case TaskState::kRunning: return "TASK_RUNNING";
-    case TaskState::kFinished: return "TASK_FINISHED";
-    case TaskState::kFailed: return "TASK_FAILED";
-    case TaskState::kKilled: return "TASK_KILLED";
-    case TaskState::kLost: return "TASK_LOST";
-    case TaskState::kError: return "TASK_ERROR";
+    case TaskState::kStaging:
+      return "TASK_STAGING";
+    case TaskState::kRunning:
+      return "TASK_RUNNING";
+    case TaskState::kFinished:
+      return "TASK_FINISHED";
+    case TaskState::kFailed:
+      return "TASK_FAILED";
+    case TaskState::kKilled:
+      return "TASK_KILLED";
+    case TaskState::kLost:
+      return "TASK_LOST";
+    case TaskState::kError:
+      return "TASK_ERROR";
   }
   return "TASK_UNKNOWN";
 }
@@ -26,7 +33,8 @@ bool terminal(TaskState state) {
 }
 }  // namespace
 
-Master::Master(EventLoop* loop, MasterOptions options) : loop_(loop), options_(std::move(options)) {}
+Master::Master(EventLoop* loop, MasterOptions options)
+    : loop_(loop), options_(std::move(options)) {}
 Master::~Master() = default;
 
 Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, EventLoop* loop) {
@@ -56,15 +64,17 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
 }
 
 std::string Master::allocatorDescription() const {
-  return allocator_.moduleName() + (allocator_.libraryPath().empty() ? " (built in)"
-                                                                     : " (from " + allocator_.libraryPath() + ")");
+  return allocator_.moduleName() + (allocator_.libraryPath().empty()
+                                        ? " (built in)"
+                                        : " (from " + allocator_.libraryPath() + ")");
 }
 
 void Master::runAllocation() {
   const auto started = std::chrono::steady_clock::now();
   allocator_->allocate();
   stats_.cycleMillis.push_back(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count());
   ++stats_.allocationCycles;
   dispatch();
   loop_->after(options_.allocationInterval, [this] { runAllocation(); });
@@ -89,7 +99,8 @@ void Master::runTriggeredAllocation() {
   const auto started = std::chrono::steady_clock::now();
   allocator_->allocate(agents);
   stats_.cycleMillis.push_back(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count());
   ++stats_.triggeredCycles;
   dispatch();
 }
@@ -104,8 +115,8 @@ void Master::dispatch() {
       // what launched tasks hold is settled by the agent's eviction.
       std::vector<std::string> ids;
       for (const auto& [id, offer] : offers_) {
-        if (offer.framework == framework && offer.role == entry.role && offer.agent == entry.agent &&
-            offer.revocability != Revocability::kRegular &&
+        if (offer.framework == framework && offer.role == entry.role &&
+            offer.agent == entry.agent && offer.revocability != Revocability::kRegular &&
             !entry.resources.ofClass(offer.revocability).empty()) {
           ids.push_back(id);
         }
@@ -125,11 +136,10 @@ void Master::dispatch() {
       offer.role = offered.role;
       offer.agent = offered.agent;
       offer.hostname = offered.agent;
-      offer.revocability = offered.resources.revocable().empty()
-                               ? Revocability::kRegular
-                               : offered.resources.scalars().empty()
-                                     ? offered.resources.ranges().front().key.revocability
-                                     : offered.resources.scalars().front().key.revocability;
+      offer.revocability = offered.resources.revocable().empty() ? Revocability::kRegular
+                           : offered.resources.scalars().empty()
+                               ? offered.resources.ranges().front().key.revocability
+                               : offered.resources.scalars().front().key.revocability;
       offer.resources = std::move(offered.resources);
       ++stats_.offersMade;
       if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
@@ -151,7 +161,8 @@ void Master::dispatch() {
     if (!entry || !entry->scheduler) continue;
     std::vector<InverseOffer> batch;
     for (const auto& [agent, request] : byAgent) {
-      batch.push_back({"io-" + std::to_string(nextOfferId_++), frameworkId, agent, request.unavailability});
+      batch.push_back(
+          {"io-" + std::to_string(nextOfferId_++), frameworkId, agent, request.unavailability});
     }
     entry->scheduler->inverseOffers(batch);
   }
@@ -170,7 +181,8 @@ void Master::rescindOffer(const std::string& offerId, bool expired) {
   }
   Status recovered = allocator_->recoverResources(offer.framework, offer.agent, offer.role,
                                                   offer.resources, std::nullopt);
-  LOG_IF(ERROR, !recovered.ok()) << "recovering rescinded offer " << offerId << ": " << recovered.message();
+  LOG_IF(ERROR, !recovered.ok()) << "recovering rescinded offer " << offerId << ": "
+                                 << recovered.message();
   if (FrameworkEntry* entry = framework(offer.framework); entry && entry->scheduler) {
     entry->scheduler->rescind(offerId);
   }
@@ -183,13 +195,15 @@ Master::FrameworkEntry* Master::framework(const std::string& id) {
 
 Status Master::addAgent(const std::string& id, const Resources& total) {
   if (agents_.count(id)) return Status::error("agent '" + id + "' already registered");
-  Result<std::unique_ptr<SimAgent>> agent = SimAgent::create(id, total, loop_, this, options_.killGrace);
+  Result<std::unique_ptr<SimAgent>> agent =
+      SimAgent::create(id, total, loop_, this, options_.killGrace);
   if (!agent.ok()) return agent.status();
   v1::AgentInfo info;
   info.set_hostname(id);
   info.mutable_id()->set_value(id);
-  for (auto type : {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
-                    v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
+  for (auto type :
+       {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
+        v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
     info.add_capabilities()->set_type(type);
   }
   if (Status s = allocator_->addAgent(id, info, std::nullopt, total, {}); !s.ok()) return s;
@@ -275,7 +289,8 @@ void Master::lose(const std::string& frameworkId, const std::vector<TaskLaunch>&
       ++stats_.tasksLost;
     }
     if (entry && entry->scheduler) {
-      entry->scheduler->update({launch.task, frameworkId, agent, state, reason, message, loop_->now()});
+      entry->scheduler->update(
+          {launch.task, frameworkId, agent, state, reason, message, loop_->now()});
     }
   }
 }
@@ -313,7 +328,8 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
     // Offers that were valid are used up by the failed accept: give them back.
     for (const Offer& offer : used) {
       offers_.erase(offer.id);
-      (void)allocator_->recoverResources(offer.framework, offer.agent, offer.role, offer.resources, std::nullopt);
+      (void)allocator_->recoverResources(offer.framework, offer.agent, offer.role, offer.resources,
+                                         std::nullopt);
     }
     lose(frameworkId, launches, agentId, TaskState::kLost, reason, problem);
     return Status();
@@ -331,10 +347,14 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
   std::set<std::string> seen;
   for (const TaskLaunch& launch : launches) {
     std::string malformed;
-    if (launch.task.empty()) malformed = "task id is empty";
-    else if (launch.resources.empty()) malformed = "task has no resources";
-    else if (!seen.insert(launch.task).second || tasks_.count({frameworkId, launch.task})) malformed = "duplicate task id";
-    else if (!launch.resources.regular().empty() && !launch.resources.revocable().empty()) malformed = "task mixes regular and revocable resources";
+    if (launch.task.empty())
+      malformed = "task id is empty";
+    else if (launch.resources.empty())
+      malformed = "task has no resources";
+    else if (!seen.insert(launch.task).second || tasks_.count({frameworkId, launch.task}))
+      malformed = "duplicate task id";
+    else if (!launch.resources.regular().empty() && !launch.resources.revocable().empty())
+      malformed = "task mixes regular and revocable resources";
     if (!malformed.empty()) {
       lose(frameworkId, {launch}, agentId, TaskState::kError, "REASON_TASK_INVALID", malformed);
       continue;
@@ -364,7 +384,8 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
   }
   auto agent = agents_.find(agentId);
   for (const auto& [launch, role] : valid) {
-    tasks_[{frameworkId, launch.task}] = TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging};
+    tasks_[{frameworkId, launch.task}] =
+        TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging};
     ++stats_.tasksLaunched;
     RunTask message{frameworkId, role, launch, {}};
     // Hints: what the master believes runs revocably on the agent (the agent recomputes).
@@ -390,7 +411,9 @@ Status Master::decline(const std::string& frameworkId, const std::vector<std::st
     const Offer offer = std::move(it->second);
     offers_.erase(it);
     ++stats_.offersDeclined;
-    if (Status s = allocator_->recoverResources(frameworkId, offer.agent, offer.role, offer.resources, filters); !s.ok()) {
+    if (Status s = allocator_->recoverResources(frameworkId, offer.agent, offer.role,
+                                                offer.resources, filters);
+        !s.ok()) {
       return s;
     }
   }
@@ -427,7 +450,8 @@ Status Master::reconcile(const std::string& frameworkId) {
   if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
   for (const auto& [key, task] : tasks_) {
     if (key.first == frameworkId && entry->scheduler) {
-      entry->scheduler->update({key.second, frameworkId, task.agent, task.state, "REASON_RECONCILIATION", "", loop_->now()});
+      entry->scheduler->update({key.second, frameworkId, task.agent, task.state,
+                                "REASON_RECONCILIATION", "", loop_->now()});
     }
   }
   return Status();
@@ -477,21 +501,32 @@ void Master::statusUpdate(const TaskStatus& status) {
   task.state = status.state;
   if (terminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
   switch (status.state) {
-    case TaskState::kRunning: ++stats_.tasksRunning; break;
-    case TaskState::kFinished: ++stats_.tasksFinished; break;
-    case TaskState::kKilled: ++stats_.tasksKilled; break;
-    case TaskState::kError: ++stats_.tasksError; break;
+    case TaskState::kRunning:
+      ++stats_.tasksRunning;
+      break;
+    case TaskState::kFinished:
+      ++stats_.tasksFinished;
+      break;
+    case TaskState::kKilled:
+      ++stats_.tasksKilled;
+      break;
+    case TaskState::kError:
+      ++stats_.tasksError;
+      break;
     case TaskState::kLost:
       ++stats_.tasksLost;
       if (status.reason == "REASON_CONTAINER_PREEMPTED") ++stats_.tasksEvicted;
       break;
-    default: break;
+    default:
+      break;
   }
   // A task that never started holds nothing on the agent: give its resources back now.
   if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
       status.reason != "REASON_CONTAINER_PREEMPTED") {
-    if (agents_.count(task.agent) && agents_.at(task.agent)->ledger().findExecutor(status.framework, status.task) == nullptr) {
-      (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources, std::nullopt);
+    if (agents_.count(task.agent) &&
+        agents_.at(task.agent)->ledger().findExecutor(status.framework, status.task) == nullptr) {
+      (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
+                                         std::nullopt);
     }
   }
   if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
@@ -502,8 +537,10 @@ void Master::statusUpdate(const TaskStatus& status) {
 void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {
   auto it = tasks_.find({freed.executor.framework, freed.executor.executor});
   const std::string role = it != tasks_.end() ? it->second.role : freed.role;
-  Status s = allocator_->recoverResources(freed.executor.framework, agentId, role, freed.resources, std::nullopt);
-  LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": " << s.message();
+  Status s = allocator_->recoverResources(freed.executor.framework, agentId, role, freed.resources,
+                                          std::nullopt);
+  LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": "
+                           << s.message();
   agentChanged(agentId);
 }
 

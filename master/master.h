@@ -83,7 +83,8 @@ class Master final : public AgentReports {
 
   size_t outstandingOffers() const { return offers_.size(); }
   // Every task the master believes is running: (framework, resources).
-  void forEachRunningTask(const std::function<void(const std::string&, const Resources&)>& visit) const;
+  void forEachRunningTask(
+      const std::function<void(const std::string&, const Resources&)>& visit) const;
   // Lets agents time out launches that waited too long for evictions.
   void tickAgents();
 
@@ -121,8 +122,8 @@ class Master final : public AgentReports {
   LoadedAllocator allocator_;
   std::map<std::string, std::unique_ptr<SimAgent>> agents_;
   std::map<std::string, FrameworkEntry> frameworks_;
-  std::map<std::string, Offer> offers_;              // Outstanding, by id.
-  std::set<std::string> rescindedOffers_;            // To tell a rescind race from a bad id.
+  std::map<std::string, Offer> offers_;    // Outstanding, by id.
+  std::set<std::string> rescindedOffers_;  // To tell a rescind race from a bad id.
   std::map<std::pair<std::string, std::string>, TaskEntry> tasks_;  // (framework, task).
   // Live non-throttleable revocable tasks per agent: the revocation hints of a regular launch
   // come from here, not from a scan of every task.

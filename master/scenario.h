@@ -27,7 +27,7 @@ struct ScenarioEvent {
 
 struct Scenario {
   v1::Scenario spec;
-  std::vector<std::pair<std::string, Resources>> agents;  // (id, total)
+  std::vector<std::pair<std::string, Resources>> agents;     // (id, total)
   std::vector<std::pair<std::string, Resources>> estimates;  // Initial usage slack.
   std::vector<ScenarioFramework> frameworks;
   std::vector<ScenarioEvent> events;

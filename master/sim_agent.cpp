@@ -8,10 +8,14 @@ namespace {
 // Mesos-style reason names for what the ledger reports.
 const char* reasonName(agent::LostReason reason) {
   switch (reason) {
-    case agent::LostReason::kInsufficientResources: return "REASON_INSUFFICIENT_RESOURCES";
-    case agent::LostReason::kWaitTimeout: return "REASON_EVICTION_WAIT_TIMEOUT";
-    case agent::LostReason::kDisplacedByRegular: return "REASON_DISPLACED_BY_REGULAR";
-    case agent::LostReason::kExecutorEvicted: return "REASON_CONTAINER_PREEMPTED";
+    case agent::LostReason::kInsufficientResources:
+      return "REASON_INSUFFICIENT_RESOURCES";
+    case agent::LostReason::kWaitTimeout:
+      return "REASON_EVICTION_WAIT_TIMEOUT";
+    case agent::LostReason::kDisplacedByRegular:
+      return "REASON_DISPLACED_BY_REGULAR";
+    case agent::LostReason::kExecutorEvicted:
+      return "REASON_CONTAINER_PREEMPTED";
   }
   return "REASON_UNKNOWN";
 }
@@ -24,14 +28,19 @@ Result<std::unique_ptr<SimAgent>> SimAgent::create(std::string id, const Resourc
   agent::LedgerOptions options;
   options.clock = [loop] { return loop->now(); };
   Result<agent::AgentLedger> ledger = agent::AgentLedger::create(total, std::move(options));
-  if (!ledger.ok()) return Result<std::unique_ptr<SimAgent>>::error("agent '" + id + "': " + ledger.message());
+  if (!ledger.ok())
+    return Result<std::unique_ptr<SimAgent>>::error("agent '" + id + "': " + ledger.message());
   return std::unique_ptr<SimAgent>(
       new SimAgent(std::move(id), std::move(ledger).value(), loop, reports, killGrace));
 }
 
 SimAgent::SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop,
                    AgentReports* reports, TimeNanos killGrace)
-    : id_(std::move(id)), ledger_(std::move(ledger)), loop_(loop), reports_(reports), killGrace_(killGrace) {}
+    : id_(std::move(id)),
+      ledger_(std::move(ledger)),
+      loop_(loop),
+      reports_(reports),
+      killGrace_(killGrace) {}
 
 void SimAgent::report(const std::string& framework, const std::string& task, TaskState state,
                       const std::string& reason, const std::string& message) {
@@ -60,8 +69,8 @@ void SimAgent::runTask(const RunTask& message) {
       break;
     case agent::LaunchState::kRejected:
       durations_.erase({message.framework, message.task.task});
-      report(message.framework, message.task.task, TaskState::kLost, "REASON_INSUFFICIENT_RESOURCES",
-             outcome->message);
+      report(message.framework, message.task.task, TaskState::kLost,
+             "REASON_INSUFFICIENT_RESOURCES", outcome->message);
       break;
   }
   apply(outcome->effects);
@@ -100,12 +109,13 @@ void SimAgent::killTask(const std::string& framework, const std::string& task) {
     }
     return;
   }
-  loop_->after(killGrace_, [this, framework, task] {
-    finish(framework, task, TaskState::kKilled, "");
-  });
+  loop_->after(killGrace_,
+               [this, framework, task] { finish(framework, task, TaskState::kKilled, ""); });
 }
 
-void SimAgent::tick() { apply(ledger_.tick(loop_->now())); }
+void SimAgent::tick() {
+  apply(ledger_.tick(loop_->now()));
+}
 
 void SimAgent::apply(const agent::Effects& effects) {
   for (const agent::Eviction& eviction : effects.evictions) {
@@ -126,8 +136,8 @@ void SimAgent::apply(const agent::Effects& effects) {
   for (const agent::LostLaunch& lost : effects.lost) {
     for (const std::string& task : lost.tasks) {
       durations_.erase({lost.executor.framework, task});
-      report(lost.executor.framework, task, TaskState::kLost,
-             reasonName(lost.reason), lost.message);
+      report(lost.executor.framework, task, TaskState::kLost, reasonName(lost.reason),
+             lost.message);
     }
   }
   if (!alive_) return;

@@ -15,7 +15,8 @@ Result<PoolId> poolOf(const v1::Resource& proto, const std::string& what) {
                                                                     : fallback;
     r.role = info.role();
     r.principal = info.principal();
-    for (const v1::Label& label : info.labels().labels()) r.labels.emplace_back(label.key(), label.value());
+    for (const v1::Label& label : info.labels().labels())
+      r.labels.emplace_back(label.key(), label.value());
     stack.push_back(std::move(r));
   };
   if (proto.reservations_size() > 0) {
@@ -24,7 +25,8 @@ Result<PoolId> poolOf(const v1::Resource& proto, const std::string& what) {
     // Pre-refinement form: `role` names the role; `reservation` (if any) makes it dynamic.
     v1::Resource::ReservationInfo info = proto.reservation();
     info.set_role(proto.role());
-    append(info, proto.has_reservation() ? Reservation::Type::kDynamic : Reservation::Type::kStatic);
+    append(info,
+           proto.has_reservation() ? Reservation::Type::kDynamic : Reservation::Type::kStatic);
   }
   if (stack.empty()) return kUnreservedPool;
   for (const Reservation& r : stack) {
@@ -68,7 +70,8 @@ Result<Resources> fromProto(const v1::Resource& proto) {
       if (!proto.has_ranges()) return Result<Resources>::error("ranges value missing in " + what);
       RangeSet ranges;
       for (const v1::Value::Range& range : proto.ranges().range()) {
-        if (Status added = addCheckedInterval(ranges, range.begin(), range.end(), what); !added.ok()) {
+        if (Status added = addCheckedInterval(ranges, range.begin(), range.end(), what);
+            !added.ok()) {
           return added;
         }
       }

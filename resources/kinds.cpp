@@ -56,6 +56,8 @@ const std::string& name(KindId id) {
   return t.names[id];
 }
 
-size_t count() { return table().published.load(std::memory_order_acquire); }
+size_t count() {
+  return table().published.load(std::memory_order_acquire);
+}
 
 }  // namespace harvest::kinds

@@ -1,8 +1,8 @@
 #include "resources/parse.h"
 
 #include <cctype>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -20,7 +20,9 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::string quote(std::string_view token) { return "'" + std::string(token) + "'"; }
+std::string quote(std::string_view token) {
+  return "'" + std::string(token) + "'";
+}
 
 bool validName(std::string_view name) {
   if (name.empty()) return false;
@@ -44,7 +46,8 @@ Result<uint64_t> parseUnsigned(std::string_view text, std::string_view token) {
 
 Result<RangeSet> parseRanges(std::string_view value, std::string_view token) {
   if (value.size() < 2 || value.back() != ']') {
-    return Result<RangeSet>::error("malformed ranges in " + quote(token) + ": expected '[a-b, ...]'");
+    return Result<RangeSet>::error("malformed ranges in " + quote(token) +
+                                   ": expected '[a-b, ...]'");
   }
   RangeSet ranges;
   std::string_view body = value.substr(1, value.size() - 2);
@@ -63,7 +66,8 @@ Result<RangeSet> parseRanges(std::string_view value, std::string_view token) {
     if (!begin.ok()) return begin.status();
     Result<uint64_t> end = parseUnsigned(item.substr(dash + 1), token);
     if (!end.ok()) return end.status();
-    if (Status added = addCheckedInterval(ranges, *begin, *end, quote(token)); !added.ok()) return added;
+    if (Status added = addCheckedInterval(ranges, *begin, *end, quote(token)); !added.ok())
+      return added;
   }
   return ranges;
 }
@@ -83,7 +87,8 @@ Result<std::vector<std::string>> parseSet(std::string_view value, std::string_vi
     body = more ? body.substr(comma + 1) : std::string_view();
     if (item.empty()) return SetResult::error("empty set item in " + quote(token));
     for (const std::string& seen : items) {
-      if (seen == item) return SetResult::error("duplicate set item " + quote(item) + " in " + quote(token));
+      if (seen == item)
+        return SetResult::error("duplicate set item " + quote(item) + " in " + quote(token));
     }
     items.emplace_back(item);
   }
@@ -109,7 +114,8 @@ Result<Scalar> parseScalar(std::string_view value, std::string_view token) {
 }  // namespace
 
 Result<Scalar> checkedAmount(double value, std::string_view what) {
-  if (!std::isfinite(value)) return Result<Scalar>::error("non-finite amount in " + std::string(what));
+  if (!std::isfinite(value))
+    return Result<Scalar>::error("non-finite amount in " + std::string(what));
   if (value < 0) return Result<Scalar>::error("negative amount in " + std::string(what));
   std::optional<Scalar> scalar = Scalar::fromDouble(value);
   if (!scalar) return Result<Scalar>::error("amount too large in " + std::string(what));
@@ -124,7 +130,8 @@ Status addCheckedInterval(RangeSet& ranges, uint64_t begin, uint64_t end, std::s
     return Status::error("reversed range " + std::to_string(begin) + "-" + std::to_string(end) +
                          " in " + std::string(what));
   }
-  if (end > RangeSet::kMaxValue) return Status::error("range bound too large in " + std::string(what));
+  if (end > RangeSet::kMaxValue)
+    return Status::error("range bound too large in " + std::string(what));
   if (ranges.intersects(RangeSet{{begin, end}})) {
     return Status::error("overlapping range " + std::to_string(begin) + "-" + std::to_string(end) +
                          " in " + std::string(what));
@@ -181,7 +188,8 @@ Result<Resources> parseResources(std::string_view text, std::string_view default
       Reservation reservation;
       reservation.role = std::string(role);
       reservation.principal = std::string(principal);
-      reservation.type = principal.empty() ? Reservation::Type::kStatic : Reservation::Type::kDynamic;
+      reservation.type =
+          principal.empty() ? Reservation::Type::kStatic : Reservation::Type::kDynamic;
       Result<PoolId> pool = pools::intern({reservation});
       if (!pool.ok()) return Result<Resources>::error(pool.message() + " in " + quote(token));
       key.pool = *pool;

@@ -158,10 +158,12 @@ Scalar Resources::scalar(KindId kind) const {
 Scalar Resources::amountOf(KindId kind) const {
   Scalar total = scalar(kind);
   for (const RangesEntry& entry : ranges_) {
-    if (entry.key.kind == kind) total += Scalar::fromUnits(static_cast<int64_t>(entry.ranges.count()));
+    if (entry.key.kind == kind)
+      total += Scalar::fromUnits(static_cast<int64_t>(entry.ranges.count()));
   }
   for (const SetEntry& entry : sets_) {
-    if (entry.key.kind == kind) total += Scalar::fromUnits(static_cast<int64_t>(entry.items.size()));
+    if (entry.key.kind == kind)
+      total += Scalar::fromUnits(static_cast<int64_t>(entry.items.size()));
   }
   return total;
 }
@@ -217,7 +219,8 @@ Resources Resources::revocable() const {
   return filter([](const ResourceKey& key) { return key.revocable(); });
 }
 Resources Resources::ofClass(Revocability revocability) const {
-  return filter([revocability](const ResourceKey& key) { return key.revocability == revocability; });
+  return filter(
+      [revocability](const ResourceKey& key) { return key.revocability == revocability; });
 }
 
 Resources Resources::lentAs(Revocability revocability) const {

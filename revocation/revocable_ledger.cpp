@@ -8,7 +8,9 @@ namespace {
 // a - b where `a` holds it, without the clamping surprises of Resources::operator-= for
 // amounts b lacks: a scalar of `a` larger than b's keeps the difference, ranges keep what b
 // lacks. Both sides are revocable resources keyed by class.
-Resources beyond(const Resources& a, const Resources& b) { return a - b; }
+Resources beyond(const Resources& a, const Resources& b) {
+  return a - b;
+}
 
 }  // namespace
 
@@ -30,9 +32,13 @@ void RevocableLedger::setUsageSlack(const Resources& estimate) {
   }
 }
 
-Resources RevocableLedger::available() const { return beyond(total_, allocated_); }
+Resources RevocableLedger::available() const {
+  return beyond(total_, allocated_);
+}
 
-Resources RevocableLedger::excess() const { return beyond(allocated_, total_); }
+Resources RevocableLedger::excess() const {
+  return beyond(allocated_, total_);
+}
 
 Resources RevocableLedger::overcommit() const {
   Resources requested;

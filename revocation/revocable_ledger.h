@@ -61,8 +61,8 @@ class RevocableLedger {
   std::vector<Grant> chooseRescinds();
 
  private:
-  Resources total_;      // Both classes, keyed by class.
-  Resources allocated_;  // Sum of grants_.
+  Resources total_;            // Both classes, keyed by class.
+  Resources allocated_;        // Sum of grants_.
   std::vector<Grant> grants_;  // Oldest first.
   bool totalChanged_ = false;  // Since the last chooseRescinds().
 };

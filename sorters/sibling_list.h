@@ -147,9 +147,9 @@ class SiblingList {
   // The block where `entry` belongs: the first whose last entry is not less than it.
   template <typename Less>
   size_t blockFor(const Entry& entry, Less less) const {
-    auto it = std::partition_point(blocks_.begin(), blocks_.end(), [&](const std::vector<Entry>& block) {
-      return less(block.back(), entry);
-    });
+    auto it = std::partition_point(
+        blocks_.begin(), blocks_.end(),
+        [&](const std::vector<Entry>& block) { return less(block.back(), entry); });
     return it == blocks_.end() ? blocks_.size() - 1 : static_cast<size_t>(it - blocks_.begin());
   }
 
@@ -157,7 +157,8 @@ class SiblingList {
   std::pair<size_t, size_t> locate(const Entry& entry, Less less) const {
     const size_t b = blockFor(entry, less);
     const std::vector<Entry>& block = blocks_[b];
-    return {b, static_cast<size_t>(std::lower_bound(block.begin(), block.end(), entry, less) - block.begin())};
+    return {b, static_cast<size_t>(std::lower_bound(block.begin(), block.end(), entry, less) -
+                                   block.begin())};
   }
 
   void removeAt(size_t b, size_t i) {

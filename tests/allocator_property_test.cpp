@@ -46,7 +46,8 @@ class AllocatorPropertyTest : public AllocatorTest {
     }
     // Revocable 1, 2 and 4.
     for (const RecordedOffer& r : rescinds_) {
-      ASSERT_TRUE(r.resources.regular().empty()) << "event " << event << ": rescind of " << r.resources;
+      ASSERT_TRUE(r.resources.regular().empty())
+          << "event " << event << ": rescind of " << r.resources;
       pending_[{r.framework, r.role, r.agent}] += r.resources;
     }
     rescinds_.clear();
@@ -63,8 +64,8 @@ class AllocatorPropertyTest : public AllocatorTest {
       const Resources idle = total.reserved() - regular.reserved();
       const Resources lendable = idle.lentAs(Revocability::kNonThrottleable) +
                                  estimateInForce_[agent].lentAs(Revocability::kThrottleable);
-      ASSERT_TRUE(lendable.contains(lent)) << "event " << event << " agent " << agent << ": lent "
-                                           << lent << " of " << lendable;
+      ASSERT_TRUE(lendable.contains(lent))
+          << "event " << event << " agent " << agent << ": lent " << lent << " of " << lendable;
       const Resources lentIdle = lent.ofClass(Revocability::kNonThrottleable);
       ASSERT_TRUE(total.quantities().contains(regular.quantities() + lentIdle.quantities()))
           << "event " << event << " agent " << agent;
@@ -85,7 +86,8 @@ class AllocatorPropertyTest : public AllocatorTest {
       if (it == metrics.end()) continue;
       Quantities allocated;
       for (const auto& [key, resources] : held_) {
-        if (key.role == role || key.role.rfind(role + "/", 0) == 0) allocated += resources.regular().quantities();
+        if (key.role == role || key.role.rfind(role + "/", 0) == 0)
+          allocated += resources.regular().quantities();
       }
       double expected = 0;
       for (const auto& [kind, amount] : allocated) {
@@ -104,8 +106,10 @@ class AllocatorPropertyTest : public AllocatorTest {
 
   // Gives back a holding (or part of it), as the master does for a decline, a finished task,
   // a rescinded offer or an evicted executor.
-  void giveBack(const HeldKey& key, const Resources& resources, const std::optional<v1::Filters>& filters) {
-    ASSERT_TRUE(allocator_->recoverResources(key.framework, key.agent, key.role, resources, filters).ok());
+  void giveBack(const HeldKey& key, const Resources& resources,
+                const std::optional<v1::Filters>& filters) {
+    ASSERT_TRUE(
+        allocator_->recoverResources(key.framework, key.agent, key.role, resources, filters).ok());
     held_[key] -= resources;
     if (held_[key].empty()) held_.erase(key);
     auto pending = pending_.find(key);
@@ -121,7 +125,8 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
   const size_t events = env ? std::strtoull(env, nullptr, 10) : 3000;
   std::mt19937_64 random(20261122);
   initialize();
-  const std::vector<std::vector<std::string>> roleChoices = {{"r1"}, {"r2"}, {"p/x"}, {"p/y"}, {"r1", "p/x"}};
+  const std::vector<std::vector<std::string>> roleChoices = {
+      {"r1"}, {"r2"}, {"p/x"}, {"p/y"}, {"r1", "p/x"}};
   const std::vector<std::string> agentShapes = {
       "cpus:4;mem:2048;ports:[31000-31009]", "cpus:2;mem:4096;cpus(r1):2;mem(r1):1024",
       "cpus:8;mem:1024;disk:100;cpus(p):1",
@@ -157,8 +162,10 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
     } else if (action == 3 && frameworks_.size() > 2) {
       auto framework = pick(frameworks_);
       ASSERT_TRUE(allocator_->removeFramework(framework->first).ok());
-      std::erase_if(held_, [&](const auto& entry) { return entry.first.framework == framework->first; });
-      std::erase_if(pending_, [&](const auto& entry) { return entry.first.framework == framework->first; });
+      std::erase_if(held_,
+                    [&](const auto& entry) { return entry.first.framework == framework->first; });
+      std::erase_if(pending_,
+                    [&](const auto& entry) { return entry.first.framework == framework->first; });
       frameworks_.erase(framework);
     } else if (action <= 5) {
       for (const RecordedOffer& o : cycle()) {
@@ -180,7 +187,8 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
     } else if (action == 7 && !held_.empty()) {
       // Recover part of a holding: its cpus only.
       auto holding = pick(held_);
-      const Resources cpus = holding->second.filter([](const ResourceKey& k) { return k.kind == kinds::kCpus; });
+      const Resources cpus =
+          holding->second.filter([](const ResourceKey& k) { return k.kind == kinds::kCpus; });
       const HeldKey key = holding->first;
       if (!cpus.empty()) giveBack(key, cpus, std::nullopt);
     } else if (action == 8) {
@@ -199,7 +207,9 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
       // The agent reports a new oversubscription estimate.
       auto agent = pick(agents_);
       const Resources estimate = R("cpus:" + std::to_string(random() % 6 + 1));
-      ASSERT_TRUE(allocator_->updateAgent(agent->first, agentInfo(agent->first), std::nullopt, estimate).ok());
+      ASSERT_TRUE(
+          allocator_->updateAgent(agent->first, agentInfo(agent->first), std::nullopt, estimate)
+              .ok());
       estimate_[agent->first] = estimate;
     } else {
       now_ += kSecond;
@@ -208,7 +218,8 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
     if (HasFatalFailure()) return;
   }
   // The run must have exercised stage 3, or the checks above proved nothing about it.
-  std::printf("%zu events: %zu revocable offers, %zu rescinds\n", events, revocableOffers, rescindsSeen);
+  std::printf("%zu events: %zu revocable offers, %zu rescinds\n", events, revocableOffers,
+              rescindsSeen);
   if (events >= 3000) {
     EXPECT_GE(revocableOffers, 100u);
     EXPECT_GE(rescindsSeen, 20u);

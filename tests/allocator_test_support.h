@@ -18,7 +18,9 @@ inline Resources R(std::string_view text) {
   return parsed.ok() ? *parsed : Resources();
 }
 
-inline Quantities Q(std::string_view text) { return R(text).quantities(); }
+inline Quantities Q(std::string_view text) {
+  return R(text).quantities();
+}
 
 struct RecordedOffer {
   std::string framework;
@@ -46,7 +48,8 @@ class AllocatorTest : public ::testing::Test {
       for (const auto& [agent, request] : byAgent) inverseOffers_.emplace_back(framework, agent);
     };
     callbacks.rescind = [this](const std::string& framework, const OfferedResources& rescinded) {
-      for (const OfferedResource& r : rescinded) rescinds_.push_back({framework, r.role, r.agent, r.resources});
+      for (const OfferedResource& r : rescinded)
+        rescinds_.push_back({framework, r.role, r.agent, r.resources});
     };
     ASSERT_TRUE(allocator_->initialize(std::move(options), std::move(callbacks)).ok());
   }
@@ -68,15 +71,17 @@ class AllocatorTest : public ::testing::Test {
   static v1::AgentInfo agentInfo(const std::string& hostname) {
     v1::AgentInfo info;
     info.set_hostname(hostname);
-    for (auto type : {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
-                      v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
+    for (auto type :
+         {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
+          v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
       info.add_capabilities()->set_type(type);
     }
     return info;
   }
 
   void addFramework(const std::string& id, std::vector<std::string> roles, bool revocable = false) {
-    ASSERT_TRUE(allocator_->addFramework(id, framework(std::move(roles), revocable), {}, true, {}).ok());
+    ASSERT_TRUE(
+        allocator_->addFramework(id, framework(std::move(roles), revocable), {}, true, {}).ok());
   }
 
   double metric(const std::string& key) const {

@@ -1,7 +1,8 @@
 // The built-in scenario end to end, with a fixed seed: exact counts, each explained.
+#include "master/harness.h"
+
 #include <gtest/gtest.h>
 
-#include "master/harness.h"
 #include "master/scenario.h"
 
 namespace harvest::master {

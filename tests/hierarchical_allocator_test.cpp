@@ -81,8 +81,9 @@ TEST_F(AllocatorTest, SameShareFrameworksAlternate) {
     std::deque<RecordedOffer> offers = cycle();
     ASSERT_EQ(offers.size(), 1u);
     ++offersPerFramework[offers[0].framework];
-    ASSERT_TRUE(allocator_->recoverResources(offers[0].framework, "agent", "role",
-                                             offers[0].resources, std::nullopt)
+    ASSERT_TRUE(allocator_
+                    ->recoverResources(offers[0].framework, "agent", "role", offers[0].resources,
+                                       std::nullopt)
                     .ok());
   }
   EXPECT_EQ(offersPerFramework["f1"], 5);
@@ -94,7 +95,9 @@ class WeightsTest : public AllocatorTest {
   // Recovers everything and runs a cycle; returns agents per role.
   std::map<std::string, int> reallocate() {
     for (const RecordedOffer& o : held_) {
-      EXPECT_TRUE(allocator_->recoverResources(o.framework, o.agent, o.role, o.resources, std::nullopt).ok());
+      EXPECT_TRUE(
+          allocator_->recoverResources(o.framework, o.agent, o.role, o.resources, std::nullopt)
+              .ok());
     }
     std::deque<RecordedOffer> offers = cycle();
     held_.assign(offers.begin(), offers.end());
@@ -131,7 +134,8 @@ TEST_F(AllocatorTest, OfferFilterHoldsForItsDuration) {
   ASSERT_EQ(offers.size(), 1u);
   v1::Filters filters;
   filters.set_refuse_seconds(2);
-  ASSERT_TRUE(allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
   EXPECT_EQ(allocator_->metrics().at("allocator/harvest/offer_filters/roles/role/active"), 1);
   now_ += kSecond;
   EXPECT_TRUE(cycle().empty());
@@ -147,7 +151,8 @@ TEST_F(AllocatorTest, ShortFilterStillHoldsForOneCycle) {
   std::deque<RecordedOffer> offers = cycle();
   v1::Filters filters;
   filters.set_refuse_seconds(0.001);
-  ASSERT_TRUE(allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
   now_ += kSecond;  // Long past the filter, but no cycle has run since the decline.
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(cycle().size(), 1u);
@@ -161,10 +166,12 @@ TEST_F(AllocatorTest, FilterBlocksOnlySubsetsOfWhatWasRefused) {
   v1::Filters filters;
   filters.set_refuse_seconds(100);
   // Refuse only part of the offer; keep the rest.
-  ASSERT_TRUE(allocator_->recoverResources("f", "agent", "role", R("cpus:1;mem:512"), filters).ok());
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", R("cpus:1;mem:512"), filters).ok());
   EXPECT_TRUE(cycle().empty());
   // More becomes available than was refused: no longer a subset, so it is offered.
-  ASSERT_TRUE(allocator_->recoverResources("f", "agent", "role", R("cpus:1;mem:512"), std::nullopt).ok());
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", R("cpus:1;mem:512"), std::nullopt).ok());
   expectOffer(cycle(), "f", "role", "agent", "cpus:2;mem:1024");
 }
 
@@ -191,7 +198,9 @@ TEST_F(AllocatorTest, ReviveOfOneRoleKeepsTheOtherRolesFilter) {
     std::deque<RecordedOffer> offers = cycle();
     ASSERT_EQ(offers.size(), 1u);
     declinedRoles.insert(offers[0].role);
-    ASSERT_TRUE(allocator_->recoverResources("f", "agent", offers[0].role, offers[0].resources, filters).ok());
+    ASSERT_TRUE(
+        allocator_->recoverResources("f", "agent", offers[0].role, offers[0].resources, filters)
+            .ok());
   }
   EXPECT_EQ(declinedRoles, (std::set<std::string>{"r1", "r2"}));
   EXPECT_TRUE(cycle().empty());
@@ -229,7 +238,8 @@ TEST_F(AllocatorTest, QuotaGuaranteedRoleIsServedFirst) {
 TEST_F(AllocatorTest, HeadroomForUnmetGuaranteeIsHeldBack) {
   initialize();
   addFramework("fo", {"other"});
-  ASSERT_TRUE(allocator_->addFramework("fq", framework({"q"}), {}, true, {"q"}).ok());  // No demand.
+  ASSERT_TRUE(
+      allocator_->addFramework("fq", framework({"q"}), {}, true, {"q"}).ok());  // No demand.
   ASSERT_TRUE(allocator_->updateQuota("q", Quota{Q("cpus:4;mem:2048"), std::nullopt}).ok());
   for (int i = 0; i < 3; ++i) addAgent("agent" + std::to_string(i), "cpus:2;mem:1024");
   std::deque<RecordedOffer> offers = cycle();
@@ -237,7 +247,8 @@ TEST_F(AllocatorTest, HeadroomForUnmetGuaranteeIsHeldBack) {
   ASSERT_EQ(offers.size(), 1u);
   EXPECT_EQ(offers[0].framework, "fo");
   EXPECT_EQ(offers[0].resources, R("cpus:2;mem:1024"));
-  EXPECT_EQ(allocator_->metrics().at("allocator/harvest/quota/roles/q/resources/cpus/guarantee"), 4);
+  EXPECT_EQ(allocator_->metrics().at("allocator/harvest/quota/roles/q/resources/cpus/guarantee"),
+            4);
 }
 
 TEST_F(AllocatorTest, QuotaLimitIsNeverExceeded) {
@@ -312,8 +323,9 @@ TEST_F(AllocatorTest, ErrorsLeaveStateUnchanged) {
   initialize();
   addFramework("f", {"role"});
   addAgent("agent", "cpus:2;mem:1024");
-  EXPECT_EQ(allocator_->recoverResources("nope", "agent", "role", R("cpus:1"), std::nullopt).message(),
-            "unknown framework 'nope'");
+  EXPECT_EQ(
+      allocator_->recoverResources("nope", "agent", "role", R("cpus:1"), std::nullopt).message(),
+      "unknown framework 'nope'");
   EXPECT_EQ(allocator_->removeAgent("nope").message(), "unknown agent 'nope'");
   EXPECT_EQ(allocator_->updateAvailable("agent", {{R("cpus:8"), R("cpus(r1):8")}}).message(),
             "agent 'agent' does not have cpus:8 available");
@@ -330,8 +342,9 @@ TEST_F(AllocatorTest, ErrorsLeaveStateUnchanged) {
 TEST_F(AllocatorTest, AgentUsedResourcesAreNotOfferedAgain) {
   initialize();
   addFramework("f", {"role"});
-  ASSERT_TRUE(allocator_->addAgent("agent", agentInfo("agent"), std::nullopt, R("cpus:4;mem:1024"),
-                                   {{"f", {{"role", R("cpus:3;mem:512")}}}})
+  ASSERT_TRUE(allocator_
+                  ->addAgent("agent", agentInfo("agent"), std::nullopt, R("cpus:4;mem:1024"),
+                             {{"f", {{"role", R("cpus:3;mem:512")}}}})
                   .ok());
   expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
   EXPECT_DOUBLE_EQ(share(*allocator_, "role"), 1.0);

@@ -10,7 +10,9 @@
 namespace harvest::master {
 namespace {
 
-Resources R(std::string_view text) { return parseResources(text).value(); }
+Resources R(std::string_view text) {
+  return parseResources(text).value();
+}
 
 class RecordingScheduler : public Scheduler {
  public:
@@ -50,7 +52,8 @@ class MasterTest : public ::testing::Test {
   // Runs the next allocation cycle (they come every second).
   void cycle() { loop_->runUntil(loop_->now() + kSecond); }
 
-  std::string subscribe(RecordingScheduler* scheduler, const std::string& role, bool revocable = false) {
+  std::string subscribe(RecordingScheduler* scheduler, const std::string& role,
+                        bool revocable = false) {
     Result<std::string> id = master_->subscribe(info(role, revocable), scheduler);
     EXPECT_TRUE(id.ok()) << id.message();
     return id.ok() ? *id : "";
@@ -69,7 +72,9 @@ TEST_F(MasterTest, OffersHaveUniqueIdsAndLaunchedTasksRun) {
   ASSERT_EQ(scheduler.received.size(), 2u);
   EXPECT_NE(scheduler.received[0].id, scheduler.received[1].id);
   const Offer offer = scheduler.received[0];
-  ASSERT_TRUE(master_->accept(f, {offer.id}, {{"t1", R("cpus:1;mem:512"), 10 * kSecond}}, v1::Filters()).ok());
+  ASSERT_TRUE(
+      master_->accept(f, {offer.id}, {{"t1", R("cpus:1;mem:512"), 10 * kSecond}}, v1::Filters())
+          .ok());
   ASSERT_EQ(scheduler.updates.size(), 1u);
   EXPECT_EQ(scheduler.updates[0].state, TaskState::kRunning);
   loop_->runUntil(loop_->now() + 10 * kSecond);
@@ -96,12 +101,14 @@ TEST_F(MasterTest, AcceptValidationFailuresLoseTasksAndLeakNothing) {
   EXPECT_EQ(holder.updates.back().reason, "REASON_INVALID_OFFERS");
   EXPECT_EQ(holder.updates.back().message, "offer o-999 is unknown");
   // Someone else's offer.
-  ASSERT_TRUE(master_->accept(strangerId, {offer.id}, {{"t2", R("cpus:1"), 0}}, v1::Filters()).ok());
+  ASSERT_TRUE(
+      master_->accept(strangerId, {offer.id}, {{"t2", R("cpus:1"), 0}}, v1::Filters()).ok());
   EXPECT_EQ(stranger.updates.back().message, "offer " + offer.id + " belongs to another framework");
   // The offer is still the holder's: malformed task (TASK_ERROR), and a task bigger than the
   // offer (TASK_LOST), in one accept.
-  ASSERT_TRUE(master_->accept(holderId, {offer.id},
-                              {{"", R("cpus:1"), 0}, {"big", R("cpus:5;mem:1"), 0}}, v1::Filters())
+  ASSERT_TRUE(master_
+                  ->accept(holderId, {offer.id},
+                           {{"", R("cpus:1"), 0}, {"big", R("cpus:5;mem:1"), 0}}, v1::Filters())
                   .ok());
   ASSERT_GE(holder.updates.size(), 3u);
   EXPECT_EQ(holder.updates[holder.updates.size() - 2].state, TaskState::kError);
@@ -110,7 +117,9 @@ TEST_F(MasterTest, AcceptValidationFailuresLoseTasksAndLeakNothing) {
   EXPECT_EQ(holder.updates.back().message, "task resources cpus:5;mem:1 are not in the offers");
   // Nothing leaked: the whole agent is offered again once the default filter lapses.
   EXPECT_EQ(master_->outstandingOffers(), 0u);
-  EXPECT_EQ(master_->allocator().metrics().at("allocator/harvest/resources/cpus/offered_or_allocated"), 0);
+  EXPECT_EQ(
+      master_->allocator().metrics().at("allocator/harvest/resources/cpus/offered_or_allocated"),
+      0);
 }
 
 TEST_F(MasterTest, ExpiredOfferIsRescindedAndItsResourcesReturn) {
@@ -126,9 +135,12 @@ TEST_F(MasterTest, ExpiredOfferIsRescindedAndItsResourcesReturn) {
   ASSERT_EQ(scheduler.rescinded, std::vector<std::string>{scheduler.received[0].id});
   EXPECT_EQ(master_->stats().offersExpired, 1u);
   // A launch on it now is a launch after rescind.
-  ASSERT_TRUE(master_->accept(f, {scheduler.received[0].id}, {{"late", R("cpus:1"), 0}}, v1::Filters()).ok());
+  ASSERT_TRUE(
+      master_->accept(f, {scheduler.received[0].id}, {{"late", R("cpus:1"), 0}}, v1::Filters())
+          .ok());
   EXPECT_EQ(scheduler.updates.back().state, TaskState::kLost);
-  EXPECT_EQ(scheduler.updates.back().message, "offer " + scheduler.received[0].id + " was rescinded or expired");
+  EXPECT_EQ(scheduler.updates.back().message,
+            "offer " + scheduler.received[0].id + " was rescinded or expired");
   EXPECT_EQ(master_->stats().lostToRescindRace, 1u);
 }
 
@@ -148,12 +160,15 @@ TEST_F(MasterTest, OwnerWakingRescindsRevocableOfferAndLaunchAfterRescindIsLost)
   ASSERT_EQ(owner.received.size(), 1u);
   EXPECT_EQ(owner.received[0].resources, R("cpus(analytics):8;mem(analytics):8192"));
   // The borrower's launch arrives after the rescind: TASK_LOST, nothing leaks.
-  ASSERT_TRUE(master_->accept(b, {lent.id}, {{"late", R("cpus:1;mem:64").lentAs(Revocability::kNonThrottleable), 0}},
-                              v1::Filters())
+  ASSERT_TRUE(master_
+                  ->accept(b, {lent.id},
+                           {{"late", R("cpus:1;mem:64").lentAs(Revocability::kNonThrottleable), 0}},
+                           v1::Filters())
                   .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
   EXPECT_EQ(master_->stats().lostToRescindRace, 1u);
-  EXPECT_EQ(master_->allocator().metrics().at("allocator/harvest/revocable/over_committed/cpus"), 0);
+  EXPECT_EQ(master_->allocator().metrics().at("allocator/harvest/revocable/over_committed/cpus"),
+            0);
   (void)o;
 }
 
@@ -170,8 +185,9 @@ TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
   cycle();
   ASSERT_EQ(owner.received.size(), 1u);
   // The owner takes all 8 cpus: the agent must evict the borrower's 4-cpu executor.
-  ASSERT_TRUE(master_->accept(o, {owner.received[0].id}, {{"own", R("cpus(analytics):8;mem(analytics):8192"), 0}},
-                              v1::Filters())
+  ASSERT_TRUE(master_
+                  ->accept(o, {owner.received[0].id},
+                           {{"own", R("cpus(analytics):8;mem(analytics):8192"), 0}}, v1::Filters())
                   .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
   EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
@@ -181,18 +197,23 @@ TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
   ASSERT_EQ(owner.updates.size(), 1u);
   EXPECT_EQ(owner.updates[0].state, TaskState::kRunning);
   EXPECT_EQ(master_->stats().tasksEvicted, 1u);
-  EXPECT_EQ(master_->allocator().metrics().at("allocator/harvest/revocable/over_committed/cpus"), 0);
+  EXPECT_EQ(master_->allocator().metrics().at("allocator/harvest/revocable/over_committed/cpus"),
+            0);
 }
 
 TEST(ScenarioTest, ErrorsNameTheFieldAndLine) {
   EXPECT_EQ(loadScenario("{\n \"agents\": [\n  {\"resources\": \"cpus:-1\"}\n ]\n}").message(),
             "scenario:3: agents[0].resources: negative amount in 'cpus:-1'");
-  EXPECT_EQ(loadScenario("{\"agents\": [{\"resources\": \"cpus:1\"}], \"frameworks\": [{\"name\": \"f\"}]}").message(),
+  EXPECT_EQ(loadScenario(
+                "{\"agents\": [{\"resources\": \"cpus:1\"}], \"frameworks\": [{\"name\": \"f\"}]}")
+                .message(),
             "scenario:1: frameworks[0].roles: at least one role is required");
   EXPECT_EQ(loadScenario("{\"agents\": []}").message(),
             "scenario:1: agents: at least one agent group is required");
-  EXPECT_EQ(loadScenario("/no/such/scenario.json").message(), "cannot read scenario '/no/such/scenario.json'");
-  EXPECT_NE(loadScenario("{\"agentz\": 1}").message().find("scenario: malformed scenario"), std::string::npos);
+  EXPECT_EQ(loadScenario("/no/such/scenario.json").message(),
+            "cannot read scenario '/no/such/scenario.json'");
+  EXPECT_NE(loadScenario("{\"agentz\": 1}").message().find("scenario: malformed scenario"),
+            std::string::npos);
 }
 
 TEST(ScenarioTest, BuiltinScenarioIsValid) {

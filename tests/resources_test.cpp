@@ -126,7 +126,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "'cpus(a b):1'"},
         BadInput{"cpus(role1:1", "malformed reservation in 'cpus(role1:1'"},
         BadInput{"cpus(*,p):1", "a principal needs a reserved role in 'cpus(*,p):1'"},
-        BadInput{"cpus:1;cpus:[1-2]", "resource 'cpus' used with two value types at 'cpus:[1-2]'"}));
+        BadInput{"cpus:1;cpus:[1-2]",
+                 "resource 'cpus' used with two value types at 'cpus:[1-2]'"}));
 
 TEST(ResourcesProtoTest, RoundTrip) {
   const Resources r = parse(

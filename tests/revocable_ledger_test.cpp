@@ -7,9 +7,15 @@
 namespace harvest {
 namespace {
 
-Resources R(std::string_view text) { return parseResources(text).value(); }
-Resources idle(std::string_view text) { return R(text).lentAs(Revocability::kNonThrottleable); }
-Resources slack(std::string_view text) { return R(text).lentAs(Revocability::kThrottleable); }
+Resources R(std::string_view text) {
+  return parseResources(text).value();
+}
+Resources idle(std::string_view text) {
+  return R(text).lentAs(Revocability::kNonThrottleable);
+}
+Resources slack(std::string_view text) {
+  return R(text).lentAs(Revocability::kThrottleable);
+}
 
 TEST(RevocableLedgerTest, TotalIsIdleReservationsPlusEstimateByClass) {
   RevocableLedger ledger;
@@ -50,10 +56,10 @@ TEST(RevocableLedgerTest, RescindsNewestGrantsUntilTheExcessIsCovered) {
   EXPECT_EQ(ledger.excess(), slack("cpus:5"));
   const std::vector<RevocableLedger::Grant> chosen = ledger.chooseRescinds();
   ASSERT_EQ(chosen.size(), 2u);
-  EXPECT_EQ(chosen[0].framework, 3u);  // 2 cpus, newest.
-  EXPECT_EQ(chosen[1].framework, 2u);  // 4 more: 6 >= 5, the oldest grant stays.
-  EXPECT_EQ(ledger.overcommit(), Resources());  // Covered by rescinds in flight.
-  EXPECT_EQ(ledger.excess(), slack("cpus:5"));  // Until the master answers.
+  EXPECT_EQ(chosen[0].framework, 3u);            // 2 cpus, newest.
+  EXPECT_EQ(chosen[1].framework, 2u);            // 4 more: 6 >= 5, the oldest grant stays.
+  EXPECT_EQ(ledger.overcommit(), Resources());   // Covered by rescinds in flight.
+  EXPECT_EQ(ledger.excess(), slack("cpus:5"));   // Until the master answers.
   EXPECT_TRUE(ledger.chooseRescinds().empty());  // Not asked twice.
   ASSERT_TRUE(ledger.release(3, 1, slack("cpus:2")).ok());
   ASSERT_TRUE(ledger.release(2, 1, slack("cpus:4")).ok());

@@ -13,7 +13,9 @@ using testing_support::RecordedOffer;
 Resources nonThrottleable(std::string_view text) {
   return R(text).lentAs(Revocability::kNonThrottleable);
 }
-Resources throttleable(std::string_view text) { return R(text).lentAs(Revocability::kThrottleable); }
+Resources throttleable(std::string_view text) {
+  return R(text).lentAs(Revocability::kThrottleable);
+}
 
 class RevocableStageTest : public AllocatorTest {
  protected:
@@ -30,8 +32,9 @@ class RevocableStageTest : public AllocatorTest {
   // An agent whose regular resources are all held by "holder" (role "other"), so that only
   // revocable resources are left to offer.
   void addFullAgent(const std::string& id, std::string_view resources) {
-    ASSERT_TRUE(allocator_->addAgent(id, agentInfo(id), std::nullopt, R(resources),
-                                     {{"holder", {{"other", R(resources)}}}})
+    ASSERT_TRUE(allocator_
+                    ->addAgent(id, agentInfo(id), std::nullopt, R(resources),
+                               {{"holder", {{"other", R(resources)}}}})
                     .ok());
   }
 
@@ -78,7 +81,8 @@ TEST_F(RevocableStageTest, OwnerWakingRescindsTheLentOfferAndGetsItsReservationI
   EXPECT_EQ(metric("revocable/over_committed/cpus"), 8);
   EXPECT_EQ(metric("revocable/rescinds_sent"), 1);
   // The master rescinded the outstanding offer: it gives the resources back.
-  ASSERT_TRUE(allocator_->recoverResources("F", "agent", "S", rescinds_[0].resources, std::nullopt).ok());
+  ASSERT_TRUE(
+      allocator_->recoverResources("F", "agent", "S", rescinds_[0].resources, std::nullopt).ok());
   EXPECT_EQ(metric("revocable/over_committed/cpus"), 0);
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(rescinds_.size(), 1u);  // Nothing more to rescind.
@@ -100,9 +104,10 @@ TEST_F(RevocableStageTest, LaunchedRevocableTasksLeaveOverCommitForTheAgent) {
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(rescinds_.size(), 1u);  // Asked once, not every cycle.
   // Eviction finished: the master recovers the evicted executors' resources.
-  ASSERT_TRUE(allocator_->recoverResources("F", "agent", "S", nonThrottleable("cpus:8;mem:8192"),
-                                           std::nullopt)
-                  .ok());
+  ASSERT_TRUE(
+      allocator_
+          ->recoverResources("F", "agent", "S", nonThrottleable("cpus:8;mem:8192"), std::nullopt)
+          .ok());
   EXPECT_EQ(metric("revocable/over_committed/cpus"), 0);
 }
 
@@ -125,7 +130,8 @@ TEST_F(RevocableStageTest, UsageSlackGrowsThenShrinks) {
   EXPECT_TRUE(cycle().empty());
   ASSERT_EQ(rescinds_.size(), 1u);
   EXPECT_EQ(rescinds_[0].resources, throttleable("cpus:12"));
-  ASSERT_TRUE(allocator_->recoverResources("F", "agent", "S", throttleable("cpus:12"), std::nullopt).ok());
+  ASSERT_TRUE(
+      allocator_->recoverResources("F", "agent", "S", throttleable("cpus:12"), std::nullopt).ok());
   offers = cycle();
   ASSERT_EQ(offers.size(), 1u);
   EXPECT_EQ(offers[0].resources, throttleable("cpus:5"));
@@ -155,7 +161,9 @@ TEST_F(RevocableStageTest, FrameworksWithoutTheCapabilityNeverSeeRevocable) {
   for (int i = 0; i < 3; ++i) {
     for (const RecordedOffer& o : cycle()) {
       EXPECT_TRUE(o.resources.revocable().empty()) << o.resources;
-      ASSERT_TRUE(allocator_->recoverResources(o.framework, o.agent, o.role, o.resources, std::nullopt).ok());
+      ASSERT_TRUE(
+          allocator_->recoverResources(o.framework, o.agent, o.role, o.resources, std::nullopt)
+              .ok());
     }
   }
   EXPECT_EQ(metric("revocable/non_throttleable/allocated/cpus"), 0);
@@ -203,7 +211,9 @@ TEST_F(RevocableStageTest, SuppressedRoleGetsNoRevocableUntilRevived) {
 
 TEST_F(RevocableStageTest, MultiRoleFrameworkDeclinedUnderOneRoleIsOfferedUnderTheOther) {
   initialize();
-  ASSERT_TRUE(allocator_->addFramework("F", framework({"r1", "r2"}, /*revocable=*/true), {}, true, {}).ok());
+  ASSERT_TRUE(
+      allocator_->addFramework("F", framework({"r1", "r2"}, /*revocable=*/true), {}, true, {})
+          .ok());
   addAgent("agent", "cpus(R):8;mem(R):8192");
   std::deque<RecordedOffer> offers = cycle();
   ASSERT_EQ(offers.size(), 1u);
@@ -231,12 +241,14 @@ TEST_F(RevocableStageTest, RevocableRecoveryErrorsLeaveStateUnchanged) {
   addFramework("F", {"S"}, /*revocable=*/true);
   addAgent("agent", "cpus(R):8;mem(R):8192");
   cycle();
-  EXPECT_EQ(allocator_->recoverResources("F", "agent", "S", nonThrottleable("cpus:9"), std::nullopt).message(),
+  EXPECT_EQ(allocator_->recoverResources("F", "agent", "S", nonThrottleable("cpus:9"), std::nullopt)
+                .message(),
             "framework 'F' does not hold revocable cpus{REV}:9 on agent 'agent' under role 'S'");
   EXPECT_EQ(metric("revocable/non_throttleable/allocated/cpus"), 8);
-  EXPECT_EQ(allocator_->updateAgent("agent", agentInfo("agent"), std::nullopt, R("cpus(R):1")).message(),
-            "agent 'agent' oversubscription estimate must be plain unreserved resources (they are "
-            "lent as throttleable revocable)");
+  EXPECT_EQ(
+      allocator_->updateAgent("agent", agentInfo("agent"), std::nullopt, R("cpus(R):1")).message(),
+      "agent 'agent' oversubscription estimate must be plain unreserved resources (they are "
+      "lent as throttleable revocable)");
 }
 
 }  // namespace
