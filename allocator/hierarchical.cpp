@@ -716,17 +716,23 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   return Status();
 }
 
+Status HierarchicalAllocator::checkHasRoles(const FrameworkState& framework,
+                                            const std::set<std::string>& names) const {
+  for (const std::string& name : names) {
+    auto role = roleIds_.find(name);
+    if (role == roleIds_.end() || !framework.findRole(role->second)) {
+      return Status::error("framework '" + framework.id + "' has no role '" + name + "'");
+    }
+  }
+  return Status();
+}
+
 Status HierarchicalAllocator::suppressOffers(const std::string& id,
                                              const std::set<std::string>& names) {
   Result<FrameworkIdx> index = frameworkIndex(id);
   if (!index.ok()) return index.status();
   FrameworkState& framework = *frameworks_[*index];
-  for (const std::string& name : names) {
-    auto role = roleIds_.find(name);
-    if (role == roleIds_.end() || !framework.findRole(role->second)) {
-      return Status::error("framework '" + id + "' has no role '" + name + "'");
-    }
-  }
+  if (Status s = checkHasRoles(framework, names); !s.ok()) return s;
   for (FrameworkRole& fr : framework.roles) {
     if (names.empty() || names.count(roles_[fr.role].name)) {
       fr.suppressed = true;
@@ -741,12 +747,7 @@ Status HierarchicalAllocator::reviveOffers(const std::string& id,
   Result<FrameworkIdx> index = frameworkIndex(id);
   if (!index.ok()) return index.status();
   FrameworkState& framework = *frameworks_[*index];
-  for (const std::string& name : names) {
-    auto role = roleIds_.find(name);
-    if (role == roleIds_.end() || !framework.findRole(role->second)) {
-      return Status::error("framework '" + id + "' has no role '" + name + "'");
-    }
-  }
+  if (Status s = checkHasRoles(framework, names); !s.ok()) return s;
   for (FrameworkRole& fr : framework.roles) {
     if (!names.empty() && !names.count(roles_[fr.role].name)) continue;
     fr.suppressed = false;

@@ -77,6 +77,8 @@ class HierarchicalAllocator final : public Allocator {
   Result<AgentIdx> agentIndex(const std::string& id) const;
   Status rolesFromInfo(const v1::FrameworkInfo& info, std::vector<RoleIdx>* roles);
   void updateFrameworkClient(FrameworkIdx framework, const FrameworkRole& role);
+  // OK when the framework has every role in `names` (suppress/revive take role names).
+  Status checkHasRoles(const FrameworkState& framework, const std::set<std::string>& names) const;
   RoleIdx poolRole(PoolId pool);
 
   // Allocation bookkeeping shared by offers, recovery and agent removal.

@@ -34,6 +34,20 @@ struct Cluster {
   std::deque<Offer> offers;
   TimeNanos now = 0;
 
+  // Declines every offer of the last cycle with `filter` and moves the clock one second;
+  // returns (offers, revocable offers).
+  std::pair<size_t, size_t> declineAll(const v1::Filters& filter) {
+    size_t revocable = 0;
+    for (const Offer& o : offers) {
+      if (!o.resources.revocable().empty()) ++revocable;
+      allocator->recoverResources(o.framework, o.agent, o.role, o.resources, filter).ok();
+    }
+    const std::pair<size_t, size_t> counts{offers.size(), revocable};
+    offers.clear();
+    now += 1'000'000'000;
+    return counts;
+  }
+
   explicit Cluster(AllocatorOptions options = {}) {
     options.clock = [this] { return now; };
     AllocatorCallbacks callbacks;
@@ -83,13 +97,7 @@ void BM_DeclineOffers(benchmark::State& state) {
   for (auto _ : state) {
     cluster.allocator->allocate();
     state.PauseTiming();
-    offered += cluster.offers.size();
-    for (const Offer& o : cluster.offers) {
-      cluster.allocator->recoverResources(o.framework, o.agent, o.role, o.resources, longFilter)
-          .ok();
-    }
-    cluster.offers.clear();
-    cluster.now += 1'000'000'000;
+    offered += cluster.declineAll(longFilter).first;
     state.ResumeTiming();
   }
   state.counters["offers/cycle"] = static_cast<double>(offered) / state.iterations();
@@ -134,14 +142,9 @@ void BM_DeclineOffersIdleReserved(benchmark::State& state) {
   for (auto _ : state) {
     cluster.allocator->allocate();
     state.PauseTiming();
-    offered += cluster.offers.size();
-    for (const Offer& o : cluster.offers) {
-      if (!o.resources.revocable().empty()) ++revocable;
-      cluster.allocator->recoverResources(o.framework, o.agent, o.role, o.resources, longFilter)
-          .ok();
-    }
-    cluster.offers.clear();
-    cluster.now += 1'000'000'000;
+    const auto [all, lent] = cluster.declineAll(longFilter);
+    offered += all;
+    revocable += lent;
     state.ResumeTiming();
   }
   state.counters["offers/cycle"] = static_cast<double>(offered) / state.iterations();
