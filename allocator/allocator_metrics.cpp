@@ -79,8 +79,10 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
     const auto c = static_cast<size_t>(revocability);
     const std::string cls =
         revocability == Revocability::kThrottleable ? "throttleable" : "non_throttleable";
-    for (const auto& [kind, amount] : revocableTotal[c]) {
-      out[prefix + "revocable/" + cls + "/total/" + kinds::name(kind)] = amount.toDouble();
+    // Kinds lendable or lent: right after a restart grants exist before totals are computed.
+    for (const auto& [kind, amount] : revocableTotal[c] + revocableAllocated[c]) {
+      out[prefix + "revocable/" + cls + "/total/" + kinds::name(kind)] =
+          revocableTotal[c].get(kind).toDouble();
       out[prefix + "revocable/" + cls + "/allocated/" + kinds::name(kind)] =
           revocableAllocated[c].get(kind).toDouble();
     }

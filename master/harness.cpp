@@ -46,20 +46,22 @@ std::optional<Resources> carve(Resources& offered, const Resources& task) {
 
 class SimFramework final : public Scheduler {
  public:
-  SimFramework(const ScenarioFramework& spec, Master* master, uint64_t seed, uint64_t* retried)
-      : spec_(spec), master_(master), random_(seed), retried_(retried) {}
+  // `master` points at the current master: it changes when the master restarts.
+  SimFramework(const ScenarioFramework& spec, Master** master, uint64_t seed, uint64_t* retried)
+      : spec_(spec), masterRef_(master), random_(seed), retried_(retried) {}
+
+  // After a master restart: subscribe again with the same framework id (failover).
+  void resubscribe() {
+    if (!active_) return;
+    v1::FrameworkInfo info = frameworkInfo();
+    info.mutable_id()->set_value(id_);
+    Result<std::string> id = (*masterRef_)->subscribe(info, this);
+    LOG_IF(ERROR, !id.ok()) << "framework " << spec_.spec.name() << " failover: " << id.message();
+  }
 
   void start() {
-    v1::FrameworkInfo info;
-    info.set_user("harness");
-    info.set_name(spec_.spec.name());
-    for (const std::string& role : spec_.spec.roles()) info.add_roles(role);
-    if (spec_.spec.roles_size() > 1)
-      info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
-    if (spec_.spec.revocable()) {
-      info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
-    }
-    Result<std::string> id = master_->subscribe(info, this);
+    v1::FrameworkInfo info = frameworkInfo();
+    Result<std::string> id = master()->subscribe(info, this);
     if (!id.ok()) {
       LOG(ERROR) << "framework " << spec_.spec.name() << ": " << id.message();
       return;
@@ -69,11 +71,28 @@ class SimFramework final : public Scheduler {
     arrive();
   }
 
+ private:
+  Master* master() const { return *masterRef_; }
+
+  v1::FrameworkInfo frameworkInfo() const {
+    v1::FrameworkInfo info;
+    info.set_user("harness");
+    info.set_name(spec_.spec.name());
+    for (const std::string& role : spec_.spec.roles()) info.add_roles(role);
+    if (spec_.spec.roles_size() > 1)
+      info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
+    if (spec_.spec.revocable()) {
+      info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
+    }
+    return info;
+  }
+
+ public:
   void stop() {
     if (!active_) return;
     active_ = false;
     pending_.clear();
-    (void)master_->teardown(id_);
+    (void)master()->teardown(id_);
   }
 
   void offers(const std::vector<Offer>& offers) override {
@@ -94,13 +113,13 @@ class SimFramework final : public Scheduler {
       auto answer = [this, id = offer.id, launches = std::move(launches), filters] {
         if (id_.empty()) return;
         if (launches.empty()) {
-          (void)master_->decline(id_, {id}, filters);
+          (void)master()->decline(id_, {id}, filters);
         } else {
-          (void)master_->accept(id_, {id}, launches, filters);
+          (void)master()->accept(id_, {id}, launches, filters);
         }
       };
       if (delay > 0) {
-        master_->loop().after(delay, std::move(answer));
+        master()->loop().after(delay, std::move(answer));
       } else {
         answer();
       }
@@ -109,7 +128,7 @@ class SimFramework final : public Scheduler {
 
   void update(const TaskStatus& status) override {
     if (status.state == TaskState::kRunning || status.state == TaskState::kStaging) return;
-    (void)master_->acknowledge(id_, status.task);
+    (void)master()->acknowledge(id_, status.task);
     const bool lost = status.state == TaskState::kLost || status.state == TaskState::kError;
     if (lost && active_ && spec_.spec.workload().retry_lost()) {
       pending_.push_front({status.task + "r", durationOf()});
@@ -138,11 +157,11 @@ class SimFramework final : public Scheduler {
     for (uint32_t i = 0; i < w.burst() && pending_.size() < w.max_pending(); ++i) {
       pending_.push_back({spec_.spec.name() + "-" + std::to_string(nextTask_++), durationOf()});
     }
-    master_->loop().after(seconds(w.task_interval_seconds()), [this] { arrive(); });
+    master()->loop().after(seconds(w.task_interval_seconds()), [this] { arrive(); });
   }
 
   const ScenarioFramework& spec_;
-  Master* master_;
+  Master** masterRef_;
   std::mt19937_64 random_;
   uint64_t* retried_;
   std::string id_;
@@ -172,23 +191,25 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
   Result<std::unique_ptr<Master>> created = Master::create(masterOptions, &loop);
   if (!created.ok()) return created.status();
-  Master& master = **created;
+  std::unique_ptr<Master> owner = std::move(created).value();
+  Master* current = owner.get();
+  MasterStats earlier;  // Counts of masters that have exited.
 
   Report report;
   report.scenario = spec.name();
-  report.allocator = master.allocatorDescription();
+  report.allocator = current->allocatorDescription();
   std::map<std::string, double> weights;
   for (const auto& w : spec.weights()) weights[w.role()] = w.weight();
   if (!weights.empty()) {
-    if (Status s = master.updateWeights(weights); !s.ok()) return s;
+    if (Status s = current->updateWeights(weights); !s.ok()) return s;
   }
   Resources clusterTotal;
   for (const auto& [id, total] : scenario.agents) {
-    if (Status s = master.addAgent(id, total); !s.ok()) return s;
+    if (Status s = current->addAgent(id, total); !s.ok()) return s;
     clusterTotal += total;
   }
   for (const auto& [id, estimate] : scenario.estimates) {
-    if (Status s = master.updateOversubscription(id, estimate); !s.ok()) return s;
+    if (Status s = current->updateOversubscription(id, estimate); !s.ok()) return s;
   }
   const Scalar totalCpus = clusterTotal.scalar(kinds::kCpus);
   const Scalar reservedCpus = clusterTotal.reserved().scalar(kinds::kCpus);
@@ -198,7 +219,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   uint64_t index = 0;
   for (const ScenarioFramework& f : scenario.frameworks) {
     const uint64_t seed = masterOptions.seed * 7919 + index++;
-    frameworks.push_back(std::make_unique<SimFramework>(f, &master, seed, &report.tasksRetried));
+    frameworks.push_back(std::make_unique<SimFramework>(f, &current, seed, &report.tasksRetried));
     SimFramework* framework = frameworks.back().get();
     loop.at(seconds(f.spec.start_seconds()), [framework] { framework->start(); });
     if (f.spec.stop_seconds() >= 0)
@@ -207,16 +228,54 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   }
   report.roles.assign(roles.begin(), roles.end());
 
+  // Operator state the master persists (weights, quotas) and agent estimates, re-applied by
+  // the next master after a restart.
+  std::map<std::string, Quota> quotas;
+  std::map<std::string, Resources> estimates(scenario.estimates.begin(), scenario.estimates.end());
+  std::function<Status()> restart = [&]() -> Status {
+    earlier.add(current->stats());
+    ++earlier.masterRestarts;
+    std::vector<std::unique_ptr<SimAgent>> agents = current->releaseAgents();
+    owner.reset();  // Disarms its timers; outstanding offers die with it.
+    Result<std::unique_ptr<Master>> next = Master::create(masterOptions, &loop);
+    if (!next.ok()) return next.status();
+    owner = std::move(next).value();
+    current = owner.get();
+    if (!weights.empty()) {
+      if (Status s = current->updateWeights(weights); !s.ok()) return s;
+    }
+    for (const auto& [role, quota] : quotas) {
+      if (Status s = current->updateQuota(role, quota); !s.ok()) return s;
+    }
+    // Frameworks first, then agents with what they hold (so allocations find their owners).
+    for (auto& framework : frameworks) framework->resubscribe();
+    for (auto& agent : agents) {
+      if (Status s = current->adoptAgent(std::move(agent)); !s.ok()) return s;
+    }
+    for (const auto& [id, estimate] : estimates) {
+      if (current->agent(id)) (void)current->updateOversubscription(id, estimate);
+    }
+    return Status();
+  };
+
   for (const ScenarioEvent& event : scenario.events) {
-    loop.at(seconds(event.spec.at_seconds()), [&master, &event] {
+    loop.at(seconds(event.spec.at_seconds()), [&, &event = event] {
       Status s;
+      Master& master = *current;
       if (event.spec.has_agent_fails()) s = master.removeAgent(event.spec.agent_fails());
-      if (event.spec.has_weight())
+      if (event.spec.has_weight()) {
+        weights[event.spec.weight().role()] = event.spec.weight().weight();
         s = master.updateWeights({{event.spec.weight().role(), event.spec.weight().weight()}});
-      if (event.spec.has_quota_role())
-        s = master.updateQuota(event.spec.quota_role(), Quota{event.quotaGuarantee, std::nullopt});
-      if (event.spec.has_estimate_agent())
+      }
+      if (event.spec.has_quota_role()) {
+        quotas[event.spec.quota_role()] = Quota{event.quotaGuarantee, std::nullopt};
+        s = master.updateQuota(event.spec.quota_role(), quotas[event.spec.quota_role()]);
+      }
+      if (event.spec.has_estimate_agent()) {
+        estimates[event.spec.estimate_agent()] = event.estimate;
         s = master.updateOversubscription(event.spec.estimate_agent(), event.estimate);
+      }
+      if (event.spec.master_restart()) s = restart();
       LOG_IF(WARNING, !s.ok()) << "scenario event at " << event.spec.at_seconds()
                                << " s: " << s.message();
     });
@@ -228,7 +287,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     Sample s;
     s.seconds = static_cast<double>(loop.now()) / kSecond;
     Resources regular, throttled, harvested;
-    master.forEachRunningTask([&](const std::string&, const Resources& resources) {
+    current->forEachRunningTask([&](const std::string&, const Resources& resources) {
       regular += resources.regular();
       harvested += resources.ofClass(Revocability::kNonThrottleable);
       throttled += resources.ofClass(Revocability::kThrottleable);
@@ -237,14 +296,14 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     s.reservedUsedByOwners = cpuFraction(regular.reserved(), reservedCpus);
     s.reservedHarvested = cpuFraction(harvested, reservedCpus);
     s.throttleable = cpuFraction(throttled, totalCpus);
-    const auto metrics = master.allocator().metrics();
+    const auto metrics = current->allocator().metrics();
     for (const std::string& role : report.roles) {
       auto it = metrics.find("allocator/harvest/roles/" + role + "/shares/dominant");
       s.shares[role] = it == metrics.end() ? 0.0 : it->second;
     }
-    s.evictionsSoFar = master.stats().tasksEvicted;
+    s.evictionsSoFar = earlier.tasksEvicted + current->stats().tasksEvicted;
     report.samples.push_back(std::move(s));
-    master.tickAgents();
+    current->tickAgents();
     if (loop.now() + sampleEvery <= seconds(spec.duration_seconds()))
       loop.after(sampleEvery, sample);
   };
@@ -252,7 +311,8 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   loop.runUntil(seconds(spec.duration_seconds()));
 
   report.simulatedSeconds = spec.duration_seconds();
-  report.stats = master.stats();
+  report.stats = earlier;
+  report.stats.add(current->stats());
   std::vector<double> cycles = report.stats.cycleMillis;
   std::sort(cycles.begin(), cycles.end());
   if (!cycles.empty()) {

@@ -26,6 +26,27 @@ const char* toString(TaskState state) {
   return "TASK_UNKNOWN";
 }
 
+void MasterStats::add(const MasterStats& o) {
+  offersMade += o.offersMade;
+  revocableOffersMade += o.revocableOffersMade;
+  offersAccepted += o.offersAccepted;
+  offersDeclined += o.offersDeclined;
+  offersRescinded += o.offersRescinded;
+  offersExpired += o.offersExpired;
+  tasksLaunched += o.tasksLaunched;
+  tasksRunning += o.tasksRunning;
+  tasksFinished += o.tasksFinished;
+  tasksLost += o.tasksLost;
+  tasksEvicted += o.tasksEvicted;
+  tasksKilled += o.tasksKilled;
+  tasksError += o.tasksError;
+  lostToRescindRace += o.lostToRescindRace;
+  masterRestarts += o.masterRestarts;
+  allocationCycles += o.allocationCycles;
+  triggeredCycles += o.triggeredCycles;
+  cycleMillis.insert(cycleMillis.end(), o.cycleMillis.begin(), o.cycleMillis.end());
+}
+
 namespace {
 bool terminal(TaskState state) {
   return state == TaskState::kFinished || state == TaskState::kFailed ||
@@ -35,7 +56,15 @@ bool terminal(TaskState state) {
 
 Master::Master(EventLoop* loop, MasterOptions options)
     : loop_(loop), options_(std::move(options)) {}
-Master::~Master() = default;
+Master::~Master() {
+  *alive_ = false;
+}
+
+void Master::later(TimeNanos delay, std::function<void()> action) {
+  loop_->after(delay, [alive = alive_, action = std::move(action)] {
+    if (*alive) action();
+  });
+}
 
 Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, EventLoop* loop) {
   Result<LoadedAllocator> loaded = loadAllocator(options.modules, options.allocator);
@@ -59,7 +88,7 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
   };
   if (Status s = master->allocator_->initialize(allocatorOptions, callbacks); !s.ok()) return s;
   // Batch allocation: one cycle per interval over every agent.
-  loop->after(options.allocationInterval, [self] { self->runAllocation(); });
+  self->later(options.allocationInterval, [self] { self->runAllocation(); });
   return master;
 }
 
@@ -77,7 +106,7 @@ void Master::runAllocation() {
           .count());
   ++stats_.allocationCycles;
   dispatch();
-  loop_->after(options_.allocationInterval, [this] { runAllocation(); });
+  later(options_.allocationInterval, [this] { runAllocation(); });
 }
 
 void Master::agentChanged(const std::string& agent) {
@@ -85,7 +114,7 @@ void Master::agentChanged(const std::string& agent) {
   changedAgents_.insert(agent);
   if (triggerScheduled_) return;
   triggerScheduled_ = true;
-  loop_->after(options_.eventBatchDelay, [this] { runTriggeredAllocation(); });
+  later(options_.eventBatchDelay, [this] { runTriggeredAllocation(); });
 }
 
 void Master::runTriggeredAllocation() {
@@ -145,7 +174,7 @@ void Master::dispatch() {
       if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
       if (options_.offerTimeout > 0) {
         const std::string id = offer.id;
-        loop_->after(options_.offerTimeout, [this, id] {
+        later(options_.offerTimeout, [this, id] {
           if (offers_.count(id)) rescindOffer(id, /*expired=*/true);
         });
       }
@@ -253,6 +282,59 @@ Status Master::removeAgent(const std::string& id) {
   agents_.erase(it);
   // The allocator drops the agent's allocations from the shares at once.
   return allocator_->removeAgent(id);
+}
+
+std::vector<std::unique_ptr<SimAgent>> Master::releaseAgents() {
+  std::vector<std::unique_ptr<SimAgent>> out;
+  for (auto& [id, agent] : agents_) {
+    agent->setReports(nullptr);
+    out.push_back(std::move(agent));
+  }
+  agents_.clear();
+  return out;
+}
+
+Status Master::adoptAgent(std::unique_ptr<SimAgent> agent) {
+  const std::string id = agent->id();
+  if (agents_.count(id)) return Status::error("agent '" + id + "' already registered");
+  // What the agent's executors hold, running or waiting for evictions: the allocator must
+  // count it exactly once, under the framework and role that hold it.
+  std::map<std::string, ResourcesByRole> used;
+  auto holds = [&](const std::string& framework, const std::string& role, const std::string& task,
+                   const Resources& resources, TaskState state) {
+    used[framework][role] += resources;
+    tasks_[{framework, task}] = TaskEntry{framework, id, role, resources, state};
+    if (!resources.ofClass(Revocability::kNonThrottleable).empty()) {
+      lentTasksByAgent_[id].insert({framework, task});
+    }
+  };
+  agent->ledger().forEachExecutor([&](const agent::Executor& executor) {
+    for (const agent::TaskSpec& task : executor.tasks) {
+      holds(executor.ref.framework, executor.role, task.id, task.resources,
+            executor.evicting ? TaskState::kLost : TaskState::kRunning);
+    }
+  });
+  for (const agent::WaitingLaunch& waiting : agent->ledger().waitingLaunches()) {
+    for (const agent::TaskSpec& task : waiting.tasks) {
+      holds(waiting.executor.framework, waiting.role, task.id, task.resources, TaskState::kStaging);
+    }
+  }
+  v1::AgentInfo info;
+  info.set_hostname(id);
+  info.mutable_id()->set_value(id);
+  for (auto type :
+       {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
+        v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
+    info.add_capabilities()->set_type(type);
+  }
+  if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->ledger().total(), used);
+      !s.ok()) {
+    return s;
+  }
+  agent->setReports(this);
+  agents_.emplace(id, std::move(agent));
+  agentChanged(id);
+  return Status();
 }
 
 const SimAgent* Master::agent(const std::string& id) const {

@@ -42,14 +42,20 @@ struct MasterStats {
   uint64_t tasksLaunched = 0, tasksRunning = 0, tasksFinished = 0, tasksLost = 0;
   uint64_t tasksEvicted = 0, tasksKilled = 0, tasksError = 0;
   uint64_t lostToRescindRace = 0;  // Launches that named an offer rescinded before them.
+  uint64_t masterRestarts = 0;
   uint64_t allocationCycles = 0;
   uint64_t triggeredCycles = 0;  // Event-triggered, for changed agents only.
   std::vector<double> cycleMillis;
+
+  // Adds another master's counts (the harness sums them across restarts).
+  void add(const MasterStats& other);
 };
 
 class Master final : public AgentReports {
  public:
   static Result<std::unique_ptr<Master>> create(const MasterOptions& options, EventLoop* loop);
+  // Timers still queued in the loop are disarmed: a master can go away (a restart) while the
+  // loop and the agents carry on.
   ~Master() override;
 
   Allocator& allocator() { return *allocator_; }
@@ -60,6 +66,10 @@ class Master final : public AgentReports {
 
   // Agents (simulated in-process).
   Status addAgent(const std::string& id, const Resources& total);
+  // A restart: the agents outlive this master and are handed to the next one, which adopts
+  // each with what its executors (running or waiting) hold, added to the allocator once.
+  std::vector<std::unique_ptr<SimAgent>> releaseAgents();
+  Status adoptAgent(std::unique_ptr<SimAgent> agent);
   Status updateOversubscription(const std::string& id, const Resources& estimate);
   Status removeAgent(const std::string& id);
   const SimAgent* agent(const std::string& id) const;
@@ -76,6 +86,10 @@ class Master final : public AgentReports {
   Status acknowledge(const std::string& framework, const std::string& task);
   Status reconcile(const std::string& framework);
   Status teardown(const std::string& framework);
+  // The framework disconnects but stays registered (no offers until it subscribes again).
+  Status deactivateForTest(const std::string& framework) {
+    return allocator_->deactivateFramework(framework);
+  }
 
   // Operator calls.
   Status updateWeights(const std::map<std::string, double>& weights);
@@ -108,6 +122,8 @@ class Master final : public AgentReports {
 
   Master(EventLoop* loop, MasterOptions options);
   void runAllocation();
+  // loop_->after for this master's own timers: they do nothing once it is gone.
+  void later(TimeNanos delay, std::function<void()> action);
   void agentChanged(const std::string& agent);
   void runTriggeredAllocation();
   void dispatch();
@@ -134,6 +150,7 @@ class Master final : public AgentReports {
   std::vector<std::pair<std::string, std::map<std::string, InverseOfferRequest>>> pendingInverse_;
   std::set<std::string> changedAgents_;  // Waiting for an event-triggered cycle.
   bool triggerScheduled_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   uint64_t nextOfferId_ = 1;
   uint64_t nextFrameworkId_ = 1;
   MasterStats stats_;

@@ -95,6 +95,7 @@ std::string reportSummary(const Report& r) {
       << ", lost " << s.tasksLost << " (evicted " << s.tasksEvicted << ", launch after rescind "
       << s.lostToRescindRace << "), killed " << s.tasksKilled << ", error " << s.tasksError
       << ", retried " << r.tasksRetried << "\n"
+      << "  masters    " << s.masterRestarts << " restart(s)\n"
       << "  allocation " << s.allocationCycles << " periodic + " << s.triggeredCycles
       << " event-triggered cycles, p50 " << number(r.cycleP50Ms) << " ms, p99 "
       << number(r.cycleP99Ms) << " ms\n";

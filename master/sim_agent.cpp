@@ -44,7 +44,7 @@ SimAgent::SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop,
 
 void SimAgent::report(const std::string& framework, const std::string& task, TaskState state,
                       const std::string& reason, const std::string& message) {
-  if (!alive_) return;
+  if (!alive_ || reports_ == nullptr) return;
   reports_->statusUpdate(TaskStatus{task, framework, id_, state, reason, message, loop_->now()});
 }
 
@@ -140,7 +140,7 @@ void SimAgent::apply(const agent::Effects& effects) {
              lost.message);
     }
   }
-  if (!alive_) return;
+  if (!alive_ || reports_ == nullptr) return;
   for (const agent::Freed& freed : effects.freed) reports_->resourcesFreed(id_, freed);
 }
 

@@ -47,6 +47,9 @@ class SimAgent {
   void tick();
   // The agent is gone: its executors end without reports (the master declares them lost).
   void shutdown() { alive_ = false; }
+  // Who hears its reports; null while no master is there (between a master's exit and the
+  // next one's adoption — reports then are dropped, as a real agent's would wait and retry).
+  void setReports(AgentReports* reports) { reports_ = reports; }
 
  private:
   SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop, AgentReports* reports,

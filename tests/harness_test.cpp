@@ -69,6 +69,30 @@ TEST(HarnessTest, BuiltinScenarioExactCounts) {
   EXPECT_EQ(s.tasksLaunched - s.tasksFinished - s.tasksLost - s.tasksKilled, 56u);
 }
 
+TEST(HarnessTest, MasterRestartMidScenarioLosesNothing) {
+  Result<Scenario> loaded = loadScenario(builtinScenarioJson());
+  ASSERT_TRUE(loaded.ok());
+  Scenario scenario = *loaded;
+  // Restart the master while the owner runs and batch harvests elsewhere.
+  v1::Scenario::Event* restart = scenario.spec.add_events();
+  restart->set_at_seconds(300.5);
+  restart->set_master_restart(true);
+  scenario.events.push_back({*restart, {}, {}});
+  Result<Report> run = runScenario(scenario, {});
+  ASSERT_TRUE(run.ok()) << run.message();
+  const MasterStats& s = run->stats;
+  EXPECT_EQ(s.masterRestarts, 1u);
+  // The story is unchanged: 16 evictions at the wake-up, no errors, and the owner keeps its
+  // reservation through the restart.
+  EXPECT_EQ(s.tasksEvicted, 16u);
+  EXPECT_EQ(s.tasksError, 0u);
+  EXPECT_EQ(at(*run, 350).reservedUsedByOwners, 1.0);
+  EXPECT_EQ(at(*run, 450).reservedHarvested, 1.0);
+  // Tasks running at the restart finish under the new master: nothing is lost beyond the
+  // evictions and the answers that named the old master's offers.
+  EXPECT_EQ(s.tasksLost, 16u + s.lostToRescindRace);
+}
+
 TEST(HarnessTest, SameSeedSameRun) {
   Result<Scenario> scenario = loadScenario(builtinScenarioJson());
   ASSERT_TRUE(scenario.ok());

@@ -201,6 +201,55 @@ TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
             0);
 }
 
+TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
+  RecordingScheduler owner, borrower;
+  const std::string o = subscribe(&owner, "analytics");
+  const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
+  ASSERT_TRUE(
+      master_->addAgent("a1", R("cpus:4;mem:4096;cpus(analytics):4;mem(analytics):4096")).ok());
+  ASSERT_TRUE(master_->addAgent("a2", R("cpus(analytics):8;mem(analytics):8192")).ok());
+  ASSERT_TRUE(
+      master_->deactivateForTest(o).ok());  // The owner is idle: its a2 reservation is lent.
+  cycle();
+  // The borrower runs a regular task on a1 and a revocable one on a2; declines the rest.
+  for (const Offer& offer : borrower.received) {
+    const bool lent = offer.revocability == Revocability::kNonThrottleable;
+    const Resources task =
+        lent ? R("cpus:3;mem:1024").lentAs(Revocability::kNonThrottleable) : R("cpus:2;mem:1024");
+    ASSERT_TRUE(
+        master_->accept(b, {offer.id}, {{lent ? "rev" : "reg", task, 0}}, v1::Filters()).ok());
+  }
+  ASSERT_EQ(master_->outstandingOffers(), 0u);
+  const auto before = master_->allocator().metrics();
+
+  // The master dies; a new one takes the agents over. Frameworks first, then agents.
+  std::vector<std::unique_ptr<SimAgent>> agents = master_->releaseAgents();
+  master_.reset();
+  Result<std::unique_ptr<Master>> next = Master::create(MasterOptions{}, loop_.get());
+  ASSERT_TRUE(next.ok());
+  master_ = std::move(next).value();
+  v1::FrameworkInfo ownerInfo = info("analytics");
+  ownerInfo.mutable_id()->set_value(o);
+  v1::FrameworkInfo borrowerInfo = info("batch", true);
+  borrowerInfo.mutable_id()->set_value(b);
+  ASSERT_TRUE(master_->subscribe(ownerInfo, &owner).ok());
+  ASSERT_TRUE(master_->subscribe(borrowerInfo, &borrower).ok());
+  for (auto& agent : agents) ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
+  ASSERT_TRUE(master_->deactivateForTest(o).ok());
+  const auto after = master_->allocator().metrics();
+
+  // Invariant 5: what the allocator holds equals what the agents run, counted once.
+  for (const char* key : {"allocator/harvest/resources/cpus/offered_or_allocated",
+                          "allocator/harvest/resources/mem/offered_or_allocated",
+                          "allocator/harvest/revocable/non_throttleable/allocated/cpus",
+                          "allocator/harvest/roles/batch/shares/dominant"}) {
+    ASSERT_TRUE(before.count(key) && after.count(key)) << key;
+    EXPECT_EQ(after.at(key), before.at(key)) << key;
+  }
+  EXPECT_EQ(after.at("allocator/harvest/resources/cpus/offered_or_allocated"), 2);
+  EXPECT_EQ(after.at("allocator/harvest/revocable/non_throttleable/allocated/cpus"), 3);
+}
+
 TEST(ScenarioTest, ErrorsNameTheFieldAndLine) {
   EXPECT_EQ(loadScenario("{\n \"agents\": [\n  {\"resources\": \"cpus:-1\"}\n ]\n}").message(),
             "scenario:3: agents[0].resources: negative amount in 'cpus:-1'");
