@@ -48,6 +48,21 @@ void MasterStats::add(const MasterStats& o) {
 }
 
 namespace {
+
+// What agents of the harness report at registration: simulated agents support every
+// capability the allocator checks.
+v1::AgentInfo agentInfoOf(const std::string& id) {
+  v1::AgentInfo info;
+  info.set_hostname(id);
+  info.mutable_id()->set_value(id);
+  for (auto type :
+       {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
+        v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
+    info.add_capabilities()->set_type(type);
+  }
+  return info;
+}
+
 bool terminal(TaskState state) {
   return state == TaskState::kFinished || state == TaskState::kFailed ||
          state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError;
@@ -227,14 +242,7 @@ Status Master::addAgent(const std::string& id, const Resources& total) {
   Result<std::unique_ptr<SimAgent>> agent =
       SimAgent::create(id, total, loop_, this, options_.killGrace);
   if (!agent.ok()) return agent.status();
-  v1::AgentInfo info;
-  info.set_hostname(id);
-  info.mutable_id()->set_value(id);
-  for (auto type :
-       {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
-        v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
-    info.add_capabilities()->set_type(type);
-  }
+  const v1::AgentInfo info = agentInfoOf(id);
   if (Status s = allocator_->addAgent(id, info, std::nullopt, total, {}); !s.ok()) return s;
   agents_.emplace(id, std::move(agent).value());
   agentChanged(id);
@@ -244,9 +252,8 @@ Status Master::addAgent(const std::string& id, const Resources& total) {
 Status Master::updateOversubscription(const std::string& id, const Resources& estimate) {
   auto it = agents_.find(id);
   if (it == agents_.end()) return Status::error("unknown agent '" + id + "'");
-  v1::AgentInfo info;
-  info.set_hostname(id);
-  return allocator_->updateAgent(id, info, std::nullopt, estimate);
+  // The full info: updateAgent replaces the agent's capabilities with what it is given.
+  return allocator_->updateAgent(id, agentInfoOf(id), std::nullopt, estimate);
 }
 
 Status Master::removeAgent(const std::string& id) {
@@ -319,14 +326,7 @@ Status Master::adoptAgent(std::unique_ptr<SimAgent> agent) {
       holds(waiting.executor.framework, waiting.role, task.id, task.resources, TaskState::kStaging);
     }
   }
-  v1::AgentInfo info;
-  info.set_hostname(id);
-  info.mutable_id()->set_value(id);
-  for (auto type :
-       {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
-        v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
-    info.add_capabilities()->set_type(type);
-  }
+  const v1::AgentInfo info = agentInfoOf(id);
   if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->ledger().total(), used);
       !s.ok()) {
     return s;

@@ -250,6 +250,18 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   EXPECT_EQ(after.at("allocator/harvest/revocable/non_throttleable/allocated/cpus"), 3);
 }
 
+TEST_F(MasterTest, EstimateUpdateKeepsAgentCapabilities) {
+  // Nested roles need the agent's HIERARCHICAL_ROLE capability; an estimate update once sent
+  // an AgentInfo without capabilities, which made the agent unusable for them.
+  RecordingScheduler scheduler;
+  subscribe(&scheduler, "team/web");
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(master_->updateOversubscription("a1", R("cpus:1")).ok());
+  cycle();
+  ASSERT_EQ(scheduler.received.size(), 1u);
+  EXPECT_EQ(scheduler.received[0].resources, R("cpus:4;mem:4096"));
+}
+
 TEST(ScenarioTest, ErrorsNameTheFieldAndLine) {
   EXPECT_EQ(loadScenario("{\n \"agents\": [\n  {\"resources\": \"cpus:-1\"}\n ]\n}").message(),
             "scenario:3: agents[0].resources: negative amount in 'cpus:-1'");
