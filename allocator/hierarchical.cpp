@@ -245,15 +245,14 @@ Status HierarchicalAllocator::addFramework(
     }
   }
   // Allocations naming unknown agents are skipped: the agent adds them when it registers.
-  for (const auto& [agentId, byRole] : usedByAgent) {
-    for (const auto& [role, resources] : byRole) {
+  for (const auto& agentUse : usedByAgent) {
+    for (const auto& roleUse : agentUse.second) {
+      const std::string& role = roleUse.first;
       if (std::find(names.begin(), names.end(), role) == names.end()) {
         return Status::error("framework '" + id + "' uses resources under role '" + role +
                              "' it does not have");
       }
-      (void)resources;
     }
-    (void)agentId;
   }
 
   const auto index = static_cast<FrameworkIdx>(frameworks_.size());
@@ -497,9 +496,6 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   revocableRoleSorter_->removeTotal(lendable);
   for (RoleState& role : roles_) role.revocableFrameworkSorter->removeTotal(lendable);
   for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
-  // Whatever is still missing from `available` belonged to frameworks never re-registered.
-  const Resources orphaned = agent.total - agent.available;
-  (void)orphaned;
   const Quantities quantities = agent.total.quantities();
   clusterTotal_ -= quantities;
   roleSorter_->removeTotal(quantities);
