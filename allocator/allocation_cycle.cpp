@@ -6,6 +6,8 @@
 //            order, is offered what is left, keeping back the headroom that unmet
 //            guarantees need and never passing a role's quota limit;
 //   stage 3: (revocable_stage.cpp) idle reserved and oversubscribed resources are lent.
+// With host affinity on, an agent a role freed is first held for that role (see
+// host_affinity.h): offered to it alone during the hold, before stages 1 and 2.
 // An agent's offerable leftover goes whole to the first eligible framework (coarse grained).
 // Reserved resources go only to their role and its descendants.
 #include <glog/logging.h>
@@ -128,6 +130,17 @@ void HierarchicalAllocator::expireFilters(AgentState& agent, TimeNanos now) {
   }
 }
 
+bool HierarchicalAllocator::wantsOffers(const RoleState& role) const {
+  const auto roleIdx = static_cast<RoleIdx>(&role - roles_.data());
+  for (FrameworkIdx f : role.frameworks) {
+    const FrameworkState& framework = *frameworks_[f];
+    if (!framework.active) continue;
+    const FrameworkRole* subscribed = framework.findRole(roleIdx);
+    if (subscribed != nullptr && !subscribed->suppressed) return true;
+  }
+  return false;
+}
+
 Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
   // Quota counts the role's subtree: what it holds plus its reservations nobody holds.
   Quantities consumed;
@@ -164,6 +177,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   ++allocationRuns_;
   const TimeNanos now = options_.clock();
   std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
+  if (affinity_) affinity_->beginCycle(now);
 
   // Quota bookkeeping for this cycle: per quota role, what it still needs, and the
   // unreserved headroom those needs hold back from everyone else.
@@ -207,8 +221,9 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   std::vector<PendingOffer> offers;
   std::vector<PendingRescind> rescinds;
   auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
-                   const Resources& resources) {
+                   const Resources& resources, bool preferred) {
     trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
+    if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
     offers.push_back({frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, resources});
     const Quantities unreserved = resources.unreserved().quantities();
     availableHeadroom -= unreserved;
@@ -249,14 +264,17 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     return true;
   };
 
-  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx,
-                           const Quantities* guaranteeShortfall) {
+  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall,
+                           bool preferred) {
     AgentState& agent = *agents_[agentIdx];
     RoleState& role = roles_[roleIdx];
     if (role.frameworks.empty()) return;
     Caps caps;
     if (!unreservedCaps(roleIdx, guaranteeShortfall, &caps)) return;
     if (nested(roleIdx) && !agent.hierarchicalRole) return;
+    if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
+      return;
+    }
     // What this role may take here depends on the framework only through the refinement
     // capability: build each variant once, on first need, not once per framework tried.
     std::optional<Resources> candidates[2];
@@ -288,13 +306,51 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       return false;
     });
     // Coarse grained: the agent's offerable leftover goes whole.
-    if (chosen != UINT32_MAX) offer(agentIdx, chosen, roleIdx, *candidates[chosenVariant]);
+    if (chosen != UINT32_MAX) {
+      offer(agentIdx, chosen, roleIdx, *candidates[chosenVariant], preferred);
+    }
+  };
+
+  // Host affinity: whether a hold may favour the role this cycle. It must want offers, be
+  // within its weighted fair share among the roles that want offers (dominant share at most
+  // weight / sum of their weights, i.e. sorter share <= 1 / sum), and below its quota limits.
+  std::vector<int8_t> holdAllowed;
+  double demandWeight = -1;
+  auto mayHold = [&](RoleIdx roleIdx) {
+    if (holdAllowed.empty()) holdAllowed.assign(roles_.size(), -1);
+    if (holdAllowed[roleIdx] >= 0) return holdAllowed[roleIdx] == 1;
+    bool allowed = wantsOffers(roles_[roleIdx]);
+    if (allowed) {
+      if (demandWeight < 0) {
+        demandWeight = 0;
+        for (const RoleState& role : roles_) {
+          if (!wantsOffers(role)) continue;
+          auto weight = weights_.find(role.name);
+          demandWeight += weight == weights_.end() ? 1.0 : weight->second;
+        }
+      }
+      const double share = roleSorter_->share(roles_[roleIdx].sorterClient);
+      Caps ignored;
+      allowed = share <= 1.0 / demandWeight + 1e-9 && unreservedCaps(roleIdx, nullptr, &ignored);
+    }
+    holdAllowed[roleIdx] = allowed ? 1 : 0;
+    return allowed;
   };
 
   for (AgentIdx agentIdx : agentOrder) {
     AgentState& agent = *agents_[agentIdx];
     expireFilters(agent, now);
     if (!agent.active || agent.available.empty()) continue;
+    if (affinity_) {
+      if (std::optional<AgentClaim> claim = affinity_->claim(agentIdx, now);
+          claim && mayHold(claim->role)) {
+        if (claim->decision != PlacementDecision::kEscalate) {
+          tryFrameworks(agentIdx, claim->role, nullptr, /*preferred=*/true);
+          continue;  // Held: nobody else is offered the agent while the hold lasts.
+        }
+        affinity_->escalated(agentIdx, *claim);
+      }
+    }
     // Stage 1: unmet guarantees first.
     if (!quotaRoles.empty()) {
       for (ClientId client : roleSorter_->sort()) {
@@ -303,14 +359,14 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
         const QuotaRole* q = &quotaRoles[quotaSlot[roleIdx]];
         const Quantities need = shortfall(roles_[roleIdx].quota->guarantee, q->consumed);
         if (need.empty()) continue;
-        tryFrameworks(agentIdx, roleIdx, &need);
+        tryFrameworks(agentIdx, roleIdx, &need, false);
         if (agent.available.empty()) break;
       }
     }
     // Stage 2: weighted DRF over every role.
     for (ClientId client : roleSorter_->sort()) {
       if (agent.available.empty()) break;
-      tryFrameworks(agentIdx, roleOfClient_[client], nullptr);
+      tryFrameworks(agentIdx, roleOfClient_[client], nullptr, false);
     }
   }
 

@@ -26,6 +26,21 @@ namespace harvest {
 // Nanoseconds on the injected clock (simulated or real, the allocator does not care).
 using TimeNanos = int64_t;
 
+// Host affinity (the role history): a role is re-offered the agents it used before, most
+// recently used first. Off unless enabled; see allocator/host_affinity.h.
+struct HostAffinityOptions {
+  bool enabled = false;
+  std::string path;                 // History file; empty: kept in memory only.
+  double holdSeconds = 5;           // How long a freed agent waits for the role that used it.
+  double saveIntervalSeconds = 30;  // At most one save per interval, and only when changed.
+  uint32_t failureThreshold = 3;    // More short-lived failures: the agent is not preferred.
+  double shortLivedSeconds = 60;    // A failure within this of the start counts.
+  double failureResetSeconds = 6 * 3600.0;
+  double purgeAgeSeconds = 7 * 24 * 3600.0;  // Older records are dropped at load.
+  std::set<std::string> strictRoles;         // Only ever offered their history agents.
+  std::set<std::string> antiAffinityRoles;   // Never offered an agent they are already on.
+};
+
 struct AllocatorOptions {
   std::string sorter = "drf";  // "drf" or "random".
   // Refusal length when a decline carries no Filters (Mesos's default is 5 s).
@@ -38,11 +53,15 @@ struct AllocatorOptions {
   // Offer idle reserved and oversubscribed resources as revocable (stage 3).
   bool revocableStage = true;
   uint64_t seed = 0;
+  HostAffinityOptions hostAffinity;
   std::function<TimeNanos()> clock;  // Required.
 
   // Builds options from module parameters (all optional): sorter, refuse_seconds,
   // min_allocatable_resources ("cpus:0.01|mem:32"), fairness_excluded_resource_names
-  // ("gpus,fpgas"), revocable_stage ("true"/"false"), seed. Unknown keys are errors.
+  // ("gpus,fpgas"), revocable_stage ("true"/"false"), seed, and host_affinity ("true"/
+  // "false") with host_affinity_{path, hold_seconds, save_interval_seconds,
+  // failure_threshold, short_lived_seconds, failure_reset_seconds, purge_age_seconds,
+  // strict_roles, anti_affinity_roles} (role lists comma separated). Unknown keys are errors.
   static Result<AllocatorOptions> fromParameters(const std::map<std::string, std::string>& params);
 };
 
@@ -75,6 +94,19 @@ struct AllocatorCallbacks {
   // resources; what already backs launched tasks stays until the agent's eviction frees it.
   std::function<void(const std::string& framework, const OfferedResources& rescinded)> rescind;
 };
+
+// What became of a regular offer or of a task launched on one. The allocator sees offers and
+// recovered resources but not why resources come back; host affinity needs to know.
+enum class PlacementEvent : uint8_t {
+  kOfferAccepted,  // One task launched on a regular offer (once per task).
+  kOfferDeclined,  // A regular offer declined, rescinded or expired without a launch.
+  kTaskRunning,    // A launched task reported TASK_RUNNING.
+  kTaskFinished,   // Ended as asked: finished, or killed by its own framework.
+  kTaskFailed,     // Failed, lost or errored; `startedAt` tells short-lived failures apart.
+  kTaskPreempted,  // Evicted, or killed by the cluster (teardown, agent drain): no failure.
+  kTaskRecovered,  // Found running on a re-registering agent after a master restart.
+};
+const char* toString(PlacementEvent event);
 
 struct Quota {
   Quantities guarantee;
@@ -145,6 +177,14 @@ class Allocator {
 
   virtual void pause() = 0;
   virtual void resume() = 0;
+
+  // A placement event of `role` on `agent` (see PlacementEvent). Only host affinity uses
+  // these; an allocator without it accepts and ignores them.
+  virtual Status placementEvent(const std::string& agent, const std::string& role,
+                                PlacementEvent event, TimeNanos startedAt) {
+    (void)agent, (void)role, (void)event, (void)startedAt;
+    return Status();
+  }
 
   // One allocation cycle over every agent, or over the given agents.
   virtual void allocate() = 0;

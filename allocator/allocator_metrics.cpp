@@ -99,6 +99,27 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
           revocableRoleSorter_->pathShare(role.name);
     }
   }
+  if (affinity_) {
+    const RoleHistory& history = affinity_->history();
+    for (RoleIdx r = 0; r < roles_.size(); ++r) {
+      const HistoryRoleMetrics& m = history.metrics(r);
+      const std::string role = prefix + "host_affinity/roles/" + roles_[r].name + "/";
+      out[role + "preferred_offers"] = static_cast<double>(m.preferredOffers);
+      out[role + "preference_hits"] = static_cast<double>(m.preferenceHits);
+      out[role + "escalations"] = static_cast<double>(m.escalations);
+      out[role + "agents_in_history"] = static_cast<double>(m.agentsInHistory);
+    }
+    const HistoryLoadReport& load = affinity_->lastLoad();
+    out[prefix + "host_affinity/load/bootstrapped"] = load.bootstrapped ? 1 : 0;
+    out[prefix + "host_affinity/load/records"] = static_cast<double>(load.recordsLoaded);
+    out[prefix + "host_affinity/load/purged"] = static_cast<double>(load.recordsPurged);
+    out[prefix + "host_affinity/load/dropped_roles"] =
+        static_cast<double>(load.recordsDroppedRoles);
+    out[prefix + "host_affinity/saves"] = static_cast<double>(affinity_->saves());
+    out[prefix + "host_affinity/save_failures"] = static_cast<double>(affinity_->saveFailures());
+    out[prefix + "host_affinity/events_refused"] = static_cast<double>(affinity_->eventsRefused());
+    out[prefix + "host_affinity/dormant_records"] = static_cast<double>(history.dormantRecords());
+  }
   return out;
 }
 

@@ -14,7 +14,6 @@
 namespace harvest {
 namespace {
 
-constexpr TimeNanos kNanosPerSecond = 1'000'000'000;
 // Mesos caps refusals at a year; longer ones are almost certainly unit mistakes.
 constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
 
@@ -66,6 +65,16 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
   roleSorter_ = makeSorter(clusterTotal_);
   revocableRoleSorter_ = makeSorter(revocableTotal_);
   initialized_ = true;
+  if (options_.hostAffinity.enabled) {
+    affinity_ = std::make_unique<HostAffinity>(options_.hostAffinity);
+    // Roles are implicit, as in Mesos: a saved role name that is still a valid role comes
+    // back as a role; only names that no longer validate are dropped.
+    affinity_->load(options_.clock(), [this](std::string_view name) -> std::optional<RoleIdx> {
+      Result<RoleIdx> role = roleFor(std::string(name));
+      if (!role.ok()) return std::nullopt;
+      return *role;
+    });
+  }
   return Status();
 }
 
@@ -106,6 +115,7 @@ Result<RoleIdx> HierarchicalAllocator::roleFor(const std::string& name) {
   if (roleOfClient_.size() <= role.sorterClient) roleOfClient_.resize(role.sorterClient + 1);
   roleOfClient_[role.sorterClient] = index;
   roleIds_.emplace(name, index);
+  if (affinity_) affinity_->addRole(index, name);
   return index;
 }
 
@@ -449,6 +459,7 @@ Status HierarchicalAllocator::addAgent(
   agent->unavailability = unavailability;
   agents_.push_back(std::move(agent));
   agentIds_.emplace(id, index);
+  if (affinity_) affinity_->addAgent(index, id);
 
   const Quantities quantities = total.quantities();
   clusterTotal_ += quantities;
@@ -503,7 +514,23 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   addReservations(agent.total, -1, /*allocated=*/false);
   agents_[*index].reset();
   agentIds_.erase(id);
+  if (affinity_) affinity_->removeAgent(*index, options_.clock());
   return Status();
+}
+
+Status HierarchicalAllocator::placementEvent(const std::string& agent, const std::string& role,
+                                             PlacementEvent event, TimeNanos startedAt) {
+  if (!affinity_) return Status();
+  Result<AgentIdx> agentIdx = agentIndex(agent);
+  if (!agentIdx.ok()) return agentIdx.status();
+  auto roleIdx = roleIds_.find(role);
+  if (roleIdx == roleIds_.end()) return Status::error("unknown role '" + role + "'");
+  Status status = affinity_->event(roleIdx->second, *agentIdx, event, options_.clock(), startedAt);
+  if (!status.ok()) {
+    VLOG(1) << "Host affinity ignored " << toString(event) << " of role " << role << " on " << agent
+            << ": " << status.message();
+  }
+  return status;
 }
 
 Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::AgentInfo& info,

@@ -6,6 +6,7 @@
 //   allocation_cycle.cpp    one cycle: stage 1 (quota guarantees), stage 2 (weighted DRF)
 //   revocable_stage.cpp     stage 3: idle reserved and oversubscribed resources, rescinds
 //   allocator_metrics.cpp   the metrics snapshot
+//   host_affinity.cpp       the role history's use: holds, strict/anti-affinity, persistence
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 
 #include "allocator/allocator.h"
 #include "allocator/allocator_state.h"
+#include "allocator/host_affinity.h"
 
 namespace harvest {
 
@@ -64,6 +66,9 @@ class HierarchicalAllocator final : public Allocator {
   Status updateQuota(const std::string& role, const Quota& quota) override;
   Status updateWeights(const std::map<std::string, double>& weights) override;
 
+  Status placementEvent(const std::string& agent, const std::string& role, PlacementEvent event,
+                        TimeNanos startedAt) override;
+
   void pause() override { paused_ = true; }
   void resume() override { paused_ = false; }
   void allocate() override;
@@ -93,6 +98,8 @@ class HierarchicalAllocator final : public Allocator {
   bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
   void expireFilters(AgentState& agent, TimeNanos now);
   void runCycle(std::vector<AgentIdx> agents);
+  // Some framework of the role is active and not suppressing it.
+  bool wantsOffers(const RoleState& role) const;
 
   // Offers and rescinds decided during one cycle, delivered together at its end.
   struct PendingOffer {
@@ -143,6 +150,7 @@ class HierarchicalAllocator final : public Allocator {
   uint64_t grantSequence_ = 0;
   uint64_t rescindsSent_ = 0;
   std::map<std::string, double> weights_;
+  std::unique_ptr<HostAffinity> affinity_;  // Null when host affinity is off.
 
   uint64_t allocationRuns_ = 0;
   std::vector<double> runMillis_;  // Ring of the last kRunSamples cycle durations.

@@ -12,6 +12,7 @@
 
 #include "allocator/allocator.h"
 #include "resources/parse.h"
+#include "resources/roles.h"
 
 namespace harvest {
 namespace {
@@ -141,6 +142,86 @@ Status parseSeed(const std::string& value, AllocatorOptions& options) {
   return Status();
 }
 
+// Host affinity parameters share their shapes: a boolean, durations, a count, role lists.
+constexpr std::string_view kHostAffinity = "host_affinity";
+constexpr double kMaxHostAffinitySeconds = 10.0 * 365 * 24 * 3600;
+
+Status parseBool(std::string_view key, const std::string& value, bool* out) {
+  if (value != "true" && value != "false")
+    return badValue(key, value, "expected 'true' or 'false'");
+  *out = value == "true";
+  return Status();
+}
+
+Status parseSeconds(std::string_view key, const std::string& value, double* out) {
+  double seconds = 0;
+  const char* end = value.data() + value.size();
+  auto [stop, error] = std::from_chars(value.data(), end, seconds);
+  if (value.empty() || error != std::errc() || stop != end || !std::isfinite(seconds) ||
+      seconds < 0 || seconds > kMaxHostAffinitySeconds) {
+    return badValue(key, value, "expected a number of seconds from 0 to 315360000 (10 years)");
+  }
+  *out = seconds == 0 ? 0.0 : seconds;
+  return Status();
+}
+
+Status parseRoleList(std::string_view key, const std::string& value, std::set<std::string>* out) {
+  std::set<std::string> roles;
+  std::string_view rest = trim(value);
+  for (bool more = !rest.empty(); more;) {
+    const size_t comma = rest.find(',');
+    const std::string_view role = trim(rest.substr(0, comma));
+    more = comma != std::string_view::npos;
+    rest = more ? rest.substr(comma + 1) : std::string_view();
+    if (Status valid = roles::validate(std::string(role)); !valid.ok()) {
+      return badValue(key, value, valid.message());
+    }
+    roles.emplace(role);
+  }
+  *out = std::move(roles);
+  return Status();
+}
+
+Status parseHostAffinity(const std::string& key, const std::string& value,
+                         HostAffinityOptions& options) {
+  const std::string_view name = std::string_view(key).substr(kHostAffinity.size());
+  if (name.empty()) return parseBool(key, value, &options.enabled);
+  if (name == "_path") {
+    if (value.empty()) return badValue(key, value, "expected a file path");
+    options.path = value;
+    return Status();
+  }
+  if (name == "_hold_seconds") return parseSeconds(key, value, &options.holdSeconds);
+  if (name == "_save_interval_seconds") {
+    return parseSeconds(key, value, &options.saveIntervalSeconds);
+  }
+  if (name == "_short_lived_seconds") return parseSeconds(key, value, &options.shortLivedSeconds);
+  if (name == "_failure_reset_seconds") {
+    return parseSeconds(key, value, &options.failureResetSeconds);
+  }
+  if (name == "_purge_age_seconds") return parseSeconds(key, value, &options.purgeAgeSeconds);
+  if (name == "_failure_threshold") {
+    uint32_t count = 0;
+    const char* end = value.data() + value.size();
+    auto [stop, error] = std::from_chars(value.data(), end, count);
+    if (value.empty() || error != std::errc() || stop != end) {
+      return badValue(key, value, "expected an unsigned 32-bit integer");
+    }
+    options.failureThreshold = count;
+    return Status();
+  }
+  if (name == "_strict_roles") return parseRoleList(key, value, &options.strictRoles);
+  if (name == "_anti_affinity_roles") {
+    return parseRoleList(key, value, &options.antiAffinityRoles);
+  }
+  return Status::error("unknown parameter '" + key + "' (value '" + value +
+                       "'); host affinity parameters: host_affinity, host_affinity_path, "
+                       "host_affinity_hold_seconds, host_affinity_save_interval_seconds, "
+                       "host_affinity_failure_threshold, host_affinity_short_lived_seconds, "
+                       "host_affinity_failure_reset_seconds, host_affinity_purge_age_seconds, "
+                       "host_affinity_strict_roles, host_affinity_anti_affinity_roles");
+}
+
 }  // namespace
 
 Result<AllocatorOptions> AllocatorOptions::fromParameters(
@@ -162,12 +243,19 @@ Result<AllocatorOptions> AllocatorOptions::fromParameters(
   };
 
   for (const auto& [key, value] : params) {
+    if (key.starts_with(kHostAffinity)) {
+      if (Status parsed = parseHostAffinity(key, value, options.hostAffinity); !parsed.ok()) {
+        return parsed;
+      }
+      continue;
+    }
     auto parser = kParsers.find(key);
     if (parser == kParsers.end()) {
       std::string known;
       for (const auto& [name, unused] : kParsers) {
         known += (known.empty() ? "" : ", ") + std::string(name);
       }
+      known += ", host_affinity, host_affinity_*";
       return Result<AllocatorOptions>::error("unknown parameter '" + key + "' (value '" + value +
                                              "'); known parameters: " + known);
     }

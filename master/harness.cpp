@@ -1,11 +1,15 @@
 #include "master/harness.h"
 
 #include <glog/logging.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <random>
+#include <set>
 
 namespace harvest::master {
 namespace {
@@ -47,8 +51,9 @@ std::optional<Resources> carve(Resources& offered, const Resources& task) {
 class SimFramework final : public Scheduler {
  public:
   // `master` points at the current master: it changes when the master restarts.
-  SimFramework(const ScenarioFramework& spec, Master** master, uint64_t seed, uint64_t* retried)
-      : spec_(spec), masterRef_(master), random_(seed), retried_(retried) {}
+  SimFramework(const ScenarioFramework& spec, Master** master, uint64_t seed, uint64_t* retried,
+               Locality** locality)
+      : spec_(spec), masterRef_(master), random_(seed), retried_(retried), locality_(locality) {}
 
   // After a master restart: subscribe again with the same framework id (failover).
   void resubscribe() {
@@ -95,10 +100,17 @@ class SimFramework final : public Scheduler {
     (void)master()->teardown(id_);
   }
 
-  void offers(const std::vector<Offer>& offers) override {
+  void offers(const std::vector<Offer>& batch) override {
     v1::Filters filters;
     filters.set_refuse_seconds(spec_.spec.workload().refuse_seconds());
-    for (const Offer& offer : offers) {
+    // Like a placement-aware scheduler, relaunches go to agents they vacated when such an
+    // agent is among the offers (this helps with host affinity off as much as on).
+    std::vector<const Offer*> offers;
+    for (const Offer& offer : batch) offers.push_back(&offer);
+    std::stable_partition(offers.begin(), offers.end(),
+                          [this](const Offer* offer) { return vacated_.count(offer->agent) > 0; });
+    for (const Offer* next : offers) {
+      const Offer& offer = *next;
       const bool usable =
           offer.revocability == Revocability::kRegular || spec_.spec.workload().use_revocable();
       std::vector<TaskLaunch> launches;
@@ -106,7 +118,9 @@ class SimFramework final : public Scheduler {
       while (usable && active_ && !pending_.empty()) {
         std::optional<Resources> taken = carve(left, spec_.taskResources);
         if (!taken) break;
-        launches.push_back({pending_.front().name, *taken, pending_.front().duration});
+        const PendingTask& task = pending_.front();
+        launches.push_back({task.name, *taken, task.duration});
+        if (!task.vacated.empty()) countRelaunch(task.vacated, offer.agent);
         pending_.pop_front();
       }
       const TimeNanos delay = seconds(spec_.spec.workload().response_delay_seconds());
@@ -129,9 +143,15 @@ class SimFramework final : public Scheduler {
   void update(const TaskStatus& status) override {
     if (status.state == TaskState::kRunning || status.state == TaskState::kStaging) return;
     (void)master()->acknowledge(id_, status.task);
+    if (status.state == TaskState::kFinished && active_ &&
+        spec_.spec.workload().relaunch_finished()) {
+      vacated_.insert(status.agent);
+      pending_.push_front(
+          {spec_.spec.name() + "-" + std::to_string(nextTask_++), durationOf(), status.agent});
+    }
     const bool lost = status.state == TaskState::kLost || status.state == TaskState::kError;
     if (lost && active_ && spec_.spec.workload().retry_lost()) {
-      pending_.push_front({status.task + "r", durationOf()});
+      pending_.push_front({status.task + "r", durationOf(), ""});
       ++*retried_;
     }
   }
@@ -140,7 +160,21 @@ class SimFramework final : public Scheduler {
   struct PendingTask {
     std::string name;
     TimeNanos duration;
+    std::string vacated;  // For a relaunch: the agent its predecessor finished on.
   };
+
+  // A relaunch returns when it lands on any agent this framework vacated and has not taken
+  // back yet; otherwise its predecessor's agent stops counting as vacated.
+  void countRelaunch(const std::string& predecessorAgent, const std::string& agent) {
+    Locality& locality = **locality_;
+    ++locality.relaunches;
+    if (auto it = vacated_.find(agent); it != vacated_.end()) {
+      ++locality.returned;
+      vacated_.erase(it);
+    } else if (auto own = vacated_.find(predecessorAgent); own != vacated_.end()) {
+      vacated_.erase(own);
+    }
+  }
 
   TimeNanos durationOf() {
     const auto& w = spec_.spec.workload();
@@ -155,7 +189,7 @@ class SimFramework final : public Scheduler {
     if (!active_) return;
     const auto& w = spec_.spec.workload();
     for (uint32_t i = 0; i < w.burst() && pending_.size() < w.max_pending(); ++i) {
-      pending_.push_back({spec_.spec.name() + "-" + std::to_string(nextTask_++), durationOf()});
+      pending_.push_back({spec_.spec.name() + "-" + std::to_string(nextTask_++), durationOf(), ""});
     }
     master()->loop().after(seconds(w.task_interval_seconds()), [this] { arrive(); });
   }
@@ -164,6 +198,8 @@ class SimFramework final : public Scheduler {
   Master** masterRef_;
   std::mt19937_64 random_;
   uint64_t* retried_;
+  Locality** locality_;  // Switches to the after-restart counts at the first restart.
+  std::multiset<std::string> vacated_;
   std::string id_;
   bool active_ = false;
   std::deque<PendingTask> pending_;
@@ -189,6 +225,19 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   masterOptions.eventBatchDelay = seconds(spec.event_batch_seconds());
   masterOptions.offerTimeout = seconds(spec.offer_timeout_seconds());
   masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
+  masterOptions.moduleParameters = options.moduleParameters;
+  std::string historyFile;
+  auto affinity = options.moduleParameters.find("host_affinity");
+  if (affinity != options.moduleParameters.end() && affinity->second == "true" &&
+      !options.moduleParameters.count("host_affinity_path")) {
+    historyFile =
+        (std::filesystem::temp_directory_path() / ("harvest-history-" + std::to_string(::getpid()) +
+                                                   "-" + std::to_string(masterOptions.seed)))
+            .string();
+    std::filesystem::remove(historyFile);
+    std::filesystem::remove(historyFile + ".prev");
+    masterOptions.moduleParameters["host_affinity_path"] = historyFile;
+  }
   Result<std::unique_ptr<Master>> created = Master::create(masterOptions, &loop);
   if (!created.ok()) return created.status();
   std::unique_ptr<Master> owner = std::move(created).value();
@@ -196,6 +245,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   MasterStats earlier;  // Counts of masters that have exited.
 
   Report report;
+  Locality* locality = &report.locality;
   report.scenario = spec.name();
   report.allocator = current->allocatorDescription();
   std::map<std::string, double> weights;
@@ -219,7 +269,8 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   uint64_t index = 0;
   for (const ScenarioFramework& f : scenario.frameworks) {
     const uint64_t seed = masterOptions.seed * 7919 + index++;
-    frameworks.push_back(std::make_unique<SimFramework>(f, &current, seed, &report.tasksRetried));
+    frameworks.push_back(
+        std::make_unique<SimFramework>(f, &current, seed, &report.tasksRetried, &locality));
     SimFramework* framework = frameworks.back().get();
     loop.at(seconds(f.spec.start_seconds()), [framework] { framework->start(); });
     if (f.spec.stop_seconds() >= 0)
@@ -235,6 +286,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   std::function<Status()> restart = [&]() -> Status {
     earlier.add(current->stats());
     ++earlier.masterRestarts;
+    locality = &report.localityAfterRestart;
     std::vector<std::unique_ptr<SimAgent>> agents = current->releaseAgents();
     owner.reset();  // Disarms its timers; outstanding offers die with it.
     Result<std::unique_ptr<Master>> next = Master::create(masterOptions, &loop);
@@ -321,6 +373,11 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   }
   report.wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  if (!historyFile.empty()) {
+    owner.reset();  // Its allocator writes the history one last time.
+    std::filesystem::remove(historyFile);
+    std::filesystem::remove(historyFile + ".prev");
+  }
   return report;
 }
 

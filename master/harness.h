@@ -22,6 +22,16 @@ struct Sample {
   uint64_t evictionsSoFar = 0;
 };
 
+// Where relaunched tasks land: a relaunch "returns" when it is placed on an agent that a
+// finished task of the same framework vacated and that no relaunch has taken back yet.
+struct Locality {
+  uint64_t relaunches = 0;
+  uint64_t returned = 0;
+  double fraction() const {
+    return relaunches == 0 ? 0.0 : static_cast<double>(returned) / static_cast<double>(relaunches);
+  }
+};
+
 struct Report {
   std::string scenario;
   std::string allocator;  // Module loaded, and from where.
@@ -32,6 +42,8 @@ struct Report {
   double cycleP50Ms = 0, cycleP99Ms = 0;
   std::vector<std::string> roles;
   std::vector<Sample> samples;
+  // Relaunches before the first master restart, and after it.
+  Locality locality, localityAfterRestart;
 };
 
 struct HarnessOptions {
@@ -39,6 +51,10 @@ struct HarnessOptions {
   std::string allocator;                 // Module name.
   uint64_t seed = 0;                     // 0: the scenario's seed.
   double allocationIntervalSeconds = 0;  // 0: the scenario's.
+  // Module parameters over the manifest's. With host_affinity=true and no
+  // host_affinity_path, the harness keeps the history in a temporary file (removed at the
+  // end) so that it survives the scenario's master restarts.
+  std::map<std::string, std::string> moduleParameters;
 };
 
 Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options);

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "master/harness.h"
@@ -35,6 +36,7 @@ int run(int argc, char** argv) {
                                                   jsonPath = "out/harvest-report.json";
   uint64_t seed = 0;
   double intervalSeconds = 0;
+  std::map<std::string, std::string> moduleParameters;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&arg](const char* flag) -> const char* {
@@ -51,7 +53,16 @@ int run(int argc, char** argv) {
       reportPath = v;
     else if (const char* v = value("--json="))
       jsonPath = v;
-    else if (const char* v = value("--allocation_interval=")) {
+    else if (const char* v = value("--module_parameter=")) {
+      const char* eq = std::strchr(v, '=');
+      if (eq == nullptr || eq == v) {
+        std::fprintf(stderr,
+                     "harvest-master: bad value '%s' for --module_parameter (expected key=value)\n",
+                     v);
+        return 2;
+      }
+      moduleParameters[std::string(v, eq)] = eq + 1;
+    } else if (const char* v = value("--allocation_interval=")) {
       char* end = nullptr;
       intervalSeconds = std::strtod(v, &end);
       if (*v == '\0' || *end != '\0' || !(intervalSeconds > 0)) {
@@ -70,7 +81,7 @@ int run(int argc, char** argv) {
       std::fprintf(stderr,
                    "harvest-master: unknown argument '%s'\nusage: harvest-master [--modules=M] "
                    "[--allocator=NAME] [--scenario=S] [--seed=N] [--allocation_interval=SECONDS] "
-                   "[--report=out.html] [--json=out.json]\n",
+                   "[--module_parameter=KEY=VALUE ...] [--report=out.html] [--json=out.json]\n",
                    argv[i]);
       return 2;
     }
@@ -81,8 +92,8 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "harvest-master: %s\n", scenario.message().c_str());
     return 1;
   }
-  harvest::Result<harvest::master::Report> report =
-      harvest::master::runScenario(*scenario, {modules, allocator, seed, intervalSeconds});
+  harvest::Result<harvest::master::Report> report = harvest::master::runScenario(
+      *scenario, {modules, allocator, seed, intervalSeconds, moduleParameters});
   if (!report.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", report.message().c_str());
     return 1;

@@ -82,7 +82,8 @@ void Master::later(TimeNanos delay, std::function<void()> action) {
 }
 
 Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, EventLoop* loop) {
-  Result<LoadedAllocator> loaded = loadAllocator(options.modules, options.allocator);
+  Result<LoadedAllocator> loaded =
+      loadAllocator(options.modules, options.allocator, "", options.moduleParameters);
   if (!loaded.ok()) return loaded.status();
   std::unique_ptr<Master> master(new Master(loop, options));
   master->allocator_ = std::move(loaded).value();
@@ -227,8 +228,24 @@ void Master::rescindOffer(const std::string& offerId, bool expired) {
                                                   offer.resources, std::nullopt);
   LOG_IF(ERROR, !recovered.ok()) << "recovering rescinded offer " << offerId << ": "
                                  << recovered.message();
+  offerAnswered(offer, 0);
   if (FrameworkEntry* entry = framework(offer.framework); entry && entry->scheduler) {
     entry->scheduler->rescind(offerId);
+  }
+}
+
+void Master::placement(const std::string& agent, const std::string& role, PlacementEvent event,
+                       TimeNanos startedAt) {
+  Status s = allocator_->placementEvent(agent, role, event, startedAt);
+  VLOG_IF(1, !s.ok()) << "placement event " << toString(event) << " of " << role << " on " << agent
+                      << ": " << s.message();
+}
+
+void Master::offerAnswered(const Offer& offer, uint32_t tasksLaunched) {
+  if (offer.revocability != Revocability::kRegular) return;  // History follows regular use.
+  if (tasksLaunched == 0) placement(offer.agent, offer.role, PlacementEvent::kOfferDeclined);
+  for (uint32_t i = 0; i < tasksLaunched; ++i) {
+    placement(offer.agent, offer.role, PlacementEvent::kOfferAccepted);
   }
 }
 
@@ -310,7 +327,7 @@ Status Master::adoptAgent(std::unique_ptr<SimAgent> agent) {
   auto holds = [&](const std::string& framework, const std::string& role, const std::string& task,
                    const Resources& resources, TaskState state) {
     used[framework][role] += resources;
-    tasks_[{framework, task}] = TaskEntry{framework, id, role, resources, state};
+    tasks_[{framework, task}] = TaskEntry{framework, id, role, resources, state, loop_->now()};
     if (!resources.ofClass(Revocability::kNonThrottleable).empty()) {
       lentTasksByAgent_[id].insert({framework, task});
     }
@@ -330,6 +347,12 @@ Status Master::adoptAgent(std::unique_ptr<SimAgent> agent) {
   if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->ledger().total(), used);
       !s.ok()) {
     return s;
+  }
+  // Host affinity: what runs here marks the agent in use by its roles.
+  for (const auto& [key, task] : tasks_) {
+    if (task.agent == id && task.resources.revocable().empty() && !terminal(task.state)) {
+      placement(id, task.role, PlacementEvent::kTaskRecovered);
+    }
   }
   agent->setReports(this);
   agents_.emplace(id, std::move(agent));
@@ -412,6 +435,7 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
       offers_.erase(offer.id);
       (void)allocator_->recoverResources(offer.framework, offer.agent, offer.role, offer.resources,
                                          std::nullopt);
+      offerAnswered(offer, 0);
     }
     lose(frameworkId, launches, agentId, TaskState::kLost, reason, problem);
     return Status();
@@ -464,11 +488,23 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
       (void)allocator_->recoverResources(frameworkId, offer.agent, offer.role, unused, filters);
     }
   }
+  // Host affinity: the first regular offer of a role answers for that role's regular tasks.
+  std::set<std::string> answeredRoles;
+  for (const Offer& offer : used) {
+    uint32_t launched = 0;
+    if (answeredRoles.insert(offer.role).second) {
+      for (const auto& [launch, role] : valid) {
+        launched += role == offer.role && launch.resources.revocable().empty() ? 1 : 0;
+      }
+    }
+    offerAnswered(offer, launched);
+  }
   auto agent = agents_.find(agentId);
   for (const auto& [launch, role] : valid) {
     tasks_[{frameworkId, launch.task}] =
-        TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging};
+        TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging, loop_->now()};
     ++stats_.tasksLaunched;
+    if (launchObserver_) launchObserver_(frameworkId, role, agentId, launch.resources);
     RunTask message{frameworkId, role, launch, {}};
     // Hints: what the master believes runs revocably on the agent (the agent recomputes).
     if (launch.resources.revocable().empty()) {
@@ -493,6 +529,7 @@ Status Master::decline(const std::string& frameworkId, const std::vector<std::st
     const Offer offer = std::move(it->second);
     offers_.erase(it);
     ++stats_.offersDeclined;
+    offerAnswered(offer, 0);
     if (Status s = allocator_->recoverResources(frameworkId, offer.agent, offer.role,
                                                 offer.resources, filters);
         !s.ok()) {
@@ -582,6 +619,28 @@ void Master::statusUpdate(const TaskStatus& status) {
   if (terminal(task.state)) return;
   task.state = status.state;
   if (terminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
+  if (task.resources.revocable().empty() && agents_.count(task.agent)) {
+    // Host affinity: eviction is not a failure; a kill is a release as asked.
+    switch (status.state) {
+      case TaskState::kRunning:
+        placement(task.agent, task.role, PlacementEvent::kTaskRunning);
+        break;
+      case TaskState::kFinished:
+      case TaskState::kKilled:
+        placement(task.agent, task.role, PlacementEvent::kTaskFinished);
+        break;
+      case TaskState::kLost:
+      case TaskState::kFailed:
+      case TaskState::kError:
+        placement(task.agent, task.role,
+                  status.reason == "REASON_CONTAINER_PREEMPTED" ? PlacementEvent::kTaskPreempted
+                                                                : PlacementEvent::kTaskFailed,
+                  task.launchedAt);
+        break;
+      case TaskState::kStaging:
+        break;
+    }
+  }
   switch (status.state) {
     case TaskState::kRunning:
       ++stats_.tasksRunning;

@@ -11,6 +11,7 @@
 // Single-threaded; time comes from the EventLoop (simulated in the harness).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -34,6 +35,8 @@ struct MasterOptions {
   TimeNanos offerTimeout = 0;  // 0: offers do not expire.
   TimeNanos killGrace = 2 * kSecond;
   uint64_t seed = 0;
+  // Module parameters set on top of the manifest's (e.g. host_affinity=true).
+  std::map<std::string, std::string> moduleParameters;
 };
 
 struct MasterStats {
@@ -96,6 +99,10 @@ class Master final : public AgentReports {
   Status updateQuota(const std::string& role, const Quota& quota);
 
   size_t outstandingOffers() const { return offers_.size(); }
+  // Called for every task the master sends to an agent (the harness's locality report).
+  using LaunchObserver = std::function<void(const std::string& framework, const std::string& role,
+                                            const std::string& agent, const Resources& resources)>;
+  void setLaunchObserver(LaunchObserver observer) { launchObserver_ = std::move(observer); }
   // Every task the master believes is running: (framework, resources).
   void forEachRunningTask(
       const std::function<void(const std::string&, const Resources&)>& visit) const;
@@ -118,6 +125,7 @@ class Master final : public AgentReports {
     std::string role;
     Resources resources;
     TaskState state = TaskState::kStaging;
+    TimeNanos launchedAt = 0;
   };
 
   Master(EventLoop* loop, MasterOptions options);
@@ -132,6 +140,10 @@ class Master final : public AgentReports {
             const std::string& agent, TaskState state, const std::string& reason,
             const std::string& message);
   FrameworkEntry* framework(const std::string& id);
+  // Tells the allocator's host affinity what became of a regular offer or task.
+  void placement(const std::string& agent, const std::string& role, PlacementEvent event,
+                 TimeNanos startedAt = 0);
+  void offerAnswered(const Offer& offer, uint32_t tasksLaunched);
 
   EventLoop* loop_;
   MasterOptions options_;
@@ -154,6 +166,7 @@ class Master final : public AgentReports {
   uint64_t nextOfferId_ = 1;
   uint64_t nextFrameworkId_ = 1;
   MasterStats stats_;
+  LaunchObserver launchObserver_;
 };
 
 }  // namespace harvest::master

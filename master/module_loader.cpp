@@ -256,7 +256,8 @@ std::string describeParameters(const std::map<std::string, std::string>& params)
   return out;
 }
 
-Result<LoadedAllocator> loadBuiltin(const std::string& requested) {
+Result<LoadedAllocator> loadBuiltin(const std::string& requested,
+                                    const std::map<std::string, std::string>& params) {
   const AllocatorModule* module = builtinAllocatorModule();
   if (!requested.empty() && requested != module->name) {
     return Result<LoadedAllocator>::error("unknown allocator module '" + requested +
@@ -264,7 +265,7 @@ Result<LoadedAllocator> loadBuiltin(const std::string& requested) {
   }
   AllocatorOptions options;
   Result<std::unique_ptr<Allocator>> allocator =
-      createAllocator(*module, {}, &options, " (built-in)");
+      createAllocator(*module, params, &options, " (built-in)");
   if (!allocator.ok()) return allocator.status();
   LOG(INFO) << "Using the built-in allocator module '" << module->name << "' ("
             << module->description << ")";
@@ -349,9 +350,10 @@ Result<v1::Modules> readModulesManifest(const std::string& manifestOrPath) {
 
 Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
                                       const std::string& allocatorName,
-                                      const std::string& libraryDir) {
+                                      const std::string& libraryDir,
+                                      const std::map<std::string, std::string>& overrides) {
   if (manifestOrPath.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return loadBuiltin(allocatorName);
+    return loadBuiltin(allocatorName, overrides);
   }
 
   Result<v1::Modules> manifest = readModulesManifest(manifestOrPath);
@@ -381,7 +383,7 @@ Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
     module = &library->modules(0);
   } else if (module == nullptr) {
     const std::string builtin = builtinAllocatorModule()->name;
-    if (allocatorName == builtin) return loadBuiltin(allocatorName);
+    if (allocatorName == builtin) return loadBuiltin(allocatorName, overrides);
     return Result<LoadedAllocator>::error("unknown allocator module '" + allocatorName +
                                           "'; the modules manifest lists " + joinNames(names) +
                                           " and the built-in module is '" + builtin + "'");
@@ -389,6 +391,7 @@ Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
 
   std::map<std::string, std::string> params;
   for (const auto& parameter : module->parameters()) params[parameter.key()] = parameter.value();
+  for (const auto& [key, value] : overrides) params[key] = value;
 
   Result<OpenedLibrary> opened = openLibrary(*library, libraryDir);
   if (!opened.ok()) return opened.status();

@@ -16,6 +16,7 @@
 // Only the library of the chosen module is opened, but the whole manifest is validated first.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -70,8 +71,11 @@ Result<v1::Modules> readModulesManifest(const std::string& manifestOrPath);
 //  - Empty `allocatorName`: the manifest must list exactly one module, which is used.
 //  - A name the manifest does not list but the built-in module has: the built-in module.
 // `libraryDir`, when set, is searched first for libraries given by `name`.
+// `overrides` are module parameters set on top of the manifest's (the operator's command
+// line wins over the file), validated like them.
 Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
                                       const std::string& allocatorName,
-                                      const std::string& libraryDir = "");
+                                      const std::string& libraryDir = "",
+                                      const std::map<std::string, std::string>& overrides = {});
 
 }  // namespace harvest

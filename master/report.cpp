@@ -96,6 +96,11 @@ std::string reportSummary(const Report& r) {
       << s.lostToRescindRace << "), killed " << s.tasksKilled << ", error " << s.tasksError
       << ", retried " << r.tasksRetried << "\n"
       << "  masters    " << s.masterRestarts << " restart(s)\n"
+      << "  locality   relaunches on a vacated agent " << r.locality.returned << "/"
+      << r.locality.relaunches << " (" << number(100 * r.locality.fraction())
+      << "%), after the master restart " << r.localityAfterRestart.returned << "/"
+      << r.localityAfterRestart.relaunches << " ("
+      << number(100 * r.localityAfterRestart.fraction()) << "%)\n"
       << "  allocation " << s.allocationCycles << " periodic + " << s.triggeredCycles
       << " event-triggered cycles, p50 " << number(r.cycleP50Ms) << " ms, p99 "
       << number(r.cycleP99Ms) << " ms\n";
@@ -126,7 +131,12 @@ std::string reportJson(const Report& r) {
       << ",\"finished\":" << s.tasksFinished << ",\"lost\":" << s.tasksLost
       << ",\"evicted\":" << s.tasksEvicted << ",\"lost_to_rescind_race\":" << s.lostToRescindRace
       << ",\"killed\":" << s.tasksKilled << ",\"error\":" << s.tasksError
-      << ",\"retried\":" << r.tasksRetried << "},\"allocation\":{\"cycles\":" << s.allocationCycles
+      << ",\"retried\":" << r.tasksRetried
+      << "},\"locality\":{\"relaunches\":" << r.locality.relaunches
+      << ",\"returned\":" << r.locality.returned
+      << ",\"relaunches_after_restart\":" << r.localityAfterRestart.relaunches
+      << ",\"returned_after_restart\":" << r.localityAfterRestart.returned
+      << "},\"allocation\":{\"cycles\":" << s.allocationCycles
       << ",\"p50_ms\":" << number(r.cycleP50Ms) << ",\"p99_ms\":" << number(r.cycleP99Ms)
       << "},\"samples\":[";
   for (size_t i = 0; i < r.samples.size(); ++i) {

@@ -120,7 +120,7 @@ TEST(AllocatorOptionsTest, UnknownKey) {
   EXPECT_EQ(errorOf("sorterr", "drf"),
             "unknown parameter 'sorterr' (value 'drf'); known parameters: "
             "fairness_excluded_resource_names, min_allocatable_resources, refuse_seconds, "
-            "revocable_stage, seed, sorter");
+            "revocable_stage, seed, sorter, host_affinity, host_affinity_*");
   // The clock comes from the master, never from a manifest.
   EXPECT_THAT(errorOf("clock", "real"), testing::StartsWith("unknown parameter 'clock'"));
 }
@@ -195,6 +195,59 @@ TEST(AllocatorOptionsTest, FirstBadParameterInKeyOrderIsReported) {
   Result<AllocatorOptions> options = parse({{"sorter", "x"}, {"seed", "y"}});
   ASSERT_FALSE(options.ok());
   EXPECT_THAT(options.message(), testing::HasSubstr("parameter 'seed'"));
+}
+
+TEST(AllocatorOptionsTest, HostAffinityIsOffByDefaultWithDocumentedDefaults) {
+  const HostAffinityOptions affinity = parseOk({}).hostAffinity;
+  EXPECT_FALSE(affinity.enabled);
+  EXPECT_EQ(affinity.path, "");
+  EXPECT_EQ(affinity.holdSeconds, 5.0);
+  EXPECT_EQ(affinity.saveIntervalSeconds, 30.0);
+  EXPECT_EQ(affinity.failureThreshold, 3u);
+  EXPECT_EQ(affinity.shortLivedSeconds, 60.0);
+  EXPECT_EQ(affinity.failureResetSeconds, 6 * 3600.0);
+  EXPECT_EQ(affinity.purgeAgeSeconds, 7 * 24 * 3600.0);
+}
+
+TEST(AllocatorOptionsTest, HostAffinityParameters) {
+  const HostAffinityOptions affinity = parseOk({{"host_affinity", "true"},
+                                                {"host_affinity_path", "/var/lib/h/history"},
+                                                {"host_affinity_hold_seconds", "2.5"},
+                                                {"host_affinity_save_interval_seconds", "10"},
+                                                {"host_affinity_failure_threshold", "7"},
+                                                {"host_affinity_short_lived_seconds", "30"},
+                                                {"host_affinity_failure_reset_seconds", "60"},
+                                                {"host_affinity_purge_age_seconds", "86400"},
+                                                {"host_affinity_strict_roles", "db, web/api"},
+                                                {"host_affinity_anti_affinity_roles", "zk"}})
+                                           .hostAffinity;
+  EXPECT_TRUE(affinity.enabled);
+  EXPECT_EQ(affinity.path, "/var/lib/h/history");
+  EXPECT_EQ(affinity.holdSeconds, 2.5);
+  EXPECT_EQ(affinity.saveIntervalSeconds, 10.0);
+  EXPECT_EQ(affinity.failureThreshold, 7u);
+  EXPECT_EQ(affinity.shortLivedSeconds, 30.0);
+  EXPECT_EQ(affinity.failureResetSeconds, 60.0);
+  EXPECT_EQ(affinity.purgeAgeSeconds, 86400.0);
+  EXPECT_EQ(affinity.strictRoles, (std::set<std::string>{"db", "web/api"}));
+  EXPECT_EQ(affinity.antiAffinityRoles, (std::set<std::string>{"zk"}));
+}
+
+TEST(AllocatorOptionsTest, BadHostAffinityParametersNameTheProblem) {
+  EXPECT_EQ(errorOf("host_affinity", "yes"),
+            "bad value 'yes' for parameter 'host_affinity': expected 'true' or 'false'");
+  EXPECT_EQ(errorOf("host_affinity_hold_seconds", "-1"),
+            "bad value '-1' for parameter 'host_affinity_hold_seconds': expected a number of "
+            "seconds from 0 to 315360000 (10 years)");
+  EXPECT_EQ(errorOf("host_affinity_failure_threshold", "x"),
+            "bad value 'x' for parameter 'host_affinity_failure_threshold': expected an "
+            "unsigned 32-bit integer");
+  EXPECT_THAT(errorOf("host_affinity_strict_roles", "a,,b"),
+              ::testing::StartsWith("bad value 'a,,b' for parameter 'host_affinity_strict_roles'"));
+  EXPECT_EQ(errorOf("host_affinity_path", ""),
+            "bad value '' for parameter 'host_affinity_path': expected a file path");
+  EXPECT_THAT(errorOf("host_affinity_holdseconds", "1"),
+              ::testing::StartsWith("unknown parameter 'host_affinity_holdseconds' (value '1')"));
 }
 
 }  // namespace
