@@ -46,7 +46,9 @@ HistoryLoadReport HistoryStore::load(RoleHistory& history, TimeNanos now,
     }
     return report;
   }
-  LOG(WARNING) << "Role history " << path_ << " not loaded: " << primary.reason;
+  // A missing file is the normal first start; anything else deserves a warning.
+  const bool firstStart = primary.reason == "missing";
+  LOG_IF(WARNING, !firstStart) << "Role history " << path_ << " not loaded: " << primary.reason;
 
   Candidate prev = read(prev_);
   if (prev.decoded) {
@@ -59,7 +61,11 @@ HistoryLoadReport HistoryStore::load(RoleHistory& history, TimeNanos now,
   if (prev.reason != "missing") {
     LOG(WARNING) << "Role history " << prev_ << " not loaded: " << prev.reason;
   }
-  LOG(WARNING) << "Role history starts empty (bootstrap): " << primary.reason;
+  if (firstStart && prev.reason == "missing") {
+    LOG(INFO) << "Role history starts empty: no file at " << path_ << " yet";
+  } else {
+    LOG(WARNING) << "Role history starts empty (bootstrap): " << primary.reason;
+  }
   HistoryLoadReport report;
   report.bootstrapped = true;
   report.reason = primary.reason;

@@ -74,7 +74,7 @@ HistoryLoadReport HostAffinity::load(TimeNanos now, const RoleLookup& lookup) {
   }
   lastLoad_ = store_->load(history_, now, lookup);
   if (lastLoad_.bootstrapped) {
-    LOG(WARNING) << "Host affinity: starting with an empty role history: " << lastLoad_.reason;
+    LOG(INFO) << "Host affinity: starting with an empty role history: " << lastLoad_.reason;
   } else {
     LOG(INFO) << "Host affinity: loaded " << lastLoad_.recordsLoaded << " records from "
               << lastLoad_.source << " (" << lastLoad_.recordsPurged << " purged, "

@@ -96,14 +96,16 @@ std::string reportSummary(const Report& r) {
       << s.lostToRescindRace << "), killed " << s.tasksKilled << ", error " << s.tasksError
       << ", retried " << r.tasksRetried << "\n"
       << "  masters    " << s.masterRestarts << " restart(s)\n"
-      << "  locality   relaunches on a vacated agent " << r.locality.returned << "/"
-      << r.locality.relaunches << " (" << number(100 * r.locality.fraction())
-      << "%), after the master restart " << r.localityAfterRestart.returned << "/"
-      << r.localityAfterRestart.relaunches << " ("
-      << number(100 * r.localityAfterRestart.fraction()) << "%)\n"
       << "  allocation " << s.allocationCycles << " periodic + " << s.triggeredCycles
       << " event-triggered cycles, p50 " << number(r.cycleP50Ms) << " ms, p99 "
       << number(r.cycleP99Ms) << " ms\n";
+  if (r.locality.relaunches + r.localityAfterRestart.relaunches > 0) {
+    out << "  locality   relaunches on an agent they vacated " << r.locality.returned << "/"
+        << r.locality.relaunches << " (" << number(100 * r.locality.fraction())
+        << "%), after the master restart " << r.localityAfterRestart.returned << "/"
+        << r.localityAfterRestart.relaunches << " ("
+        << number(100 * r.localityAfterRestart.fraction()) << "%)\n";
+  }
   if (!r.samples.empty()) {
     double util = 0, owners = 0, harvested = 0;
     for (const Sample& sample : r.samples) {
