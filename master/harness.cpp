@@ -287,7 +287,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     earlier.add(current->stats());
     ++earlier.masterRestarts;
     locality = &report.localityAfterRestart;
-    std::vector<std::unique_ptr<SimAgent>> agents = current->releaseAgents();
+    std::vector<std::unique_ptr<AgentLink>> agents = current->releaseAgents();
     owner.reset();  // Disarms its timers; outstanding offers die with it.
     Result<std::unique_ptr<Master>> next = Master::create(masterOptions, &loop);
     if (!next.ok()) return next.status();

@@ -176,7 +176,8 @@ void Master::dispatch() {
     std::vector<Offer> batch;
     for (OfferedResource& offered : entries) {
       Offer offer;
-      offer.id = "o-" + std::to_string(nextOfferId_++);
+      offer.id = (options_.runId.empty() ? "o-" : "o-" + options_.runId + "-") +
+                 std::to_string(nextOfferId_++);
       offer.framework = frameworkId;
       offer.role = offered.role;
       offer.agent = offered.agent;
@@ -187,6 +188,7 @@ void Master::dispatch() {
                                : offered.resources.scalars().front().key.revocability;
       offer.resources = std::move(offered.resources);
       ++stats_.offersMade;
+      if (entry) ++entry->counters.offersSent;
       if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
       if (options_.offerTimeout > 0) {
         const std::string id = offer.id;
@@ -206,8 +208,10 @@ void Master::dispatch() {
     if (!entry || !entry->scheduler) continue;
     std::vector<InverseOffer> batch;
     for (const auto& [agent, request] : byAgent) {
-      batch.push_back(
-          {"io-" + std::to_string(nextOfferId_++), frameworkId, agent, request.unavailability});
+      InverseOffer offer{"io-" + options_.runId + std::to_string(nextOfferId_++), frameworkId,
+                         agent, request.unavailability};
+      inverseOffers_[offer.id] = offer;
+      batch.push_back(std::move(offer));
     }
     entry->scheduler->inverseOffers(batch);
   }
@@ -224,6 +228,7 @@ void Master::rescindOffer(const std::string& offerId, bool expired) {
   } else {
     ++stats_.offersRescinded;
   }
+  if (FrameworkEntry* entry = framework(offer.framework)) ++entry->counters.offersRescinded;
   Status recovered = allocator_->recoverResources(offer.framework, offer.agent, offer.role,
                                                   offer.resources, std::nullopt);
   LOG_IF(ERROR, !recovered.ok()) << "recovering rescinded offer " << offerId << ": "
@@ -308,8 +313,8 @@ Status Master::removeAgent(const std::string& id) {
   return allocator_->removeAgent(id);
 }
 
-std::vector<std::unique_ptr<SimAgent>> Master::releaseAgents() {
-  std::vector<std::unique_ptr<SimAgent>> out;
+std::vector<std::unique_ptr<AgentLink>> Master::releaseAgents() {
+  std::vector<std::unique_ptr<AgentLink>> out;
   for (auto& [id, agent] : agents_) {
     agent->setReports(nullptr);
     out.push_back(std::move(agent));
@@ -318,7 +323,7 @@ std::vector<std::unique_ptr<SimAgent>> Master::releaseAgents() {
   return out;
 }
 
-Status Master::adoptAgent(std::unique_ptr<SimAgent> agent) {
+Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
   const std::string id = agent->id();
   if (agents_.count(id)) return Status::error("agent '" + id + "' already registered");
   // What the agent's executors hold, running or waiting for evictions: the allocator must
@@ -332,19 +337,11 @@ Status Master::adoptAgent(std::unique_ptr<SimAgent> agent) {
       lentTasksByAgent_[id].insert({framework, task});
     }
   };
-  agent->ledger().forEachExecutor([&](const agent::Executor& executor) {
-    for (const agent::TaskSpec& task : executor.tasks) {
-      holds(executor.ref.framework, executor.role, task.id, task.resources,
-            executor.evicting ? TaskState::kLost : TaskState::kRunning);
-    }
-  });
-  for (const agent::WaitingLaunch& waiting : agent->ledger().waitingLaunches()) {
-    for (const agent::TaskSpec& task : waiting.tasks) {
-      holds(waiting.executor.framework, waiting.role, task.id, task.resources, TaskState::kStaging);
-    }
+  for (const HeldTask& task : agent->heldTasks()) {
+    holds(task.framework, task.role, task.task, task.resources, task.state);
   }
   const v1::AgentInfo info = agentInfoOf(id);
-  if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->ledger().total(), used);
+  if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->total(), used);
       !s.ok()) {
     return s;
   }
@@ -360,7 +357,7 @@ Status Master::adoptAgent(std::unique_ptr<SimAgent> agent) {
   return Status();
 }
 
-const SimAgent* Master::agent(const std::string& id) const {
+const AgentLink* Master::agent(const std::string& id) const {
   auto it = agents_.find(id);
   return it == agents_.end() ? nullptr : it->second.get();
 }
@@ -378,7 +375,7 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(id);
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
-  frameworks_[id] = FrameworkEntry{id, withId, scheduler};
+  frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}};
   if (scheduler) scheduler->subscribed(id);
   return id;
 }
@@ -446,6 +443,7 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
     offered += offer.resources;
   }
   ++stats_.offersAccepted;
+  ++framework(frameworkId)->counters.offersAccepted;
 
   // Validate the tasks: well formed, unique, and together within what was offered.
   Resources wanted;
@@ -529,6 +527,7 @@ Status Master::decline(const std::string& frameworkId, const std::vector<std::st
     const Offer offer = std::move(it->second);
     offers_.erase(it);
     ++stats_.offersDeclined;
+    ++framework(frameworkId)->counters.offersDeclined;
     offerAnswered(offer, 0);
     if (Status s = allocator_->recoverResources(frameworkId, offer.agent, offer.role,
                                                 offer.resources, filters);
@@ -614,7 +613,14 @@ Status Master::updateQuota(const std::string& role, const Quota& quota) {
 
 void Master::statusUpdate(const TaskStatus& status) {
   auto it = tasks_.find({status.framework, status.task});
-  if (it == tasks_.end()) return;
+  if (it == tasks_.end()) {
+    // Not ours to account for (it ended before a restart, or was already settled), but the
+    // framework must still hear it: agents deliver every update until acknowledged.
+    if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
+      entry->scheduler->update(status);
+    }
+    return;
+  }
   TaskEntry& task = it->second;
   if (terminal(task.state)) return;
   task.state = status.state;
@@ -665,7 +671,7 @@ void Master::statusUpdate(const TaskStatus& status) {
   if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
       status.reason != "REASON_CONTAINER_PREEMPTED") {
     if (agents_.count(task.agent) &&
-        agents_.at(task.agent)->ledger().findExecutor(status.framework, status.task) == nullptr) {
+        !agents_.at(task.agent)->holdsExecutor(status.framework, status.task)) {
       (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
                                          std::nullopt);
     }
@@ -683,6 +689,141 @@ void Master::resourcesFreed(const std::string& agentId, const agent::Freed& free
   LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": "
                            << s.message();
   agentChanged(agentId);
+}
+
+Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
+  const std::string id = agent->id();
+  auto it = agents_.find(id);
+  if (it == agents_.end()) return adoptAgent(std::move(agent));
+  std::set<std::pair<std::string, std::string>> held;
+  for (const HeldTask& task : agent->heldTasks()) held.insert({task.framework, task.task});
+  // Offers on it are void: its books are about to be rebuilt.
+  std::vector<std::string> voided;
+  for (const auto& [offerId, offer] : offers_) {
+    if (offer.agent == id) voided.push_back(offerId);
+  }
+  for (const std::string& offerId : voided) {
+    const Offer offer = offers_.at(offerId);
+    offers_.erase(offerId);
+    rescindedOffers_.insert(offerId);
+    if (FrameworkEntry* entry = framework(offer.framework); entry && entry->scheduler) {
+      entry->scheduler->rescind(offerId);
+    }
+  }
+  // Tasks it no longer holds are gone; the ones it holds come back with adoptAgent.
+  for (auto task = tasks_.begin(); task != tasks_.end();) {
+    if (task->second.agent != id) {
+      ++task;
+      continue;
+    }
+    if (!terminal(task->second.state) && !held.count(task->first)) {
+      ++stats_.tasksLost;
+      if (FrameworkEntry* entry = framework(task->first.first); entry && entry->scheduler) {
+        entry->scheduler->update({task->first.second, task->first.first, id, TaskState::kLost,
+                                  "REASON_AGENT_RESTARTED", "the agent no longer runs it",
+                                  loop_->now()});
+      }
+    }
+    task = tasks_.erase(task);
+  }
+  lentTasksByAgent_.erase(id);
+  it->second->setReports(nullptr);
+  agents_.erase(it);
+  if (Status s = allocator_->removeAgent(id); !s.ok()) return s;
+  return adoptAgent(std::move(agent));
+}
+
+Status Master::updateFramework(const std::string& frameworkId, const v1::FrameworkInfo& info) {
+  FrameworkEntry* entry = framework(frameworkId);
+  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  v1::FrameworkInfo withId = info;
+  withId.mutable_id()->set_value(frameworkId);
+  if (Status s = allocator_->updateFramework(frameworkId, withId, {}); !s.ok()) return s;
+  entry->info = withId;
+  return Status();
+}
+
+void Master::disconnect(const std::string& frameworkId, const Scheduler* scheduler) {
+  FrameworkEntry* entry = framework(frameworkId);
+  if (!entry || entry->scheduler != scheduler || scheduler == nullptr) return;
+  entry->scheduler = nullptr;
+  std::vector<std::string> own;
+  for (const auto& [id, offer] : offers_) {
+    if (offer.framework == frameworkId) own.push_back(id);
+  }
+  for (const std::string& id : own) rescindOffer(id, /*expired=*/false);
+  Status s = allocator_->deactivateFramework(frameworkId);
+  LOG_IF(WARNING, !s.ok()) << "deactivating " << frameworkId << ": " << s.message();
+}
+
+Status Master::applyOperations(const std::string& frameworkId,
+                               const std::vector<std::string>& offerIds,
+                               const std::vector<ResourceConversion>& conversions) {
+  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  if (conversions.empty()) return Status();
+  // The operations apply to the first offer holding what they consume (one agent, one role).
+  for (const std::string& id : offerIds) {
+    auto it = offers_.find(id);
+    if (it == offers_.end() || it->second.framework != frameworkId) continue;
+    Offer& offer = it->second;
+    Resources converted = offer.resources;
+    bool fits = true;
+    for (const ResourceConversion& c : conversions) {
+      if (!converted.contains(c.consumed)) {
+        fits = false;
+        break;
+      }
+      converted -= c.consumed;
+      converted += c.converted;
+    }
+    if (!fits) continue;
+    if (Status s = allocator_->updateAllocation(frameworkId, offer.agent, offer.role,
+                                                offer.resources, conversions);
+        !s.ok()) {
+      return s;
+    }
+    offer.resources = std::move(converted);
+    return Status();
+  }
+  return Status::error("the operations' resources are not in the named offers");
+}
+
+Status Master::answerInverseOffers(const std::string& frameworkId,
+                                   const std::vector<std::string>& ids, bool accepted,
+                                   const v1::Filters& filters) {
+  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  for (const std::string& id : ids) {
+    auto it = inverseOffers_.find(id);
+    if (it == inverseOffers_.end() || it->second.framework != frameworkId) continue;
+    const InverseOffer offer = it->second;
+    inverseOffers_.erase(it);
+    if (Status s = allocator_->updateInverseOffer(offer.agent, frameworkId, accepted, filters);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status();
+}
+
+void Master::forEachFramework(const std::function<void(const FrameworkView&)>& visit) const {
+  for (const auto& [id, entry] : frameworks_) {
+    visit(FrameworkView{id, entry.info, entry.scheduler != nullptr, entry.counters});
+  }
+}
+
+void Master::forEachTask(const std::function<void(const TaskView&)>& visit) const {
+  for (const auto& [key, task] : tasks_) {
+    visit(TaskView{key.first, key.second, task.agent, task.role, task.resources, task.state});
+  }
+}
+
+void Master::forEachAgent(const std::function<void(const AgentLink&)>& visit) const {
+  for (const auto& [id, agent] : agents_) visit(*agent);
+}
+
+const v1::FrameworkInfo* Master::frameworkInfo(const std::string& id) const {
+  auto it = frameworks_.find(id);
+  return it == frameworks_.end() ? nullptr : &it->second.info;
 }
 
 }  // namespace harvest::master

@@ -35,6 +35,9 @@ struct MasterOptions {
   TimeNanos offerTimeout = 0;  // 0: offers do not expire.
   TimeNanos killGrace = 2 * kSecond;
   uint64_t seed = 0;
+  // Non-empty: offer ids are "o-<runId>-N", unique across master restarts (the network
+  // master sets a random one; the harness keeps plain "o-N" for reproducible runs).
+  std::string runId;
   // Module parameters set on top of the manifest's (e.g. host_affinity=true).
   std::map<std::string, std::string> moduleParameters;
 };
@@ -71,11 +74,15 @@ class Master final : public AgentReports {
   Status addAgent(const std::string& id, const Resources& total);
   // A restart: the agents outlive this master and are handed to the next one, which adopts
   // each with what its executors (running or waiting) hold, added to the allocator once.
-  std::vector<std::unique_ptr<SimAgent>> releaseAgents();
-  Status adoptAgent(std::unique_ptr<SimAgent> agent);
+  std::vector<std::unique_ptr<AgentLink>> releaseAgents();
+  Status adoptAgent(std::unique_ptr<AgentLink> agent);
+  // An agent registers again (a reconnect, or a restarted agent process): the tasks it no
+  // longer holds are lost (reported to their frameworks), offers on it are rescinded, and it
+  // is re-adopted with what it holds. For an unknown agent this is adoptAgent.
+  Status reregisterAgent(std::unique_ptr<AgentLink> agent);
   Status updateOversubscription(const std::string& id, const Resources& estimate);
   Status removeAgent(const std::string& id);
-  const SimAgent* agent(const std::string& id) const;
+  const AgentLink* agent(const std::string& id) const;
 
   // Scheduler calls.
   Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler);
@@ -89,6 +96,17 @@ class Master final : public AgentReports {
   Status acknowledge(const std::string& framework, const std::string& task);
   Status reconcile(const std::string& framework);
   Status teardown(const std::string& framework);
+  Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info);
+  // The scheduler's connection went away: the framework stays registered, gets no offers,
+  // and its outstanding offers are rescinded. Ignored unless `scheduler` is still its current
+  // scheduler (a failed-over framework's old connection closing changes nothing).
+  void disconnect(const std::string& framework, const Scheduler* scheduler);
+  // ACCEPT's RESERVE / UNRESERVE / CREATE / DESTROY: converts the named offers' resources in
+  // place (the allocator checks and applies them); a following accept() uses the result.
+  Status applyOperations(const std::string& framework, const std::vector<std::string>& offers,
+                         const std::vector<ResourceConversion>& conversions);
+  Status answerInverseOffers(const std::string& framework, const std::vector<std::string>& ids,
+                             bool accepted, const v1::Filters& filters);
   // The framework disconnects but stays registered (no offers until it subscribes again).
   Status deactivateForTest(const std::string& framework) {
     return allocator_->deactivateFramework(framework);
@@ -99,6 +117,30 @@ class Master final : public AgentReports {
   Status updateQuota(const std::string& role, const Quota& quota);
 
   size_t outstandingOffers() const { return offers_.size(); }
+
+  // Read-only views for the operator endpoints.
+  struct FrameworkCounters {
+    uint64_t offersSent = 0, offersAccepted = 0, offersDeclined = 0, offersRescinded = 0;
+  };
+  struct FrameworkView {
+    const std::string& id;
+    const v1::FrameworkInfo& info;
+    bool connected;
+    const FrameworkCounters& counters;
+  };
+  struct TaskView {
+    const std::string& framework;
+    const std::string& task;
+    const std::string& agent;
+    const std::string& role;
+    const Resources& resources;
+    TaskState state;
+  };
+  void forEachFramework(const std::function<void(const FrameworkView&)>& visit) const;
+  void forEachTask(const std::function<void(const TaskView&)>& visit) const;
+  void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
+  const std::map<std::string, Offer>& offers() const { return offers_; }
+  const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
   // Called for every task the master sends to an agent (the harness's locality report).
   using LaunchObserver = std::function<void(const std::string& framework, const std::string& role,
                                             const std::string& agent, const Resources& resources)>;
@@ -118,6 +160,7 @@ class Master final : public AgentReports {
     std::string id;
     v1::FrameworkInfo info;
     Scheduler* scheduler = nullptr;
+    FrameworkCounters counters;
   };
   struct TaskEntry {
     std::string framework;
@@ -148,9 +191,10 @@ class Master final : public AgentReports {
   EventLoop* loop_;
   MasterOptions options_;
   LoadedAllocator allocator_;
-  std::map<std::string, std::unique_ptr<SimAgent>> agents_;
+  std::map<std::string, std::unique_ptr<AgentLink>> agents_;
   std::map<std::string, FrameworkEntry> frameworks_;
   std::map<std::string, Offer> offers_;    // Outstanding, by id.
+  std::map<std::string, InverseOffer> inverseOffers_;  // Outstanding, by id.
   std::set<std::string> rescindedOffers_;  // To tell a rescind race from a bad id.
   std::map<std::pair<std::string, std::string>, TaskEntry> tasks_;  // (framework, task).
   // Live non-throttleable revocable tasks per agent: the revocation hints of a regular launch

@@ -144,4 +144,21 @@ void SimAgent::apply(const agent::Effects& effects) {
   for (const agent::Freed& freed : effects.freed) reports_->resourcesFreed(id_, freed);
 }
 
+std::vector<HeldTask> SimAgent::heldTasks() const {
+  std::vector<HeldTask> out;
+  ledger_.forEachExecutor([&](const agent::Executor& executor) {
+    for (const agent::TaskSpec& task : executor.tasks) {
+      out.push_back({executor.ref.framework, executor.role, task.id, task.resources,
+                     executor.evicting ? TaskState::kLost : TaskState::kRunning});
+    }
+  });
+  for (const agent::WaitingLaunch& waiting : ledger_.waitingLaunches()) {
+    for (const agent::TaskSpec& task : waiting.tasks) {
+      out.push_back(
+          {waiting.executor.framework, waiting.role, task.id, task.resources, TaskState::kStaging});
+    }
+  }
+  return out;
+}
+
 }  // namespace harvest::master

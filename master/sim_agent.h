@@ -12,44 +12,35 @@
 #include <vector>
 
 #include "agent/ledger.h"
+#include "master/agent_link.h"
 #include "master/event_loop.h"
 #include "master/scheduler_api.h"
 
 namespace harvest::master {
 
-class AgentReports {
- public:
-  virtual ~AgentReports() = default;
-  virtual void statusUpdate(const TaskStatus& status) = 0;
-  // An executor ended (finished, killed or evicted): its resources are free again.
-  virtual void resourcesFreed(const std::string& agent, const agent::Freed& freed) = 0;
-};
-
-struct RunTask {
-  std::string framework;
-  std::string role;
-  TaskLaunch task;
-  std::vector<agent::RevocationHint> revocations;
-};
-
-class SimAgent {
+class SimAgent final : public AgentLink {
  public:
   static Result<std::unique_ptr<SimAgent>> create(std::string id, const Resources& total,
                                                   EventLoop* loop, AgentReports* reports,
                                                   TimeNanos killGrace);
-  const std::string& id() const { return id_; }
+  const std::string& id() const override { return id_; }
   const agent::AgentLedger& ledger() const { return ledger_; }
 
   // RunTaskMessage: one task per executor (the executor id is the task id).
-  void runTask(const RunTask& message);
-  void killTask(const std::string& framework, const std::string& task);
+  void runTask(const RunTask& message) override;
+  void killTask(const std::string& framework, const std::string& task) override;
   // Ledger waits time out on ticks.
-  void tick();
+  void tick() override;
   // The agent is gone: its executors end without reports (the master declares them lost).
-  void shutdown() { alive_ = false; }
+  void shutdown() override { alive_ = false; }
   // Who hears its reports; null while no master is there (between a master's exit and the
   // next one's adoption — reports then are dropped, as a real agent's would wait and retry).
-  void setReports(AgentReports* reports) { reports_ = reports; }
+  void setReports(AgentReports* reports) override { reports_ = reports; }
+  bool holdsExecutor(const std::string& framework, const std::string& task) const override {
+    return ledger_.findExecutor(framework, task) != nullptr;
+  }
+  std::vector<HeldTask> heldTasks() const override;
+  Resources total() const override { return ledger_.total(); }
 
  private:
   SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop, AgentReports* reports,

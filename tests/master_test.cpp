@@ -222,7 +222,7 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   const auto before = master_->allocator().metrics();
 
   // The master dies; a new one takes the agents over. Frameworks first, then agents.
-  std::vector<std::unique_ptr<SimAgent>> agents = master_->releaseAgents();
+  std::vector<std::unique_ptr<AgentLink>> agents = master_->releaseAgents();
   master_.reset();
   Result<std::unique_ptr<Master>> next = Master::create(MasterOptions{}, loop_.get());
   ASSERT_TRUE(next.ok());
