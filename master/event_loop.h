@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -26,6 +27,10 @@ class EventLoop {
   // Runs every timer due at or before `until`, in time order, then sets now() to `until`.
   void runUntil(TimeNanos until);
   bool idle() const { return timers_.empty(); }
+  // When the earliest timer is due; nullopt when none is queued.
+  std::optional<TimeNanos> nextTimer() const {
+    return timers_.empty() ? std::nullopt : std::optional<TimeNanos>(timers_.top().when);
+  }
 
  private:
   struct Timer {

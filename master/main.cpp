@@ -9,6 +9,8 @@
 // writes out/harvest-report.{html,json}.
 #include <glog/logging.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include <string>
 
 #include "master/harness.h"
+#include "master/network_master.h"
 #include "master/report.h"
 #include "master/scenario.h"
 
@@ -31,12 +34,36 @@ bool write(const std::string& path, const std::string& content) {
   return static_cast<bool>(out);
 }
 
+std::atomic<bool> stopRequested{false};
+
+// The network master: serves frameworks and agents until SIGTERM/SIGINT.
+int serve(const harvest::master::NetworkOptions& network,
+          const harvest::master::MasterOptions& masterOptions) {
+  harvest::Result<std::unique_ptr<harvest::master::NetworkMaster>> master =
+      harvest::master::NetworkMaster::start(network, masterOptions);
+  if (!master.ok()) {
+    std::fprintf(stderr, "harvest-master: %s\n", master.message().c_str());
+    return 1;
+  }
+  std::signal(SIGTERM, [](int) { stopRequested = true; });
+  std::signal(SIGINT, [](int) { stopRequested = true; });
+  std::printf("harvest-master listening on %s:%u (allocator %s)\n", network.address.c_str(),
+              static_cast<unsigned>((*master)->port()),
+              (*master)->master().allocatorDescription().c_str());
+  std::fflush(stdout);
+  (*master)->run(stopRequested);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   std::string modules, allocator, scenarioSource, reportPath = "out/harvest-report.html",
                                                   jsonPath = "out/harvest-report.json";
   uint64_t seed = 0;
   double intervalSeconds = 0;
   std::map<std::string, std::string> moduleParameters;
+  std::string listen;
+  harvest::master::NetworkOptions network;
+  double offerTimeoutSeconds = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&arg](const char* flag) -> const char* {
@@ -53,7 +80,20 @@ int run(int argc, char** argv) {
       reportPath = v;
     else if (const char* v = value("--json="))
       jsonPath = v;
-    else if (const char* v = value("--module_parameter=")) {
+    else if (const char* v = value("--listen="))
+      listen = v;
+    else if (const char* v = value("--credentials="))
+      network.credentialsPath = v;
+    else if (const char* v = value("--acls="))
+      network.aclsPath = v;
+    else if (const char* v = value("--offer_timeout=")) {
+      char* end = nullptr;
+      offerTimeoutSeconds = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(offerTimeoutSeconds >= 0)) {
+        std::fprintf(stderr, "harvest-master: bad value '%s' for --offer_timeout (seconds)\n", v);
+        return 2;
+      }
+    } else if (const char* v = value("--module_parameter=")) {
       const char* eq = std::strchr(v, '=');
       if (eq == nullptr || eq == v) {
         std::fprintf(stderr,
@@ -81,10 +121,38 @@ int run(int argc, char** argv) {
       std::fprintf(stderr,
                    "harvest-master: unknown argument '%s'\nusage: harvest-master [--modules=M] "
                    "[--allocator=NAME] [--scenario=S] [--seed=N] [--allocation_interval=SECONDS] "
-                   "[--module_parameter=KEY=VALUE ...] [--report=out.html] [--json=out.json]\n",
+                   "[--module_parameter=KEY=VALUE ...] [--report=out.html] [--json=out.json]\n"
+                   "       harvest-master --listen=HOST:PORT [--credentials=FILE] [--acls=FILE] "
+                   "[--modules=M] [--allocator=NAME] [--allocation_interval=SECONDS] "
+                   "[--offer_timeout=SECONDS] [--module_parameter=KEY=VALUE ...]\n",
                    argv[i]);
       return 2;
     }
+  }
+  if (!listen.empty()) {
+    const size_t colon = listen.rfind(':');
+    char* end = nullptr;
+    const unsigned long port =
+        colon == std::string::npos ? 0 : std::strtoul(listen.c_str() + colon + 1, &end, 10);
+    if (colon == std::string::npos || colon == 0 || end == nullptr || *end != '\0' ||
+        port > 65535) {
+      std::fprintf(stderr, "harvest-master: bad value '%s' for --listen (HOST:PORT)\n",
+                   listen.c_str());
+      return 2;
+    }
+    network.address = listen.substr(0, colon);
+    network.port = static_cast<uint16_t>(port);
+    harvest::master::MasterOptions options;
+    options.modules = modules;
+    options.allocator = allocator;
+    options.moduleParameters = moduleParameters;
+    options.allocationInterval = static_cast<harvest::TimeNanos>(
+        (intervalSeconds > 0 ? intervalSeconds : 1.0) * harvest::master::kSecond);
+    options.eventBatchDelay = 100 * harvest::master::kMillisecond;
+    options.offerTimeout =
+        static_cast<harvest::TimeNanos>(offerTimeoutSeconds * harvest::master::kSecond);
+    options.seed = seed;
+    return serve(network, options);
   }
   harvest::Result<harvest::master::Scenario> scenario = harvest::master::loadScenario(
       scenarioSource.empty() ? harvest::master::builtinScenarioJson() : scenarioSource);
@@ -116,7 +184,11 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
-  FLAGS_minloglevel = 1;  // Warnings and errors only: the summary is the output.
+  // Warnings and errors only for scenario runs, where the summary is the output.
+  FLAGS_minloglevel = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--listen=", 9) == 0) FLAGS_minloglevel = 0;
+  }
   google::InitGoogleLogging(argv[0]);
   return run(argc, argv);
 }

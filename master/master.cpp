@@ -341,8 +341,7 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
     holds(task.framework, task.role, task.task, task.resources, task.state);
   }
   const v1::AgentInfo info = agentInfoOf(id);
-  if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->total(), used);
-      !s.ok()) {
+  if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->total(), used); !s.ok()) {
     return s;
   }
   // Host affinity: what runs here marks the agent in use by its roles.
@@ -371,7 +370,10 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
     if (scheduler) scheduler->subscribed(id);
     return id;
   }
-  if (id.empty()) id = "framework-" + std::to_string(nextFrameworkId_++);
+  if (id.empty()) {
+    id = (options_.runId.empty() ? "framework-" : "framework-" + options_.runId + "-") +
+         std::to_string(nextFrameworkId_++);
+  }
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(id);
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;

@@ -83,6 +83,10 @@ class Master final : public AgentReports {
   Status updateOversubscription(const std::string& id, const Resources& estimate);
   Status removeAgent(const std::string& id);
   const AgentLink* agent(const std::string& id) const;
+  AgentLink* agentLink(const std::string& id) {
+    auto it = agents_.find(id);
+    return it == agents_.end() ? nullptr : it->second.get();
+  }
 
   // Scheduler calls.
   Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler);
@@ -193,9 +197,9 @@ class Master final : public AgentReports {
   LoadedAllocator allocator_;
   std::map<std::string, std::unique_ptr<AgentLink>> agents_;
   std::map<std::string, FrameworkEntry> frameworks_;
-  std::map<std::string, Offer> offers_;    // Outstanding, by id.
+  std::map<std::string, Offer> offers_;                // Outstanding, by id.
   std::map<std::string, InverseOffer> inverseOffers_;  // Outstanding, by id.
-  std::set<std::string> rescindedOffers_;  // To tell a rescind race from a bad id.
+  std::set<std::string> rescindedOffers_;              // To tell a rescind race from a bad id.
   std::map<std::pair<std::string, std::string>, TaskEntry> tasks_;  // (framework, task).
   // Live non-throttleable revocable tasks per agent: the revocation hints of a regular launch
   // come from here, not from a scan of every task.
