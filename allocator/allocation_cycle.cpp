@@ -172,7 +172,8 @@ void HierarchicalAllocator::allocate(const std::set<std::string>& ids) {
 }
 
 void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
-  if (!initialized_ || paused_) return;
+  if (!initialized_ || paused_ || state_ == State::kRecovering) return;
+  if (state_ == State::kRegistered) state_ = State::kRunning;
   const auto started = std::chrono::steady_clock::now();
   ++allocationRuns_;
   const TimeNanos now = options_.clock();

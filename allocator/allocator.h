@@ -125,6 +125,8 @@ class Allocator {
 
   virtual Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) = 0;
   // After a master restart: how many agents to expect and the quotas the master persisted.
+  // With expectedAgents > 0 the allocator is Recovering: it makes no offers until that many
+  // agents have been added, or until the master calls resume() (its recovery timeout).
   virtual Status recover(int expectedAgents, const std::map<std::string, Quota>& quotas) = 0;
 
   virtual Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
@@ -175,6 +177,7 @@ class Allocator {
   virtual Status updateQuota(const std::string& role, const Quota& quota) = 0;
   virtual Status updateWeights(const std::map<std::string, double>& weights) = 0;
 
+  // Stops / restarts allocation. resume() also ends a recovery early (the master's timeout).
   virtual void pause() = 0;
   virtual void resume() = 0;
 

@@ -65,6 +65,7 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
   roleSorter_ = makeSorter(clusterTotal_);
   revocableRoleSorter_ = makeSorter(revocableTotal_);
   initialized_ = true;
+  state_ = State::kRegistered;
   if (options_.hostAffinity.enabled) {
     affinity_ = std::make_unique<HostAffinity>(options_.hostAffinity);
     // Roles are implicit, as in Mesos: a saved role name that is still a valid role comes
@@ -81,10 +82,28 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
 Status HierarchicalAllocator::recover(int expectedAgents,
                                       const std::map<std::string, Quota>& quotas) {
   if (expectedAgents < 0) return Status::error("expected agent count is negative");
+  if (state_ != State::kRegistered) {
+    return Status::error("recover() must come right after initialize()");
+  }
   for (const auto& [role, quota] : quotas) {
     if (Status s = updateQuota(role, quota); !s.ok()) return s;
   }
+  expectedAgents_ = expectedAgents;
+  recoveredAgents_ = 0;
+  recoveryStarted_ = std::chrono::steady_clock::now();
+  state_ = State::kRecovering;
+  LOG(INFO) << "Allocator recovering: expecting " << expectedAgents << " agents";
+  if (expectedAgents == 0) finishRecovery("no agents to expect");
   return Status();
+}
+
+void HierarchicalAllocator::finishRecovery(const char* why) {
+  state_ = State::kRunning;
+  recoveryMillis_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                              recoveryStarted_)
+                        .count();
+  LOG(INFO) << "Allocator recovered " << recoveredAgents_ << " of " << expectedAgents_
+            << " expected agents (" << why << ")";
 }
 
 Result<RoleIdx> HierarchicalAllocator::roleFor(const std::string& name) {
@@ -460,6 +479,9 @@ Status HierarchicalAllocator::addAgent(
   agents_.push_back(std::move(agent));
   agentIds_.emplace(id, index);
   if (affinity_) affinity_->addAgent(index, id);
+  if (state_ == State::kRecovering && ++recoveredAgents_ >= expectedAgents_) {
+    finishRecovery("every expected agent is back");
+  }
 
   const Quantities quantities = total.quantities();
   clusterTotal_ += quantities;

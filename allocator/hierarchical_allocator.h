@@ -70,7 +70,10 @@ class HierarchicalAllocator final : public Allocator {
                         TimeNanos startedAt) override;
 
   void pause() override { paused_ = true; }
-  void resume() override { paused_ = false; }
+  void resume() override {
+    paused_ = false;
+    if (state_ == State::kRecovering) finishRecovery("resumed by the master");
+  }
   void allocate() override;
   void allocate(const std::set<std::string>& agents) override;
   std::map<std::string, double> metrics() const override;
@@ -127,6 +130,15 @@ class HierarchicalAllocator final : public Allocator {
   void deliver(std::vector<PendingOffer> offers, std::vector<PendingRescind> rescinds);
   Quantities consumedQuota(RoleIdx role) const;
   void generateInverseOffers(const std::vector<AgentIdx>& agents);
+
+  // New -> Registered (initialize) -> Recovering (recover with expected agents) -> Running.
+  enum class State : uint8_t { kNew, kRegistered, kRecovering, kRunning };
+  void finishRecovery(const char* why);
+  State state_ = State::kNew;
+  int expectedAgents_ = 0;
+  int recoveredAgents_ = 0;
+  std::chrono::steady_clock::time_point recoveryStarted_;
+  double recoveryMillis_ = 0;  // Allocator time from recover() to Running.
 
   AllocatorOptions options_;
   AllocatorCallbacks callbacks_;

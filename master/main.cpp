@@ -64,6 +64,8 @@ int run(int argc, char** argv) {
   std::string listen;
   harvest::master::NetworkOptions network;
   double offerTimeoutSeconds = 0;
+  std::string workDir;
+  double recoveryTimeoutSeconds = 60, recoveryMinFraction = 0.8;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&arg](const char* flag) -> const char* {
@@ -82,7 +84,23 @@ int run(int argc, char** argv) {
       jsonPath = v;
     else if (const char* v = value("--listen="))
       listen = v;
-    else if (const char* v = value("--credentials="))
+    else if (const char* v = value("--work_dir="))
+      workDir = v;
+    else if (const char* v = value("--recovery_timeout=")) {
+      char* end = nullptr;
+      recoveryTimeoutSeconds = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(recoveryTimeoutSeconds >= 0)) {
+        std::fprintf(stderr, "harvest-master: bad value '%s' for --recovery_timeout\n", v);
+        return 2;
+      }
+    } else if (const char* v = value("--recovery_min_fraction=")) {
+      char* end = nullptr;
+      recoveryMinFraction = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(recoveryMinFraction >= 0 && recoveryMinFraction <= 1)) {
+        std::fprintf(stderr, "harvest-master: bad value '%s' for --recovery_min_fraction\n", v);
+        return 2;
+      }
+    } else if (const char* v = value("--credentials="))
       network.credentialsPath = v;
     else if (const char* v = value("--acls="))
       network.aclsPath = v;
@@ -124,7 +142,8 @@ int run(int argc, char** argv) {
                    "[--module_parameter=KEY=VALUE ...] [--report=out.html] [--json=out.json]\n"
                    "       harvest-master --listen=HOST:PORT [--credentials=FILE] [--acls=FILE] "
                    "[--modules=M] [--allocator=NAME] [--allocation_interval=SECONDS] "
-                   "[--offer_timeout=SECONDS] [--module_parameter=KEY=VALUE ...]\n",
+                   "[--offer_timeout=SECONDS] [--work_dir=DIR] [--recovery_timeout=SECONDS] "
+                   "[--recovery_min_fraction=F] [--module_parameter=KEY=VALUE ...]\n",
                    argv[i]);
       return 2;
     }
@@ -152,6 +171,10 @@ int run(int argc, char** argv) {
     options.offerTimeout =
         static_cast<harvest::TimeNanos>(offerTimeoutSeconds * harvest::master::kSecond);
     options.seed = seed;
+    options.workDir = workDir;
+    options.recoveryTimeout =
+        static_cast<harvest::TimeNanos>(recoveryTimeoutSeconds * harvest::master::kSecond);
+    options.recoveryMinFraction = recoveryMinFraction;
     return serve(network, options);
   }
   harvest::Result<harvest::master::Scenario> scenario = harvest::master::loadScenario(

@@ -103,6 +103,12 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
     self->pendingInverse_.emplace_back(framework, byAgent);
   };
   if (Status s = master->allocator_->initialize(allocatorOptions, callbacks); !s.ok()) return s;
+  master->recovery_.state = RecoveryState::kRegistered;
+  if (Status s = master->recoverFromDisk(); !s.ok()) {
+    master->recovery_.state = RecoveryState::kFailed;
+    master->recovery_.reason = s.message();
+    return Status::error("recovery failed: " + s.message());
+  }
   // Batch allocation: one cycle per interval over every agent.
   self->later(options.allocationInterval, [self] { self->runAllocation(); });
   return master;
@@ -268,6 +274,7 @@ Status Master::addAgent(const std::string& id, const Resources& total) {
   if (Status s = allocator_->addAgent(id, info, std::nullopt, total, {}); !s.ok()) return s;
   agents_.emplace(id, std::move(agent).value());
   agentChanged(id);
+  saveStateSoon();
   return Status();
 }
 
@@ -338,6 +345,16 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
     }
   };
   for (const HeldTask& task : agent->heldTasks()) {
+    if (!frameworks_.count(task.framework)) {
+      // Nobody knows this framework (not persisted, not re-subscribed): the allocation
+      // cannot be attributed, so it is refused and the agent told to kill it; the rest of
+      // the agent's report still applies.
+      ++recovery_.rejectedAllocations;
+      LOG(ERROR) << "agent " << id << " reports task " << task.task << " of unknown framework "
+                 << task.framework << ": allocation rejected, task killed";
+      agent->killTask(task.framework, task.task);
+      continue;
+    }
     holds(task.framework, task.role, task.task, task.resources, task.state);
   }
   const v1::AgentInfo info = agentInfoOf(id);
@@ -353,6 +370,12 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
   agent->setReports(this);
   agents_.emplace(id, std::move(agent));
   agentChanged(id);
+  recovery_.lostAgents.erase(id);
+  if (recovery_.state == RecoveryState::kRecovering && expectedAgents_.erase(id)) {
+    ++recovery_.recoveredAgents;
+    if (expectedAgents_.empty()) finishRecovery("every expected agent is back");
+  }
+  saveStateSoon();
   return Status();
 }
 
@@ -378,6 +401,7 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   withId.mutable_id()->set_value(id);
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
   frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}};
+  saveState();  // At once: agents' reports after a crash must find this framework.
   if (scheduler) scheduler->subscribed(id);
   return id;
 }
@@ -606,11 +630,17 @@ void Master::tickAgents() {
 }
 
 Status Master::updateWeights(const std::map<std::string, double>& weights) {
-  return allocator_->updateWeights(weights);
+  if (Status s = allocator_->updateWeights(weights); !s.ok()) return s;
+  for (const auto& [role, weight] : weights) weights_[role] = weight;
+  saveState();
+  return Status();
 }
 
 Status Master::updateQuota(const std::string& role, const Quota& quota) {
-  return allocator_->updateQuota(role, quota);
+  if (Status s = allocator_->updateQuota(role, quota); !s.ok()) return s;
+  quotas_[role] = quota;
+  saveState();
+  return Status();
 }
 
 void Master::statusUpdate(const TaskStatus& status) {

@@ -11,6 +11,7 @@
 // Single-threaded; time comes from the EventLoop (simulated in the harness).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -35,11 +36,34 @@ struct MasterOptions {
   TimeNanos offerTimeout = 0;  // 0: offers do not expire.
   TimeNanos killGrace = 2 * kSecond;
   uint64_t seed = 0;
+  // Non-empty: the master persists what it needs to recover (agents, frameworks, weights,
+  // quotas) in <workDir>/master-state.pb, and recovers from it at start.
+  std::string workDir;
+  // Recovery ends when every expected agent is back, or once this long has passed and at
+  // least recoveryMinFraction of them are.
+  TimeNanos recoveryTimeout = 60 * kSecond;
+  double recoveryMinFraction = 0.8;
   // Non-empty: offer ids are "o-<runId>-N", unique across master restarts (the network
   // master sets a random one; the harness keeps plain "o-N" for reproducible runs).
   std::string runId;
   // Module parameters set on top of the manifest's (e.g. host_affinity=true).
   std::map<std::string, std::string> moduleParameters;
+};
+
+// The master's life: New -> Registered (allocator loaded) -> Recovering (a persisted state
+// was found: frameworks known, agents expected back, no offers) -> Running. Failed: the
+// persisted state cannot be read, so recovery cannot even start (create() refuses).
+enum class RecoveryState : uint8_t { kNew, kRegistered, kRecovering, kRunning, kFailed };
+const char* toString(RecoveryState state);
+
+struct RecoveryStatus {
+  RecoveryState state = RecoveryState::kNew;
+  std::string reason;  // Why Failed, or how recovery ended.
+  size_t expectedAgents = 0;
+  size_t recoveredAgents = 0;
+  std::set<std::string> lostAgents;  // Expected, not back (yet): a late one is recovered.
+  uint64_t rejectedAllocations = 0;  // Reported tasks of frameworks nobody knows.
+  double recoveryMillis = 0;         // Wall time from start to Running.
 };
 
 struct MasterStats {
@@ -68,6 +92,7 @@ class Master final : public AgentReports {
   // "name (from path)" or "name (built in)".
   std::string allocatorDescription() const;
   const MasterStats& stats() const { return stats_; }
+  const RecoveryStatus& recovery() const { return recovery_; }
   EventLoop& loop() { return *loop_; }
 
   // Agents (simulated in-process).
@@ -191,6 +216,13 @@ class Master final : public AgentReports {
   void placement(const std::string& agent, const std::string& role, PlacementEvent event,
                  TimeNanos startedAt = 0);
   void offerAnswered(const Offer& offer, uint32_t tasksLaunched);
+  // Recovery (master_recovery.cpp).
+  Status recoverFromDisk();
+  void checkRecovery();
+  void finishRecovery(const std::string& how);
+  void saveState();
+  void saveStateSoon();
+  std::string statePath() const;
 
   EventLoop* loop_;
   MasterOptions options_;
@@ -215,6 +247,12 @@ class Master final : public AgentReports {
   uint64_t nextFrameworkId_ = 1;
   MasterStats stats_;
   LaunchObserver launchObserver_;
+  RecoveryStatus recovery_;
+  std::set<std::string> expectedAgents_;  // While recovering: not back yet.
+  std::map<std::string, double> weights_;
+  std::map<std::string, Quota> quotas_;
+  bool saveScheduled_ = false;
+  std::chrono::steady_clock::time_point createdAt_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace harvest::master

@@ -637,6 +637,14 @@ std::string NetworkMaster::metricsJson() const {
   metrics["master/tasks_evicted"] = static_cast<double>(stats.tasksEvicted);
   metrics["master/tasks_killed"] = static_cast<double>(stats.tasksKilled);
   metrics["master/allocation_cycles"] = static_cast<double>(stats.allocationCycles);
+  const RecoveryStatus& recovery = master_->recovery();
+  metrics["master/recovery/state"] = static_cast<double>(recovery.state);
+  metrics["master/recovery/expected_agents"] = static_cast<double>(recovery.expectedAgents);
+  metrics["master/recovery/recovered_agents"] = static_cast<double>(recovery.recoveredAgents);
+  metrics["master/recovery/lost_agents"] = static_cast<double>(recovery.lostAgents.size());
+  metrics["master/recovery/rejected_allocations"] =
+      static_cast<double>(recovery.rejectedAllocations);
+  metrics["master/recovery/duration_ms"] = recovery.recoveryMillis;
   master_->forEachFramework([&](const Master::FrameworkView& f) {
     const std::string prefix = "master/frameworks/" + f.id + "/";
     metrics[prefix + "offers_sent"] = static_cast<double>(f.counters.offersSent);
@@ -668,7 +676,18 @@ std::string NetworkMaster::metricsJson() const {
 }
 
 std::string NetworkMaster::stateJson() const {
-  std::string out = "{\"run_id\":" + jsonString(runId_) + ",\"agents\":[";
+  const RecoveryStatus& recovery = master_->recovery();
+  std::string lost;
+  for (const std::string& id : recovery.lostAgents)
+    lost += (lost.empty() ? "" : ",") + jsonString(id);
+  std::string out = "{\"run_id\":" + jsonString(runId_) +
+                    ",\"recovery\":{\"state\":" + jsonString(toString(recovery.state)) +
+                    ",\"reason\":" + jsonString(recovery.reason) +
+                    ",\"expected_agents\":" + std::to_string(recovery.expectedAgents) +
+                    ",\"recovered_agents\":" + std::to_string(recovery.recoveredAgents) +
+                    ",\"rejected_allocations\":" + std::to_string(recovery.rejectedAllocations) +
+                    ",\"duration_ms\":" + jsonNumber(recovery.recoveryMillis) +
+                    ",\"lost_agents\":[" + lost + "]},\"agents\":[";
   bool first = true;
   master_->forEachAgent([&](const AgentLink& agent) {
     const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);

@@ -1,0 +1,191 @@
+// Master recovery: what the master persists (protos/master_state.proto) and how a restarted
+// master rebuilds its state from it and from what frameworks and agents report.
+//
+// Order: the persisted frameworks are added first (inactive, until they re-subscribe), so
+// every allocation an agent reports finds its framework; then agents re-register with what
+// they hold (adoptAgent adds it exactly once). No offers are made until recovery ends: every
+// expected agent is back, or the timeout has passed with at least the minimum fraction back.
+#include <glog/logging.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "allocator/history_file.h"
+#include "master/master.h"
+#include "protos/master_state.pb.h"
+#include "resources/convert.h"
+
+namespace harvest::master {
+
+const char* toString(RecoveryState state) {
+  switch (state) {
+    case RecoveryState::kNew:
+      return "NEW";
+    case RecoveryState::kRegistered:
+      return "REGISTERED";
+    case RecoveryState::kRecovering:
+      return "RECOVERING";
+    case RecoveryState::kRunning:
+      return "RUNNING";
+    case RecoveryState::kFailed:
+      return "FAILED";
+  }
+  return "UNKNOWN";
+}
+
+std::string Master::statePath() const {
+  return options_.workDir.empty() ? "" : options_.workDir + "/master-state.pb";
+}
+
+Status Master::recoverFromDisk() {
+  const std::string path = statePath();
+  if (path.empty()) {
+    recovery_.state = RecoveryState::kRunning;
+    recovery_.reason = "nothing persisted (no work directory)";
+    return Status();
+  }
+  std::error_code error;
+  std::filesystem::create_directories(options_.workDir, error);
+  if (error) return Status::error("cannot create work directory '" + options_.workDir + "'");
+  Result<std::string> bytes = readWholeFile(path);
+  if (!bytes.ok()) {
+    if (bytes.message() != "missing") return Status::error(path + ": " + bytes.message());
+    recovery_.state = RecoveryState::kRunning;
+    recovery_.reason = "first start (no " + path + ")";
+    saveState();
+    return Status();
+  }
+  v1::MasterState state;
+  if (!state.ParseFromString(*bytes) || !state.IsInitialized()) {
+    return Status::error(path + " is corrupt; move it away to start afresh (losing state)");
+  }
+  if (state.format_version() != 1) {
+    return Status::error(path + " has format version " + std::to_string(state.format_version()) +
+                         "; this master reads version 1");
+  }
+  recovery_.state = RecoveryState::kRecovering;
+  std::map<std::string, double> weights;
+  for (const auto& w : state.weights()) weights[w.role()] = w.weight();
+  if (!weights.empty()) {
+    if (Status s = allocator_->updateWeights(weights); !s.ok()) return s;
+    weights_ = weights;
+  }
+  std::map<std::string, Quota> quotas;
+  for (const auto& q : state.quotas()) {
+    Result<Resources> guarantee = fromProto(q.guarantee());
+    Result<Resources> limit = fromProto(q.limit());
+    if (!guarantee.ok() || !limit.ok()) {
+      return Status::error(path + ": quota of role '" + q.role() + "' is malformed");
+    }
+    Quota quota{guarantee->quantities(), std::nullopt};
+    if (q.has_limit()) quota.limit = limit->quantities();
+    quotas[q.role()] = quota;
+  }
+  quotas_ = quotas;
+  expectedAgents_ = std::set<std::string>(state.agent_ids().begin(), state.agent_ids().end());
+  recovery_.expectedAgents = expectedAgents_.size();
+  if (Status s = allocator_->recover(static_cast<int>(expectedAgents_.size()), quotas); !s.ok()) {
+    return s;
+  }
+  // Frameworks first: known but disconnected until they subscribe again with their id.
+  for (const v1::FrameworkInfo& info : state.frameworks()) {
+    const std::string& id = info.id().value();
+    if (id.empty() || frameworks_.count(id)) continue;
+    if (Status s = allocator_->addFramework(id, info, {}, /*active=*/false, {}); !s.ok()) {
+      LOG(ERROR) << "recovery: framework " << id << " not restored: " << s.message();
+      continue;
+    }
+    frameworks_[id] = FrameworkEntry{id, info, nullptr, {}};
+  }
+  LOG(INFO) << "Recovering from " << path << ": " << frameworks_.size() << " frameworks, "
+            << expectedAgents_.size() << " agents expected";
+  if (expectedAgents_.empty()) {
+    finishRecovery("no agents to wait for");
+  } else {
+    later(options_.recoveryTimeout, [this] { checkRecovery(); });
+  }
+  return Status();
+}
+
+void Master::checkRecovery() {
+  if (recovery_.state != RecoveryState::kRecovering) return;
+  const double back = recovery_.expectedAgents == 0
+                          ? 1.0
+                          : static_cast<double>(recovery_.recoveredAgents) /
+                                static_cast<double>(recovery_.expectedAgents);
+  if (back >= options_.recoveryMinFraction) {
+    finishRecovery("timeout with " + std::to_string(recovery_.recoveredAgents) + " of " +
+                   std::to_string(recovery_.expectedAgents) + " agents back");
+    return;
+  }
+  LOG(WARNING) << "recovery: " << recovery_.recoveredAgents << " of " << recovery_.expectedAgents
+               << " agents back, waiting for " << options_.recoveryMinFraction * 100 << "%";
+  later(kSecond, [this] { checkRecovery(); });
+}
+
+void Master::finishRecovery(const std::string& how) {
+  recovery_.state = RecoveryState::kRunning;
+  recovery_.reason = how;
+  recovery_.lostAgents = expectedAgents_;
+  expectedAgents_.clear();
+  recovery_.recoveryMillis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - createdAt_)
+          .count();
+  allocator_->resume();
+  LOG(INFO) << "Recovery done (" << how << ") in " << recovery_.recoveryMillis << " ms; "
+            << recovery_.lostAgents.size() << " agents lost";
+  saveState();
+}
+
+void Master::saveStateSoon() {
+  if (options_.workDir.empty() || saveScheduled_) return;
+  saveScheduled_ = true;
+  later(100 * kMillisecond, [this] {
+    saveScheduled_ = false;
+    saveState();
+  });
+}
+
+void Master::saveState() {
+  const std::string path = statePath();
+  if (path.empty()) return;
+  v1::MasterState state;
+  state.set_save_time_nanos(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count());
+  // Agents not back yet (or lost) stay expected: a crash during recovery must not forget them.
+  std::set<std::string> agents = expectedAgents_;
+  agents.insert(recovery_.lostAgents.begin(), recovery_.lostAgents.end());
+  for (const auto& [id, agent] : agents_) agents.insert(id);
+  for (const std::string& id : agents) state.add_agent_ids(id);
+  for (const auto& [id, entry] : frameworks_) *state.add_frameworks() = entry.info;
+  for (const auto& [role, weight] : weights_) {
+    auto* w = state.add_weights();
+    w->set_role(role);
+    w->set_weight(weight);
+  }
+  for (const auto& [role, quota] : quotas_) {
+    auto* q = state.add_quotas();
+    q->set_role(role);
+    Resources guarantee;
+    for (const auto& [kind, amount] : quota.guarantee) {
+      guarantee.addScalar(ResourceKey{kind, Revocability::kRegular, kUnreservedPool, kNoVolume},
+                          amount);
+    }
+    *q->mutable_guarantee() = toProto(guarantee);
+    if (quota.limit) {
+      Resources limit;
+      for (const auto& [kind, amount] : *quota.limit) {
+        limit.addScalar(ResourceKey{kind, Revocability::kRegular, kUnreservedPool, kNoVolume},
+                        amount);
+      }
+      *q->mutable_limit() = toProto(limit);
+      q->set_has_limit(true);
+    }
+  }
+  if (Status s = writeFileAtomically(path, state.SerializeAsString()); !s.ok()) {
+    LOG(ERROR) << "cannot persist master state to " << path << ": " << s.message();
+  }
+}
+
+}  // namespace harvest::master
