@@ -601,6 +601,29 @@ Status Master::reconcile(const std::string& frameworkId) {
   return Status();
 }
 
+Status Master::reconcileTasks(const std::string& frameworkId,
+                              const std::vector<std::string>& ids) {
+  FrameworkEntry* entry = framework(frameworkId);
+  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  if (ids.empty()) return reconcile(frameworkId);
+  if (recovery_.state == RecoveryState::kRecovering) {
+    pendingReconciles_.emplace_back(frameworkId, ids);
+    return Status();
+  }
+  for (const std::string& id : ids) {
+    if (!entry->scheduler) break;
+    auto task = tasks_.find({frameworkId, id});
+    if (task != tasks_.end()) {
+      entry->scheduler->update({id, frameworkId, task->second.agent, task->second.state,
+                                "REASON_RECONCILIATION", "", loop_->now()});
+    } else {
+      entry->scheduler->update({id, frameworkId, "", TaskState::kLost, "REASON_RECONCILIATION",
+                                "the master does not know this task", loop_->now()});
+    }
+  }
+  return Status();
+}
+
 Status Master::teardown(const std::string& frameworkId) {
   if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
   std::vector<std::string> own;

@@ -124,6 +124,10 @@ class Master final : public AgentReports {
   Status kill(const std::string& framework, const std::string& task);
   Status acknowledge(const std::string& framework, const std::string& task);
   Status reconcile(const std::string& framework);
+  // Explicit reconciliation: the state of each named task, TASK_LOST for tasks the master
+  // does not know. While recovering the answer waits for recovery to end, since a task may
+  // be on an agent that has not re-registered yet.
+  Status reconcileTasks(const std::string& framework, const std::vector<std::string>& tasks);
   Status teardown(const std::string& framework);
   Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info);
   // The scheduler's connection went away: the framework stays registered, gets no offers,
@@ -252,6 +256,7 @@ class Master final : public AgentReports {
   std::map<std::string, double> weights_;
   std::map<std::string, Quota> quotas_;
   bool saveScheduled_ = false;
+  std::vector<std::pair<std::string, std::vector<std::string>>> pendingReconciles_;
   std::chrono::steady_clock::time_point createdAt_ = std::chrono::steady_clock::now();
 };
 

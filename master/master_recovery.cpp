@@ -132,6 +132,9 @@ void Master::finishRecovery(const std::string& how) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - createdAt_)
           .count();
   allocator_->resume();
+  auto reconciles = std::move(pendingReconciles_);
+  pendingReconciles_.clear();
+  for (const auto& [framework, tasks] : reconciles) (void)reconcileTasks(framework, tasks);
   LOG(INFO) << "Recovery done (" << how << ") in " << recovery_.recoveryMillis << " ms; "
             << recovery_.lostAgents.size() << " agents lost";
   saveState();

@@ -488,9 +488,12 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
     case Call::ACKNOWLEDGE:
       (void)master_->acknowledge(framework, call.acknowledge().task_id().value());
       break;
-    case Call::RECONCILE:
-      s = master_->reconcile(framework);
+    case Call::RECONCILE: {
+      std::vector<std::string> tasks;
+      for (const auto& task : call.reconcile().tasks()) tasks.push_back(task.task_id().value());
+      s = master_->reconcileTasks(framework, tasks);
       break;
+    }
     case Call::MESSAGE:
     case Call::REQUEST:
     case Call::ACKNOWLEDGE_OPERATION_STATUS:

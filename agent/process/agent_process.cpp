@@ -1,0 +1,413 @@
+#include "agent/process/agent_process.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <thread>
+#include <utility>
+
+#include "master/agent_wire.h"
+
+namespace harvest::agent_process {
+namespace {
+
+using master::TaskState;
+using master::TaskStatus;
+
+constexpr const char* kRegisterPath = "/agent/v1/register";
+constexpr const char* kCallPath = "/agent/v1/call";
+constexpr const char* kProtobuf = "application/x-protobuf";
+// The longest an iteration waits for stream events: timers are run (and due calls sent)
+// at least this often. EventLoop does not tell when its next timer is due.
+constexpr int kMaxWaitMs = 20;
+// Time an iteration spends sending calls before it gives events and timers their turn.
+constexpr int64_t kSendSliceMs = 20;
+// Chunks read in one iteration before timers and calls get their turn.
+constexpr int kMaxChunksPerStep = 64;
+
+std::string randomBootId() {
+  std::random_device device;
+  std::uniform_int_distribution<uint32_t> word;
+  std::string out;
+  for (int i = 0; i < 4; ++i) {
+    char buffer[9];
+    std::snprintf(buffer, sizeof(buffer), "%08x", word(device));
+    out += buffer;
+  }
+  return out;
+}
+
+// Transient refusals: the same call may succeed later. Other 4xx refuse the call itself.
+bool retryable(int status) {
+  if (status >= 400 && status < 500) {
+    return status == 401 || status == 408 || status == 409 || status == 429;
+  }
+  return true;  // 5xx, and anything unexpected that is not a 2xx.
+}
+
+std::string describe(const v1::AgentCall& call) {
+  std::string out = v1::AgentCall::Type_Name(call.type()) + " #" + std::to_string(call.sequence());
+  if (call.has_status()) {
+    out += " " + call.status().framework_id().value() + "/" + call.status().task_id().value() +
+           " " + v1::TaskState_Name(call.status().state());
+  } else if (call.has_freed()) {
+    out += " " + call.freed().framework_id().value() + "/" + call.freed().executor_id().value();
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions options) {
+  using R = Result<std::unique_ptr<AgentProcess>>;
+  if (options.agentId.empty()) return R::error("an agent id is required");
+  if (options.total.empty()) return R::error("agent '" + options.agentId + "' has no resources");
+  if (options.masterHost.empty() || options.masterPort == 0) {
+    return R::error("a master host and port are required");
+  }
+  if (options.killGrace < 0) return R::error("the kill grace cannot be negative");
+  if (options.initialBackoffMs <= 0 || options.maxBackoffMs < options.initialBackoffMs) {
+    return R::error("backoff needs 0 < initial <= maximum");
+  }
+  if (options.callTimeoutMs <= 0) return R::error("the call timeout must be positive");
+  if (options.missedHeartbeats < 0) return R::error("missedHeartbeats cannot be negative");
+  if (options.tickInterval <= 0) return R::error("the tick interval must be positive");
+  if (options.bootId.empty()) options.bootId = randomBootId();
+
+  std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
+  const AgentProcessOptions& o = process->options_;
+  Result<std::unique_ptr<master::SimAgent>> agent =
+      master::SimAgent::create(o.agentId, o.total, &process->loop_, process.get(), o.killGrace);
+  if (!agent.ok()) return agent.status();
+  process->agent_ = std::move(agent).value();
+  process->scheduleTick();
+  return process;
+}
+
+AgentProcess::AgentProcess(AgentProcessOptions options)
+    : options_(std::move(options)),
+      start_(std::chrono::steady_clock::now()),
+      wallStartNanos_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count()),
+      registerBackoffMs_(options_.initialBackoffMs),
+      callBackoffMs_(options_.initialBackoffMs) {}
+
+// Members go in reverse order: the SimAgent before the loop its timers live on.
+AgentProcess::~AgentProcess() = default;
+
+TimeNanos AgentProcess::elapsed() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start_)
+      .count();
+}
+
+int64_t AgentProcess::nowMs() const {
+  return elapsed() / master::kMillisecond;
+}
+
+http::Headers AgentProcess::requestHeaders() const {
+  http::Headers headers{{"Content-Type", kProtobuf}};
+  if (options_.credential) {
+    headers.emplace_back("Authorization", http::basicAuthorization(*options_.credential));
+  }
+  return headers;
+}
+
+int AgentProcess::nextBackoff(int* backoffMs) const {
+  int delay = *backoffMs;
+  *backoffMs = static_cast<int>(std::min<int64_t>(options_.maxBackoffMs, int64_t{*backoffMs} * 2));
+  return delay;
+}
+
+void AgentProcess::scheduleTick() {
+  loop_.after(options_.tickInterval, [this] {
+    agent_->tick();
+    scheduleTick();
+  });
+}
+
+// Far enough for "forever", near enough that deadlines never overflow.
+constexpr int64_t kForeverMs = int64_t{1} << 50;
+
+void AgentProcess::runFor(int64_t durationMs) {
+  const int64_t deadline = nowMs() + std::clamp<int64_t>(durationMs, 0, kForeverMs);
+  for (int64_t now = nowMs(); !stopped_.load() && now < deadline; now = nowMs()) {
+    step(deadline - now);
+  }
+}
+
+bool AgentProcess::runUntil(const std::function<bool()>& done, int64_t timeoutMs) {
+  const int64_t deadline = nowMs() + std::clamp<int64_t>(timeoutMs, 0, kForeverMs);
+  if (done()) return true;
+  for (int64_t now = nowMs(); !stopped_.load() && now < deadline; now = nowMs()) {
+    step(deadline - now);
+    if (done()) return true;
+  }
+  return false;
+}
+
+void AgentProcess::step(int64_t maxWaitMs) {
+  advanceClock();
+  maybeRegister();
+  int64_t wait = std::clamp<int64_t>(maxWaitMs, 0, kMaxWaitMs);
+  const int64_t now = nowMs();
+  if (registered_ && !outbox_.empty())
+    wait = std::min(wait, std::max<int64_t>(0, nextCallMs_ - now));
+  if (!stream_) wait = std::min(wait, std::max<int64_t>(0, nextRegisterMs_ - now));
+  readEvents(static_cast<int>(wait));
+  advanceClock();
+  if (stream_) {
+    const int64_t later = nowMs();
+    if (!registered_ && later - streamOpenedMs_ > options_.callTimeoutMs) {
+      loseStream("no REGISTERED within " + std::to_string(options_.callTimeoutMs) + " ms");
+    } else if (registered_ && heartbeatIntervalMs_ > 0 && options_.missedHeartbeats > 0 &&
+               later - lastEventMs_ > heartbeatIntervalMs_ * options_.missedHeartbeats) {
+      loseStream("the master has been silent for " + std::to_string(later - lastEventMs_) +
+                 " ms (heartbeats every " + std::to_string(heartbeatIntervalMs_) + " ms)");
+    }
+  }
+  sendCalls();
+}
+
+void AgentProcess::advanceClock() {
+  loop_.runUntil(elapsed());
+}
+
+void AgentProcess::enqueue(v1::AgentCall call) {
+  // Provisional while unregistered: REGISTERED renumbers everything still queued.
+  call.set_sequence(nextSequence_++);
+  VLOG(1) << "queued " << describe(call);
+  outbox_.push_back(std::move(call));
+}
+
+void AgentProcess::statusUpdate(const TaskStatus& status) {
+  TaskStatus sent = status;
+  // The SimAgent's clock starts at 0 with this process; the master gets Unix time.
+  sent.time = wallStartNanos_ + status.time;
+  enqueue(master::statusCall(options_.agentId, 0, sent,
+                             agent_->holdsExecutor(status.framework, status.task)));
+}
+
+void AgentProcess::resourcesFreed(const std::string& /*agent*/, const agent::Freed& freed) {
+  enqueue(master::freedCall(options_.agentId, 0, freed));
+}
+
+void AgentProcess::maybeRegister() {
+  if (stream_ || nowMs() < nextRegisterMs_) return;
+  ++stats_.registrationAttempts;
+
+  // The registration lists what is held now, which already accounts for every FREED queued
+  // so far; the master replaces what it knew with it.
+  const size_t before = outbox_.size();
+  std::erase_if(outbox_,
+                [](const v1::AgentCall& call) { return call.type() == v1::AgentCall::FREED; });
+  stats_.freedDropped += before - outbox_.size();
+
+  const v1::AgentCall call = master::registerCall(
+      {options_.agentId, options_.bootId, options_.total, options_.estimate, agent_->heldTasks()});
+  const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
+  auto fail = [&](const std::string& why) {
+    const int delay = nextBackoff(&registerBackoffMs_);
+    nextRegisterMs_ = nowMs() + delay;
+    LOG(WARNING) << "registration with the master at " << where << " failed: " << why
+                 << "; retrying in " << delay << " ms";
+  };
+
+  Result<http::Connection> connection =
+      http::Connection::connect(options_.masterHost, options_.masterPort, options_.callTimeoutMs);
+  if (!connection.ok()) return fail(connection.message());
+  Result<http::StreamReader> reader =
+      http::StreamReader::open(std::move(connection).value(), "POST", kRegisterPath,
+                               requestHeaders(), call.SerializeAsString(), options_.callTimeoutMs);
+  if (!reader.ok()) return fail(reader.message());
+  const http::ClientResponse& head = reader->head();
+  if (head.status != 200) {
+    std::string body = head.body.substr(0, 200);
+    return fail("answered " + std::to_string(head.status) + " " + head.reason +
+                (body.empty() ? "" : ": " + body));
+  }
+  stream_.emplace(std::move(reader).value());
+  decoder_ = http::RecordDecoder();
+  streamOpenedMs_ = lastEventMs_ = nowMs();
+  heartbeatIntervalMs_ = 0;
+  LOG(INFO) << "registering with the master at " << where << " as '" << options_.agentId
+            << "' (boot " << options_.bootId << ", " << call.register_().tasks_size()
+            << " held tasks)";
+}
+
+void AgentProcess::loseStream(const std::string& why) {
+  LOG(WARNING) << (registered_ ? "lost the master: " : "registration failed: ") << why;
+  stream_.reset();
+  decoder_ = http::RecordDecoder();
+  // A registration that lasted is followed by a prompt retry; one the master keeps ending
+  // at once (say it refuses the agent after REGISTERED) by ever longer waits.
+  if (registered_ && nowMs() - registeredMs_ >= options_.maxBackoffMs) {
+    registerBackoffMs_ = options_.initialBackoffMs;
+  }
+  registered_ = false;
+  ++stats_.streamsLost;
+  // The master may have restarted: its keep-alive connection for calls is stale too.
+  calls_.reset();
+  nextRegisterMs_ = nowMs() + nextBackoff(&registerBackoffMs_);
+}
+
+void AgentProcess::readEvents(int waitMs) {
+  if (!stream_) {
+    if (waitMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(waitMs));
+    return;
+  }
+  for (int i = 0; i < kMaxChunksPerStep && stream_; ++i) {
+    Result<std::optional<std::string>> chunk = stream_->nextChunk(i == 0 ? waitMs : 0);
+    if (!chunk.ok()) return loseStream(chunk.message());
+    if (!chunk->has_value()) return;
+    lastEventMs_ = nowMs();
+    std::vector<std::string> records;
+    Status fed = decoder_.feed(**chunk, &records);
+    // Records completed before a framing error are still good.
+    for (const std::string& record : records) handleRecord(record);
+    // Broken framing cannot be resynchronised: start over with a new registration.
+    if (!fed.ok() && stream_) return loseStream("undecodable event stream: " + fed.message());
+  }
+}
+
+void AgentProcess::handleRecord(const std::string& record) {
+  v1::AgentEvent event;
+  if (!event.ParseFromString(record)) {
+    ++stats_.eventsIgnored;
+    LOG(WARNING) << "ignoring an event that is not an AgentEvent (" << record.size() << " bytes)";
+    return;
+  }
+  ++stats_.eventsReceived;
+  handleEvent(event);
+}
+
+void AgentProcess::handleEvent(const v1::AgentEvent& event) {
+  switch (event.type()) {
+    case v1::AgentEvent::REGISTERED:
+      return handleRegistered(event);
+    case v1::AgentEvent::RUN_TASK:
+      return handleRunTask(event);
+    case v1::AgentEvent::KILL_TASK: {
+      const std::string framework = event.kill_task().framework_id().value();
+      const std::string task = event.kill_task().task_id().value();
+      if (!event.has_kill_task() || framework.empty() || task.empty()) {
+        ++stats_.eventsIgnored;
+        LOG(WARNING) << "ignoring a KILL_TASK without framework_id and task_id";
+        return;
+      }
+      VLOG(1) << "kill " << framework << "/" << task;
+      agent_->killTask(framework, task);
+      return;
+    }
+    case v1::AgentEvent::HEARTBEAT:
+      return;  // Every event proves liveness; readEvents has noted it.
+    default:
+      ++stats_.eventsIgnored;
+      LOG(WARNING) << "ignoring an event of unknown type " << static_cast<int>(event.type());
+      return;
+  }
+}
+
+void AgentProcess::handleRegistered(const v1::AgentEvent& event) {
+  registered_ = true;
+  masterId_ = event.master_id();
+  const double interval = event.heartbeat_interval_seconds();
+  // Nonsense from the master disables silence detection rather than tripping it.
+  heartbeatIntervalMs_ = std::isfinite(interval) && interval > 0 && interval < 86'400
+                             ? std::max<int64_t>(1, std::llround(interval * 1000))
+                             : 0;
+  ++stats_.registrations;
+  registeredMs_ = nowMs();
+  // A new registration numbers its calls from 1; what waited is sent first, in order.
+  nextSequence_ = 1;
+  for (v1::AgentCall& call : outbox_) call.set_sequence(nextSequence_++);
+  callBackoffMs_ = options_.initialBackoffMs;
+  nextCallMs_ = nowMs();
+  LOG(INFO) << "registered with master '" << masterId_ << "'; " << outbox_.size()
+            << " calls to send";
+}
+
+void AgentProcess::handleRunTask(const v1::AgentEvent& event) {
+  Result<master::RunTask> run = master::runTaskFromEvent(event);
+  const std::string framework = event.run_task().framework_id().value();
+  const std::string task = event.run_task().task().task_id().value();
+  const std::string& target = event.run_task().task().agent_id().value();
+  if (run.ok() && task.empty()) run = Result<master::RunTask>::error("RUN_TASK needs a task_id");
+  if (run.ok() && !target.empty() && target != options_.agentId) {
+    run = Result<master::RunTask>::error("RUN_TASK for agent '" + target + "'");
+  }
+  auto holds = [&] {
+    for (const master::HeldTask& held : agent_->heldTasks()) {
+      if (held.framework == framework && held.task == task) return true;
+    }
+    return false;
+  };
+  if (!run.ok()) {
+    ++stats_.eventsIgnored;
+    LOG(WARNING) << "ignoring a malformed RUN_TASK: " << run.message();
+    // If it names a task this agent does not run, the master waits to hear of it: tell it
+    // the launch failed, as the agent would for a launch it refuses.
+    if (!framework.empty() && !task.empty() && !holds()) {
+      statusUpdate(TaskStatus{task, framework, options_.agentId, TaskState::kError,
+                              "REASON_TASK_INVALID", run.message(), loop_.now()});
+    }
+    return;
+  }
+  if (holds()) {
+    // A repeated launch (the master resending after a reconnection): the ledger would refuse
+    // it and report an error for a task that is in fact running.
+    ++stats_.eventsIgnored;
+    LOG(WARNING) << "ignoring RUN_TASK for " << framework << "/" << task << ": already held";
+    return;
+  }
+  VLOG(1) << "run " << framework << "/" << task << " (" << run->task.resources << ")";
+  agent_->runTask(*run);
+}
+
+void AgentProcess::sendCalls() {
+  const int64_t sliceEnd = nowMs() + kSendSliceMs;
+  while (registered_ && !outbox_.empty() && nowMs() >= nextCallMs_ && nowMs() < sliceEnd) {
+    const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
+    auto retryLater = [&](const std::string& why) {
+      ++stats_.callFailures;
+      const int delay = nextBackoff(&callBackoffMs_);
+      nextCallMs_ = nowMs() + delay;
+      LOG(WARNING) << describe(outbox_.front()) << " to " << where << ": " << why
+                   << "; retrying in " << delay << " ms";
+    };
+    if (!calls_) {
+      Result<http::Connection> connection = http::Connection::connect(
+          options_.masterHost, options_.masterPort, options_.callTimeoutMs);
+      if (!connection.ok()) return retryLater(connection.message());
+      calls_.emplace(std::move(connection).value());
+    }
+    Result<http::ClientResponse> response =
+        calls_->request("POST", kCallPath, requestHeaders(), outbox_.front().SerializeAsString(),
+                        options_.callTimeoutMs);
+    if (!response.ok()) {
+      calls_.reset();
+      return retryLater(response.message());
+    }
+    const int status = response->status;
+    if (status >= 200 && status < 300) {
+      VLOG(1) << "sent " << describe(outbox_.front());
+      ++stats_.callsAcknowledged;
+      callBackoffMs_ = options_.initialBackoffMs;
+      outbox_.pop_front();
+      continue;
+    }
+    const std::string answer = "answered " + std::to_string(status) + " " + response->reason +
+                               (response->body.empty() ? "" : ": " + response->body.substr(0, 200));
+    if (retryable(status)) return retryLater(answer);
+    // Refused as malformed: the same bytes would be refused forever.
+    ++stats_.callsRefused;
+    LOG(ERROR) << "dropping " << describe(outbox_.front()) << ": the master " << answer;
+    outbox_.pop_front();
+  }
+}
+
+}  // namespace harvest::agent_process

@@ -1,0 +1,158 @@
+// AgentProcess: the harvest-agent process's core, one agent talking to harvest-master over
+// HTTP (protos/agent_api.proto), testable in-process: no globals, no threads, no signals.
+//
+// It owns the agent itself (a SimAgent: the eviction ledger of agent/, scripted task
+// durations, kill grace), the EventLoop that SimAgent's timers run on (driven from the real
+// monotonic clock), the outbox of calls not yet acknowledged, and two connections to the
+// master: the registration stream (events in) and a keep-alive connection for calls.
+//
+// Reliability rules (the protocol header says why):
+//   * A call leaves the outbox only when the master answers 2xx. On a transport error, a 5xx,
+//     401 (credentials), 408, 409 (not registered there: the master restarted) or 429 it
+//     stays at the head of the outbox and is retried with the same sequence after a backoff;
+//     calls are sent one at a time, in order. Any other 4xx means the master refused the call
+//     itself (malformed): it is logged and dropped, since retrying it would loop forever.
+//   * While unregistered, calls wait in the outbox; SimAgent's reports are always queued.
+//   * When the stream ends or breaks, no REGISTERED arrives in time, or the master goes
+//     silent for missedHeartbeats heartbeat intervals, the agent re-registers (with backoff)
+//     with what it holds at that moment. Each registration attempt drops the FREED calls
+//     queued before it (the registration tells what is still held); STATUS calls are kept
+//     and renumbered from 1 when REGISTERED arrives, so no status update is lost. A STATUS
+//     call whose answer was lost may thus reach the master twice (at-least-once, as in Mesos).
+//
+// Not thread-safe, except stop(), which another thread (or a signal-driven loop) may call.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "master/agent_link.h"
+#include "master/event_loop.h"
+#include "master/http/basic_auth.h"
+#include "master/http/http_client.h"
+#include "master/http/recordio.h"
+#include "master/sim_agent.h"
+#include "protos/agent_api.pb.h"
+#include "resources/resources.h"
+
+namespace harvest::agent_process {
+
+struct AgentProcessOptions {
+  std::string masterHost = "127.0.0.1";
+  uint16_t masterPort = 5050;
+  // Sent as HTTP Basic authorization with every request, for a master with credentials.
+  std::optional<http::Credential> credential;
+  std::string agentId;  // Required.
+  Resources total;      // Required, not empty.
+  Resources estimate;   // Usage slack the master may lend as throttleable revocable.
+  TimeNanos killGrace = 2 * master::kSecond;
+  // Retry delays for registrations and calls: the first, doubled after every failure up to
+  // the maximum, back to the first after a success.
+  int initialBackoffMs = 100;
+  int maxBackoffMs = 2000;
+  // One call's round trip, a connect, or waiting for a stream's head and its REGISTERED.
+  int callTimeoutMs = 2000;
+  // The stream is given up after this many heartbeat intervals without an event (0: never).
+  int missedHeartbeats = 3;
+  TimeNanos tickInterval = master::kSecond;  // SimAgent::tick(): ledger wait timeouts.
+  // Identifies this process start to the master; empty: a random one.
+  std::string bootId;
+};
+
+struct AgentProcessStats {
+  uint64_t registrationAttempts = 0;
+  uint64_t registrations = 0;   // REGISTERED events received.
+  uint64_t streamsLost = 0;     // Streams that ended, broke, or went silent.
+  uint64_t eventsReceived = 0;  // Decoded AgentEvents.
+  uint64_t eventsIgnored = 0;   // Undecodable or malformed events.
+  uint64_t callsAcknowledged = 0;
+  uint64_t callFailures = 0;  // Attempts that will be retried.
+  uint64_t callsRefused = 0;  // Dropped on a 4xx.
+  uint64_t freedDropped = 0;  // FREED calls superseded by a registration.
+};
+
+class AgentProcess final : public master::AgentReports {
+ public:
+  static Result<std::unique_ptr<AgentProcess>> create(AgentProcessOptions options);
+  ~AgentProcess() override;
+  AgentProcess(const AgentProcess&) = delete;
+  AgentProcess& operator=(const AgentProcess&) = delete;
+
+  // Runs loop iterations until `durationMs` has passed or stop() is called. Durations are
+  // capped at 2^50 ms (35,000 years), so INT64_MAX means "until stopped".
+  void runFor(int64_t durationMs);
+  // Runs until `done()` holds (checked before the first iteration and after each), `timeoutMs`
+  // passes, or stop() is called. Returns done().
+  bool runUntil(const std::function<bool()>& done, int64_t timeoutMs);
+  // Makes runFor/runUntil return after the current iteration, now and from then on.
+  void stop() { stopped_.store(true); }
+
+  bool registered() const { return registered_; }
+  const std::string& masterId() const { return masterId_; }
+  const std::string& bootId() const { return options_.bootId; }
+  const master::SimAgent& agent() const { return *agent_; }
+  // Calls not yet acknowledged, in sending order.
+  const std::deque<v1::AgentCall>& outbox() const { return outbox_; }
+  const AgentProcessStats& stats() const { return stats_; }
+  // Time since the process started: what the SimAgent's clock reads.
+  TimeNanos elapsed() const;
+
+  // AgentReports: what the SimAgent learns, queued for the master.
+  void statusUpdate(const master::TaskStatus& status) override;
+  void resourcesFreed(const std::string& agent, const agent::Freed& freed) override;
+
+ private:
+  explicit AgentProcess(AgentProcessOptions options);
+  void scheduleTick();
+  // One iteration, waiting at most `maxWaitMs` for stream events.
+  void step(int64_t maxWaitMs);
+  void advanceClock();
+  void maybeRegister();
+  void readEvents(int waitMs);
+  void handleRecord(const std::string& record);
+  void handleEvent(const v1::AgentEvent& event);
+  void handleRunTask(const v1::AgentEvent& event);
+  void handleRegistered(const v1::AgentEvent& event);
+  void sendCalls();
+  void loseStream(const std::string& why);
+  void enqueue(v1::AgentCall call);
+  int64_t nowMs() const;
+  http::Headers requestHeaders() const;
+  int nextBackoff(int* backoffMs) const;
+
+  AgentProcessOptions options_;
+  std::chrono::steady_clock::time_point start_;
+  int64_t wallStartNanos_ = 0;  // Unix time at start_: status times are sent as Unix time.
+  master::EventLoop loop_;
+  std::unique_ptr<master::SimAgent> agent_;
+  std::atomic<bool> stopped_{false};
+
+  // The registration stream, while one is open; its REGISTERED may still be due.
+  std::optional<http::StreamReader> stream_;
+  http::RecordDecoder decoder_;
+  bool registered_ = false;
+  std::string masterId_;
+  int64_t streamOpenedMs_ = 0;
+  int64_t registeredMs_ = 0;
+  int64_t lastEventMs_ = 0;
+  int64_t heartbeatIntervalMs_ = 0;  // 0: unknown, no silence detection.
+  int64_t nextRegisterMs_ = 0;
+  int registerBackoffMs_;
+
+  std::optional<http::Connection> calls_;  // Keep-alive connection for calls.
+  std::deque<v1::AgentCall> outbox_;
+  uint64_t nextSequence_ = 1;
+  int64_t nextCallMs_ = 0;
+  int callBackoffMs_;
+
+  AgentProcessStats stats_;
+};
+
+}  // namespace harvest::agent_process
