@@ -338,6 +338,44 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     return allowed;
   };
 
+  // Host affinity, role first: before the shuffled walk hands agents to whoever comes
+  // first, each role that may be favoured is offered the agents of its history that have
+  // room, most recently used first (bounded per role and cycle). An agent held for another
+  // role is left to it.
+  if (affinity_) {
+    constexpr size_t kPicksPerRole = 16, kVisitsPerRole = 64;
+    std::vector<uint8_t> inCycle(agents_.size(), 0);
+    for (AgentIdx a : agentOrder) inCycle[a] = 1;
+    std::vector<AgentIdx> picks;
+    for (ClientId client : roleSorter_->sort()) {
+      const RoleIdx roleIdx = roleOfClient_[client];
+      if (roles_[roleIdx].frameworks.empty() || !mayHold(roleIdx)) continue;
+      picks.clear();
+      size_t visits = 0;
+      affinity_->history().forEachPreferred(roleIdx, [&](AgentIdx a) {
+        if (a < inCycle.size() && inCycle[a] && agents_[a] && agents_[a]->active &&
+            !agents_[a]->available.empty()) {
+          picks.push_back(a);
+        }
+        return picks.size() < kPicksPerRole && ++visits < kVisitsPerRole;
+      });
+      for (AgentIdx a : picks) {
+        if (!mayHold(roleIdx)) break;
+        AgentState& agent = *agents_[a];
+        expireFilters(agent, now);
+        if (agent.available.empty()) continue;
+        if (std::optional<AgentClaim> claim = affinity_->claim(a, now);
+            claim && claim->role != roleIdx && claim->decision != PlacementDecision::kEscalate &&
+            mayHold(claim->role)) {
+          continue;
+        }
+        const size_t before = offers.size();
+        tryFrameworks(a, roleIdx, nullptr, /*preferred=*/true);
+        if (offers.size() != before) holdAllowed[roleIdx] = -1;  // Its share moved.
+      }
+    }
+  }
+
   for (AgentIdx agentIdx : agentOrder) {
     AgentState& agent = *agents_[agentIdx];
     expireFilters(agent, now);

@@ -545,16 +545,18 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
   const Resources estimate = registration->estimate;
   auto agent = std::make_unique<RemoteAgent>(*registration, stream);
   RemoteAgent* raw = agent.get();
-  v1::AgentEvent registered;
-  registered.set_type(v1::AgentEvent::REGISTERED);
-  registered.set_master_id(runId_);
-  registered.set_heartbeat_interval_seconds(options_.agentHeartbeatSeconds);
-  stream->send(http::encodeRecord(registered.SerializeAsString()));
   if (Status s = master_->reregisterAgent(std::move(agent)); !s.ok()) {
     LOG(WARNING) << "agent " << id << " refused: " << s.message();
     stream->close();
     return;
   }
+  // REGISTERED only once the master has taken the agent in (kills of tasks it refused may
+  // precede it on the stream; the agent applies events in order either way).
+  v1::AgentEvent registered;
+  registered.set_type(v1::AgentEvent::REGISTERED);
+  registered.set_master_id(runId_);
+  registered.set_heartbeat_interval_seconds(options_.agentHeartbeatSeconds);
+  stream->send(http::encodeRecord(registered.SerializeAsString()));
   if (!estimate.empty()) (void)master_->updateOversubscription(id, estimate);
   ++counters_.agentsConnected;
   stream->onClose([this, id, raw] {

@@ -231,6 +231,21 @@ TEST_F(HostAffinityTest, PreemptionsAreNotFailures) {
   expectOnly(cycle(), "fa", "s1");
 }
 
+TEST_F(HostAffinityTest, RoleComingBackAfterItsHoldIsStillOfferedItsHistoryAgentFirst) {
+  start(defaults());
+  runAOnTwoAgentsThenFreeS1();
+  ASSERT_TRUE(allocator_->suppressOffers("fa", {}).ok());  // a scales down: no hold.
+  ASSERT_TRUE(allocator_->suppressOffers("fb", {}).ok());
+  EXPECT_TRUE(cycle().empty());
+  now_ = 60 * kSecond;  // Long after the hold; a comes back, and a new agent s4 is free too.
+  addAgent("s4", kAgent);
+  ASSERT_TRUE(allocator_->reviveOffers("fa", {}).ok());
+  const auto offers = cycle();
+  ASSERT_EQ(offers.size(), 2u);  // fa is the only framework wanting offers: both agents.
+  EXPECT_EQ(metric("host_affinity/roles/a/preferred_offers"), 1);  // s1, by the history.
+  EXPECT_EQ(metric("host_affinity/roles/a/escalations"), 0);
+}
+
 TEST_F(HostAffinityTest, EventsForUnknownAgentsOrRolesAreRefused) {
   start(defaults());
   addAgent("s1", kAgent);

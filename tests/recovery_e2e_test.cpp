@@ -180,8 +180,7 @@ class FrameworkClient {
 
   // One subscription, until its stream ends. False if it could not subscribe.
   bool session() {
-    Result<http::Connection> streamConnection =
-        http::Connection::connect("127.0.0.1", port_, 500);
+    Result<http::Connection> streamConnection = http::Connection::connect("127.0.0.1", port_, 500);
     Result<http::Connection> calls = http::Connection::connect("127.0.0.1", port_, 500);
     if (!streamConnection.ok() || !calls.ok()) return false;
     v1::scheduler::Call subscribe;
@@ -393,10 +392,10 @@ TEST(RecoveryEndToEnd, MasterKilledAtRandomPointsLosesNothing) {
       {"agent3", "cpus:4;mem:4096"}};
   std::vector<pid_t> agents;
   for (const auto& [id, resources] : agentSpecs) {
-    agents.push_back(spawn({HARVEST_AGENT_BIN, "--master=" + address, "--id=" + id,
-                            "--resources=" + resources, "--kill_grace=0.2",
-                            "--state_file=" + dir + "/" + id + ".state"},
-                           dir + "/" + id + ".log"));
+    agents.push_back(
+        spawn({HARVEST_AGENT_BIN, "--master=" + address, "--id=" + id, "--resources=" + resources,
+               "--kill_grace=0.2", "--state_file=" + dir + "/" + id + ".state"},
+              dir + "/" + id + ".log"));
   }
   FrameworkClient batch(port, "batch", /*revocable=*/true, "cpus:1;mem:512", 1.5);
   // The owner's tasks run on its reservation until the end.
