@@ -601,8 +601,7 @@ Status Master::reconcile(const std::string& frameworkId) {
   return Status();
 }
 
-Status Master::reconcileTasks(const std::string& frameworkId,
-                              const std::vector<std::string>& ids) {
+Status Master::reconcileTasks(const std::string& frameworkId, const std::vector<std::string>& ids) {
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
   if (ids.empty()) return reconcile(frameworkId);
@@ -630,7 +629,17 @@ Status Master::teardown(const std::string& frameworkId) {
   for (const auto& [id, offer] : offers_) {
     if (offer.framework == frameworkId) own.push_back(id);
   }
-  for (const std::string& id : own) offers_.erase(id);
+  // Its outstanding offers go back to the allocator (deactivation alone keeps them held).
+  for (const std::string& id : own) {
+    const Offer offer = offers_.at(id);
+    offers_.erase(id);
+    Status s = allocator_->recoverResources(offer.framework, offer.agent, offer.role,
+                                            offer.resources, std::nullopt);
+    LOG_IF(WARNING, !s.ok()) << "recovering offer " << id << " at teardown: " << s.message();
+    offerAnswered(offer, 0);
+  }
+  std::erase_if(inverseOffers_,
+                [&](const auto& entry) { return entry.second.framework == frameworkId; });
   for (auto& [key, task] : tasks_) {
     if (key.first != frameworkId || terminal(task.state)) continue;
     auto agent = agents_.find(task.agent);

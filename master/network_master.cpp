@@ -164,15 +164,26 @@ void NetworkMaster::run(const std::atomic<bool>& stop) {
 }
 
 void NetworkMaster::heartbeats() {
-  for (auto& [id, subscription] : subscriptions_) subscription->heartbeat();
-  master_->forEachAgent([](const AgentLink& link) {
-    if (auto* remote = dynamic_cast<const RemoteAgent*>(&link)) {
-      const_cast<RemoteAgent*>(remote)->heartbeat();
-    }
-  });
-  const auto every = static_cast<TimeNanos>(
-      std::min(options_.heartbeatSeconds, options_.agentHeartbeatSeconds) * 1e9);
-  loop_.after(std::max<TimeNanos>(every, kMillisecond), [this] { heartbeats(); });
+  // Two beats: frameworks at the interval SUBSCRIBED announced, agents at theirs.
+  heartbeats(false);
+  heartbeats(true);
+}
+
+void NetworkMaster::heartbeats(bool agents) {
+  const auto every = [](double seconds) {
+    return std::max<TimeNanos>(static_cast<TimeNanos>(seconds * 1e9), kMillisecond);
+  };
+  if (agents) {
+    master_->forEachAgent([](const AgentLink& link) {
+      if (auto* remote = dynamic_cast<const RemoteAgent*>(&link)) {
+        const_cast<RemoteAgent*>(remote)->heartbeat();
+      }
+    });
+    loop_.after(every(options_.agentHeartbeatSeconds), [this] { heartbeats(true); });
+  } else {
+    for (auto& [id, subscription] : subscriptions_) subscription->heartbeat();
+    loop_.after(every(options_.heartbeatSeconds), [this] { heartbeats(false); });
+  }
 }
 
 void NetworkMaster::reapClosedSubscriptions() {
@@ -341,6 +352,11 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
       }
     }
     streamOfFramework_[*framework] = streamId;
+    const auto& suppressed = call.subscribe().suppressed_roles();
+    if (!suppressed.empty()) {
+      Status s = master_->suppress(*framework, {suppressed.begin(), suppressed.end()});
+      LOG_IF(WARNING, !s.ok()) << "suppressed_roles of " << *framework << ": " << s.message();
+    }
   }
   const std::string frameworkId = framework.ok() ? *framework : "";
   stream->onClose([this, streamId, frameworkId, scheduler] {
@@ -517,6 +533,10 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
         }
       }
       s = master_->updateFramework(framework, info);
+      const auto& suppressed = call.update_framework().suppressed_roles();
+      if (s.ok() && !suppressed.empty()) {
+        s = master_->suppress(framework, {suppressed.begin(), suppressed.end()});
+      }
       if (s.ok()) return http::Response::text(200, "");
       break;
     }

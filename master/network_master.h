@@ -90,6 +90,7 @@ class NetworkMaster {
   void agentCall(const http::Request& request, http::Responder& responder);
   http::Response refuse(int status, const std::string& message);
   void heartbeats();
+  void heartbeats(bool agents);
   void reapClosedSubscriptions();
   RemoteAgent* remoteAgent(const std::string& id);
 

@@ -309,6 +309,7 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
   std::string writeProblem;  // Why sending stopped early, if it did.
   std::string readProblem;
   std::array<char, 16 * 1024> buffer;
+  bool polledOnce = false;
   auto failWith = [&](const std::string& what) {
     std::string message = "HTTP exchange with " + where + " failed: " + what;
     if (!writeProblem.empty()) message += " (" + writeProblem + ")";
@@ -331,10 +332,12 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
     }
     if (fd_ < 0) return failWith("not connected");
     int wait = remainingMs(deadline);
-    if (wait == 0) {
+    // A zero timeout still looks at the socket once: nextChunk(0) must see what has arrived.
+    if (wait == 0 && polledOnce) {
       if (sent != nullptr) *sent = written;
       return Event::kNeedMore;
     }
+    polledOnce = true;
     pollfd pfd{fd_, POLLIN, 0};
     if (written < out.size() && writeProblem.empty()) pfd.events |= POLLOUT;
     int ready = ::poll(&pfd, 1, wait);
