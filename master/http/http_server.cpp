@@ -50,6 +50,7 @@ struct ServerConnection {
   bool peerShutdown = false;  // EPOLLRDHUP seen while not reading.
   bool rejected = false;      // Over maxConnections; being answered 503.
   bool processing = false;    // processRequests() is on the stack for this connection.
+  bool dirty = false;         // Output queued since the last flush (see flushDirty).
   int64_t lastActivityMs = 0;
   int64_t lingerDeadlineMs = 0;
   uint64_t requestSerial = 0;  // Which request a Responder answers.
@@ -443,6 +444,7 @@ int HttpServer::poll(int timeoutMs) {
   if (acceptPausedUntilMs_ != 0) waitUntil(acceptPausedUntilMs_);
   wait = std::min<int64_t>(wait, std::numeric_limits<int>::max());
 
+  flushDirty();  // What the owner queued since the last poll (its timers) goes out first.
   epoll_event events[kMaxEvents];
   int ready = epoll_wait(epollFd_, events, kMaxEvents, static_cast<int>(wait));
   if (ready < 0) {
@@ -475,6 +477,7 @@ int HttpServer::poll(int timeoutMs) {
   sweepTimeouts(nowMs());
   reportClosedStreams();
   graveyard_.clear();
+  flushDirty();
   return ready;
 }
 
@@ -651,7 +654,28 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
     conn.outPos = 0;
   }
   conn.out.append(bytes);
-  flush(conn);
+  markDirty(conn);
+}
+
+// Writes are coalesced: output queued while handling a batch of events (or from the owner's
+// timers) is sent once per connection when poll() starts or ends, instead of one send() per
+// response or event. Pipelined calls and bursts of events then cost one syscall, not many.
+void HttpServer::markDirty(Connection& conn) {
+  if (conn.dirty || conn.closed()) return;
+  conn.dirty = true;
+  dirty_.push_back(conn.id);
+}
+
+void HttpServer::flushDirty() {
+  std::vector<uint64_t> ids;
+  ids.swap(dirty_);
+  for (uint64_t id : ids) {
+    auto it = connections_.find(id);
+    if (it == connections_.end()) continue;
+    std::shared_ptr<Connection> conn = it->second;
+    conn->dirty = false;
+    if (flush(*conn)) settle(*conn);
+  }
 }
 
 bool HttpServer::flush(Connection& conn) {
@@ -887,7 +911,9 @@ bool HttpServer::streamSend(Connection& conn, Stream& stream, std::string_view c
   } else {
     conn.out.append(chunk);
   }
-  if (!flush(conn)) return false;
+  markDirty(conn);
+  // Only a stream over its bound is flushed at once, to tell a slow reader from a burst.
+  if (conn.unsent() > options_.maxStreamBufferBytes && !flush(conn)) return false;
   if (conn.unsent() > options_.maxStreamBufferBytes) {
     ++stats_.streamsClosedSlowReader;
     LOG(WARNING) << "closing the stream to " << conn.peer << ": " << conn.unsent()

@@ -187,6 +187,8 @@ class HttpServer {
   void processRequests(Connection& connection);
   void settle(Connection& connection);
   void queueOutput(Connection& connection, std::string_view bytes);
+  void markDirty(Connection& connection);
+  void flushDirty();
   bool flush(Connection& connection);
   void updateInterest(Connection& connection);
   void beginLinger(Connection& connection);
@@ -195,6 +197,7 @@ class HttpServer {
   void touch(Connection& connection, int64_t now);
   void sweepTimeouts(int64_t now);
   void reportClosedStreams();
+  std::vector<uint64_t> dirty_;  // Connections with output queued since the last flush.
 
   bool respond(detail::ResponderState& state, Response response);
   std::shared_ptr<Stream> startStream(detail::ResponderState& state, int status,
