@@ -78,10 +78,10 @@ v1::AgentInfo agentInfo(const std::string& id) {
   return info;
 }
 
-void BM_DeclineOffers(benchmark::State& state) {
-  const int agents = static_cast<int>(state.range(0));
-  const int frameworks = static_cast<int>(state.range(1));
-  Cluster cluster;
+// Mesos's DeclineOffers cluster: `frameworks` in one role, `agents` with part of each in use
+// by framework (agent index mod frameworks). `onAgent` runs after each agent is added.
+template <typename OnAgent>
+void addDeclineOffersCluster(Cluster& cluster, int agents, int frameworks, OnAgent onAgent) {
   for (int f = 0; f < frameworks; ++f) {
     cluster.allocator
         ->addFramework("framework" + std::to_string(f), frameworkInfo("role"), {}, true, {})
@@ -90,12 +90,19 @@ void BM_DeclineOffers(benchmark::State& state) {
   const Resources total = R("cpus:24;mem:4096;disk:4096;ports:[31000-32000]");
   const Resources used = R("cpus:16;mem:2014;disk:1024");
   for (int a = 0; a < agents; ++a) {
+    const std::string id = "agent" + std::to_string(a);
     const std::string framework = "framework" + std::to_string(a % frameworks);
     cluster.allocator
-        ->addAgent("agent" + std::to_string(a), agentInfo("agent" + std::to_string(a)),
-                   std::nullopt, total, {{framework, {{"role", used}}}})
+        ->addAgent(id, agentInfo(id), std::nullopt, total, {{framework, {{"role", used}}}})
         .ok();
+    onAgent(id);
   }
+}
+
+void BM_DeclineOffers(benchmark::State& state) {
+  Cluster cluster;
+  addDeclineOffersCluster(cluster, static_cast<int>(state.range(0)),
+                          static_cast<int>(state.range(1)), [](const std::string&) {});
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
   size_t offered = 0;
@@ -125,21 +132,9 @@ void BM_DeclineOffersHostAffinity(benchmark::State& state) {
   AllocatorOptions options;
   options.hostAffinity.enabled = affinity;
   Cluster cluster(options);
-  for (int f = 0; f < frameworks; ++f) {
-    cluster.allocator
-        ->addFramework("framework" + std::to_string(f), frameworkInfo("role"), {}, true, {})
-        .ok();
-  }
-  const Resources total = R("cpus:24;mem:4096;disk:4096;ports:[31000-32000]");
-  const Resources used = R("cpus:16;mem:2014;disk:1024");
-  for (int a = 0; a < agents; ++a) {
-    const std::string id = "agent" + std::to_string(a);
-    const std::string framework = "framework" + std::to_string(a % frameworks);
-    cluster.allocator
-        ->addAgent(id, agentInfo(id), std::nullopt, total, {{framework, {{"role", used}}}})
-        .ok();
+  addDeclineOffersCluster(cluster, agents, frameworks, [&cluster](const std::string& id) {
     cluster.allocator->placementEvent(id, "role", PlacementEvent::kTaskRecovered, 0).ok();
-  }
+  });
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
   size_t offered = 0;
@@ -191,8 +186,7 @@ void BM_Recovery(benchmark::State& state) {
       for (int t = 0; t < tasksPerAgent; ++t) {
         const int f = (a * tasksPerAgent + t) % frameworks;
         cluster->allocator
-            ->placementEvent(id, "role" + std::to_string(f % 10), PlacementEvent::kTaskRecovered,
-                             0)
+            ->placementEvent(id, "role" + std::to_string(f % 10), PlacementEvent::kTaskRecovered, 0)
             .ok();
       }
     }

@@ -285,14 +285,12 @@ Status Master::updateOversubscription(const std::string& id, const Resources& es
   return allocator_->updateAgent(id, agentInfoOf(id), std::nullopt, estimate);
 }
 
-Status Master::removeAgent(const std::string& id) {
-  auto it = agents_.find(id);
-  if (it == agents_.end()) return Status::error("unknown agent '" + id + "'");
-  it->second->shutdown();
-  // Offers on it are void; its tasks are lost.
+void Master::voidOffersOn(const std::string& agent) {
+  // The allocator drops the agent's allocations itself (removeAgent), so nothing is
+  // recovered here: the frameworks are only told the offers are gone.
   std::vector<std::string> voided;
   for (const auto& [offerId, offer] : offers_) {
-    if (offer.agent == id) voided.push_back(offerId);
+    if (offer.agent == agent) voided.push_back(offerId);
   }
   for (const std::string& offerId : voided) {
     const Offer offer = offers_.at(offerId);
@@ -302,6 +300,14 @@ Status Master::removeAgent(const std::string& id) {
       entry->scheduler->rescind(offerId);
     }
   }
+}
+
+Status Master::removeAgent(const std::string& id) {
+  auto it = agents_.find(id);
+  if (it == agents_.end()) return Status::error("unknown agent '" + id + "'");
+  it->second->shutdown();
+  // Offers on it are void; its tasks are lost.
+  voidOffersOn(id);
   lentTasksByAgent_.erase(id);
   for (auto& [key, task] : tasks_) {
     if (task.agent != id || terminal(task.state)) continue;
@@ -762,18 +768,7 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   std::set<std::pair<std::string, std::string>> held;
   for (const HeldTask& task : agent->heldTasks()) held.insert({task.framework, task.task});
   // Offers on it are void: its books are about to be rebuilt.
-  std::vector<std::string> voided;
-  for (const auto& [offerId, offer] : offers_) {
-    if (offer.agent == id) voided.push_back(offerId);
-  }
-  for (const std::string& offerId : voided) {
-    const Offer offer = offers_.at(offerId);
-    offers_.erase(offerId);
-    rescindedOffers_.insert(offerId);
-    if (FrameworkEntry* entry = framework(offer.framework); entry && entry->scheduler) {
-      entry->scheduler->rescind(offerId);
-    }
-  }
+  voidOffersOn(id);
   // Tasks it no longer holds are gone; the ones it holds come back with adoptAgent.
   for (auto task = tasks_.begin(); task != tasks_.end();) {
     if (task->second.agent != id) {

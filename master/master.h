@@ -212,6 +212,7 @@ class Master final : public AgentReports {
   void runTriggeredAllocation();
   void dispatch();
   void rescindOffer(const std::string& offerId, bool expired);
+  void voidOffersOn(const std::string& agent);
   void lose(const std::string& framework, const std::vector<TaskLaunch>& launches,
             const std::string& agent, TaskState state, const std::string& reason,
             const std::string& message);
