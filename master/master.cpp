@@ -364,7 +364,21 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
     holds(task.framework, task.role, task.task, task.resources, task.state);
   }
   const v1::AgentInfo info = agentInfoOf(id);
-  if (Status s = allocator_->addAgent(id, info, std::nullopt, agent->total(), used); !s.ok()) {
+  // The agent reports its static resources; the reservations and volumes made here since
+  // are replayed over them.
+  Resources total = agent->total();
+  if (auto applied = agentConversions_.find(id); applied != agentConversions_.end()) {
+    for (const ResourceConversion& c : applied->second) {
+      if (!total.contains(c.consumed)) {
+        LOG(WARNING) << "agent " << id << ": cannot replay " << c.consumed << " -> " << c.converted
+                     << " over " << total;
+        continue;
+      }
+      total -= c.consumed;
+      total += c.converted;
+    }
+  }
+  if (Status s = allocator_->addAgent(id, info, std::nullopt, total, used); !s.ok()) {
     return s;
   }
   // Host affinity: what runs here marks the agent in use by its roles.
@@ -842,6 +856,9 @@ Status Master::applyOperations(const std::string& frameworkId,
       return s;
     }
     offer.resources = std::move(converted);
+    auto& applied = agentConversions_[offer.agent];
+    applied.insert(applied.end(), conversions.begin(), conversions.end());
+    saveState();  // At once: a reservation must survive a crash right after it.
     return Status();
   }
   return Status::error("the operations' resources are not in the named offers");

@@ -256,6 +256,8 @@ class Master final : public AgentReports {
   std::set<std::string> expectedAgents_;  // While recovering: not back yet.
   std::map<std::string, double> weights_;
   std::map<std::string, Quota> quotas_;
+  // Operations applied on each agent, replayed over its static total when it registers.
+  std::map<std::string, std::vector<ResourceConversion>> agentConversions_;
   bool saveScheduled_ = false;
   std::vector<std::pair<std::string, std::vector<std::string>>> pendingReconciles_;
   std::chrono::steady_clock::time_point createdAt_ = std::chrono::steady_clock::now();

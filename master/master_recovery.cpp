@@ -82,6 +82,17 @@ Status Master::recoverFromDisk() {
     quotas[q.role()] = quota;
   }
   quotas_ = quotas;
+  for (const auto& agent : state.agent_conversions()) {
+    for (const auto& c : agent.conversions()) {
+      Result<Resources> consumed = fromProto(c.consumed());
+      Result<Resources> converted = fromProto(c.converted());
+      if (!consumed.ok() || !converted.ok()) {
+        return Status::error(path + ": an operation on agent '" + agent.agent_id() +
+                             "' is malformed");
+      }
+      agentConversions_[agent.agent_id()].push_back({*consumed, *converted});
+    }
+  }
   expectedAgents_ = std::set<std::string>(state.agent_ids().begin(), state.agent_ids().end());
   recovery_.expectedAgents = expectedAgents_.size();
   if (Status s = allocator_->recover(static_cast<int>(expectedAgents_.size()), quotas); !s.ok()) {
@@ -184,6 +195,15 @@ void Master::saveState() {
       }
       *q->mutable_limit() = toProto(limit);
       q->set_has_limit(true);
+    }
+  }
+  for (const auto& [agent, conversions] : agentConversions_) {
+    auto* entry = state.add_agent_conversions();
+    entry->set_agent_id(agent);
+    for (const ResourceConversion& c : conversions) {
+      auto* conversion = entry->add_conversions();
+      *conversion->mutable_consumed() = toProto(c.consumed);
+      *conversion->mutable_converted() = toProto(c.converted);
     }
   }
   if (Status s = writeFileAtomically(path, state.SerializeAsString()); !s.ok()) {

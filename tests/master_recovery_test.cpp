@@ -170,6 +170,27 @@ TEST_F(MasterRecoveryTest, WeightsAndQuotasComeBack) {
   EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);  // No agents to wait for.
 }
 
+TEST_F(MasterRecoveryTest, DynamicReservationsSurviveTheRestart) {
+  ASSERT_TRUE(start().ok());
+  web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  loop_.runUntil(loop_.now() + kSecond);
+  ASSERT_EQ(webScheduler_.received.size(), 1u);
+  const Offer offer = webScheduler_.received[0];
+  // RESERVE cpus:1;mem:512 for web, then give everything back.
+  const ResourceConversion reserve{R("cpus:1;mem:512"), R("cpus(web):1;mem(web):512")};
+  ASSERT_TRUE(master_->applyOperations(web_, {offer.id}, {reserve}).ok());
+  ASSERT_TRUE(master_->accept(web_, {offer.id}, {}, v1::Filters()).ok());
+  auto agents = crashAndRestart();
+  Recorder web;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
+  loop_.runUntil(loop_.now() + kSecond);
+  ASSERT_EQ(web.received.size(), 1u);
+  EXPECT_EQ(web.received[0].resources, R("cpus:3;mem:3584;cpus(web):1;mem(web):512"));
+}
+
 TEST_F(MasterRecoveryTest, TasksOfUnknownFrameworksAreRejectedTheRestApplies) {
   runWorkload();
   auto agents = crashAndRestart();
