@@ -63,10 +63,6 @@ v1::AgentInfo agentInfoOf(const std::string& id) {
   return info;
 }
 
-bool terminal(TaskState state) {
-  return state == TaskState::kFinished || state == TaskState::kFailed ||
-         state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError;
-}
 }  // namespace
 
 Master::Master(EventLoop* loop, MasterOptions options)
@@ -310,7 +306,7 @@ Status Master::removeAgent(const std::string& id) {
   voidOffersOn(id);
   lentTasksByAgent_.erase(id);
   for (auto& [key, task] : tasks_) {
-    if (task.agent != id || terminal(task.state)) continue;
+    if (task.agent != id || isTerminal(task.state)) continue;
     task.state = TaskState::kLost;
     ++stats_.tasksLost;
     if (FrameworkEntry* entry = framework(key.first); entry && entry->scheduler) {
@@ -383,7 +379,7 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
   }
   // Host affinity: what runs here marks the agent in use by its roles.
   for (const auto& [key, task] : tasks_) {
-    if (task.agent == id && task.resources.revocable().empty() && !terminal(task.state)) {
+    if (task.agent == id && task.resources.revocable().empty() && !isTerminal(task.state)) {
       placement(id, task.role, PlacementEvent::kTaskRecovered);
     }
   }
@@ -595,7 +591,7 @@ Status Master::suppress(const std::string& frameworkId, const std::set<std::stri
 Status Master::kill(const std::string& frameworkId, const std::string& task) {
   auto it = tasks_.find({frameworkId, task});
   if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
-  if (terminal(it->second.state)) return Status();
+  if (isTerminal(it->second.state)) return Status();
   auto agent = agents_.find(it->second.agent);
   if (agent != agents_.end()) agent->second->killTask(frameworkId, task);
   return Status();
@@ -605,7 +601,7 @@ Status Master::acknowledge(const std::string& frameworkId, const std::string& ta
   auto it = tasks_.find({frameworkId, task});
   if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
   // Terminal tasks are forgotten once acknowledged.
-  if (terminal(it->second.state)) tasks_.erase(it);
+  if (isTerminal(it->second.state)) tasks_.erase(it);
   return Status();
 }
 
@@ -661,7 +657,7 @@ Status Master::teardown(const std::string& frameworkId) {
   std::erase_if(inverseOffers_,
                 [&](const auto& entry) { return entry.second.framework == frameworkId; });
   for (auto& [key, task] : tasks_) {
-    if (key.first != frameworkId || terminal(task.state)) continue;
+    if (key.first != frameworkId || isTerminal(task.state)) continue;
     auto agent = agents_.find(task.agent);
     if (agent != agents_.end()) agent->second->killTask(frameworkId, key.second);
   }
@@ -706,9 +702,9 @@ void Master::statusUpdate(const TaskStatus& status) {
     return;
   }
   TaskEntry& task = it->second;
-  if (terminal(task.state)) return;
+  if (isTerminal(task.state)) return;
   task.state = status.state;
-  if (terminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
+  if (isTerminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
   if (task.resources.revocable().empty() && agents_.count(task.agent)) {
     // Host affinity: eviction is not a failure; a kill is a release as asked.
     switch (status.state) {
@@ -773,133 +769,6 @@ void Master::resourcesFreed(const std::string& agentId, const agent::Freed& free
   LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": "
                            << s.message();
   agentChanged(agentId);
-}
-
-Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
-  const std::string id = agent->id();
-  auto it = agents_.find(id);
-  if (it == agents_.end()) return adoptAgent(std::move(agent));
-  std::set<std::pair<std::string, std::string>> held;
-  for (const HeldTask& task : agent->heldTasks()) held.insert({task.framework, task.task});
-  // Offers on it are void: its books are about to be rebuilt.
-  voidOffersOn(id);
-  // Tasks it no longer holds are gone; the ones it holds come back with adoptAgent.
-  for (auto task = tasks_.begin(); task != tasks_.end();) {
-    if (task->second.agent != id) {
-      ++task;
-      continue;
-    }
-    if (!terminal(task->second.state) && !held.count(task->first)) {
-      ++stats_.tasksLost;
-      if (FrameworkEntry* entry = framework(task->first.first); entry && entry->scheduler) {
-        entry->scheduler->update({task->first.second, task->first.first, id, TaskState::kLost,
-                                  "REASON_AGENT_RESTARTED", "the agent no longer runs it",
-                                  loop_->now()});
-      }
-    }
-    task = tasks_.erase(task);
-  }
-  lentTasksByAgent_.erase(id);
-  it->second->setReports(nullptr);
-  agents_.erase(it);
-  if (Status s = allocator_->removeAgent(id); !s.ok()) return s;
-  return adoptAgent(std::move(agent));
-}
-
-Status Master::updateFramework(const std::string& frameworkId, const v1::FrameworkInfo& info) {
-  FrameworkEntry* entry = framework(frameworkId);
-  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
-  v1::FrameworkInfo withId = info;
-  withId.mutable_id()->set_value(frameworkId);
-  if (Status s = allocator_->updateFramework(frameworkId, withId, {}); !s.ok()) return s;
-  entry->info = withId;
-  return Status();
-}
-
-void Master::disconnect(const std::string& frameworkId, const Scheduler* scheduler) {
-  FrameworkEntry* entry = framework(frameworkId);
-  if (!entry || entry->scheduler != scheduler || scheduler == nullptr) return;
-  entry->scheduler = nullptr;
-  std::vector<std::string> own;
-  for (const auto& [id, offer] : offers_) {
-    if (offer.framework == frameworkId) own.push_back(id);
-  }
-  for (const std::string& id : own) rescindOffer(id, /*expired=*/false);
-  Status s = allocator_->deactivateFramework(frameworkId);
-  LOG_IF(WARNING, !s.ok()) << "deactivating " << frameworkId << ": " << s.message();
-}
-
-Status Master::applyOperations(const std::string& frameworkId,
-                               const std::vector<std::string>& offerIds,
-                               const std::vector<ResourceConversion>& conversions) {
-  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
-  if (conversions.empty()) return Status();
-  // The operations apply to the first offer holding what they consume (one agent, one role).
-  for (const std::string& id : offerIds) {
-    auto it = offers_.find(id);
-    if (it == offers_.end() || it->second.framework != frameworkId) continue;
-    Offer& offer = it->second;
-    Resources converted = offer.resources;
-    bool fits = true;
-    for (const ResourceConversion& c : conversions) {
-      if (!converted.contains(c.consumed)) {
-        fits = false;
-        break;
-      }
-      converted -= c.consumed;
-      converted += c.converted;
-    }
-    if (!fits) continue;
-    if (Status s = allocator_->updateAllocation(frameworkId, offer.agent, offer.role,
-                                                offer.resources, conversions);
-        !s.ok()) {
-      return s;
-    }
-    offer.resources = std::move(converted);
-    auto& applied = agentConversions_[offer.agent];
-    applied.insert(applied.end(), conversions.begin(), conversions.end());
-    saveState();  // At once: a reservation must survive a crash right after it.
-    return Status();
-  }
-  return Status::error("the operations' resources are not in the named offers");
-}
-
-Status Master::answerInverseOffers(const std::string& frameworkId,
-                                   const std::vector<std::string>& ids, bool accepted,
-                                   const v1::Filters& filters) {
-  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
-  for (const std::string& id : ids) {
-    auto it = inverseOffers_.find(id);
-    if (it == inverseOffers_.end() || it->second.framework != frameworkId) continue;
-    const InverseOffer offer = it->second;
-    inverseOffers_.erase(it);
-    if (Status s = allocator_->updateInverseOffer(offer.agent, frameworkId, accepted, filters);
-        !s.ok()) {
-      return s;
-    }
-  }
-  return Status();
-}
-
-void Master::forEachFramework(const std::function<void(const FrameworkView&)>& visit) const {
-  for (const auto& [id, entry] : frameworks_) {
-    visit(FrameworkView{id, entry.info, entry.scheduler != nullptr, entry.counters});
-  }
-}
-
-void Master::forEachTask(const std::function<void(const TaskView&)>& visit) const {
-  for (const auto& [key, task] : tasks_) {
-    visit(TaskView{key.first, key.second, task.agent, task.role, task.resources, task.state});
-  }
-}
-
-void Master::forEachAgent(const std::function<void(const AgentLink&)>& visit) const {
-  for (const auto& [id, agent] : agents_) visit(*agent);
-}
-
-const v1::FrameworkInfo* Master::frameworkInfo(const std::string& id) const {
-  auto it = frameworks_.find(id);
-  return it == frameworks_.end() ? nullptr : &it->second.info;
 }
 
 }  // namespace harvest::master

@@ -16,6 +16,10 @@ namespace harvest::master {
 
 enum class TaskState : uint8_t { kStaging, kRunning, kFinished, kFailed, kKilled, kLost, kError };
 const char* toString(TaskState state);  // "TASK_RUNNING", ...
+inline bool isTerminal(TaskState state) {
+  return state == TaskState::kFinished || state == TaskState::kFailed ||
+         state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError;
+}
 
 struct TaskStatus {
   std::string task;
