@@ -2,8 +2,8 @@
 //
 // Calls (SUBSCRIBE, ACCEPT, DECLINE, REVIVE, SUPPRESS, KILL, ACKNOWLEDGE, RECONCILE, TEARDOWN)
 // are Master methods; events (SUBSCRIBED, OFFERS, RESCIND, UPDATE, INVERSE_OFFERS, FAILURE,
-// ERROR) arrive through a Scheduler. An HTTP front (issue 9) maps both onto the v1 protobufs
-// without changing their meaning.
+// ERROR) arrive through a Scheduler. The HTTP front (network_master.h) maps both onto the v1
+// protobufs without changing their meaning.
 #pragma once
 
 #include <string>
