@@ -1,0 +1,12 @@
+// Events as JSON, the way Mesos writes them (see event_json.cpp).
+#pragma once
+
+#include <google/protobuf/message.h>
+
+#include <string>
+
+namespace harvest::master {
+
+std::string eventToJson(const google::protobuf::Message& event);
+
+}  // namespace harvest::master
