@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "master/http/basic_auth.h"
 #include "master/json_text.h"
 
 namespace harvest::master {
@@ -308,7 +309,7 @@ class JsonPrepass {
       return fail("field '" + field->name() + "' is not base64: " + quoted(text));
     }
     out_ += '"';
-    out_ += base64Encode(*raw);
+    out_ += http::base64Encode(*raw);
     out_ += '"';
     return true;
   }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "master/http/basic_auth.h"
 #include "master/json_text.h"
 
 namespace harvest::master {
@@ -107,7 +108,7 @@ class JsonWriter {
                 : r->GetStringReference(message, field, &scratch);
         if (field->type() == FieldDescriptor::TYPE_BYTES) {
           out_ += '"';
-          out_ += base64Encode(text);
+          out_ += http::base64Encode(text);
           out_ += '"';
         } else {
           string(text);

@@ -64,31 +64,6 @@ void appendUtf8(uint32_t cp, std::string* out) {
 
 // ---- Base64 ------------------------------------------------------------------------------
 
-constexpr std::string_view kBase64Alphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string base64Encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  const auto at = [&](size_t k) {
-    return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k]));
-  };
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t group = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
-    for (int shift = 18; shift >= 0; shift -= 6) out += kBase64Alphabet[(group >> shift) & 0x3F];
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    const uint32_t group = (at(i) << 16) | (rest == 2 ? at(i + 1) << 8 : 0);
-    out += kBase64Alphabet[(group >> 18) & 0x3F];
-    out += kBase64Alphabet[(group >> 12) & 0x3F];
-    out += rest == 2 ? kBase64Alphabet[(group >> 6) & 0x3F] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 // Decodes standard or URL-safe base64, with or without '=' padding. Bits of a last partial
 // group that do not make a whole byte are dropped rather than refused: Mesos (stout) decodes
 // that way, and its own documentation's examples depend on it, whereas protobuf's JSON parser

@@ -1,5 +1,6 @@
 // Text helpers shared by the scheduler API's JSON reading and writing: UTF-8 validity,
-// quoting of client text in error messages, and base64 as Mesos reads and writes it.
+// quoting of client text in error messages, and base64 as Mesos reads it (writing uses
+// http::base64Encode, the canonical padded form).
 #pragma once
 
 #include <cstddef>
@@ -22,8 +23,6 @@ std::string quoted(std::string_view text);
 // Length of the well-formed UTF-8 sequence at the start of `s`, or 0 if there is none.
 size_t utf8Length(std::string_view s);
 void appendUtf8(uint32_t codePoint, std::string* out);
-// Canonical padded base64.
-std::string base64Encode(std::string_view bytes);
 // Lenient, as Mesos decodes: see the definition.
 std::optional<std::string> base64Decode(std::string_view text);
 

@@ -87,6 +87,20 @@ Result<Resources> withoutPersistence(const ResourceProtos& protos) {
   return fromProto(plain);
 }
 
+// An offer operation as a conversion: RESERVE and CREATE turn the plain form of `protos`
+// (as `plainOf` strips it) into `protos`; UNRESERVE and DESTROY the other way round.
+Result<ResourceConversion> conversionOf(const ResourceProtos& protos,
+                                        Result<Resources> (*plainOf)(const ResourceProtos&),
+                                        bool adds, const std::string& name) {
+  Result<Resources> rich = fromProto(protos);
+  Result<Resources> plain = plainOf(protos);
+  if (!rich.ok() || !plain.ok()) {
+    return Result<ResourceConversion>::error("bad " + name + ": " +
+                                             (rich.ok() ? plain.message() : rich.message()));
+  }
+  return adds ? ResourceConversion{*plain, *rich} : ResourceConversion{*rich, *plain};
+}
+
 }  // namespace
 
 NetworkMaster::NetworkMaster(const NetworkOptions& options)
@@ -417,14 +431,10 @@ http::Response NetworkMaster::accept(const std::string& framework,
                                    "' may not reserve for role '" + role + "'");
           }
         }
-        Result<Resources> reserved = fromProto(protos);
-        Result<Resources> plain = withoutLastReservation(protos);
-        if (!reserved.ok() || !plain.ok()) {
-          return refuse(400, "bad " + std::string(reserve ? "RESERVE" : "UNRESERVE") + ": " +
-                                 (reserved.ok() ? plain.message() : reserved.message()));
-        }
-        conversions.push_back(reserve ? ResourceConversion{*plain, *reserved}
-                                      : ResourceConversion{*reserved, *plain});
+        Result<ResourceConversion> conversion = conversionOf(
+            protos, &withoutLastReservation, reserve, reserve ? "RESERVE" : "UNRESERVE");
+        if (!conversion.ok()) return refuse(400, conversion.message());
+        conversions.push_back(*conversion);
         break;
       }
       case v1::Offer::Operation::CREATE:
@@ -432,14 +442,10 @@ http::Response NetworkMaster::accept(const std::string& framework,
         const bool create = operation.type() == v1::Offer::Operation::CREATE;
         const ResourceProtos& protos =
             create ? operation.create().volumes() : operation.destroy().volumes();
-        Result<Resources> volumes = fromProto(protos);
-        Result<Resources> plain = withoutPersistence(protos);
-        if (!volumes.ok() || !plain.ok()) {
-          return refuse(400, "bad " + std::string(create ? "CREATE" : "DESTROY") + ": " +
-                                 (volumes.ok() ? plain.message() : volumes.message()));
-        }
-        conversions.push_back(create ? ResourceConversion{*plain, *volumes}
-                                     : ResourceConversion{*volumes, *plain});
+        Result<ResourceConversion> conversion =
+            conversionOf(protos, &withoutPersistence, create, create ? "CREATE" : "DESTROY");
+        if (!conversion.ok()) return refuse(400, conversion.message());
+        conversions.push_back(*conversion);
         break;
       }
       default:

@@ -7,4 +7,5 @@ add_library(harvest_scheduler_codec STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/json_text.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/scheduler_codec.cpp
 )
-target_link_libraries(harvest_scheduler_codec PUBLIC harvest_protos harvest_resources glog::glog)
+target_link_libraries(harvest_scheduler_codec PUBLIC harvest_protos harvest_resources harvest_http
+                      glog::glog)
