@@ -1,5 +1,5 @@
-// The allocator's API: frameworks, agents, recovery, filters, suppress/revive, quota and
-// weights. Every refusal leaves the state unchanged.
+// The allocator's API: frameworks, recovery, allocations and filters, suppress/revive, quota
+// and weights (agents: hierarchical_agents.cpp). Every refusal leaves the state unchanged.
 #include "allocator/hierarchical.h"
 
 #include <glog/logging.h>
@@ -14,17 +14,7 @@
 namespace harvest {
 namespace {
 
-// Mesos caps refusals at a year; longer ones are almost certainly unit mistakes.
-constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
-
 bool hasCapability(const v1::FrameworkInfo& info, v1::FrameworkInfo::Capability::Type type) {
-  for (const auto& capability : info.capabilities()) {
-    if (capability.type() == type) return true;
-  }
-  return false;
-}
-
-bool hasCapability(const v1::AgentInfo& info, v1::AgentInfo::Capability::Type type) {
   for (const auto& capability : info.capabilities()) {
     if (capability.type() == type) return true;
   }
@@ -99,9 +89,9 @@ Status HierarchicalAllocator::recover(int expectedAgents,
 
 void HierarchicalAllocator::finishRecovery(const char* why) {
   state_ = State::kRunning;
-  recoveryMillis_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                              recoveryStarted_)
-                        .count();
+  recoveryMillis_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - recoveryStarted_)
+          .count();
   LOG(INFO) << "Allocator recovered " << recoveredAgents_ << " of " << expectedAgents_
             << " expected agents (" << why << ")";
 }
@@ -438,213 +428,6 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   framework.refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   framework.roles = std::move(updated);
   for (const FrameworkRole& fr : framework.roles) updateFrameworkClient(*index, fr);
-  return Status();
-}
-
-Status HierarchicalAllocator::addAgent(
-    const std::string& id, const v1::AgentInfo& info,
-    const std::optional<v1::Unavailability>& unavailability, const Resources& total,
-    const std::map<std::string, ResourcesByRole>& usedByFramework) {
-  if (!initialized_) return Status::error("allocator is not initialized");
-  if (id.empty()) return Status::error("agent id is empty");
-  if (agentIds_.count(id)) return Status::error("agent '" + id + "' already exists");
-  if (!total.revocable().empty()) {
-    return Status::error("agent '" + id +
-                         "' total holds revocable resources; report them as the "
-                         "oversubscribed estimate");
-  }
-  Resources used;
-  for (const auto& [framework, byRole] : usedByFramework) {
-    for (const auto& [role, resources] : byRole) {
-      if (Status valid = roles::validate(role); !valid.ok()) return valid;
-      used += resources.regular();
-    }
-  }
-  if (!total.contains(used)) {
-    return Status::error("agent '" + id + "' reports allocations (" + used.toString() +
-                         ") beyond its total (" + total.toString() + ")");
-  }
-
-  const auto index = static_cast<AgentIdx>(agents_.size());
-  auto agent = std::make_unique<AgentState>();
-  agent->id = id;
-  agent->info = info;
-  agent->multiRole = hasCapability(info, v1::AgentInfo::Capability::MULTI_ROLE);
-  agent->hierarchicalRole = hasCapability(info, v1::AgentInfo::Capability::HIERARCHICAL_ROLE);
-  agent->refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
-  agent->hasGpus = total.scalar(kinds::kGpus).isPositive();
-  agent->total = total;
-  agent->available = total;
-  agent->unavailability = unavailability;
-  agents_.push_back(std::move(agent));
-  agentIds_.emplace(id, index);
-  if (affinity_) affinity_->addAgent(index, id);
-  if (state_ == State::kRecovering && ++recoveredAgents_ >= expectedAgents_) {
-    finishRecovery("every expected agent is back");
-  }
-
-  const Quantities quantities = total.quantities();
-  clusterTotal_ += quantities;
-  roleSorter_->addTotal(quantities);
-  for (RoleState& role : roles_) role.frameworkSorter->addTotal(quantities);
-  addReservations(total, +1, /*allocated=*/false);
-
-  // Allocations of frameworks not yet re-registered are still counted against the agent
-  // and their role, so nothing is offered twice; the framework's sorter picks them up when
-  // it arrives (addFramework skips holders already present).
-  for (const auto& [framework, byRole] : usedByFramework) {
-    auto known = frameworkIds_.find(framework);
-    for (const auto& [role, resources] : byRole) {
-      const RoleIdx roleIdx = roleFor(role).value();
-      const FrameworkIdx holder = known != frameworkIds_.end() ? known->second : UINT32_MAX;
-      if (holder == UINT32_MAX) {
-        // Not attributable to a framework yet: keep it out of `available` and in the role.
-        AgentState& a = *agents_[index];
-        a.available -= resources.regular();
-        roles_[roleIdx].allocated += resources.regular().quantities();
-        roleSorter_->allocated(roles_[roleIdx].sorterClient, resources.regular().quantities());
-        addReservations(resources.regular(), +1, true);
-        continue;
-      }
-      trackAllocation(index, Holder{holder, roleIdx}, resources.regular());
-      grantRevocable(index, Holder{holder, roleIdx}, resources.revocable());
-    }
-  }
-  VLOG(1) << "Added agent " << id << " with " << total;
-  return Status();
-}
-
-Status HierarchicalAllocator::removeAgent(const std::string& id) {
-  Result<AgentIdx> index = agentIndex(id);
-  if (!index.ok()) return index.status();
-  AgentState& agent = *agents_[*index];
-  // Allocations leave the shares at once; the master need not recover them.
-  const auto held = agent.allocations;
-  for (const auto& [holder, resources] : held) untrackAllocation(*index, holder, resources);
-  for (const RevocableLedger::Grant& grant : agent.revocable.grants()) {
-    untrackRevocable(Holder{grant.framework, grant.role}, grant.resources);
-  }
-  const Quantities lendable = agent.revocable.total().quantities();
-  revocableTotal_ -= lendable;
-  revocableRoleSorter_->removeTotal(lendable);
-  for (RoleState& role : roles_) role.revocableFrameworkSorter->removeTotal(lendable);
-  for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
-  const Quantities quantities = agent.total.quantities();
-  clusterTotal_ -= quantities;
-  roleSorter_->removeTotal(quantities);
-  for (RoleState& role : roles_) role.frameworkSorter->removeTotal(quantities);
-  addReservations(agent.total, -1, /*allocated=*/false);
-  agents_[*index].reset();
-  agentIds_.erase(id);
-  if (affinity_) affinity_->removeAgent(*index, options_.clock());
-  return Status();
-}
-
-Status HierarchicalAllocator::placementEvent(const std::string& agent, const std::string& role,
-                                             PlacementEvent event, TimeNanos startedAt) {
-  if (!affinity_) return Status();
-  Result<AgentIdx> agentIdx = agentIndex(agent);
-  if (!agentIdx.ok()) return agentIdx.status();
-  auto roleIdx = roleIds_.find(role);
-  if (roleIdx == roleIds_.end()) return Status::error("unknown role '" + role + "'");
-  Status status = affinity_->event(roleIdx->second, *agentIdx, event, options_.clock(), startedAt);
-  if (!status.ok()) {
-    VLOG(1) << "Host affinity ignored " << toString(event) << " of role " << role << " on " << agent
-            << ": " << status.message();
-  }
-  return status;
-}
-
-Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::AgentInfo& info,
-                                          const std::optional<Resources>& total,
-                                          const std::optional<Resources>& oversubscribed) {
-  Result<AgentIdx> index = agentIndex(id);
-  if (!index.ok()) return index.status();
-  AgentState& agent = *agents_[*index];
-  if (oversubscribed &&
-      (!oversubscribed->revocable().empty() || !oversubscribed->reserved().empty())) {
-    return Status::error("agent '" + id +
-                         "' oversubscription estimate must be plain unreserved "
-                         "resources (they are lent as throttleable revocable)");
-  }
-  if (total) {
-    if (!total->revocable().empty()) {
-      return Status::error("agent '" + id + "' total holds revocable resources");
-    }
-    const Resources allocated = agent.total - agent.available;
-    if (!total->contains(allocated)) {
-      return Status::error("agent '" + id + "' new total (" + total->toString() +
-                           ") does not hold its allocations (" + allocated.toString() + ")");
-    }
-    const Quantities before = agent.total.quantities();
-    const Quantities after = total->quantities();
-    clusterTotal_ -= before;
-    clusterTotal_ += after;
-    roleSorter_->removeTotal(before);
-    roleSorter_->addTotal(after);
-    for (RoleState& role : roles_) {
-      role.frameworkSorter->removeTotal(before);
-      role.frameworkSorter->addTotal(after);
-    }
-    addReservations(agent.total, -1, false);
-    addReservations(*total, +1, false);
-    agent.total = *total;
-    agent.available = *total - allocated;
-    agent.hasGpus = total->scalar(kinds::kGpus).isPositive();
-  }
-  if (oversubscribed) agent.oversubscribed = *oversubscribed;
-  agent.revocableDirty = true;
-  agent.info = info;
-  agent.multiRole = hasCapability(info, v1::AgentInfo::Capability::MULTI_ROLE);
-  agent.hierarchicalRole = hasCapability(info, v1::AgentInfo::Capability::HIERARCHICAL_ROLE);
-  agent.refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
-  return Status();
-}
-
-Status HierarchicalAllocator::activateAgent(const std::string& id) {
-  Result<AgentIdx> index = agentIndex(id);
-  if (!index.ok()) return index.status();
-  agents_[*index]->active = true;
-  return Status();
-}
-
-Status HierarchicalAllocator::deactivateAgent(const std::string& id) {
-  Result<AgentIdx> index = agentIndex(id);
-  if (!index.ok()) return index.status();
-  agents_[*index]->active = false;
-  return Status();
-}
-
-Status HierarchicalAllocator::updateUnavailability(
-    const std::string& id, const std::optional<v1::Unavailability>& unavailability) {
-  Result<AgentIdx> index = agentIndex(id);
-  if (!index.ok()) return index.status();
-  AgentState& agent = *agents_[*index];
-  agent.unavailability = unavailability;
-  // A new schedule is a new question: earlier answers no longer hold.
-  agent.inverseOffered.clear();
-  agent.inverseOfferFilters.clear();
-  return Status();
-}
-
-Status HierarchicalAllocator::updateInverseOffer(const std::string& agentId,
-                                                 const std::string& frameworkId,
-                                                 std::optional<bool> accepted,
-                                                 const std::optional<v1::Filters>& filters) {
-  Result<AgentIdx> agent = agentIndex(agentId);
-  if (!agent.ok()) return agent.status();
-  Result<FrameworkIdx> framework = frameworkIndex(frameworkId);
-  if (!framework.ok()) return framework.status();
-  AgentState& state = *agents_[*agent];
-  state.inverseOffered.erase(*framework);
-  if (accepted.has_value() && !*accepted) {
-    const double seconds = filters ? filters->refuse_seconds() : options_.defaultRefuseSeconds;
-    if (seconds > 0) {
-      state.inverseOfferFilters[*framework] =
-          options_.clock() +
-          static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
-    }
-  }
   return Status();
 }
 

@@ -2,7 +2,8 @@
 // implement it (internal to allocator/; users go through Allocator and
 // makeHierarchicalAllocator()).
 //
-//   hierarchical.cpp        the API: frameworks, agents, recovery, filters, quota, weights
+//   hierarchical.cpp        the API: frameworks, recovery, filters, quota, weights
+//   hierarchical_agents.cpp the API: agents, maintenance, placement events
 //   allocation_cycle.cpp    one cycle: stage 1 (quota guarantees), stage 2 (weighted DRF)
 //   revocable_stage.cpp     stage 3: idle reserved and oversubscribed resources, rescinds
 //   allocator_metrics.cpp   the metrics snapshot
@@ -22,6 +23,9 @@
 #include "allocator/host_affinity.h"
 
 namespace harvest {
+
+// Mesos caps refusals at a year; longer ones are almost certainly unit mistakes.
+inline constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
 
 class HierarchicalAllocator final : public Allocator {
  public:
