@@ -7,5 +7,7 @@ add_library(harvest_http STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/http/recordio.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/http/request_parser.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/http/response_parser.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/http/response_writer.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/http/server_handles.cpp
 )
 target_link_libraries(harvest_http PUBLIC glog::glog)

@@ -16,75 +16,10 @@
 #include <cstring>
 #include <limits>
 
+#include "master/http/response_writer.h"
+#include "master/http/server_connection.h"
+
 namespace harvest::http {
-
-namespace detail {
-
-// One accepted socket and everything the server knows about it. Owned by the server's map
-// (then briefly by its graveyard once closed); handles hold weak references.
-struct ServerConnection {
-  enum class State {
-    kReading,            // Between requests or receiving one.
-    kPending,            // A request was handed to the handler and is not answered yet.
-    kStreaming,          // The answer is a stream; input is read and dropped.
-    kClosingAfterWrite,  // Flushing a final answer; input is read and dropped.
-    kLingering,          // Write side shut; reading and dropping input until EOF or deadline.
-    kClosed
-  };
-
-  explicit ServerConnection(ParseLimits limits) : parser(limits) {}
-  size_t unsent() const { return out.size() - outPos; }
-  bool closed() const { return state == State::kClosed; }
-
-  HttpServer* server = nullptr;
-  std::weak_ptr<ServerConnection> self;
-  uint64_t id = 0;
-  int fd = -1;
-  std::string peer;
-  State state = State::kReading;
-  RequestParser parser;
-  std::string out;  // Bytes queued for the socket; out[outPos..] are unsent.
-  size_t outPos = 0;
-  uint32_t registered = 0;    // The epoll interest as last set.
-  bool peerEof = false;       // recv() returned 0: the peer will send nothing more.
-  bool peerShutdown = false;  // EPOLLRDHUP seen while not reading.
-  bool rejected = false;      // Over maxConnections; being answered 503.
-  bool processing = false;    // processRequests() is on the stack for this connection.
-  bool dirty = false;         // Output queued since the last flush (see flushDirty).
-  int64_t lastActivityMs = 0;
-  int64_t lingerDeadlineMs = 0;
-  uint64_t requestSerial = 0;  // Which request a Responder answers.
-  std::shared_ptr<Stream> stream;
-};
-
-struct ResponderState {
-  // The connection, if it is still waiting for this very request's answer.
-  std::shared_ptr<ServerConnection> waitingConnection() const {
-    std::shared_ptr<ServerConnection> conn = connection.lock();
-    if (!conn || conn->state != ServerConnection::State::kPending ||
-        conn->requestSerial != serial) {
-      return nullptr;
-    }
-    return conn;
-  }
-
-  ~ResponderState() {
-    if (answered) return;
-    if (std::shared_ptr<ServerConnection> conn = waitingConnection()) {
-      LOG(WARNING) << "request from " << conn->peer << " was dropped unanswered; answering 500";
-      conn->server->respond(*this, Response::text(500, "the request was not answered\n"));
-    }
-  }
-
-  std::weak_ptr<ServerConnection> connection;
-  uint64_t serial = 0;
-  bool head = false;  // A HEAD request: headers only.
-  bool keepAlive = true;
-  int versionMinor = 1;
-  bool answered = false;
-};
-
-}  // namespace detail
 
 namespace {
 
@@ -122,214 +57,7 @@ std::string formatAddress(const sockaddr_storage& address) {
   return "unknown";
 }
 
-void appendField(std::string& out, std::string_view name, std::string_view value) {
-  // A CR or LF in a value would let whoever chose it add headers or a whole response.
-  if (!detail::isToken(name) || !detail::isFieldValue(value)) {
-    LOG(ERROR) << "dropping malformed response header '" << name << "'";
-    return;
-  }
-  out.append(name);
-  out.append(": ");
-  out.append(value);
-  out.append("\r\n");
-}
-
-// The status line and the caller's fields. True if the caller asked for Connection: close.
-bool appendHead(std::string& out, int status, const std::string& contentType,
-                const Headers& headers) {
-  out.append("HTTP/1.1 ");
-  out.append(std::to_string(status));
-  out.push_back(' ');
-  out.append(reasonPhrase(status));
-  out.append("\r\n");
-  if (!contentType.empty()) appendField(out, "Content-Type", contentType);
-  bool close = false;
-  for (const auto& [name, value] : headers) {
-    std::string lower = toLower(name);
-    if (lower == "connection") {
-      close = close || headerHasToken({{lower, value}}, "connection", "close");
-      continue;
-    }
-    if (lower == "content-length" || lower == "transfer-encoding") {
-      LOG(WARNING) << "ignoring response header '" << name << "': the server frames bodies";
-      continue;
-    }
-    appendField(out, name, value);
-  }
-  return close;
-}
-
-// A complete response with a Content-Length body.
-std::string serialize(const Response& response, bool headRequest, bool close, int versionMinor) {
-  std::string out;
-  out.reserve(128 + response.body.size());
-  close = appendHead(out, response.status, response.contentType, response.headers) || close;
-  bool bodyAllowed = response.status != 204 && response.status != 304;
-  if (bodyAllowed) appendField(out, "Content-Length", std::to_string(response.body.size()));
-  if (close) {
-    out.append("Connection: close\r\n");
-  } else if (versionMinor == 0) {
-    out.append("Connection: keep-alive\r\n");
-  }
-  out.append("\r\n");
-  if (bodyAllowed && !headRequest) out.append(response.body);
-  return out;
-}
-
-bool wantsClose(const Response& response) {
-  for (const auto& [name, value] : response.headers) {
-    if (toLower(name) == "connection" &&
-        headerHasToken({{"connection", value}}, "connection", "close")) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
-
-std::string_view reasonPhrase(int status) {
-  switch (status) {
-    case 100:
-      return "Continue";
-    case 200:
-      return "OK";
-    case 201:
-      return "Created";
-    case 202:
-      return "Accepted";
-    case 204:
-      return "No Content";
-    case 301:
-      return "Moved Permanently";
-    case 302:
-      return "Found";
-    case 304:
-      return "Not Modified";
-    case 307:
-      return "Temporary Redirect";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 406:
-      return "Not Acceptable";
-    case 408:
-      return "Request Timeout";
-    case 409:
-      return "Conflict";
-    case 411:
-      return "Length Required";
-    case 413:
-      return "Content Too Large";
-    case 414:
-      return "URI Too Long";
-    case 415:
-      return "Unsupported Media Type";
-    case 417:
-      return "Expectation Failed";
-    case 429:
-      return "Too Many Requests";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 501:
-      return "Not Implemented";
-    case 503:
-      return "Service Unavailable";
-    case 505:
-      return "HTTP Version Not Supported";
-    default:
-      return "Unknown";
-  }
-}
-
-Response Response::text(int status, std::string body) {
-  Response response;
-  response.status = status;
-  response.contentType = "text/plain; charset=utf-8";
-  response.body = std::move(body);
-  return response;
-}
-
-Response Response::json(int status, std::string body) {
-  Response response;
-  response.status = status;
-  response.contentType = "application/json";
-  response.body = std::move(body);
-  return response;
-}
-
-// ---- Stream and Responder: thin handles that forward to the server if it is still there.
-
-bool Stream::send(std::string_view chunk) {
-  if (!open_) return false;
-  std::shared_ptr<detail::ServerConnection> conn = connection_.lock();
-  if (!conn || conn->closed() || conn->stream.get() != this) {
-    open_ = false;
-    return false;
-  }
-  if (chunk.empty()) return true;  // An empty chunk would end the body.
-  return conn->server->streamSend(*conn, *this, chunk);
-}
-
-void Stream::close() {
-  if (!open_) return;
-  std::shared_ptr<detail::ServerConnection> conn = connection_.lock();
-  if (!conn || conn->closed() || conn->stream.get() != this) {
-    open_ = false;
-    return;
-  }
-  conn->server->streamClose(*conn, true);
-}
-
-void Stream::onClose(std::function<void()> callback) {
-  if (reported_) {
-    if (callback) callback();
-    return;
-  }
-  onClose_ = std::move(callback);
-}
-
-size_t Stream::bufferedBytes() const {
-  std::shared_ptr<detail::ServerConnection> conn = connection_.lock();
-  return conn && !conn->closed() ? conn->unsent() : 0;
-}
-
-bool Responder::respond(Response response) {
-  std::shared_ptr<detail::ServerConnection> conn = state_->connection.lock();
-  if (!conn) {
-    state_->answered = true;
-    return false;
-  }
-  return conn->server->respond(*state_, std::move(response));
-}
-
-std::shared_ptr<Stream> Responder::startStream(int status, std::string contentType,
-                                               Headers extraHeaders) {
-  std::shared_ptr<detail::ServerConnection> conn = state_->connection.lock();
-  if (!conn) {
-    state_->answered = true;
-    return HttpServer::closedStream();
-  }
-  return conn->server->startStream(*state_, status, contentType, extraHeaders);
-}
-
-bool Responder::answered() const {
-  return state_->answered;
-}
-
-bool Responder::connected() const {
-  std::shared_ptr<detail::ServerConnection> conn = state_->connection.lock();
-  return conn && !conn->closed() && !conn->peerShutdown && !conn->peerEof;
-}
 
 // ---- HttpServer
 
@@ -535,7 +263,8 @@ void HttpServer::acceptAll(int64_t now) {
       ++rejecting_;
       LOG_EVERY_N(WARNING, 100) << "over " << options_.maxConnections
                                 << " connections; answering 503 to " << conn->peer;
-      std::string answer = serialize(Response::text(503, "too many connections\n"), false, true, 1);
+      std::string answer =
+          detail::serializeResponse(Response::text(503, "too many connections\n"), false, true, 1);
       queueOutput(*conn, answer);
       if (!conn->closed()) conn->state = State::kClosingAfterWrite;
       settle(*conn);
@@ -783,7 +512,8 @@ void HttpServer::closeConnection(Connection& conn, std::string_view reason) {
 void HttpServer::answerError(Connection& conn, int status, const std::string& message) {
   ++stats_.badRequests;
   VLOG(1) << "bad request from " << conn.peer << ": " << status << " " << message;
-  queueOutput(conn, serialize(Response::text(status, message + "\n"), false, true, 1));
+  queueOutput(conn,
+              detail::serializeResponse(Response::text(status, message + "\n"), false, true, 1));
   if (conn.closed()) return;
   conn.state = State::kClosingAfterWrite;
   settle(conn);
@@ -852,8 +582,8 @@ bool HttpServer::respond(detail::ResponderState& state, Response response) {
     LOG(ERROR) << "handler answered with status " << response.status << "; sending 500";
     response = Response::text(500, "invalid response status\n");
   }
-  bool close = !state.keepAlive || wantsClose(response);
-  queueOutput(*conn, serialize(response, state.head, close, state.versionMinor));
+  bool close = !state.keepAlive || detail::wantsClose(response);
+  queueOutput(*conn, detail::serializeResponse(response, state.head, close, state.versionMinor));
   if (conn->closed()) return true;  // The write failed; the answer was accepted all the same.
   if (close) {
     conn->state = State::kClosingAfterWrite;
@@ -885,7 +615,7 @@ std::shared_ptr<Stream> HttpServer::startStream(detail::ResponderState& state, i
   state.answered = true;
   bool chunked = state.versionMinor == 1;
   std::string head;
-  appendHead(head, status, contentType, extra);
+  detail::appendResponseHead(head, status, contentType, extra);
   if (chunked) head.append("Transfer-Encoding: chunked\r\n");
   // The stream ends only by closing the connection, so say so from the start.
   head.append("Connection: close\r\n\r\n");
