@@ -43,11 +43,10 @@
 #include <span>
 #include <vector>
 
+#include "common/time.h"
 #include "resources/quantities.h"
 
 namespace harvest::agent {
-
-using TimeNanos = int64_t;
 
 // Running non-throttleable revocable executors as the policy sees them: one column of amounts
 // (thousandths) per scalar kind of the agent's total, so scans are over contiguous int64s.

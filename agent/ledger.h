@@ -68,8 +68,6 @@
 
 namespace harvest::agent {
 
-inline constexpr TimeNanos kNanosPerSecond = 1'000'000'000;
-
 struct ExecutorRef {
   std::string framework;
   std::string executor;

@@ -2,7 +2,7 @@
 
 #include <glog/logging.h>
 
-#include "resources/convert.h"
+#include "resources/proto/convert.h"
 
 namespace harvest::agent {
 namespace {

@@ -91,7 +91,7 @@ Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
     if (key.revocable()) return false;
     if (!key.reserved()) return true;
     if (!framework.refinement && pools::get(key.pool).stack.size() > 1) return false;
-    const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : UINT32_MAX;
+    const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : RoleIdx(UINT32_MAX);
     return std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) !=
            role.selfAndAncestors.end();
   });
@@ -156,7 +156,7 @@ Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
 void HierarchicalAllocator::allocate() {
   std::vector<AgentIdx> all;
   all.reserve(agents_.size());
-  for (AgentIdx i = 0; i < agents_.size(); ++i) {
+  for (AgentIdx i{}; i < agents_.size(); ++i) {
     if (agents_[i]) all.push_back(i);
   }
   runCycle(std::move(all));
@@ -190,7 +190,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   // RoleIdx -> index into quotaRoles, or -1: lets the hot loops walk a role's ancestors
   // instead of scanning every quota role.
   std::vector<int> quotaSlot(roles_.size(), -1);
-  for (RoleIdx r = 0; r < roles_.size(); ++r) {
+  for (RoleIdx r{}; r < roles_.size(); ++r) {
     if (!roles_[r].quota) continue;
     quotaSlot[r] = static_cast<int>(quotaRoles.size());
     quotaRoles.push_back(QuotaRole{r, Quantities()});

@@ -17,14 +17,12 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/time.h"
 #include "protos/mesos.pb.h"
 #include "resources/quantities.h"
 #include "resources/resources.h"
 
 namespace harvest {
-
-// Nanoseconds on the injected clock (simulated or real, the allocator does not care).
-using TimeNanos = int64_t;
 
 // Host affinity (the role history): a role is re-offered the agents it used before, most
 // recently used first. Off unless enabled; see allocator/host_affinity.h.

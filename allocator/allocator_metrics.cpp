@@ -106,7 +106,7 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   }
   if (affinity_) {
     const RoleHistory& history = affinity_->history();
-    for (RoleIdx r = 0; r < roles_.size(); ++r) {
+    for (RoleIdx r{}; r < roles_.size(); ++r) {
       const HistoryRoleMetrics& m = history.metrics(r);
       const std::string role = prefix + "host_affinity/roles/" + roles_[r].name + "/";
       out[role + "preferred_offers"] = static_cast<double>(m.preferredOffers);

@@ -14,14 +14,11 @@
 
 #include "allocator/allocator.h"
 #include "allocator/offer_filter.h"
+#include "common/ids.h"
 #include "revocation/revocable_ledger.h"
 #include "sorters/sorter.h"
 
 namespace harvest {
-
-using RoleIdx = uint32_t;
-using FrameworkIdx = uint32_t;
-using AgentIdx = uint32_t;
 
 struct RoleState {
   std::string name;

@@ -321,7 +321,7 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
   Result<FrameworkIdx> index = frameworkIndex(id);
   if (!index.ok()) return index.status();
   // Give back everything the framework holds, so shares drop at once.
-  for (AgentIdx a = 0; a < agents_.size(); ++a) {
+  for (AgentIdx a{}; a < agents_.size(); ++a) {
     if (!agents_[a]) continue;
     AgentState& agent = *agents_[a];
     std::vector<std::pair<Holder, Resources>> held;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "allocator/history_codec.h"
+#include "role_history/codec.h"
 
 namespace harvest {
 namespace {

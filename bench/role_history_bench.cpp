@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <string>
 
-#include "allocator/history_codec.h"
-#include "allocator/history_file.h"
-#include "allocator/history_store.h"
-#include "allocator/role_history.h"
+#include "role_history/codec.h"
+#include "common/atomic_file.h"
+#include "role_history/store.h"
+#include "role_history/role_history.h"
 
 namespace harvest {
 namespace {
@@ -24,16 +24,16 @@ std::string agentName(AgentIdx a) {
 }
 
 void registerAll(RoleHistory& h, RoleIdx roles, AgentIdx agents) {
-  for (RoleIdx r = 0; r < roles; ++r) (void)h.addRole(r, "role-" + std::to_string(r));
-  for (AgentIdx a = 0; a < agents; ++a) (void)h.addAgent(a, agentName(a));
+  for (RoleIdx r{}; r < roles; ++r) (void)h.addRole(r, "role-" + std::to_string(r));
+  for (AgentIdx a{}; a < agents; ++a) (void)h.addAgent(a, agentName(a));
 }
 
 // Every role ran on every agent and left, at distinct times.
 void fill(RoleHistory& h, RoleIdx roles, AgentIdx agents) {
   registerAll(h, roles, agents);
   TimeNanos t = 1;
-  for (AgentIdx a = 0; a < agents; ++a) {
-    for (RoleIdx r = 0; r < roles; ++r) {
+  for (AgentIdx a{}; a < agents; ++a) {
+    for (RoleIdx r{}; r < roles; ++r) {
       (void)h.onStarted(r, a, t);
       (void)h.onReleased(r, a, ++t);
     }
@@ -49,7 +49,7 @@ RoleLookup lookupAll() {
 void BM_PreferredAgent(benchmark::State& state) {
   RoleHistory h;
   fill(h, kRoles, kAgents);
-  RoleIdx role = 0;
+  RoleIdx role{};
   for (auto _ : state) {
     benchmark::DoNotOptimize(h.preferredAgent(role));
     role = role + 1 == kRoles ? 0 : role + 1;
@@ -76,8 +76,8 @@ void BM_RecordAllocationAndRelease(benchmark::State& state) {
   RoleHistory h;
   fill(h, kRoles, kAgents);
   TimeNanos now = 1'000'000;
-  AgentIdx agent = 0;
-  RoleIdx role = 0;
+  AgentIdx agent{};
+  RoleIdx role{};
   for (auto _ : state) {
     (void)h.onStarted(role, agent, now);
     (void)h.onReleased(role, agent, ++now);
@@ -146,7 +146,7 @@ void BM_Load100k(benchmark::State& state) {
     registerAll(*h, kRoles, kAgents);
     state.ResumeTiming();
     const HistoryLoadReport report = store.load(*h, 1'000'000, lookupAll());
-    for (RoleIdx r = 0; r < kRoles; ++r) benchmark::DoNotOptimize(h->preferredAgent(r));
+    for (RoleIdx r{}; r < kRoles; ++r) benchmark::DoNotOptimize(h->preferredAgent(r));
     loaded = report.recordsLoaded;
     state.PauseTiming();
     h.reset();
@@ -169,11 +169,11 @@ void BM_LoadThenAgentsReturn100k(benchmark::State& state) {
     registerAll(*h, kRoles, 0);
     state.ResumeTiming();
     (void)h->loadBytes(bytes, 1'000'000, lookupAll());
-    for (AgentIdx i = 0; i < kAgents; ++i) {
+    for (AgentIdx i{}; i < kAgents; ++i) {
       const AgentIdx a = (i * 7919) % kAgents;  // 7919 is prime: a permutation.
       (void)h->addAgent(a, agentName(a));
     }
-    for (RoleIdx r = 0; r < kRoles; ++r) benchmark::DoNotOptimize(h->preferredAgent(r));
+    for (RoleIdx r{}; r < kRoles; ++r) benchmark::DoNotOptimize(h->preferredAgent(r));
     state.PauseTiming();
     h.reset();
     state.ResumeTiming();

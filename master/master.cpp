@@ -6,25 +6,6 @@
 
 namespace harvest::master {
 
-const char* toString(TaskState state) {
-  switch (state) {
-    case TaskState::kStaging:
-      return "TASK_STAGING";
-    case TaskState::kRunning:
-      return "TASK_RUNNING";
-    case TaskState::kFinished:
-      return "TASK_FINISHED";
-    case TaskState::kFailed:
-      return "TASK_FAILED";
-    case TaskState::kKilled:
-      return "TASK_KILLED";
-    case TaskState::kLost:
-      return "TASK_LOST";
-    case TaskState::kError:
-      return "TASK_ERROR";
-  }
-  return "TASK_UNKNOWN";
-}
 
 void MasterStats::add(const MasterStats& o) {
   offersMade += o.offersMade;

@@ -19,29 +19,36 @@
 #include <string>
 #include <vector>
 
-#include "master/event_loop.h"
+#include "common/event_loop.h"
 #include "master/module_loader.h"
 #include "master/scheduler_api.h"
-#include "master/sim_agent.h"
+#include "agent/runtime/sim_agent.h"
 
 namespace harvest::master {
+
+// The agent runtime's types, as the master uses them.
+using agent::AgentLink;
+using agent::AgentReports;
+using agent::HeldTask;
+using agent::RunTask;
+using agent::SimAgent;
 
 struct MasterOptions {
   std::string modules;    // Manifest (JSON or path); empty: the built-in module.
   std::string allocator;  // Module name; empty: the manifest's only module.
-  TimeNanos allocationInterval = kSecond;
+  TimeNanos allocationInterval = kNanosPerSecond;
   // Agents whose resources changed (registered, or resources freed) get a cycle of their own
   // this long after the change, batched, instead of waiting for the next interval. 0: off.
   TimeNanos eventBatchDelay = 0;
   TimeNanos offerTimeout = 0;  // 0: offers do not expire.
-  TimeNanos killGrace = 2 * kSecond;
+  TimeNanos killGrace = 2 * kNanosPerSecond;
   uint64_t seed = 0;
   // Non-empty: the master persists what it needs to recover (agents, frameworks, weights,
   // quotas) in <workDir>/master-state.pb, and recovers from it at start.
   std::string workDir;
   // Recovery ends when every expected agent is back, or once this long has passed and at
   // least recoveryMinFraction of them are.
-  TimeNanos recoveryTimeout = 60 * kSecond;
+  TimeNanos recoveryTimeout = 60 * kNanosPerSecond;
   double recoveryMinFraction = 0.8;
   // Non-empty: offer ids are "o-<runId>-N", unique across master restarts (the network
   // master sets a random one; the harness keeps plain "o-N" for reproducible runs).

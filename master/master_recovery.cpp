@@ -10,10 +10,10 @@
 #include <chrono>
 #include <filesystem>
 
-#include "allocator/history_file.h"
+#include "common/atomic_file.h"
 #include "master/master.h"
 #include "protos/master_state.pb.h"
-#include "resources/convert.h"
+#include "resources/proto/convert.h"
 
 namespace harvest::master {
 
@@ -131,7 +131,7 @@ void Master::checkRecovery() {
   }
   LOG(WARNING) << "recovery: " << recovery_.recoveredAgents << " of " << recovery_.expectedAgents
                << " agents back, waiting for " << options_.recoveryMinFraction * 100 << "%";
-  later(kSecond, [this] { checkRecovery(); });
+  later(kNanosPerSecond, [this] { checkRecovery(); });
 }
 
 void Master::finishRecovery(const std::string& how) {
@@ -154,7 +154,7 @@ void Master::finishRecovery(const std::string& how) {
 void Master::saveStateSoon() {
   if (options_.workDir.empty() || saveScheduled_) return;
   saveScheduled_ = true;
-  later(100 * kMillisecond, [this] {
+  later(100 * kNanosPerMilli, [this] {
     saveScheduled_ = false;
     saveState();
   });

@@ -9,27 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "agent/runtime/task.h"
 #include "allocator/allocator.h"
 #include "resources/resources.h"
 
 namespace harvest::master {
 
-enum class TaskState : uint8_t { kStaging, kRunning, kFinished, kFailed, kKilled, kLost, kError };
-const char* toString(TaskState state);  // "TASK_RUNNING", ...
-inline bool isTerminal(TaskState state) {
-  return state == TaskState::kFinished || state == TaskState::kFailed ||
-         state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError;
-}
-
-struct TaskStatus {
-  std::string task;
-  std::string framework;
-  std::string agent;
-  TaskState state = TaskState::kStaging;
-  std::string reason;  // Mesos-style reason name, e.g. "REASON_INVALID_OFFERS".
-  std::string message;
-  TimeNanos time = 0;
-};
+// The task vocabulary is the agent runtime's; the master speaks it unqualified.
+using agent::isTerminal;
+using agent::TaskLaunch;
+using agent::TaskState;
+using agent::TaskStatus;
+using agent::toString;
 
 struct Offer {
   std::string id;
@@ -46,14 +37,6 @@ struct InverseOffer {
   std::string framework;
   std::string agent;
   v1::Unavailability unavailability;
-};
-
-// One task of a LAUNCH operation. `duration` is the simulated workload: the agent runs the
-// task that long and then reports TASK_FINISHED (0: until killed).
-struct TaskLaunch {
-  std::string task;
-  Resources resources;
-  TimeNanos duration = 0;
 };
 
 class Scheduler {

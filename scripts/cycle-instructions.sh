@@ -7,6 +7,6 @@ filter=${1:-DeclineOffers/agents:5000/frameworks:1000/}
 out=$(mktemp)
 valgrind --tool=callgrind --callgrind-out-file="$out" \
   --toggle-collect='*HierarchicalAllocator::runCycle*' \
-  ./build/bench/allocator_bench --benchmark_filter="$filter" >/dev/null 2>&1
+  ./build/bin/allocator_bench --benchmark_filter="$filter" >/dev/null 2>&1
 callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1 " instructions in allocation cycles"}'
 rm -f "$out"

@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build harvest-master harvest_allocator >/dev/null
+ninja -C build harvest-master harvest_allocator
 # With no arguments: the module built here (libharvest_allocator.so) from the manifest in
 # master/, the built-in scenario, and the report in out/.
 if [ $# -eq 0 ]; then set -- --modules=master/demo_modules.json; fi
-exec ./build/master/harvest-master "$@"
+exec ./build/bin/harvest-master "$@"

@@ -9,13 +9,11 @@
 #include <thread>
 #include <utility>
 
-#include "master/agent_wire.h"
+#include "agent/runtime/agent_wire.h"
 
-namespace harvest::agent_process {
+namespace harvest::agent {
 namespace {
 
-using master::TaskState;
-using master::TaskStatus;
 
 constexpr const char* kRegisterPath = "/agent/v1/register";
 constexpr const char* kCallPath = "/agent/v1/call";
@@ -79,8 +77,8 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
 
   std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
   const AgentProcessOptions& o = process->options_;
-  Result<std::unique_ptr<master::SimAgent>> agent =
-      master::SimAgent::create(o.agentId, o.total, &process->loop_, process.get(), o.killGrace);
+  Result<std::unique_ptr<SimAgent>> agent =
+      SimAgent::create(o.agentId, o.total, &process->loop_, process.get(), o.killGrace);
   if (!agent.ok()) return agent.status();
   process->agent_ = std::move(agent).value();
   process->scheduleTick();
@@ -106,7 +104,7 @@ TimeNanos AgentProcess::elapsed() const {
 }
 
 int64_t AgentProcess::nowMs() const {
-  return elapsed() / master::kMillisecond;
+  return elapsed() / kNanosPerMilli;
 }
 
 http::Headers AgentProcess::requestHeaders() const {
@@ -188,12 +186,12 @@ void AgentProcess::statusUpdate(const TaskStatus& status) {
   TaskStatus sent = status;
   // The SimAgent's clock starts at 0 with this process; the master gets Unix time.
   sent.time = wallStartNanos_ + status.time;
-  enqueue(master::statusCall(options_.agentId, 0, sent,
+  enqueue(statusCall(options_.agentId, 0, sent,
                              agent_->holdsExecutor(status.framework, status.task)));
 }
 
 void AgentProcess::resourcesFreed(const std::string& /*agent*/, const agent::Freed& freed) {
-  enqueue(master::freedCall(options_.agentId, 0, freed));
+  enqueue(freedCall(options_.agentId, 0, freed));
 }
 
 void AgentProcess::maybeRegister() {
@@ -207,7 +205,7 @@ void AgentProcess::maybeRegister() {
                 [](const v1::AgentCall& call) { return call.type() == v1::AgentCall::FREED; });
   stats_.freedDropped += before - outbox_.size();
 
-  const v1::AgentCall call = master::registerCall(
+  const v1::AgentCall call = registerCall(
       {options_.agentId, options_.bootId, options_.total, options_.estimate, agent_->heldTasks()});
   const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
   auto fail = [&](const std::string& why) {
@@ -332,16 +330,16 @@ void AgentProcess::handleRegistered(const v1::AgentEvent& event) {
 }
 
 void AgentProcess::handleRunTask(const v1::AgentEvent& event) {
-  Result<master::RunTask> run = master::runTaskFromEvent(event);
+  Result<RunTask> run = runTaskFromEvent(event);
   const std::string framework = event.run_task().framework_id().value();
   const std::string task = event.run_task().task().task_id().value();
   const std::string& target = event.run_task().task().agent_id().value();
-  if (run.ok() && task.empty()) run = Result<master::RunTask>::error("RUN_TASK needs a task_id");
+  if (run.ok() && task.empty()) run = Result<RunTask>::error("RUN_TASK needs a task_id");
   if (run.ok() && !target.empty() && target != options_.agentId) {
-    run = Result<master::RunTask>::error("RUN_TASK for agent '" + target + "'");
+    run = Result<RunTask>::error("RUN_TASK for agent '" + target + "'");
   }
   auto holds = [&] {
-    for (const master::HeldTask& held : agent_->heldTasks()) {
+    for (const HeldTask& held : agent_->heldTasks()) {
       if (held.framework == framework && held.task == task) return true;
     }
     return false;
@@ -410,4 +408,4 @@ void AgentProcess::sendCalls() {
   }
 }
 
-}  // namespace harvest::agent_process
+}  // namespace harvest::agent

@@ -33,16 +33,16 @@
 #include <string>
 
 #include "common/status.h"
-#include "master/agent_link.h"
-#include "master/event_loop.h"
-#include "master/http/basic_auth.h"
-#include "master/http/http_client.h"
-#include "master/http/recordio.h"
-#include "master/sim_agent.h"
+#include "agent/runtime/agent_link.h"
+#include "common/event_loop.h"
+#include "net/basic_auth.h"
+#include "net/http_client.h"
+#include "net/recordio.h"
+#include "agent/runtime/sim_agent.h"
 #include "protos/agent_api.pb.h"
 #include "resources/resources.h"
 
-namespace harvest::agent_process {
+namespace harvest::agent {
 
 struct AgentProcessOptions {
   std::string masterHost = "127.0.0.1";
@@ -52,7 +52,7 @@ struct AgentProcessOptions {
   std::string agentId;  // Required.
   Resources total;      // Required, not empty.
   Resources estimate;   // Usage slack the master may lend as throttleable revocable.
-  TimeNanos killGrace = 2 * master::kSecond;
+  TimeNanos killGrace = 2 * kNanosPerSecond;
   // Retry delays for registrations and calls: the first, doubled after every failure up to
   // the maximum, back to the first after a success.
   int initialBackoffMs = 100;
@@ -61,7 +61,7 @@ struct AgentProcessOptions {
   int callTimeoutMs = 2000;
   // The stream is given up after this many heartbeat intervals without an event (0: never).
   int missedHeartbeats = 3;
-  TimeNanos tickInterval = master::kSecond;  // SimAgent::tick(): ledger wait timeouts.
+  TimeNanos tickInterval = kNanosPerSecond;  // SimAgent::tick(): ledger wait timeouts.
   // Identifies this process start to the master; empty: a random one.
   std::string bootId;
 };
@@ -78,7 +78,7 @@ struct AgentProcessStats {
   uint64_t freedDropped = 0;  // FREED calls superseded by a registration.
 };
 
-class AgentProcess final : public master::AgentReports {
+class AgentProcess final : public AgentReports {
  public:
   static Result<std::unique_ptr<AgentProcess>> create(AgentProcessOptions options);
   ~AgentProcess() override;
@@ -97,7 +97,7 @@ class AgentProcess final : public master::AgentReports {
   bool registered() const { return registered_; }
   const std::string& masterId() const { return masterId_; }
   const std::string& bootId() const { return options_.bootId; }
-  const master::SimAgent& agent() const { return *agent_; }
+  const SimAgent& agent() const { return *agent_; }
   // Calls not yet acknowledged, in sending order.
   const std::deque<v1::AgentCall>& outbox() const { return outbox_; }
   const AgentProcessStats& stats() const { return stats_; }
@@ -105,7 +105,7 @@ class AgentProcess final : public master::AgentReports {
   TimeNanos elapsed() const;
 
   // AgentReports: what the SimAgent learns, queued for the master.
-  void statusUpdate(const master::TaskStatus& status) override;
+  void statusUpdate(const TaskStatus& status) override;
   void resourcesFreed(const std::string& agent, const agent::Freed& freed) override;
 
  private:
@@ -130,8 +130,8 @@ class AgentProcess final : public master::AgentReports {
   AgentProcessOptions options_;
   std::chrono::steady_clock::time_point start_;
   int64_t wallStartNanos_ = 0;  // Unix time at start_: status times are sent as Unix time.
-  master::EventLoop loop_;
-  std::unique_ptr<master::SimAgent> agent_;
+  EventLoop loop_;
+  std::unique_ptr<SimAgent> agent_;
   std::atomic<bool> stopped_{false};
 
   // The registration stream, while one is open; its REGISTERED may still be due.
@@ -155,4 +155,4 @@ class AgentProcess final : public master::AgentReports {
   AgentProcessStats stats_;
 };
 
-}  // namespace harvest::agent_process
+}  // namespace harvest::agent

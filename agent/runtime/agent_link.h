@@ -1,0 +1,58 @@
+// AgentLink: how the master reaches one agent, whether simulated in-process (SimAgent) or a
+// separate harvest-agent process on the network (RemoteAgent). The master sends launches and
+// kills through it; what the agent learns comes back through AgentReports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agent/ledger.h"
+#include "agent/runtime/task.h"
+#include "resources/resources.h"
+
+namespace harvest::agent {
+
+class AgentReports {
+ public:
+  virtual ~AgentReports() = default;
+  virtual void statusUpdate(const TaskStatus& status) = 0;
+  // An executor ended (finished, killed or evicted): its resources are free again.
+  virtual void resourcesFreed(const std::string& agent, const agent::Freed& freed) = 0;
+};
+
+struct RunTask {
+  std::string framework;
+  std::string role;
+  TaskLaunch task;
+  std::vector<agent::RevocationHint> revocations;
+};
+
+// A task an agent holds resources for, as it reports them when it (re-)registers: running
+// (kRunning), waiting for evictions to finish (kStaging), or being evicted (kLost).
+struct HeldTask {
+  std::string framework;
+  std::string role;
+  std::string task;
+  Resources resources;
+  TaskState state = TaskState::kRunning;
+};
+
+class AgentLink {
+ public:
+  virtual ~AgentLink() = default;
+  virtual const std::string& id() const = 0;
+  virtual void runTask(const RunTask& message) = 0;
+  virtual void killTask(const std::string& framework, const std::string& task) = 0;
+  // Periodic housekeeping (a simulated agent times out waiting launches here).
+  virtual void tick() {}
+  virtual void shutdown() = 0;
+  // Null while no master listens.
+  virtual void setReports(AgentReports* reports) = 0;
+  // Whether an executor of the task still holds resources on the agent, as of the status
+  // update being processed (a launch the agent refused holds nothing).
+  virtual bool holdsExecutor(const std::string& framework, const std::string& task) const = 0;
+  virtual std::vector<HeldTask> heldTasks() const = 0;
+  virtual Resources total() const = 0;
+};
+
+}  // namespace harvest::agent

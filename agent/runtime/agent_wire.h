@@ -1,0 +1,43 @@
+// Conversions between the master's agent-facing types (RunTask, TaskStatus, agent::Freed,
+// HeldTask) and the harvest-agent protocol (protos/agent_api.proto). Used by both ends, so
+// a round trip is exact; malformed input from the network is an error, never a crash.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "agent/runtime/agent_link.h"
+#include "common/event_loop.h"
+#include "protos/agent_api.pb.h"
+
+namespace harvest::agent {
+
+v1::TaskState taskStateToProto(TaskState state);
+// TASK_STARTING/STAGING -> kStaging, TASK_KILLING -> kLost (evicting), others as named.
+TaskState taskStateFromProto(v1::TaskState state);
+
+// A task's simulated duration travels as the TaskInfo label "harvest.duration_seconds".
+v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId);
+Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event);
+
+v1::AgentEvent killTaskEvent(const std::string& framework, const std::string& task);
+
+v1::AgentCall statusCall(const std::string& agentId, uint64_t sequence, const TaskStatus& status,
+                         bool holdsResources);
+Result<TaskStatus> statusFromCall(const v1::AgentCall& call);
+
+v1::AgentCall freedCall(const std::string& agentId, uint64_t sequence, const agent::Freed& freed);
+Result<agent::Freed> freedFromCall(const v1::AgentCall& call);
+
+struct AgentRegistration {
+  std::string id;
+  std::string bootId;
+  Resources total;
+  Resources estimate;
+  std::vector<HeldTask> tasks;
+};
+v1::AgentCall registerCall(const AgentRegistration& registration);
+Result<AgentRegistration> registrationFromCall(const v1::AgentCall& call);
+
+}  // namespace harvest::agent

@@ -1,0 +1,164 @@
+#include "agent/runtime/sim_agent.h"
+
+#include <glog/logging.h>
+
+namespace harvest::agent {
+namespace {
+
+// Mesos-style reason names for what the ledger reports.
+const char* reasonName(agent::LostReason reason) {
+  switch (reason) {
+    case agent::LostReason::kInsufficientResources:
+      return "REASON_INSUFFICIENT_RESOURCES";
+    case agent::LostReason::kWaitTimeout:
+      return "REASON_EVICTION_WAIT_TIMEOUT";
+    case agent::LostReason::kDisplacedByRegular:
+      return "REASON_DISPLACED_BY_REGULAR";
+    case agent::LostReason::kExecutorEvicted:
+      return "REASON_CONTAINER_PREEMPTED";
+  }
+  return "REASON_UNKNOWN";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SimAgent>> SimAgent::create(std::string id, const Resources& total,
+                                                   EventLoop* loop, AgentReports* reports,
+                                                   TimeNanos killGrace) {
+  agent::LedgerOptions options;
+  options.clock = [loop] { return loop->now(); };
+  Result<agent::AgentLedger> ledger = agent::AgentLedger::create(total, std::move(options));
+  if (!ledger.ok())
+    return Result<std::unique_ptr<SimAgent>>::error("agent '" + id + "': " + ledger.message());
+  return std::unique_ptr<SimAgent>(
+      new SimAgent(std::move(id), std::move(ledger).value(), loop, reports, killGrace));
+}
+
+SimAgent::SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop,
+                   AgentReports* reports, TimeNanos killGrace)
+    : id_(std::move(id)),
+      ledger_(std::move(ledger)),
+      loop_(loop),
+      reports_(reports),
+      killGrace_(killGrace) {}
+
+void SimAgent::report(const std::string& framework, const std::string& task, TaskState state,
+                      const std::string& reason, const std::string& message) {
+  if (!alive_ || reports_ == nullptr) return;
+  reports_->statusUpdate(TaskStatus{task, framework, id_, state, reason, message, loop_->now()});
+}
+
+void SimAgent::runTask(const RunTask& message) {
+  agent::LaunchRequest request;
+  request.framework = message.framework;
+  request.executor = message.task.task;
+  request.role = message.role;
+  request.tasks.push_back({message.task.task, message.task.resources});
+  request.hints = message.revocations;
+  durations_[{message.framework, message.task.task}] = message.task.duration;
+  Result<agent::LaunchOutcome> outcome = ledger_.launch(std::move(request));
+  if (!outcome.ok()) {
+    durations_.erase({message.framework, message.task.task});
+    report(message.framework, message.task.task, TaskState::kError, "REASON_TASK_INVALID",
+           outcome.message());
+    return;
+  }
+  switch (outcome->state) {
+    case agent::LaunchState::kRunning:  // Listed in effects.started: apply() reports it.
+    case agent::LaunchState::kWaiting:  // Starts when the evictions it waits for complete.
+      break;
+    case agent::LaunchState::kRejected:
+      durations_.erase({message.framework, message.task.task});
+      report(message.framework, message.task.task, TaskState::kLost,
+             "REASON_INSUFFICIENT_RESOURCES", outcome->message);
+      break;
+  }
+  apply(outcome->effects);
+}
+
+void SimAgent::started(const std::string& framework, const std::string& task) {
+  report(framework, task, TaskState::kRunning, "", "");
+  auto duration = durations_.find({framework, task});
+  if (duration == durations_.end() || duration->second <= 0) return;
+  loop_->after(duration->second, [this, framework, task] {
+    // Only if it still runs: it may have been killed or evicted meanwhile.
+    const agent::Executor* executor = ledger_.findExecutor(framework, task);
+    if (executor == nullptr || executor->evicting) return;
+    finish(framework, task, TaskState::kFinished, "");
+  });
+}
+
+void SimAgent::finish(const std::string& framework, const std::string& task, TaskState state,
+                      const std::string& reason) {
+  Result<agent::Effects> effects = ledger_.executorTerminated(framework, task);
+  if (!effects.ok()) return;
+  durations_.erase({framework, task});
+  report(framework, task, state, reason, "");
+  apply(*effects);
+}
+
+void SimAgent::killTask(const std::string& framework, const std::string& task) {
+  const agent::Executor* executor = ledger_.findExecutor(framework, task);
+  if (executor == nullptr) {
+    // Maybe still waiting for evictions: dropping it frees nothing it held.
+    Result<agent::Effects> effects = ledger_.removeTask(framework, task);
+    if (effects.ok()) {
+      durations_.erase({framework, task});
+      report(framework, task, TaskState::kKilled, "REASON_TASK_KILLED_DURING_LAUNCH", "");
+      apply(*effects);
+    }
+    return;
+  }
+  loop_->after(killGrace_,
+               [this, framework, task] { finish(framework, task, TaskState::kKilled, ""); });
+}
+
+void SimAgent::tick() {
+  apply(ledger_.tick(loop_->now()));
+}
+
+void SimAgent::apply(const agent::Effects& effects) {
+  for (const agent::Eviction& eviction : effects.evictions) {
+    const std::string framework = eviction.executor.framework;
+    const std::string task = eviction.executor.executor;
+    // The task is lost now; its resources come back when the executor has exited.
+    report(framework, task, TaskState::kLost, "REASON_CONTAINER_PREEMPTED",
+           "evicted to make room for a regular task");
+    loop_->after(killGrace_, [this, framework, task] {
+      Result<agent::Effects> freed = ledger_.executorTerminated(framework, task);
+      durations_.erase({framework, task});
+      if (freed.ok()) apply(*freed);
+    });
+  }
+  for (const agent::StartedLaunch& launch : effects.started) {
+    for (const std::string& task : launch.tasks) started(launch.executor.framework, task);
+  }
+  for (const agent::LostLaunch& lost : effects.lost) {
+    for (const std::string& task : lost.tasks) {
+      durations_.erase({lost.executor.framework, task});
+      report(lost.executor.framework, task, TaskState::kLost, reasonName(lost.reason),
+             lost.message);
+    }
+  }
+  if (!alive_ || reports_ == nullptr) return;
+  for (const agent::Freed& freed : effects.freed) reports_->resourcesFreed(id_, freed);
+}
+
+std::vector<HeldTask> SimAgent::heldTasks() const {
+  std::vector<HeldTask> out;
+  ledger_.forEachExecutor([&](const agent::Executor& executor) {
+    for (const agent::TaskSpec& task : executor.tasks) {
+      out.push_back({executor.ref.framework, executor.role, task.id, task.resources,
+                     executor.evicting ? TaskState::kLost : TaskState::kRunning});
+    }
+  });
+  for (const agent::WaitingLaunch& waiting : ledger_.waitingLaunches()) {
+    for (const agent::TaskSpec& task : waiting.tasks) {
+      out.push_back(
+          {waiting.executor.framework, waiting.role, task.id, task.resources, TaskState::kStaging});
+    }
+  }
+  return out;
+}
+
+}  // namespace harvest::agent

@@ -1,0 +1,64 @@
+// SimAgent: an agent simulated in-process for the harness.
+//
+// It keeps its own books with the eviction ledger of agent/ (the master's RunTaskMessage
+// revocations are only hints), runs each task for its scripted duration, and kills evicted
+// executors after a grace period, as a real agent's containerizer would. Everything it
+// learns goes back to the master through AgentReports, the way a remote agent's status
+// updates and resource reports would.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/ledger.h"
+#include "agent/runtime/agent_link.h"
+#include "common/event_loop.h"
+#include "agent/runtime/task.h"
+
+namespace harvest::agent {
+
+class SimAgent final : public AgentLink {
+ public:
+  static Result<std::unique_ptr<SimAgent>> create(std::string id, const Resources& total,
+                                                  EventLoop* loop, AgentReports* reports,
+                                                  TimeNanos killGrace);
+  const std::string& id() const override { return id_; }
+  const agent::AgentLedger& ledger() const { return ledger_; }
+
+  // RunTaskMessage: one task per executor (the executor id is the task id).
+  void runTask(const RunTask& message) override;
+  void killTask(const std::string& framework, const std::string& task) override;
+  // Ledger waits time out on ticks.
+  void tick() override;
+  // The agent is gone: its executors end without reports (the master declares them lost).
+  void shutdown() override { alive_ = false; }
+  // Who hears its reports; null while no master is there (between a master's exit and the
+  // next one's adoption — reports then are dropped, as a real agent's would wait and retry).
+  void setReports(AgentReports* reports) override { reports_ = reports; }
+  bool holdsExecutor(const std::string& framework, const std::string& task) const override {
+    return ledger_.findExecutor(framework, task) != nullptr;
+  }
+  std::vector<HeldTask> heldTasks() const override;
+  Resources total() const override { return ledger_.total(); }
+
+ private:
+  SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop, AgentReports* reports,
+           TimeNanos killGrace);
+  void apply(const agent::Effects& effects);
+  void started(const std::string& framework, const std::string& task);
+  void finish(const std::string& framework, const std::string& task, TaskState state,
+              const std::string& reason);
+  void report(const std::string& framework, const std::string& task, TaskState state,
+              const std::string& reason, const std::string& message);
+
+  std::string id_;
+  agent::AgentLedger ledger_;
+  EventLoop* loop_;
+  AgentReports* reports_;
+  TimeNanos killGrace_;
+  bool alive_ = true;
+  std::map<std::pair<std::string, std::string>, TimeNanos> durations_;  // Of launched tasks.
+};
+
+}  // namespace harvest::agent

@@ -1,0 +1,37 @@
+// The task vocabulary master and agents share: a task's state, a status update, a launch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/time.h"
+#include "resources/resources.h"
+
+namespace harvest::agent {
+
+enum class TaskState : uint8_t { kStaging, kRunning, kFinished, kFailed, kKilled, kLost, kError };
+const char* toString(TaskState state);  // "TASK_RUNNING", ...
+inline bool isTerminal(TaskState state) {
+  return state == TaskState::kFinished || state == TaskState::kFailed ||
+         state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError;
+}
+
+struct TaskStatus {
+  std::string task;
+  std::string framework;
+  std::string agent;
+  TaskState state = TaskState::kStaging;
+  std::string reason;  // Mesos-style reason name, e.g. "REASON_INVALID_OFFERS".
+  std::string message;
+  TimeNanos time = 0;
+};
+
+// One task of a LAUNCH operation. `duration` is the simulated workload: the agent runs the
+// task that long and then reports TASK_FINISHED (0: until killed).
+struct TaskLaunch {
+  std::string task;
+  Resources resources;
+  TimeNanos duration = 0;
+};
+
+}  // namespace harvest::agent

@@ -1,0 +1,117 @@
+#include "master/network/http_scheduler.h"
+
+#include <glog/logging.h>
+
+#include "agent/runtime/agent_wire.h"
+#include "net/recordio.h"
+#include "resources/proto/convert.h"
+
+namespace harvest::master {
+
+HttpScheduler::HttpScheduler(std::shared_ptr<http::Stream> stream, Format format,
+                             std::string streamId, double heartbeatSeconds)
+    : stream_(std::move(stream)),
+      format_(format),
+      streamId_(std::move(streamId)),
+      heartbeatSeconds_(heartbeatSeconds) {}
+
+void HttpScheduler::send(const v1::scheduler::Event& event) {
+  if (!stream_->open()) return;
+  if (stream_->send(http::encodeRecord(encodeEvent(event, format_)))) ++eventsSent_;
+}
+
+void HttpScheduler::subscribed(const std::string& framework) {
+  framework_ = framework;
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::SUBSCRIBED);
+  event.mutable_subscribed()->mutable_framework_id()->set_value(framework);
+  event.mutable_subscribed()->set_heartbeat_interval_seconds(heartbeatSeconds_);
+  send(event);
+}
+
+void HttpScheduler::offers(const std::vector<Offer>& offers) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::OFFERS);
+  for (const Offer& offer : offers) {
+    v1::Offer& out = *event.mutable_offers()->add_offers();
+    out.mutable_id()->set_value(offer.id);
+    out.mutable_framework_id()->set_value(offer.framework);
+    out.mutable_agent_id()->set_value(offer.agent);
+    out.set_hostname(offer.hostname);
+    // Revocable resources carry `revocable` (with throttle_info when throttleable).
+    *out.mutable_resources() = toProto(offer.resources, offer.role);
+    out.mutable_allocation_info()->set_role(offer.role);
+  }
+  send(event);
+}
+
+void HttpScheduler::rescind(const std::string& offer) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::RESCIND);
+  event.mutable_rescind()->mutable_offer_id()->set_value(offer);
+  send(event);
+}
+
+v1::TaskStatus toProtoStatus(const TaskStatus& status) {
+  v1::TaskStatus out;
+  out.mutable_task_id()->set_value(status.task);
+  out.set_state(agent::taskStateToProto(status.state));
+  if (!status.agent.empty()) out.mutable_agent_id()->set_value(status.agent);
+  std::string message = status.message;
+  v1::TaskStatus::Reason reason;
+  if (!status.reason.empty()) {
+    if (v1::TaskStatus::Reason_Parse(status.reason, &reason)) {
+      out.set_reason(reason);
+    } else {
+      message = status.reason + (message.empty() ? "" : ": " + message);
+    }
+  }
+  if (!message.empty()) out.set_message(message);
+  out.set_timestamp(static_cast<double>(status.time) / 1e9);
+  out.set_source(status.reason == "REASON_INVALID_OFFERS" || status.reason == "REASON_TASK_INVALID"
+                     ? v1::TaskStatus::SOURCE_MASTER
+                     : v1::TaskStatus::SOURCE_AGENT);
+  return out;
+}
+
+void HttpScheduler::update(const TaskStatus& status) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::UPDATE);
+  *event.mutable_update()->mutable_status() = toProtoStatus(status);
+  send(event);
+}
+
+void HttpScheduler::inverseOffers(const std::vector<InverseOffer>& offers) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::INVERSE_OFFERS);
+  for (const InverseOffer& offer : offers) {
+    v1::InverseOffer& out = *event.mutable_inverse_offers()->add_inverse_offers();
+    out.mutable_id()->set_value(offer.id);
+    out.mutable_framework_id()->set_value(offer.framework);
+    out.mutable_agent_id()->set_value(offer.agent);
+    *out.mutable_unavailability() = offer.unavailability;
+  }
+  send(event);
+}
+
+void HttpScheduler::failure(const std::string& agent) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::FAILURE);
+  event.mutable_failure()->mutable_agent_id()->set_value(agent);
+  send(event);
+}
+
+void HttpScheduler::error(const std::string& message) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::ERROR);
+  event.mutable_error()->set_message(message);
+  send(event);
+}
+
+void HttpScheduler::heartbeat() {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::HEARTBEAT);
+  send(event);
+}
+
+}  // namespace harvest::master

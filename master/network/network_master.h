@@ -1,0 +1,114 @@
+// NetworkMaster: harvest-master on the network. It owns the Master, its event loop driven by
+// the real clock, and an HTTP server with
+//   POST /api/v1/scheduler      the Mesos v1 scheduler HTTP API (JSON or protobuf)
+//   POST /agent/v1/register     harvest-agent registration (protos/agent_api.proto), a stream
+//   POST /agent/v1/call         harvest-agent reports (status, freed resources, estimates)
+//   GET  /metrics/snapshot      flat JSON: the allocator's metrics and the master's counters
+//   GET  /state                 agents, frameworks, offers and tasks as JSON
+//   GET  /health                200 "ok"
+// Single-threaded: sockets, timers and allocation cycles all run in runOnce().
+//
+// Security: it listens on 127.0.0.1 unless told otherwise. With a credentials file every
+// request needs HTTP Basic authentication (401 otherwise); with an ACL file SUBSCRIBE and
+// RESERVE are checked against the principal (403). A framework acts only on its own offers
+// and tasks: calls must name a subscribed framework, carry its Mesos-Stream-Id, and (with
+// authentication) come from the framework's principal.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "master/network/authorizer.h"
+#include "net/basic_auth.h"
+#include "net/http_server.h"
+#include "master/network/http_scheduler.h"
+#include "master/master.h"
+#include "master/network/remote_agent.h"
+
+namespace harvest::master {
+
+struct NetworkOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 5050;         // 0: an ephemeral port (tests).
+  std::string credentialsPath;  // Empty: no authentication.
+  std::string aclsPath;         // Empty: everything allowed.
+  double heartbeatSeconds = 15;
+  double agentHeartbeatSeconds = 5;
+  size_t maxRequestBytes = 4 * 1024 * 1024;
+  size_t maxConnections = 8192;
+  // A subscriber that falls this far behind is disconnected (its stream closed).
+  size_t maxStreamBufferBytes = 8 * 1024 * 1024;
+};
+
+struct NetworkCounters {
+  uint64_t schedulerCalls = 0;
+  uint64_t agentCalls = 0;
+  uint64_t refused401 = 0;
+  uint64_t refused403 = 0;
+  uint64_t badRequests = 0;
+  uint64_t subscribers = 0;  // Currently open scheduler streams.
+  uint64_t agentsConnected = 0;
+};
+
+class NetworkMaster {
+ public:
+  static Result<std::unique_ptr<NetworkMaster>> start(const NetworkOptions& network,
+                                                      MasterOptions master);
+  ~NetworkMaster();
+
+  uint16_t port() const { return server_->port(); }
+  Master& master() { return *master_; }
+  const NetworkCounters& counters() const { return counters_; }
+
+  // One turn: waits at most `maxWaitMs` (less when a timer is due) for sockets, handles what
+  // is ready, and runs the timers that are due.
+  void runOnce(int maxWaitMs = 50);
+  void run(const std::atomic<bool>& stop);
+
+  std::string metricsJson() const;
+  std::string stateJson() const;
+
+ private:
+  NetworkMaster(const NetworkOptions& options);
+  TimeNanos realNow() const;
+  void advanceClock();
+  void handle(const http::Request& request, http::Responder& responder);
+  void schedulerCall(const http::Request& request, http::Responder& responder,
+                     const std::string& principal);
+  void subscribe(const v1::scheduler::Call& call, Format format, const std::string& principal,
+                 http::Responder& responder);
+  // The answer to one non-SUBSCRIBE call of a subscribed framework.
+  http::Response dispatch(const v1::scheduler::Call& call, const std::string& principal);
+  http::Response accept(const std::string& framework, const v1::scheduler::Call::Accept& accept,
+                        const std::string& principal);
+  void agentRegister(const http::Request& request, http::Responder& responder);
+  void agentCall(const http::Request& request, http::Responder& responder);
+  http::Response refuse(int status, const std::string& message);
+  void heartbeats();
+  void heartbeats(bool agents);
+  void reapClosedSubscriptions();
+  RemoteAgent* remoteAgent(const std::string& id);
+
+  NetworkOptions options_;
+  EventLoop loop_;
+  std::unique_ptr<Master> master_;
+  std::unique_ptr<http::HttpServer> server_;
+  std::optional<http::CredentialStore> credentials_;
+  Authorizer authorizer_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::string runId_;
+  // Open scheduler subscriptions by stream id; the Master points at them. Erased after
+  // their stream has closed (outside the stream's own callback).
+  std::map<std::string, std::unique_ptr<HttpScheduler>> subscriptions_;
+  std::map<std::string, std::string> streamOfFramework_;  // framework -> current stream id
+  std::vector<std::string> closedStreams_;
+  NetworkCounters counters_;
+  uint64_t nextStream_ = 1;
+};
+
+}  // namespace harvest::master

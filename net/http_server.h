@@ -1,0 +1,229 @@
+// HttpServer: a single-threaded, non-blocking HTTP/1.1 server over epoll, driven from the
+// owner's loop.
+//
+// The master calls poll(timeoutMs) between its timers; poll waits at most that long for
+// socket activity, handles what is ready, and returns. Handlers and onClose callbacks run only
+// inside poll(), never from inside respond()/send()/close(), so the master can answer or
+// stream from its own timers without being re-entered.
+//
+// Ownership: the server owns the listening socket and every connection. Responder and Stream
+// are handles that refer to a connection weakly: they stay safe to use (as no-ops) after the
+// peer has gone or the server has been destroyed. Destroying the server closes every
+// connection without running callbacks.
+//
+// Not thread-safe: the server, its Responders and Streams belong to the thread calling poll().
+//
+// Writes never block: output is buffered per connection and flushed as the socket accepts it.
+// Each connection answers its requests in order, one at a time; pipelined requests wait
+// (unread bytes stay in the parser) until the current one is answered.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "net/request_parser.h"
+
+namespace harvest::http {
+
+struct ServerOptions {
+  // Numeric IPv4/IPv6 address, or a host name, to bind.
+  std::string address = "127.0.0.1";
+  // 0: an ephemeral port; port() tells which.
+  uint16_t port = 0;
+  // Body of one request (de-chunked); over it: 413.
+  size_t maxRequestBytes = kDefaultMaxBodyBytes;
+  // Request line plus header fields; over it: 414 (request line) or 431.
+  size_t maxHeaderBytes = kDefaultMaxHeaderBytes;
+  // Open connections; one more is accepted, answered 503 and closed.
+  size_t maxConnections = 1024;
+  // Unsent response bytes at which a connection stops reading further pipelined requests
+  // until the peer catches up (a single response may be larger; it is never dropped).
+  size_t maxOutputBytes = 4 * 1024 * 1024;
+  // Unsent bytes a stream may hold; a reader that falls further behind has its stream closed,
+  // so one slow subscriber cannot make the master buffer without bound.
+  size_t maxStreamBufferBytes = 4 * 1024 * 1024;
+  // A connection between requests (or stuck writing a response the peer does not read) is
+  // closed after this long without progress. 0: never. Streams and deferred responses wait
+  // as long as the owner wants.
+  int idleTimeoutMs = 60'000;
+  // After a final answer (an error, a 503, or Connection: close) the server stops sending but
+  // reads and drops what the client still sends for up to this long, so closing does not
+  // reset the connection and destroy the answer before the client has read it.
+  int lingerMs = 1000;
+};
+
+// Counters since start; plain values, read with stats().
+struct ServerStats {
+  uint64_t connectionsAccepted = 0;  // Includes the rejected ones.
+  uint64_t connectionsCurrent = 0;   // Open, not counting ones being rejected.
+  uint64_t connectionsRejected = 0;  // Over maxConnections: answered 503.
+  uint64_t requests = 0;             // Complete requests handed to the handler.
+  uint64_t badRequests = 0;          // Unparseable or over a limit: answered 4xx/5xx.
+  uint64_t streamsOpened = 0;
+  uint64_t streamsCurrent = 0;
+  uint64_t streamsClosedSlowReader = 0;
+  uint64_t idleTimeouts = 0;
+  uint64_t bytesIn = 0;
+  uint64_t bytesOut = 0;
+};
+
+struct Response {
+  int status = 200;
+  std::string contentType;  // Empty: no Content-Type header.
+  // Extra header fields. Content-Length, Transfer-Encoding and Connection are the server's
+  // (a "Connection: close" here does close the connection after the response).
+  Headers headers;
+  std::string body;
+
+  static Response text(int status, std::string body);  // text/plain; charset=utf-8
+  static Response json(int status, std::string body);  // application/json
+};
+
+// The reason phrase for a status code ("OK", "Not Found"; "Unknown" for others).
+std::string_view reasonPhrase(int status);
+
+class HttpServer;
+
+namespace detail {
+struct ServerConnection;
+struct ResponderState;
+}  // namespace detail
+
+// A chunked response that stays open until either side ends it. Obtained from
+// Responder::startStream; the caller may keep the shared_ptr as long as it likes.
+class Stream {
+ public:
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  // Sends `chunk` as exactly one HTTP chunk (an empty chunk sends nothing). False if the
+  // stream is closed, or if this chunk left more than maxStreamBufferBytes unsent: the reader
+  // is too slow, and the stream is closed.
+  bool send(std::string_view chunk);
+  // Ends the body (the terminating chunk) and closes the connection once it is flushed.
+  void close();
+  bool open() const { return open_; }
+  // Called once when the stream closes for any reason: the peer went away, it was too slow,
+  // a write failed, or close() was called. Runs from inside HttpServer::poll(); if the
+  // stream has already closed and been reported, runs immediately.
+  void onClose(std::function<void()> callback);
+  // Bytes of this connection not yet accepted by the socket.
+  size_t bufferedBytes() const;
+
+ private:
+  friend class HttpServer;
+  Stream(std::weak_ptr<detail::ServerConnection> connection, bool chunked)
+      : connection_(std::move(connection)), chunked_(chunked) {}
+
+  std::weak_ptr<detail::ServerConnection> connection_;
+  bool chunked_;  // HTTP/1.0 peers get the raw bytes, delimited by the connection's end.
+  bool open_ = true;
+  bool reported_ = false;  // onClose has been (or is being) delivered.
+  std::function<void()> onClose_;
+};
+
+// Answers one request, now or later. Copies share one answer: the first respond() or
+// startStream() wins and later ones return false / a closed stream. When the last copy is
+// destroyed unanswered the request is answered 500, so a forgotten request cannot hang its
+// connection.
+class Responder {
+ public:
+  // Sent with Content-Length (headers only for HEAD). False if the request was already
+  // answered or its connection has gone.
+  bool respond(Response response);
+  // Sends the status line and headers (Transfer-Encoding: chunked) and keeps the connection
+  // for the stream. Never null: a closed stream if the request was already answered or its
+  // connection has gone.
+  std::shared_ptr<Stream> startStream(int status, std::string contentType,
+                                      Headers extraHeaders = {});
+  bool answered() const;
+  // The request's connection is open and the client has not shut down its side (a deferred
+  // answer would still reach someone).
+  bool connected() const;
+
+ private:
+  friend class HttpServer;
+  explicit Responder(std::shared_ptr<detail::ResponderState> state) : state_(std::move(state)) {}
+  std::shared_ptr<detail::ResponderState> state_;
+};
+
+class HttpServer {
+ public:
+  using Handler = std::function<void(const Request&, Responder&)>;
+
+  // Binds and listens. The handler is called (from poll) once per complete request.
+  static Result<std::unique_ptr<HttpServer>> start(ServerOptions options, Handler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Waits at most timeoutMs (0: not at all; negative: until something happens) for socket
+  // activity, handles everything ready plus due timeouts, runs onClose callbacks, and returns
+  // the number of socket events handled. It may return early to honour an internal deadline.
+  int poll(int timeoutMs);
+
+  uint16_t port() const { return port_; }
+  const ServerOptions& options() const { return options_; }
+  const ServerStats& stats() const { return stats_; }
+
+ private:
+  friend class Stream;
+  friend class Responder;
+  friend struct detail::ResponderState;
+  using Connection = detail::ServerConnection;
+
+  HttpServer(ServerOptions options, Handler handler);
+  Status listen();
+  void acceptAll(int64_t now);
+  void handleEvent(Connection& connection, uint32_t events, int64_t now);
+  void readSome(Connection& connection, int64_t now);
+  void progress(Connection& connection);
+  void processRequests(Connection& connection);
+  void settle(Connection& connection);
+  void queueOutput(Connection& connection, std::string_view bytes);
+  void markDirty(Connection& connection);
+  void flushDirty();
+  bool flush(Connection& connection);
+  void updateInterest(Connection& connection);
+  void beginLinger(Connection& connection);
+  void closeConnection(Connection& connection, std::string_view reason);
+  void answerError(Connection& connection, int status, const std::string& message);
+  void touch(Connection& connection, int64_t now);
+  void sweepTimeouts(int64_t now);
+  void reportClosedStreams();
+  std::vector<uint64_t> dirty_;  // Connections with output queued since the last flush.
+
+  bool respond(detail::ResponderState& state, Response response);
+  std::shared_ptr<Stream> startStream(detail::ResponderState& state, int status,
+                                      const std::string& contentType, const Headers& extra);
+  bool streamSend(Connection& connection, Stream& stream, std::string_view chunk);
+  // Ends the stream; `terminate` sends the last chunk (not for HEAD, which has no body).
+  void streamClose(Connection& connection, bool terminate);
+  static std::shared_ptr<Stream> closedStream();
+
+  ServerOptions options_;
+  Handler handler_;
+  int epollFd_ = -1;
+  int listenFd_ = -1;
+  uint16_t port_ = 0;
+  ServerStats stats_;
+  uint64_t nextConnectionId_ = 1;  // 0 is the listening socket's epoll tag.
+  std::map<uint64_t, std::shared_ptr<Connection>> connections_;
+  size_t rejecting_ = 0;  // Connections being answered 503.
+  // Closed connections stay alive until the end of poll(), so code still running on their
+  // behalf (a handler, the event loop) never touches freed memory.
+  std::vector<std::shared_ptr<Connection>> graveyard_;
+  std::vector<uint64_t> resume_;  // Answered later: parse their next pipelined request.
+  std::vector<std::shared_ptr<Stream>> closedStreams_;  // Awaiting their onClose.
+  int64_t nextSweepMs_;
+  int64_t acceptPausedUntilMs_ = 0;  // Out of file descriptors: retry accepting then.
+  std::vector<char> readBuffer_;
+};
+
+}  // namespace harvest::http

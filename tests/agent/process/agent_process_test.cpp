@@ -1,0 +1,686 @@
+// AgentProcess against a fake harvest-master over loopback: registration, launches and kills,
+// call acknowledgement and retries, re-registration after the stream is lost (what is dropped,
+// what is kept and renumbered), heartbeat silence, and malformed events.
+//
+// The fake master is an HttpServer on its own thread (poll() plus tasks the test posts, as the
+// real master's loop would); the AgentProcess runs on the test thread, so every agent-side
+// check reads its state directly. The fake master records what it receives under a mutex.
+#include "agent/process/agent_process.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/runtime/agent_wire.h"
+#include "net/basic_auth.h"
+#include "net/http_server.h"
+#include "net/recordio.h"
+#include "resources/parse.h"
+
+namespace harvest::agent {
+namespace {
+
+
+constexpr int64_t kWaitMs = 2000;
+
+Resources R(const std::string& text) {
+  Result<Resources> parsed = parseResources(text);
+  CHECK(parsed.ok()) << parsed.message();
+  return *parsed;
+}
+
+std::string record(const v1::AgentEvent& event) {
+  return http::encodeRecord(event.SerializeAsString());
+}
+
+v1::AgentEvent runTask(const std::string& framework, const std::string& role,
+                       const std::string& task, const std::string& resources, TimeNanos duration) {
+  RunTask message;
+  message.framework = framework;
+  message.role = role;
+  message.task = {task, R(resources), duration};
+  return runTaskEvent(message, "a1");
+}
+
+v1::AgentEvent heartbeat() {
+  v1::AgentEvent event;
+  event.set_type(v1::AgentEvent::HEARTBEAT);
+  return event;
+}
+
+// What the fake master received: a registration or a call, with the status it answered.
+struct Received {
+  v1::AgentCall call;
+  std::string body;  // As sent, to compare retries byte for byte.
+  int answer = 0;
+  bool acknowledged() const { return answer >= 200 && answer < 300; }
+};
+
+class FakeMaster {
+ public:
+  explicit FakeMaster(uint16_t port = 0) {
+    http::ServerOptions options;
+    options.port = port;
+    Result<std::unique_ptr<http::HttpServer>> started = http::HttpServer::start(
+        options, [this](const http::Request& request, http::Responder& responder) {
+          handle(request, responder);
+        });
+    CHECK(started.ok()) << started.message();
+    server_ = std::move(started).value();
+    port_ = server_->port();
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        server_->poll(2);
+        std::vector<std::function<void()>> tasks;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          tasks.swap(tasks_);
+        }
+        for (auto& task : tasks) task();
+      }
+    });
+  }
+  ~FakeMaster() {
+    stop_ = true;
+    thread_.join();
+    stream_.reset();
+    server_.reset();
+  }
+
+  uint16_t port() const { return port_; }
+
+  // Events go out on the current stream, in the order posted.
+  void send(const v1::AgentEvent& event) { sendChunk(record(event)); }
+  void sendChunk(std::string chunk) {
+    post([this, chunk = std::move(chunk)] {
+      if (stream_) stream_->send(chunk);
+    });
+  }
+  void closeStream() {
+    post([this] {
+      if (stream_) stream_->close();
+      stream_.reset();
+    });
+  }
+  // The next call attempts are answered with these statuses, later ones 202.
+  void answerCalls(std::deque<int> answers) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    callAnswers_ = std::move(answers);
+  }
+  // 200 opens a stream (and sends REGISTERED); anything else refuses registrations.
+  void answerRegistrations(int status) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    registerAnswer_ = status;
+  }
+  // Requests without this Authorization header value are answered 401.
+  void requireAuthorization(std::string value) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    authorization_ = std::move(value);
+  }
+  // false: registrations get their stream but no REGISTERED until sendRegistered().
+  void setAutoRegistered(bool autoRegistered) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    autoRegistered_ = autoRegistered;
+  }
+  void sendRegistered() { sendChunk(record(registeredEvent())); }
+  void setHeartbeatInterval(double seconds) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    heartbeatSeconds_ = seconds;
+  }
+
+  // Everything received, registrations and calls, in arrival order.
+  std::vector<Received> log() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return log_;
+  }
+  // Acknowledged calls (not registrations), in order.
+  std::vector<v1::AgentCall> applied() {
+    std::vector<v1::AgentCall> out;
+    for (const Received& r : log()) {
+      if (r.call.type() != v1::AgentCall::REGISTER && r.acknowledged()) out.push_back(r.call);
+    }
+    return out;
+  }
+  // Registrations answered 200.
+  std::vector<v1::AgentCall> registrations() {
+    std::vector<v1::AgentCall> out;
+    for (const Received& r : log()) {
+      if (r.call.type() == v1::AgentCall::REGISTER && r.answer == 200) out.push_back(r.call);
+    }
+    return out;
+  }
+
+ private:
+  void post(std::function<void()> task) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tasks_.push_back(std::move(task));
+  }
+
+  v1::AgentEvent registeredEvent() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return registeredLocked();
+  }
+  v1::AgentEvent registeredLocked() const {
+    v1::AgentEvent registered;
+    registered.set_type(v1::AgentEvent::REGISTERED);
+    registered.set_master_id("fake-master");
+    if (heartbeatSeconds_ > 0) registered.set_heartbeat_interval_seconds(heartbeatSeconds_);
+    return registered;
+  }
+
+  void handle(const http::Request& request, http::Responder& responder) {
+    Received received;
+    received.body = request.body;
+    const std::string* type = request.header("content-type");
+    if (request.method != "POST" || type == nullptr || *type != "application/x-protobuf" ||
+        !received.call.ParseFromString(request.body)) {
+      responder.respond(http::Response::text(400, "not an AgentCall"));
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!authorization_.empty()) {
+      const std::string* given = request.header("authorization");
+      if (given == nullptr || *given != authorization_) {
+        received.answer = 401;
+        log_.push_back(received);
+        responder.respond(http::Response::text(401, "who are you?"));
+        return;
+      }
+    }
+    if (request.path == "/agent/v1/register") {
+      received.answer = registerAnswer_;
+      log_.push_back(received);
+      if (registerAnswer_ != 200) {
+        responder.respond(http::Response::text(registerAnswer_, "not now"));
+        return;
+      }
+      if (stream_) stream_->close();  // A second registration replaces the first.
+      stream_ = responder.startStream(200, "application/recordio");
+      if (autoRegistered_) stream_->send(record(registeredLocked()));
+    } else if (request.path == "/agent/v1/call") {
+      received.answer = 202;
+      if (!callAnswers_.empty()) {
+        received.answer = callAnswers_.front();
+        callAnswers_.pop_front();
+      }
+      log_.push_back(received);
+      http::Response response;
+      response.status = received.answer;
+      responder.respond(std::move(response));
+    } else {
+      responder.respond(http::Response::text(404, "no such path"));
+    }
+  }
+
+  std::unique_ptr<http::HttpServer> server_;
+  uint16_t port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::shared_ptr<http::Stream> stream_;  // Server thread only.
+
+  std::mutex mutex_;  // Guards everything below.
+  std::vector<std::function<void()>> tasks_;
+  std::deque<int> callAnswers_;
+  int registerAnswer_ = 200;
+  bool autoRegistered_ = true;
+  std::string authorization_;
+  double heartbeatSeconds_ = 0;
+  std::vector<Received> log_;
+};
+
+AgentProcessOptions optionsFor(uint16_t port) {
+  AgentProcessOptions options;
+  options.masterPort = port;
+  options.agentId = "a1";
+  options.total = R("cpus:4;mem:1024");
+  options.killGrace = 200 * kNanosPerMilli;
+  options.initialBackoffMs = 50;
+  options.maxBackoffMs = 200;
+  options.callTimeoutMs = 1000;
+  options.bootId = "boot-1";
+  return options;
+}
+
+std::unique_ptr<AgentProcess> start(const AgentProcessOptions& options) {
+  Result<std::unique_ptr<AgentProcess>> created = AgentProcess::create(options);
+  CHECK(created.ok()) << created.message();
+  return std::move(created).value();
+}
+
+// A STATUS call's essentials, for exact comparisons.
+struct StatusSeen {
+  uint64_t sequence;
+  std::string task;
+  v1::TaskState state;
+  bool holds;
+  std::string reason;
+  bool operator==(const StatusSeen&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const StatusSeen& s) {
+  return out << "#" << s.sequence << " " << s.task << " " << v1::TaskState_Name(s.state)
+             << (s.holds ? " holds" : " free") << " " << s.reason;
+}
+
+StatusSeen statusOf(const v1::AgentCall& call) {
+  EXPECT_EQ(call.type(), v1::AgentCall::STATUS);
+  EXPECT_EQ(call.agent_id().value(), "a1");
+  EXPECT_EQ(call.status().framework_id().value(), "f1");
+  return {call.sequence(), call.status().task_id().value(), call.status().state(),
+          call.status().holds_resources(), call.status().reason()};
+}
+
+size_t countType(const std::vector<v1::AgentCall>& calls, v1::AgentCall::Type type) {
+  return static_cast<size_t>(std::count_if(calls.begin(), calls.end(),
+                                           [type](const auto& c) { return c.type() == type; }));
+}
+
+TEST(AgentProcessTest, RegistersWithItsIdResourcesAndNoTasks) {
+  FakeMaster fake;
+  AgentProcessOptions options = optionsFor(fake.port());
+  options.estimate = R("cpus:1;mem:128");
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  std::vector<v1::AgentCall> registrations = fake.registrations();
+  ASSERT_EQ(registrations.size(), 1u);
+  const v1::AgentCall& call = registrations[0];
+  EXPECT_EQ(call.type(), v1::AgentCall::REGISTER);
+  EXPECT_EQ(call.sequence(), 0u);
+  Result<AgentRegistration> registration = registrationFromCall(call);
+  ASSERT_TRUE(registration.ok()) << registration.message();
+  EXPECT_EQ(registration->id, "a1");
+  EXPECT_EQ(registration->bootId, "boot-1");
+  EXPECT_EQ(registration->total, R("cpus:4;mem:1024"));
+  EXPECT_EQ(registration->estimate, R("cpus:1;mem:128"));
+  EXPECT_TRUE(registration->tasks.empty());
+  EXPECT_EQ(call.register_().info().hostname(), "a1");
+  EXPECT_EQ(agent->masterId(), "fake-master");
+  EXPECT_EQ(agent->stats().registrations, 1u);
+  EXPECT_TRUE(fake.applied().empty());
+}
+
+TEST(AgentProcessTest, EveryProcessStartHasItsOwnBootId) {
+  AgentProcessOptions options = optionsFor(1);
+  options.bootId.clear();
+  auto first = start(options);
+  auto second = start(options);
+  EXPECT_EQ(first->bootId().size(), 32u);
+  EXPECT_NE(first->bootId(), second->bootId());
+}
+
+TEST(AgentProcessTest, CreateRefusesBadOptions) {
+  AgentProcessOptions options = optionsFor(1);
+  options.agentId.clear();
+  EXPECT_EQ(AgentProcess::create(options).message(), "an agent id is required");
+  options = optionsFor(1);
+  options.total = Resources();
+  EXPECT_EQ(AgentProcess::create(options).message(), "agent 'a1' has no resources");
+  options = optionsFor(1);
+  options.maxBackoffMs = 10;
+  EXPECT_EQ(AgentProcess::create(options).message(), "backoff needs 0 < initial <= maximum");
+}
+
+TEST(AgentProcessTest, RunTaskReportsRunningThenFinishedAndFreed) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  fake.send(runTask("f1", "batch", "t1", "cpus:1;mem:128", 300 * kNanosPerMilli));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
+  EXPECT_EQ(statusOf(calls[1]), (StatusSeen{2, "t1", v1::TASK_FINISHED, false, ""}));
+  // The task ran its scripted duration (both times come from the agent's timers).
+  EXPECT_EQ(calls[1].status().time_nanos() - calls[0].status().time_nanos(), 300 * kNanosPerMilli);
+  // Unix time, not time since the agent started.
+  const int64_t wallNow = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+  EXPECT_NEAR(static_cast<double>(calls[1].status().time_nanos()), static_cast<double>(wallNow),
+              10.0 * kNanosPerSecond);
+
+  ASSERT_EQ(calls[2].type(), v1::AgentCall::FREED);
+  EXPECT_EQ(calls[2].sequence(), 3u);
+  Result<agent::Freed> freed = freedFromCall(calls[2]);
+  ASSERT_TRUE(freed.ok()) << freed.message();
+  EXPECT_EQ(freed->executor.framework, "f1");
+  EXPECT_EQ(freed->executor.executor, "t1");
+  EXPECT_EQ(freed->role, "batch");
+  EXPECT_EQ(freed->resources, R("cpus:1;mem:128"));
+  EXPECT_EQ(freed->revocability, Revocability::kRegular);
+
+  EXPECT_TRUE(agent->agent().heldTasks().empty());
+  EXPECT_TRUE(agent->outbox().empty());
+  EXPECT_EQ(agent->stats().callsAcknowledged, 3u);
+  EXPECT_EQ(agent->stats().callFailures, 0u);
+}
+
+TEST(AgentProcessTest, KillTaskEndsTheTaskAfterTheGrace) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  fake.send(runTask("f1", "batch", "t1", "cpus:2", 0));  // Runs until killed.
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  v1::AgentEvent kill = killTaskEvent("f1", "t1");
+  fake.send(kill);
+  const auto killSent = std::chrono::steady_clock::now();
+  // Still running, and holding its resources, during the grace.
+  agent->runFor(100);
+  EXPECT_EQ(fake.applied().size(), 1u);
+  ASSERT_EQ(agent->agent().heldTasks().size(), 1u);
+
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  EXPECT_GE(std::chrono::steady_clock::now() - killSent, std::chrono::milliseconds(200));
+  std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
+  EXPECT_EQ(statusOf(calls[1]), (StatusSeen{2, "t1", v1::TASK_KILLED, false, ""}));
+  ASSERT_EQ(calls[2].type(), v1::AgentCall::FREED);
+  EXPECT_EQ(calls[2].sequence(), 3u);
+  EXPECT_EQ(freedFromCall(calls[2])->resources, R("cpus:2"));
+  EXPECT_TRUE(agent->agent().heldTasks().empty());
+}
+
+TEST(AgentProcessTest, CallsAnswered503AreRetriedUnchangedAndInOrder) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  fake.answerCalls({503, 503, 503});
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 50 * kNanosPerMilli));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+
+  std::vector<Received> log = fake.log();
+  ASSERT_EQ(log.size(), 7u);  // The registration, four tries of the first call, two more.
+  std::vector<int> answers;
+  for (size_t i = 1; i < log.size(); ++i) answers.push_back(log[i].answer);
+  EXPECT_EQ(answers, (std::vector<int>{503, 503, 503, 202, 202, 202}));
+  // Every try of the first call is the same bytes; nothing overtook it.
+  for (size_t i = 2; i <= 4; ++i) EXPECT_EQ(log[i].body, log[1].body);
+  EXPECT_EQ(statusOf(log[1].call), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
+  EXPECT_EQ(statusOf(log[5].call), (StatusSeen{2, "t1", v1::TASK_FINISHED, false, ""}));
+  EXPECT_EQ(log[6].call.type(), v1::AgentCall::FREED);
+  EXPECT_EQ(log[6].call.sequence(), 3u);
+  EXPECT_EQ(agent->stats().callFailures, 3u);
+  EXPECT_EQ(agent->stats().callsAcknowledged, 3u);
+  EXPECT_EQ(agent->stats().callsRefused, 0u);
+}
+
+TEST(AgentProcessTest, CallRefusedWith400IsDroppedAndTheNextOneSent) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  fake.answerCalls({400});
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 50 * kNanosPerMilli));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWaitMs));
+  agent->runFor(50);  // Nothing else comes.
+
+  std::vector<Received> log = fake.log();
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[1].answer, 400);
+  EXPECT_EQ(statusOf(log[1].call), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
+  EXPECT_EQ(statusOf(log[2].call), (StatusSeen{2, "t1", v1::TASK_FINISHED, false, ""}));
+  EXPECT_EQ(log[3].call.type(), v1::AgentCall::FREED);
+  EXPECT_EQ(agent->stats().callsRefused, 1u);
+  EXPECT_EQ(agent->stats().callFailures, 0u);
+  EXPECT_TRUE(agent->outbox().empty());
+}
+
+TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  fake.send(runTask("f1", "batch", "t1", "cpus:1;mem:64", 0));
+  fake.send(runTask("f1", "batch", "t2", "cpus:2", 500 * kNanosPerMilli));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWaitMs));
+
+  // The master goes away and refuses registrations for a while; t2 finishes meanwhile.
+  fake.answerRegistrations(503);
+  fake.closeStream();
+  ASSERT_TRUE(agent->runUntil([&] { return !agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().freedDropped == 1; }, kWaitMs));
+  // Only t2's status is left: its FREED was dropped by the next registration attempt.
+  ASSERT_EQ(agent->outbox().size(), 1u);
+  EXPECT_EQ(agent->outbox().front().status().task_id().value(), "t2");
+  EXPECT_EQ(agent->stats().streamsLost, 1u);
+
+  fake.answerRegistrations(200);
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  ASSERT_TRUE(agent->registered());
+
+  // The successful re-registration lists t1 only, running, with what it holds.
+  std::vector<v1::AgentCall> registrations = fake.registrations();
+  ASSERT_EQ(registrations.size(), 2u);
+  Result<AgentRegistration> again = registrationFromCall(registrations[1]);
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(again->bootId, "boot-1");
+  ASSERT_EQ(again->tasks.size(), 1u);
+  EXPECT_EQ(again->tasks[0].framework, "f1");
+  EXPECT_EQ(again->tasks[0].role, "batch");
+  EXPECT_EQ(again->tasks[0].task, "t1");
+  EXPECT_EQ(again->tasks[0].resources, R("cpus:1;mem:64"));
+  EXPECT_EQ(again->tasks[0].state, TaskState::kRunning);
+  EXPECT_EQ(registrations[1].register_().tasks(0).state(), v1::TASK_RUNNING);
+
+  // After it, t2's status, numbered afresh; its FREED never reaches the master.
+  std::vector<Received> log = fake.log();
+  size_t lastRegistration = 0;
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (log[i].call.type() == v1::AgentCall::REGISTER) lastRegistration = i;
+  }
+  ASSERT_EQ(lastRegistration + 2, log.size());
+  EXPECT_EQ(log[lastRegistration].answer, 200);
+  EXPECT_EQ(statusOf(log.back().call), (StatusSeen{1, "t2", v1::TASK_FINISHED, false, ""}));
+  EXPECT_EQ(countType(fake.applied(), v1::AgentCall::FREED), 0u);
+
+  // Sequence numbers go on from there.
+  fake.send(killTaskEvent("f1", "t1"));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 5; }, kWaitMs));
+  std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(statusOf(calls[3]), (StatusSeen{2, "t1", v1::TASK_KILLED, false, ""}));
+  EXPECT_EQ(calls[4].type(), v1::AgentCall::FREED);
+  EXPECT_EQ(calls[4].sequence(), 3u);
+}
+
+TEST(AgentProcessTest, FreedQueuedAfterTheRegistrationWasSentIsKept) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 400 * kNanosPerMilli));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+
+  // The agent registers again, listing t1; REGISTERED is late, and t1 finishes meanwhile.
+  fake.setAutoRegistered(false);
+  fake.closeStream();
+  ASSERT_TRUE(agent->runUntil([&] { return fake.registrations().size() == 2; }, kWaitMs));
+  ASSERT_EQ(fake.registrations()[1].register_().tasks_size(), 1);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->outbox().size() == 2; }, kWaitMs));
+  EXPECT_FALSE(agent->registered());
+  EXPECT_EQ(fake.applied().size(), 1u);  // Nothing is sent before REGISTERED.
+
+  // That registration said t1 holds resources, so its FREED must still reach the master.
+  fake.sendRegistered();
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(statusOf(calls[1]), (StatusSeen{1, "t1", v1::TASK_FINISHED, false, ""}));
+  EXPECT_EQ(calls[2].type(), v1::AgentCall::FREED);
+  EXPECT_EQ(calls[2].sequence(), 2u);
+  EXPECT_EQ(agent->stats().freedDropped, 0u);
+}
+
+TEST(AgentProcessTest, MalformedEventsAreIgnored) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  v1::AgentEvent noTask;
+  noTask.set_type(v1::AgentEvent::RUN_TASK);
+  fake.send(noTask);
+  fake.sendChunk(http::encodeRecord("\xff\xff not a protobuf"));
+  v1::AgentEvent noIds;
+  noIds.set_type(v1::AgentEvent::KILL_TASK);
+  fake.send(noIds);
+  v1::AgentEvent unknown;
+  unknown.set_type(v1::AgentEvent::UNKNOWN);
+  fake.send(unknown);
+  // Names a task, but its resources are invalid: the master hears the launch failed.
+  v1::AgentEvent badResources = runTask("f1", "batch", "t9", "cpus:1", 0);
+  badResources.mutable_run_task()
+      ->mutable_task()
+      ->mutable_resources(0)
+      ->mutable_scalar()
+      ->set_value(-1);
+  fake.send(badResources);
+  // For another agent.
+  v1::AgentEvent elsewhere = runTask("f1", "batch", "t8", "cpus:1", 0);
+  elsewhere.mutable_run_task()->mutable_task()->mutable_agent_id()->set_value("a2");
+  fake.send(elsewhere);
+  // A good launch after all that still works, and a repeated one is ignored.
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  agent->runFor(50);
+
+  std::vector<v1::AgentCall> calls = fake.applied();
+  ASSERT_EQ(calls.size(), 3u);
+  StatusSeen error = statusOf(calls[0]);
+  EXPECT_EQ(error, (StatusSeen{1, "t9", v1::TASK_ERROR, false, "REASON_TASK_INVALID"}));
+  EXPECT_EQ(statusOf(calls[1]),
+            (StatusSeen{2, "t8", v1::TASK_ERROR, false, "REASON_TASK_INVALID"}));
+  EXPECT_EQ(statusOf(calls[2]), (StatusSeen{3, "t1", v1::TASK_RUNNING, true, ""}));
+  EXPECT_EQ(agent->stats().eventsIgnored, 7u);
+  EXPECT_TRUE(agent->registered());
+  EXPECT_EQ(agent->stats().registrations, 1u);
+  EXPECT_EQ(agent->stats().streamsLost, 0u);
+  ASSERT_EQ(agent->agent().heldTasks().size(), 1u);
+}
+
+TEST(AgentProcessTest, EventsSplitAcrossChunksOrSharingOneAreDecoded) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  const std::string first = record(runTask("f1", "batch", "t1", "cpus:1", 0));
+  const std::string second = record(runTask("f1", "batch", "t2", "cpus:1", 0));
+  const std::string third = record(runTask("f1", "batch", "t3", "cpus:1", 0));
+  fake.sendChunk(first.substr(0, 1));  // Inside the length.
+  fake.sendChunk(first.substr(1, 10));
+  fake.sendChunk(first.substr(11) + second + third.substr(0, third.size() - 1));
+  fake.sendChunk(third.substr(third.size() - 1));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(statusOf(calls[0]).task, "t1");
+  EXPECT_EQ(statusOf(calls[1]).task, "t2");
+  EXPECT_EQ(statusOf(calls[2]).task, "t3");
+  EXPECT_EQ(agent->stats().eventsIgnored, 0u);
+}
+
+TEST(AgentProcessTest, BrokenFramingEndsTheStreamAndTheAgentRegistersAgain) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  fake.sendChunk("12x\nnonsense");
+  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().registrations == 2; }, kWaitMs));
+  EXPECT_EQ(agent->stats().streamsLost, 1u);
+  EXPECT_EQ(fake.registrations().size(), 2u);
+}
+
+TEST(AgentProcessTest, ReRegistersWhenTheMasterGoesSilent) {
+  FakeMaster fake;
+  fake.setHeartbeatInterval(0.1);
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+
+  // Heartbeats keep the stream: 0.6 s is twice the silence allowed.
+  for (int i = 0; i < 12; ++i) {
+    fake.send(heartbeat());
+    agent->runFor(50);
+  }
+  EXPECT_EQ(agent->stats().registrations, 1u);
+  EXPECT_EQ(agent->stats().streamsLost, 0u);
+  EXPECT_GE(agent->stats().eventsReceived, 10u);
+
+  // Silence past three intervals: the agent gives the stream up and registers again.
+  const auto silentSince = std::chrono::steady_clock::now();
+  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().registrations == 2; }, kWaitMs));
+  EXPECT_GE(std::chrono::steady_clock::now() - silentSince, std::chrono::milliseconds(250));
+  EXPECT_EQ(agent->stats().streamsLost, 1u);
+}
+
+TEST(AgentProcessTest, WaitsForTheMasterToStartThenRegisters) {
+  uint16_t port = 0;
+  {
+    FakeMaster probe;  // Finds a free port, then frees it.
+    port = probe.port();
+  }
+  auto agent = start(optionsFor(port));
+  agent->runFor(300);
+  EXPECT_FALSE(agent->registered());
+  EXPECT_GE(agent->stats().registrationAttempts, 3u);  // At 0, 50, 150 ms at least.
+
+  FakeMaster fake(port);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  EXPECT_EQ(fake.registrations().size(), 1u);
+}
+
+TEST(AgentProcessTest, SendsItsCredentialWithEveryRequest) {
+  FakeMaster fake;
+  fake.requireAuthorization(http::basicAuthorization({"agent", "s3cret"}));
+  AgentProcessOptions options = optionsFor(fake.port());
+  options.credential = http::Credential{"agent", "wrong"};
+  {
+    auto refused = start(options);
+    refused->runFor(200);
+    EXPECT_FALSE(refused->registered());
+    EXPECT_GE(refused->stats().registrationAttempts, 2u);
+  }
+  options.credential = http::Credential{"agent", "s3cret"};
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  EXPECT_EQ(statusOf(fake.applied()[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
+}
+
+TEST(AgentProcessTest, CallsAnswered409AreKeptForTheNextRegistration) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  // A restarted master does not know the agent until it registers again.
+  fake.answerCalls({409, 409});
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.log().size() == 3; }, kWaitMs));
+  fake.closeStream();
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  EXPECT_EQ(statusOf(fake.applied()[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
+  EXPECT_EQ(fake.registrations().size(), 2u);
+  EXPECT_EQ(agent->stats().callsRefused, 0u);
+}
+
+TEST(AgentProcessTest, StopEndsTheLoopFromAnotherThread) {
+  AgentProcessOptions options = optionsFor(1);  // Nobody there.
+  auto agent = start(options);
+  const auto began = std::chrono::steady_clock::now();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    agent->stop();
+  });
+  agent->runFor(5000);
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(1000));
+  EXPECT_FALSE(agent->runUntil([] { return false; }, 1000));  // Stopped for good.
+}
+
+}  // namespace
+}  // namespace harvest::agent

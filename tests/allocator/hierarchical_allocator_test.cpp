@@ -1,0 +1,369 @@
+// Scenario tests of the hierarchical allocator, after Mesos's allocator tests of the same
+// names, with exact expected offers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "allocator/metrics_json.h"
+#include "allocator_test_support.h"
+
+namespace harvest {
+namespace {
+
+using testing_support::AllocatorTest;
+using testing_support::Q;
+using testing_support::R;
+using testing_support::RecordedOffer;
+
+void expectOffer(const std::deque<RecordedOffer>& offers, const std::string& framework,
+                 const std::string& role, const std::string& agent, std::string_view resources) {
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(offers[0].framework, framework);
+  EXPECT_EQ(offers[0].role, role);
+  EXPECT_EQ(offers[0].agent, agent);
+  EXPECT_EQ(offers[0].resources, R(resources));
+}
+
+double share(const Allocator& allocator, const std::string& role) {
+  return allocator.metrics().at("allocator/harvest/roles/" + role + "/shares/dominant");
+}
+
+TEST_F(AllocatorTest, UnreservedDRF) {
+  initialize();
+  addFramework("f1", {"role1"});
+  addAgent("agent1", "cpus:2;mem:1024");
+  expectOffer(cycle(), "f1", "role1", "agent1", "cpus:2;mem:1024");
+
+  addFramework("f2", {"role2"});
+  addAgent("agent2", "cpus:1;mem:512");
+  expectOffer(cycle(), "f2", "role2", "agent2", "cpus:1;mem:512");
+
+  // role1 0.33 (2 of 6 cpus) > role2 0.17.
+  addAgent("agent3", "cpus:3;mem:2048");
+  expectOffer(cycle(), "f2", "role2", "agent3", "cpus:3;mem:2048");
+
+  // role1 0.2 < role2 0.4; inside role1, f3 has nothing yet.
+  addFramework("f3", {"role1"});
+  addAgent("agent4", "cpus:4;mem:4096");
+  expectOffer(cycle(), "f3", "role1", "agent4", "cpus:4;mem:4096");
+
+  // role1 0.625 (5120 of 8192 mem) > role2 0.36 (4 of 11 cpus), although f4 has nothing.
+  addFramework("f4", {"role1"});
+  addAgent("agent5", "cpus:1;mem:512");
+  expectOffer(cycle(), "f2", "role2", "agent5", "cpus:1;mem:512");
+  EXPECT_DOUBLE_EQ(share(*allocator_, "role1"), 5120.0 / 8192.0);
+  EXPECT_DOUBLE_EQ(share(*allocator_, "role2"), 5.0 / 11.0);
+}
+
+TEST_F(AllocatorTest, NestedRoleDRF) {
+  initialize();
+  addAgent("s1", "cpus:2;mem:1024");
+  addFramework("f1", {"a/b"});
+  expectOffer(cycle(), "f1", "a/b", "s1", "cpus:2;mem:1024");
+  addFramework("f2", {"a/c"});
+  addFramework("f3", {"d/e"});
+  addAgent("s2", "cpus:1;mem:512");
+  expectOffer(cycle(), "f3", "d/e", "s2", "cpus:1;mem:512");
+  addFramework("f4", {"d/f"});
+  addAgent("s3", "cpus:2;mem:1024");
+  expectOffer(cycle(), "f4", "d/f", "s3", "cpus:2;mem:1024");
+  EXPECT_DOUBLE_EQ(share(*allocator_, "a"), 0.4);
+  EXPECT_DOUBLE_EQ(share(*allocator_, "d"), 0.6);
+}
+
+TEST_F(AllocatorTest, SameShareFrameworksAlternate) {
+  initialize();
+  addFramework("f1", {"role"});
+  addFramework("f2", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  std::map<std::string, int> offersPerFramework;
+  for (int round = 0; round < 10; ++round) {
+    std::deque<RecordedOffer> offers = cycle();
+    ASSERT_EQ(offers.size(), 1u);
+    ++offersPerFramework[offers[0].framework];
+    ASSERT_TRUE(allocator_
+                    ->recoverResources(offers[0].framework, "agent", "role", offers[0].resources,
+                                       std::nullopt)
+                    .ok());
+  }
+  EXPECT_EQ(offersPerFramework["f1"], 5);
+  EXPECT_EQ(offersPerFramework["f2"], 5);
+}
+
+class WeightsTest : public AllocatorTest {
+ protected:
+  // Recovers everything and runs a cycle; returns agents per role.
+  std::map<std::string, int> reallocate() {
+    for (const RecordedOffer& o : held_) {
+      EXPECT_TRUE(
+          allocator_->recoverResources(o.framework, o.agent, o.role, o.resources, std::nullopt)
+              .ok());
+    }
+    std::deque<RecordedOffer> offers = cycle();
+    held_.assign(offers.begin(), offers.end());
+    std::map<std::string, int> perRole;
+    Resources sum;
+    for (const RecordedOffer& o : offers) {
+      ++perRole[o.role];
+      sum += o.resources;
+    }
+    EXPECT_EQ(sum, R("cpus:12;mem:6144"));  // Allocations always add up to the cluster.
+    return perRole;
+  }
+  std::vector<RecordedOffer> held_;
+};
+
+TEST_F(WeightsTest, AgentsSplitByWeight) {
+  initialize();
+  for (int i = 0; i < 6; ++i) addAgent("agent" + std::to_string(i), "cpus:2;mem:1024");
+  addFramework("f1", {"role1"});
+  addFramework("f2", {"role2"});
+  EXPECT_EQ(reallocate(), (std::map<std::string, int>{{"role1", 3}, {"role2", 3}}));
+  ASSERT_TRUE(allocator_->updateWeights({{"role2", 2}}).ok());
+  EXPECT_EQ(reallocate(), (std::map<std::string, int>{{"role1", 2}, {"role2", 4}}));
+  ASSERT_TRUE(allocator_->updateWeights({{"role3", 3}}).ok());
+  addFramework("f3", {"role3"});
+  EXPECT_EQ(reallocate(), (std::map<std::string, int>{{"role1", 1}, {"role2", 2}, {"role3", 3}}));
+}
+
+TEST_F(AllocatorTest, OfferFilterHoldsForItsDuration) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  v1::Filters filters;
+  filters.set_refuse_seconds(2);
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
+  EXPECT_EQ(allocator_->metrics().at("allocator/harvest/offer_filters/roles/role/active"), 1);
+  now_ += kNanosPerSecond;
+  EXPECT_TRUE(cycle().empty());
+  now_ += kNanosPerSecond;
+  expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
+  EXPECT_EQ(allocator_->metrics().at("allocator/harvest/offer_filters/roles/role/active"), 0);
+}
+
+TEST_F(AllocatorTest, ShortFilterStillHoldsForOneCycle) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  std::deque<RecordedOffer> offers = cycle();
+  v1::Filters filters;
+  filters.set_refuse_seconds(0.001);
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
+  now_ += kNanosPerSecond;  // Long past the filter, but no cycle has run since the decline.
+  EXPECT_TRUE(cycle().empty());
+  EXPECT_EQ(cycle().size(), 1u);
+}
+
+TEST_F(AllocatorTest, FilterBlocksOnlySubsetsOfWhatWasRefused) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:2;mem:1024");
+  std::deque<RecordedOffer> offers = cycle();
+  v1::Filters filters;
+  filters.set_refuse_seconds(100);
+  // Refuse only part of the offer; keep the rest.
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", R("cpus:1;mem:512"), filters).ok());
+  EXPECT_TRUE(cycle().empty());
+  // More becomes available than was refused: no longer a subset, so it is offered.
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", R("cpus:1;mem:512"), std::nullopt).ok());
+  expectOffer(cycle(), "f", "role", "agent", "cpus:2;mem:1024");
+}
+
+TEST_F(AllocatorTest, SuppressThenRevive) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  ASSERT_TRUE(allocator_->suppressOffers("f", {}).ok());
+  EXPECT_TRUE(cycle().empty());
+  ASSERT_TRUE(allocator_->reviveOffers("f", {}).ok());
+  expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
+}
+
+TEST_F(AllocatorTest, ReviveOfOneRoleKeepsTheOtherRolesFilter) {
+  initialize();
+  ASSERT_TRUE(allocator_->addFramework("f", framework({"r1", "r2"}), {}, true, {}).ok());
+  addAgent("agent", "cpus:1;mem:512");
+  v1::Filters filters;
+  filters.set_refuse_seconds(1000);
+  // Filters are per (framework, role, agent): declined under one role, the agent is offered
+  // under the other; declined under both, it is offered no more.
+  std::set<std::string> declinedRoles;
+  for (int i = 0; i < 2; ++i) {
+    std::deque<RecordedOffer> offers = cycle();
+    ASSERT_EQ(offers.size(), 1u);
+    declinedRoles.insert(offers[0].role);
+    ASSERT_TRUE(
+        allocator_->recoverResources("f", "agent", offers[0].role, offers[0].resources, filters)
+            .ok());
+  }
+  EXPECT_EQ(declinedRoles, (std::set<std::string>{"r1", "r2"}));
+  EXPECT_TRUE(cycle().empty());
+  ASSERT_TRUE(allocator_->reviveOffers("f", {"r1"}).ok());
+  expectOffer(cycle(), "f", "r1", "agent", "cpus:1;mem:512");
+  EXPECT_EQ(allocator_->metrics().at("allocator/harvest/offer_filters/roles/r1/active"), 0);
+  EXPECT_EQ(allocator_->metrics().at("allocator/harvest/offer_filters/roles/r2/active"), 1);
+}
+
+TEST_F(AllocatorTest, ReservedResourcesGoOnlyToTheirRoleAndDescendants) {
+  initialize();
+  addAgent("agent", "cpus:2;mem:1024;cpus(r1):2;mem(r1):512");
+  addFramework("f2", {"r2"});
+  expectOffer(cycle(), "f2", "r2", "agent", "cpus:2;mem:1024");
+  addFramework("f1", {"r1/child"});
+  expectOffer(cycle(), "f1", "r1/child", "agent", "cpus(r1):2;mem(r1):512");
+}
+
+TEST_F(AllocatorTest, ReservationOfARoleWithoutFrameworksStaysUnoffered) {
+  initialize();
+  addAgent("agent", "cpus(r3):4;mem(r3):2048");
+  addFramework("f", {"r1"});
+  EXPECT_TRUE(cycle().empty());
+}
+
+TEST_F(AllocatorTest, QuotaGuaranteedRoleIsServedFirst) {
+  initialize();
+  addFramework("fo", {"other"});  // "other" sorts before "q" by name at equal shares.
+  addFramework("fq", {"q"});
+  ASSERT_TRUE(allocator_->updateQuota("q", Quota{Q("cpus:2;mem:1024"), std::nullopt}).ok());
+  addAgent("agent", "cpus:2;mem:1024");
+  expectOffer(cycle(), "fq", "q", "agent", "cpus:2;mem:1024");
+}
+
+TEST_F(AllocatorTest, HeadroomForUnmetGuaranteeIsHeldBack) {
+  initialize();
+  addFramework("fo", {"other"});
+  ASSERT_TRUE(
+      allocator_->addFramework("fq", framework({"q"}), {}, true, {"q"}).ok());  // No demand.
+  ASSERT_TRUE(allocator_->updateQuota("q", Quota{Q("cpus:4;mem:2048"), std::nullopt}).ok());
+  for (int i = 0; i < 3; ++i) addAgent("agent" + std::to_string(i), "cpus:2;mem:1024");
+  std::deque<RecordedOffer> offers = cycle();
+  // 6 cpus in all, 4 held for q: "other" may take 2.
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(offers[0].framework, "fo");
+  EXPECT_EQ(offers[0].resources, R("cpus:2;mem:1024"));
+  EXPECT_EQ(allocator_->metrics().at("allocator/harvest/quota/roles/q/resources/cpus/guarantee"),
+            4);
+}
+
+TEST_F(AllocatorTest, QuotaLimitIsNeverExceeded) {
+  initialize();
+  addFramework("fl", {"limited"});
+  ASSERT_TRUE(allocator_->updateQuota("limited", Quota{Quantities(), Q("cpus:3")}).ok());
+  for (int i = 0; i < 3; ++i) addAgent("agent" + std::to_string(i), "cpus:2;mem:1024");
+  Resources offered;
+  for (const RecordedOffer& o : cycle()) offered += o.resources;
+  EXPECT_EQ(offered.scalar(kinds::kCpus), Scalar::fromUnits(3));
+  EXPECT_EQ(offered.scalar(kinds::kMem), Scalar::fromUnits(2048));
+  EXPECT_TRUE(cycle().empty());
+}
+
+TEST_F(AllocatorTest, RemovingAnAgentDropsItsAllocationsFromSharesAtOnce) {
+  initialize();
+  addFramework("f1", {"role1"});
+  addAgent("a1", "cpus:2;mem:1024");
+  cycle();
+  addFramework("f2", {"role2"});
+  addAgent("a2", "cpus:2;mem:1024");
+  cycle();
+  EXPECT_DOUBLE_EQ(share(*allocator_, "role2"), 0.5);
+  ASSERT_TRUE(allocator_->removeAgent("a2").ok());
+  EXPECT_DOUBLE_EQ(share(*allocator_, "role2"), 0.0);
+  EXPECT_DOUBLE_EQ(share(*allocator_, "role1"), 1.0);
+}
+
+TEST_F(AllocatorTest, MinimumAllocatableResources) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:0.005;mem:16");  // Below cpus:0.01 and below mem:32.
+  EXPECT_TRUE(cycle().empty());
+}
+
+TEST_F(AllocatorTest, GpuAgentsOnlyForGpuFrameworks) {
+  initialize();
+  addFramework("plain", {"role"});
+  addAgent("gpu", "cpus:4;mem:1024;gpus:1");
+  EXPECT_TRUE(cycle().empty());
+  v1::FrameworkInfo info = framework({"role"});
+  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::GPU_RESOURCES);
+  ASSERT_TRUE(allocator_->addFramework("gpuf", info, {}, true, {}).ok());
+  expectOffer(cycle(), "gpuf", "role", "gpu", "cpus:4;mem:1024;gpus:1");
+}
+
+TEST_F(AllocatorTest, MaintenanceProducesInverseOffers) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  cycle();
+  v1::Unavailability unavailability;
+  unavailability.mutable_start()->set_nanoseconds(60 * kNanosPerSecond);
+  ASSERT_TRUE(allocator_->updateUnavailability("agent", unavailability).ok());
+  cycle();
+  ASSERT_EQ(inverseOffers_.size(), 1u);
+  EXPECT_EQ(inverseOffers_[0], std::make_pair(std::string("f"), std::string("agent")));
+  cycle();  // Outstanding: not sent again.
+  EXPECT_EQ(inverseOffers_.size(), 1u);
+}
+
+TEST_F(AllocatorTest, ReserveAndUnreserveThroughUpdateAvailable) {
+  initialize();
+  addAgent("agent", "cpus:4;mem:1024");
+  ResourceConversion reserve{R("cpus:2"), R("cpus(r1,ops):2")};
+  ASSERT_TRUE(allocator_->updateAvailable("agent", {reserve}).ok());
+  addFramework("f", {"r1"});
+  expectOffer(cycle(), "f", "r1", "agent", "cpus:2;cpus(r1,ops):2;mem:1024");
+}
+
+TEST_F(AllocatorTest, ErrorsLeaveStateUnchanged) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:2;mem:1024");
+  EXPECT_EQ(
+      allocator_->recoverResources("nope", "agent", "role", R("cpus:1"), std::nullopt).message(),
+      "unknown framework 'nope'");
+  EXPECT_EQ(allocator_->removeAgent("nope").message(), "unknown agent 'nope'");
+  EXPECT_EQ(allocator_->updateAvailable("agent", {{R("cpus:8"), R("cpus(r1):8")}}).message(),
+            "agent 'agent' does not have cpus:8 available");
+  EXPECT_EQ(allocator_->addFramework("bad", framework({"a//b"}), {}, true, {}).message(),
+            "framework 'bad': role 'a//b' has an empty component ('//')");
+  EXPECT_EQ(allocator_->addFramework("f", framework({"role"}), {}, true, {}).message(),
+            "framework 'f' already exists");
+  EXPECT_EQ(allocator_->recoverResources("f", "agent", "role", R("cpus:1"), std::nullopt).message(),
+            "framework 'f' does not hold cpus:1 on agent 'agent' under role 'role'");
+  // Nothing above changed anything: the whole agent is still offered.
+  expectOffer(cycle(), "f", "role", "agent", "cpus:2;mem:1024");
+}
+
+TEST_F(AllocatorTest, AgentUsedResourcesAreNotOfferedAgain) {
+  initialize();
+  addFramework("f", {"role"});
+  ASSERT_TRUE(allocator_
+                  ->addAgent("agent", agentInfo("agent"), std::nullopt, R("cpus:4;mem:1024"),
+                             {{"f", {{"role", R("cpus:3;mem:512")}}}})
+                  .ok());
+  expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
+  EXPECT_DOUBLE_EQ(share(*allocator_, "role"), 1.0);
+}
+
+}  // namespace
+}  // namespace harvest
+
+namespace harvest {
+namespace {
+
+TEST(MetricsJsonTest, FlatObjectWithEscapesAndNoNaN) {
+  EXPECT_EQ(metricsToJson({{"allocator/harvest/allocation_runs", 12},
+                           {"allocator/harvest/roles/a\"b/shares/dominant", 0.25},
+                           {"bad", std::nan("")}}),
+            "{\"allocator/harvest/allocation_runs\":12,"
+            "\"allocator/harvest/roles/a\\\"b/shares/dominant\":0.25,\"bad\":null}");
+  EXPECT_EQ(metricsToJson({}), "{}");
+}
+
+}  // namespace
+}  // namespace harvest

@@ -1,0 +1,220 @@
+// Master recovery from its work directory: the state machine, frameworks before agents, no
+// offers while recovering, completion by count or by timeout and fraction, rejected
+// allocations of unknown frameworks, and a corrupt state file.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "master/master.h"
+#include "resources/parse.h"
+
+namespace harvest::master {
+namespace {
+
+Resources R(std::string_view text) {
+  return parseResources(text).value();
+}
+
+class Recorder : public Scheduler {
+ public:
+  void offers(const std::vector<Offer>& batch) override {
+    for (const Offer& offer : batch) received.push_back(offer);
+  }
+  std::vector<Offer> received;
+};
+
+v1::FrameworkInfo frameworkInfo(const std::string& role, const std::string& id = "") {
+  v1::FrameworkInfo f;
+  f.set_user("test");
+  f.set_name(role);
+  f.add_roles(role);
+  if (!id.empty()) f.mutable_id()->set_value(id);
+  return f;
+}
+
+class MasterRecoveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "harvest-recovery-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    options_.workDir = dir_;
+    options_.recoveryTimeout = 10 * kNanosPerSecond;
+    options_.recoveryMinFraction = 0.5;
+  }
+  void TearDown() override {
+    master_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  Status start() {
+    master_.reset();
+    Result<std::unique_ptr<Master>> created = Master::create(options_, &loop_);
+    if (!created.ok()) return created.status();
+    master_ = std::move(created).value();
+    return Status();
+  }
+
+  // The master dies (its agents live on); a new one starts from the same work directory.
+  std::vector<std::unique_ptr<AgentLink>> crashAndRestart() {
+    loop_.runUntil(loop_.now() + kNanosPerSecond);  // Lets the debounced state save run.
+    std::vector<std::unique_ptr<AgentLink>> agents = master_->releaseAgents();
+    EXPECT_TRUE(start().ok());
+    return agents;
+  }
+
+  // web (weight 2) and batch share a1..a3; web launches one task on each agent it is
+  // offered (two of the three), batch declines.
+  void runWorkload() {
+    ASSERT_TRUE(start().ok());
+    EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
+    web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
+    batch_ = *master_->subscribe(frameworkInfo("batch"), &batchScheduler_);
+    ASSERT_TRUE(master_->updateWeights({{"web", 2}}).ok());
+    for (const char* agent : {"a1", "a2", "a3"}) {
+      ASSERT_TRUE(master_->addAgent(agent, R("cpus:4;mem:4096")).ok());
+    }
+    loop_.runUntil(loop_.now() + kNanosPerSecond);
+    int n = 0;
+    for (const Offer& offer : webScheduler_.received) {
+      ASSERT_TRUE(master_
+                      ->accept(web_, {offer.id},
+                               {{"t" + std::to_string(n++), R("cpus:2;mem:1024"), 0}},
+                               v1::Filters())
+                      .ok());
+    }
+    for (const Offer& offer : batchScheduler_.received) {
+      ASSERT_TRUE(master_->decline(batch_, {offer.id}, v1::Filters()).ok());
+    }
+  }
+
+  std::string dir_;
+  MasterOptions options_;
+  EventLoop loop_;
+  std::unique_ptr<Master> master_;
+  Recorder webScheduler_, batchScheduler_;
+  std::string web_, batch_;
+};
+
+TEST_F(MasterRecoveryTest, FirstStartRunsAndPersists) {
+  ASSERT_TRUE(start().ok());
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/master-state.pb"));
+}
+
+TEST_F(MasterRecoveryTest, NoOffersUntilEveryExpectedAgentIsBackThenSameShares) {
+  runWorkload();
+  const auto before = master_->allocator().metrics();
+  auto agents = crashAndRestart();
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRecovering);
+  EXPECT_EQ(master_->recovery().expectedAgents, 3u);
+  // The frameworks are known before they re-subscribe; offers wait for recovery.
+  Recorder web;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[1])).ok());
+  loop_.runUntil(loop_.now() + 3 * kNanosPerSecond);
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRecovering);
+  EXPECT_EQ(master_->stats().offersMade, 0u);
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[2])).ok());
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
+  EXPECT_EQ(master_->recovery().recoveredAgents, 3u);
+  EXPECT_TRUE(master_->recovery().lostAgents.empty());
+  const auto after = master_->allocator().metrics();
+  for (const char* key : {"allocator/harvest/roles/web/shares/dominant",
+                          "allocator/harvest/resources/cpus/offered_or_allocated",
+                          "allocator/harvest/resources/mem/offered_or_allocated"}) {
+    EXPECT_EQ(after.at(key), before.at(key)) << key;
+  }
+  // web (weight 2) got two of the three agents in the first cycle: two tasks of 2 cpus.
+  EXPECT_EQ(after.at("allocator/harvest/resources/cpus/offered_or_allocated"), 4);
+  size_t tasks = 0;
+  master_->forEachTask([&](const Master::TaskView& task) {
+    EXPECT_EQ(task.framework, web_);
+    ++tasks;
+  });
+  EXPECT_EQ(tasks, 2u);
+  // batch was persisted and is still known (inactive until it subscribes again).
+  EXPECT_NE(master_->frameworkInfo(batch_), nullptr);
+}
+
+TEST_F(MasterRecoveryTest, TimeoutWithEnoughAgentsEndsRecoveryAndTracksTheLost) {
+  runWorkload();
+  auto agents = crashAndRestart();
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
+  loop_.runUntil(loop_.now() + 9 * kNanosPerSecond);
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRecovering);  // 1 of 3 < 50%.
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[1])).ok());
+  loop_.runUntil(loop_.now() + 2 * kNanosPerSecond);  // Past the timeout, 2 of 3 >= 50%.
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
+  EXPECT_EQ(master_->recovery().lostAgents, (std::set<std::string>{"a3"}));
+  // A lost agent that comes back later is recovered all the same.
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[2])).ok());
+  EXPECT_TRUE(master_->recovery().lostAgents.empty());
+  size_t tasks = 0;
+  master_->forEachTask([&](const Master::TaskView&) { ++tasks; });
+  EXPECT_EQ(tasks, 2u);
+}
+
+TEST_F(MasterRecoveryTest, WeightsAndQuotasComeBack) {
+  ASSERT_TRUE(start().ok());
+  Quota quota{R("cpus:2").quantities(), R("cpus:6").quantities()};
+  ASSERT_TRUE(master_->updateQuota("web", quota).ok());
+  ASSERT_TRUE(master_->updateWeights({{"batch", 3}}).ok());
+  crashAndRestart();
+  const auto metrics = master_->allocator().metrics();
+  EXPECT_EQ(metrics.at("allocator/harvest/quota/roles/web/resources/cpus/guarantee"), 2);
+  EXPECT_EQ(metrics.at("allocator/harvest/quota/roles/web/resources/cpus/limit"), 6);
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);  // No agents to wait for.
+}
+
+TEST_F(MasterRecoveryTest, DynamicReservationsSurviveTheRestart) {
+  ASSERT_TRUE(start().ok());
+  web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  ASSERT_EQ(webScheduler_.received.size(), 1u);
+  const Offer offer = webScheduler_.received[0];
+  // RESERVE cpus:1;mem:512 for web, then give everything back.
+  const ResourceConversion reserve{R("cpus:1;mem:512"), R("cpus(web):1;mem(web):512")};
+  ASSERT_TRUE(master_->applyOperations(web_, {offer.id}, {reserve}).ok());
+  ASSERT_TRUE(master_->accept(web_, {offer.id}, {}, v1::Filters()).ok());
+  auto agents = crashAndRestart();
+  Recorder web;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
+  EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  ASSERT_EQ(web.received.size(), 1u);
+  EXPECT_EQ(web.received[0].resources, R("cpus:3;mem:3584;cpus(web):1;mem(web):512"));
+}
+
+TEST_F(MasterRecoveryTest, TasksOfUnknownFrameworksAreRejectedTheRestApplies) {
+  runWorkload();
+  auto agents = crashAndRestart();
+  // Forget the web framework: as if the state had never recorded it.
+  master_.reset();
+  std::filesystem::remove(dir_ + "/master-state.pb");
+  ASSERT_TRUE(start().ok());
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("batch", batch_), &batchScheduler_).ok());
+  ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
+  EXPECT_EQ(master_->recovery().rejectedAllocations, 1u);
+  EXPECT_NE(master_->agent("a1"), nullptr);  // The agent itself is in.
+  size_t tasks = 0;
+  master_->forEachTask([&](const Master::TaskView&) { ++tasks; });
+  EXPECT_EQ(tasks, 0u);
+}
+
+TEST_F(MasterRecoveryTest, CorruptStateFileFailsWithTheReason) {
+  std::filesystem::create_directories(dir_);
+  std::ofstream(dir_ + "/master-state.pb") << "\x08\xff\xff garbage";
+  Status s = start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("recovery failed"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("corrupt"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace harvest::master

@@ -1,0 +1,287 @@
+// The master: offers, accept validation, offer timeout, the rescind race, eviction, and the
+// scenario loader's errors.
+#include "master/master.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/scenario.h"
+#include "resources/parse.h"
+
+namespace harvest::master {
+namespace {
+
+Resources R(std::string_view text) {
+  return parseResources(text).value();
+}
+
+class RecordingScheduler : public Scheduler {
+ public:
+  void offers(const std::vector<Offer>& batch) override {
+    for (const Offer& offer : batch) received.push_back(offer);
+  }
+  void rescind(const std::string& offer) override { rescinded.push_back(offer); }
+  void update(const TaskStatus& status) override { updates.push_back(status); }
+
+  std::vector<Offer> received;
+  std::vector<std::string> rescinded;
+  std::vector<TaskStatus> updates;
+};
+
+v1::FrameworkInfo info(const std::string& role, bool revocable = false) {
+  v1::FrameworkInfo f;
+  f.set_user("test");
+  f.set_name(role);
+  f.add_roles(role);
+  if (revocable) f.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
+  return f;
+}
+
+class MasterTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start(MasterOptions{}); }
+
+  void start(MasterOptions options) {
+    // Timers hold the master: a new master needs a new loop.
+    master_.reset();
+    loop_ = std::make_unique<EventLoop>();
+    Result<std::unique_ptr<Master>> created = Master::create(options, loop_.get());
+    ASSERT_TRUE(created.ok()) << created.message();
+    master_ = std::move(created).value();
+  }
+
+  // Runs the next allocation cycle (they come every second).
+  void cycle() { loop_->runUntil(loop_->now() + kNanosPerSecond); }
+
+  std::string subscribe(RecordingScheduler* scheduler, const std::string& role,
+                        bool revocable = false) {
+    Result<std::string> id = master_->subscribe(info(role, revocable), scheduler);
+    EXPECT_TRUE(id.ok()) << id.message();
+    return id.ok() ? *id : "";
+  }
+
+  std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<Master> master_;
+};
+
+TEST_F(MasterTest, OffersHaveUniqueIdsAndLaunchedTasksRun) {
+  RecordingScheduler scheduler;
+  const std::string f = subscribe(&scheduler, "web");
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(master_->addAgent("a2", R("cpus:4;mem:4096")).ok());
+  cycle();
+  ASSERT_EQ(scheduler.received.size(), 2u);
+  EXPECT_NE(scheduler.received[0].id, scheduler.received[1].id);
+  const Offer offer = scheduler.received[0];
+  ASSERT_TRUE(
+      master_->accept(f, {offer.id}, {{"t1", R("cpus:1;mem:512"), 10 * kNanosPerSecond}}, v1::Filters())
+          .ok());
+  ASSERT_EQ(scheduler.updates.size(), 1u);
+  EXPECT_EQ(scheduler.updates[0].state, TaskState::kRunning);
+  loop_->runUntil(loop_->now() + 10 * kNanosPerSecond);
+  EXPECT_EQ(scheduler.updates.back().state, TaskState::kFinished);
+  EXPECT_EQ(master_->stats().tasksFinished, 1u);
+}
+
+TEST_F(MasterTest, AcceptValidationFailuresLoseTasksAndLeakNothing) {
+  RecordingScheduler scheduler, other;
+  const std::string f = subscribe(&scheduler, "web");
+  const std::string g = subscribe(&other, "batch");
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  cycle();
+  ASSERT_EQ(scheduler.received.size() + other.received.size(), 1u);
+  RecordingScheduler& holder = scheduler.received.empty() ? other : scheduler;
+  const std::string holderId = scheduler.received.empty() ? g : f;
+  const std::string strangerId = scheduler.received.empty() ? f : g;
+  RecordingScheduler& stranger = scheduler.received.empty() ? scheduler : other;
+  const Offer offer = holder.received[0];
+
+  // Unknown offer id.
+  ASSERT_TRUE(master_->accept(holderId, {"o-999"}, {{"t1", R("cpus:1"), 0}}, v1::Filters()).ok());
+  EXPECT_EQ(holder.updates.back().state, TaskState::kLost);
+  EXPECT_EQ(holder.updates.back().reason, "REASON_INVALID_OFFERS");
+  EXPECT_EQ(holder.updates.back().message, "offer o-999 is unknown");
+  // Someone else's offer.
+  ASSERT_TRUE(
+      master_->accept(strangerId, {offer.id}, {{"t2", R("cpus:1"), 0}}, v1::Filters()).ok());
+  EXPECT_EQ(stranger.updates.back().message, "offer " + offer.id + " belongs to another framework");
+  // The offer is still the holder's: malformed task (TASK_ERROR), and a task bigger than the
+  // offer (TASK_LOST), in one accept.
+  ASSERT_TRUE(master_
+                  ->accept(holderId, {offer.id},
+                           {{"", R("cpus:1"), 0}, {"big", R("cpus:5;mem:1"), 0}}, v1::Filters())
+                  .ok());
+  ASSERT_GE(holder.updates.size(), 3u);
+  EXPECT_EQ(holder.updates[holder.updates.size() - 2].state, TaskState::kError);
+  EXPECT_EQ(holder.updates[holder.updates.size() - 2].message, "task id is empty");
+  EXPECT_EQ(holder.updates.back().state, TaskState::kLost);
+  EXPECT_EQ(holder.updates.back().message, "task resources cpus:5;mem:1 are not in the offers");
+  // Nothing leaked: the whole agent is offered again once the default filter lapses.
+  EXPECT_EQ(master_->outstandingOffers(), 0u);
+  EXPECT_EQ(
+      master_->allocator().metrics().at("allocator/harvest/resources/cpus/offered_or_allocated"),
+      0);
+}
+
+TEST_F(MasterTest, ExpiredOfferIsRescindedAndItsResourcesReturn) {
+  MasterOptions options;
+  options.offerTimeout = 3 * kNanosPerSecond;
+  start(options);
+  RecordingScheduler scheduler;
+  const std::string f = subscribe(&scheduler, "web");
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  cycle();
+  ASSERT_EQ(scheduler.received.size(), 1u);
+  loop_->runUntil(loop_->now() + 3 * kNanosPerSecond);
+  ASSERT_EQ(scheduler.rescinded, std::vector<std::string>{scheduler.received[0].id});
+  EXPECT_EQ(master_->stats().offersExpired, 1u);
+  // A launch on it now is a launch after rescind.
+  ASSERT_TRUE(
+      master_->accept(f, {scheduler.received[0].id}, {{"late", R("cpus:1"), 0}}, v1::Filters())
+          .ok());
+  EXPECT_EQ(scheduler.updates.back().state, TaskState::kLost);
+  EXPECT_EQ(scheduler.updates.back().message,
+            "offer " + scheduler.received[0].id + " was rescinded or expired");
+  EXPECT_EQ(master_->stats().lostToRescindRace, 1u);
+}
+
+TEST_F(MasterTest, OwnerWakingRescindsRevocableOfferAndLaunchAfterRescindIsLost) {
+  RecordingScheduler borrower, owner;
+  const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
+  cycle();
+  ASSERT_EQ(borrower.received.size(), 1u);
+  const Offer lent = borrower.received[0];
+  EXPECT_EQ(lent.revocability, Revocability::kNonThrottleable);
+  EXPECT_EQ(lent.resources, R("cpus:8;mem:8192").lentAs(Revocability::kNonThrottleable));
+  // The owner subscribes while the revocable offer is outstanding.
+  subscribe(&owner, "analytics");
+  cycle();
+  EXPECT_EQ(borrower.rescinded, std::vector<std::string>{lent.id});
+  ASSERT_EQ(owner.received.size(), 1u);
+  EXPECT_EQ(owner.received[0].resources, R("cpus(analytics):8;mem(analytics):8192"));
+  // The borrower's launch arrives after the rescind: TASK_LOST, nothing leaks.
+  ASSERT_TRUE(master_
+                  ->accept(b, {lent.id},
+                           {{"late", R("cpus:1;mem:64").lentAs(Revocability::kNonThrottleable), 0}},
+                           v1::Filters())
+                  .ok());
+  EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
+  EXPECT_EQ(master_->stats().lostToRescindRace, 1u);
+  EXPECT_EQ(master_->allocator().metrics().at("allocator/harvest/revocable/over_committed/cpus"),
+            0);
+}
+
+TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
+  RecordingScheduler borrower, owner;
+  const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
+  cycle();
+  ASSERT_EQ(borrower.received.size(), 1u);
+  const Resources lent = R("cpus:4;mem:4096").lentAs(Revocability::kNonThrottleable);
+  ASSERT_TRUE(master_->accept(b, {borrower.received[0].id}, {{"r1", lent, 0}}, v1::Filters()).ok());
+  EXPECT_EQ(borrower.updates.back().state, TaskState::kRunning);
+  const std::string o = subscribe(&owner, "analytics");
+  cycle();
+  ASSERT_EQ(owner.received.size(), 1u);
+  // The owner takes all 8 cpus: the agent must evict the borrower's 4-cpu executor.
+  ASSERT_TRUE(master_
+                  ->accept(o, {owner.received[0].id},
+                           {{"own", R("cpus(analytics):8;mem(analytics):8192"), 0}}, v1::Filters())
+                  .ok());
+  EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
+  EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
+  // The owner's task waits for the eviction, then runs; nothing was rejected.
+  EXPECT_TRUE(owner.updates.empty());
+  loop_->runUntil(loop_->now() + 2 * kNanosPerSecond);  // The kill grace.
+  ASSERT_EQ(owner.updates.size(), 1u);
+  EXPECT_EQ(owner.updates[0].state, TaskState::kRunning);
+  EXPECT_EQ(master_->stats().tasksEvicted, 1u);
+  EXPECT_EQ(master_->allocator().metrics().at("allocator/harvest/revocable/over_committed/cpus"),
+            0);
+}
+
+TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
+  RecordingScheduler owner, borrower;
+  const std::string o = subscribe(&owner, "analytics");
+  const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
+  ASSERT_TRUE(
+      master_->addAgent("a1", R("cpus:4;mem:4096;cpus(analytics):4;mem(analytics):4096")).ok());
+  ASSERT_TRUE(master_->addAgent("a2", R("cpus(analytics):8;mem(analytics):8192")).ok());
+  ASSERT_TRUE(
+      master_->deactivateForTest(o).ok());  // The owner is idle: its a2 reservation is lent.
+  cycle();
+  // The borrower runs a regular task on a1 and a revocable one on a2; declines the rest.
+  for (const Offer& offer : borrower.received) {
+    const bool lent = offer.revocability == Revocability::kNonThrottleable;
+    const Resources task =
+        lent ? R("cpus:3;mem:1024").lentAs(Revocability::kNonThrottleable) : R("cpus:2;mem:1024");
+    ASSERT_TRUE(
+        master_->accept(b, {offer.id}, {{lent ? "rev" : "reg", task, 0}}, v1::Filters()).ok());
+  }
+  ASSERT_EQ(master_->outstandingOffers(), 0u);
+  const auto before = master_->allocator().metrics();
+
+  // The master dies; a new one takes the agents over. Frameworks first, then agents.
+  std::vector<std::unique_ptr<AgentLink>> agents = master_->releaseAgents();
+  master_.reset();
+  Result<std::unique_ptr<Master>> next = Master::create(MasterOptions{}, loop_.get());
+  ASSERT_TRUE(next.ok());
+  master_ = std::move(next).value();
+  v1::FrameworkInfo ownerInfo = info("analytics");
+  ownerInfo.mutable_id()->set_value(o);
+  v1::FrameworkInfo borrowerInfo = info("batch", true);
+  borrowerInfo.mutable_id()->set_value(b);
+  ASSERT_TRUE(master_->subscribe(ownerInfo, &owner).ok());
+  ASSERT_TRUE(master_->subscribe(borrowerInfo, &borrower).ok());
+  for (auto& agent : agents) ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
+  ASSERT_TRUE(master_->deactivateForTest(o).ok());
+  const auto after = master_->allocator().metrics();
+
+  // Invariant 5: what the allocator holds equals what the agents run, counted once.
+  for (const char* key : {"allocator/harvest/resources/cpus/offered_or_allocated",
+                          "allocator/harvest/resources/mem/offered_or_allocated",
+                          "allocator/harvest/revocable/non_throttleable/allocated/cpus",
+                          "allocator/harvest/roles/batch/shares/dominant"}) {
+    ASSERT_TRUE(before.count(key) && after.count(key)) << key;
+    EXPECT_EQ(after.at(key), before.at(key)) << key;
+  }
+  EXPECT_EQ(after.at("allocator/harvest/resources/cpus/offered_or_allocated"), 2);
+  EXPECT_EQ(after.at("allocator/harvest/revocable/non_throttleable/allocated/cpus"), 3);
+}
+
+TEST_F(MasterTest, EstimateUpdateKeepsAgentCapabilities) {
+  // Nested roles need the agent's HIERARCHICAL_ROLE capability; an estimate update once sent
+  // an AgentInfo without capabilities, which made the agent unusable for them.
+  RecordingScheduler scheduler;
+  subscribe(&scheduler, "team/web");
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(master_->updateOversubscription("a1", R("cpus:1")).ok());
+  cycle();
+  ASSERT_EQ(scheduler.received.size(), 1u);
+  EXPECT_EQ(scheduler.received[0].resources, R("cpus:4;mem:4096"));
+}
+
+TEST(ScenarioTest, ErrorsNameTheFieldAndLine) {
+  EXPECT_EQ(loadScenario("{\n \"agents\": [\n  {\"resources\": \"cpus:-1\"}\n ]\n}").message(),
+            "scenario:3: agents[0].resources: negative amount in 'cpus:-1'");
+  EXPECT_EQ(loadScenario(
+                "{\"agents\": [{\"resources\": \"cpus:1\"}], \"frameworks\": [{\"name\": \"f\"}]}")
+                .message(),
+            "scenario:1: frameworks[0].roles: at least one role is required");
+  EXPECT_EQ(loadScenario("{\"agents\": []}").message(),
+            "scenario:1: agents: at least one agent group is required");
+  EXPECT_EQ(loadScenario("/no/such/scenario.json").message(),
+            "cannot read scenario '/no/such/scenario.json'");
+  EXPECT_NE(loadScenario("{\"agentz\": 1}").message().find("scenario: malformed scenario"),
+            std::string::npos);
+}
+
+TEST(ScenarioTest, BuiltinScenarioIsValid) {
+  Result<Scenario> scenario = loadScenario(builtinScenarioJson());
+  ASSERT_TRUE(scenario.ok()) << scenario.message();
+  EXPECT_EQ(scenario->agents.size(), 6u);
+  EXPECT_EQ(scenario->frameworks.size(), 3u);
+}
+
+}  // namespace
+}  // namespace harvest::master

@@ -1,0 +1,562 @@
+// harvest-loadtest: a bounded load test of the network master.
+//
+//   harvest-loadtest [--agents=1000] [--frameworks=200] [--rounds=20] [--master=HOST:PORT]
+//                    [--allocation_interval=0.1] [--json=PATH]
+//
+// Without --master it starts a NetworkMaster in-process on an ephemeral loopback port, driven
+// by its own thread. Then, from two client threads:
+//   - A fake agents (cpus:8;mem:16384) register, each with its own registration stream. The
+//     agent thread answers RUN_TASK with STATUS TASK_RUNNING and, after the task's duration,
+//     TASK_FINISHED + FREED.
+//   - F frameworks subscribe (JSON). The main thread runs R rounds: it reads the frameworks'
+//     streams until offers have arrived and the streams have gone quiet, then answers every
+//     offer (ACCEPT launching one cpus:1;mem:512 task of 1 s for every other offer, DECLINE
+//     with refuse_seconds 0 for the rest) and ACKNOWLEDGEs every update.
+//   - After the rounds it waits for every launched task to finish and be acknowledged; offers
+//     made meanwhile are left unanswered.
+//
+// Measured: scheduler calls (every POST to /api/v1/scheduler) per second of wall time; the
+// calls' round trips; offer->launch latency, from the framework reading the OFFERS event to
+// the agent reading the RUN_TASK of the task launched on it (same process, steady_clock,
+// matched by task id); the process's RSS (master and load clients together) when in-process.
+// Exits 1 on any problem: an HTTP error, a stream that ends, a launch whose RUN_TASK never
+// arrives, a task that does not finish, or master counters that disagree with the clients'.
+//
+// Every socket is non-blocking and each thread waits in one poll(2) over all of its sockets:
+// a blocking reader per stream cannot serve a thousand streams from one thread, and a client
+// that waits for each answer before sending the next call measures its own round trips, not
+// the master. So calls are pipelined on keep-alive connections (one per framework, a few for
+// the agents, an agent's calls always on the same one since their sequence numbers must arrive
+// in order), and responses are matched to calls in order. Bytes are parsed with the project's
+// ResponseParser and RecordDecoder.
+#include <glog/logging.h>
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/runtime/agent_wire.h"
+#include "net/http_client.h"
+#include "net/recordio.h"
+#include "net/response_parser.h"
+#include "clients.h"
+#include "transport.h"
+#include "master/network/network_master.h"
+#include "wire/scheduler_codec.h"
+#include "resources/proto/convert.h"
+#include "resources/parse.h"
+
+namespace harvest::master {
+namespace {
+
+using namespace loadtest;  // NOLINT: the transport and client pieces of this one tool.
+
+using v1::scheduler::Call;
+using v1::scheduler::Event;
+
+constexpr const char* kAgentResources = "cpus:8;mem:16384";
+constexpr int kRoles = 8;          // Frameworks are spread over this many roles.
+constexpr size_t kAgentLines = 8;  // Pipelined connections the agents' calls share.
+// A round gathers events until offers are pending and no event has come for this long: one
+// allocation cycle's offers arrive as a burst.
+constexpr auto kQuiet = std::chrono::milliseconds(10);
+constexpr auto kRoundTimeout = std::chrono::seconds(10);
+constexpr auto kDrainTimeout = std::chrono::seconds(15);
+
+struct Options {
+  int agents = 1000;
+  int frameworks = 200;
+  int rounds = 20;
+  double allocationInterval = 0.1;
+  std::string master;  // HOST:PORT; empty: in-process.
+  std::string json;
+};
+
+// The percentile `p` (0..1) of sorted values, nearest rank.
+double percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+Result<std::map<std::string, double>> fetchMetrics(const std::string& host, uint16_t port) {
+  using Out = Result<std::map<std::string, double>>;
+  Result<http::Connection> connection = http::Connection::connect(host, port, kConnectTimeoutMs);
+  if (!connection.ok()) return connection.status();
+  http::Connection open = std::move(connection).value();
+  Result<http::ClientResponse> response = open.request("GET", "/metrics/snapshot", {}, {}, 10'000);
+  if (!response.ok()) return response.status();
+  if (response->status != 200) {
+    return Out::error("/metrics/snapshot: HTTP " + std::to_string(response->status));
+  }
+  google::protobuf::Struct parsed;
+  if (!google::protobuf::util::JsonStringToMessage(response->body, &parsed).ok()) {
+    return Out::error("/metrics/snapshot is not JSON");
+  }
+  std::map<std::string, double> out;
+  for (const auto& [key, value] : parsed.fields()) out[key] = value.number_value();
+  return out;
+}
+
+// kB from a "Name:   123 kB" line of /proc/self/status; 0 if absent.
+uint64_t procStatusKb(const std::string& name) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(name + ":", 0) == 0) {
+      return std::strtoull(line.c_str() + name.size() + 1, nullptr, 10);
+    }
+  }
+  return 0;
+}
+
+// Room for `needed` descriptors (both ends of every connection when the master runs here).
+Status raiseFileLimit(uint64_t needed) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return Status();
+  if (limit.rlim_cur >= needed) return Status();
+  limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, needed);
+  (void)::setrlimit(RLIMIT_NOFILE, &limit);
+  (void)::getrlimit(RLIMIT_NOFILE, &limit);
+  if (limit.rlim_cur < needed) {
+    return Status::error("needs " + std::to_string(needed) + " file descriptors; the limit is " +
+                         std::to_string(limit.rlim_cur));
+  }
+  return Status();
+}
+
+int usage(const char* problem) {
+  if (problem != nullptr) std::fprintf(stderr, "harvest-loadtest: %s\n", problem);
+  std::fprintf(stderr,
+               "usage: harvest-loadtest [--agents=N] [--frameworks=N] [--rounds=N] "
+               "[--master=HOST:PORT] [--allocation_interval=SECONDS] [--json=PATH]\n");
+  return 2;
+}
+
+bool parsePositive(const char* text, int* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || errno != 0 || value < 1 || value > 1'000'000) return false;
+  *out = static_cast<int>(value);
+  return true;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "harvest-loadtest: %s\n", message.c_str());
+  return 1;
+}
+
+// Stops a thread (sets its flag, joins it) on every way out of run().
+struct Joiner {
+  std::atomic<bool>& stop;
+  std::thread& thread;
+  ~Joiner() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+};
+
+// ---- The run -------------------------------------------------------------------------------
+
+int run(const Options& options) {
+  Problems problems;
+  const Clock::time_point started = Clock::now();
+  const uint64_t connections = static_cast<uint64_t>(options.agents) +
+                               2 * static_cast<uint64_t>(options.frameworks) + kAgentLines + 16;
+
+  // The master: in-process on an ephemeral port, or the one named.
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  std::unique_ptr<NetworkMaster> master;
+  if (options.master.empty()) {
+    if (Status s = raiseFileLimit(2 * connections + 64); !s.ok()) return fail(s.message());
+    NetworkOptions network;
+    network.port = 0;
+    network.maxConnections = std::max<size_t>(network.maxConnections, connections);
+    MasterOptions masterOptions;
+    masterOptions.allocationInterval =
+        static_cast<TimeNanos>(options.allocationInterval * static_cast<double>(kNanosPerSecond));
+    // Freed resources are offered again soon, not only at the next full cycle.
+    masterOptions.eventBatchDelay =
+        std::min<TimeNanos>(20 * kNanosPerMilli, masterOptions.allocationInterval);
+    Result<std::unique_ptr<NetworkMaster>> startedMaster =
+        NetworkMaster::start(network, masterOptions);
+    if (!startedMaster.ok()) return fail(startedMaster.message());
+    master = std::move(startedMaster).value();
+    port = master->port();
+  } else {
+    const size_t colon = options.master.rfind(':');
+    int parsed = 0;
+    if (colon == std::string::npos || colon == 0 ||
+        !parsePositive(options.master.c_str() + colon + 1, &parsed) || parsed > 65535) {
+      return usage("bad value for --master (HOST:PORT)");
+    }
+    host = options.master.substr(0, colon);
+    port = static_cast<uint16_t>(parsed);
+    if (Status s = raiseFileLimit(connections + 64); !s.ok()) return fail(s.message());
+  }
+  std::atomic<bool> stopMaster{false};
+  std::thread masterThread;
+  if (master) masterThread = std::thread([&] { master->run(stopMaster); });
+  Joiner joinMaster{stopMaster, masterThread};
+  const uint64_t rssBeforeKb = procStatusKb("VmRSS");
+
+  // Agents: every registration is sent before any answer is read.
+  const Clock::time_point agentsStart = Clock::now();
+  std::vector<FakeAgent> agents(static_cast<size_t>(options.agents));
+  const Resources agentTotal = resourcesFrom(kAgentResources);
+  Poller registrations;
+  for (size_t i = 0; i < agents.size(); ++i) {
+    FakeAgent& agent = agents[i];
+    agent.id = "agent-" + std::to_string(i);
+    AgentRegistration registration;
+    registration.id = agent.id;
+    registration.bootId = "loadtest";
+    registration.total = agentTotal;
+    Result<std::unique_ptr<RawStream>> stream =
+        RawStream::open(host, port, "/agent/v1/register", kProtobuf,
+                        agent::registerCall(registration).SerializeAsString());
+    if (!stream.ok()) return fail("agent " + agent.id + ": " + stream.message());
+    agent.stream = std::move(stream).value();
+    registrations.watch(agent.stream->fd(), i, EPOLLIN);
+  }
+  // REGISTERED first; only HEARTBEATs may follow before any framework exists.
+  size_t registered = 0;
+  std::vector<bool> isRegistered(agents.size(), false);
+  std::vector<std::string> records;
+  while (registered < agents.size() && problems.count() == 0) {
+    if (Clock::now() - agentsStart > kSetupTimeout) {
+      return fail(std::to_string(agents.size() - registered) + " agents got no REGISTERED");
+    }
+    registrations.wait(100, [&](uint64_t i) {
+      if (!registrations.watching(agents[i].stream->fd())) return;
+      records.clear();
+      if (!agents[i].stream->readAvailable(&records)) {
+        problems.add(agents[i].id + ": " + agents[i].stream->error());
+        registrations.forget(agents[i].stream->fd());
+      }
+      for (const std::string& record : records) {
+        v1::AgentEvent event;
+        if (!event.ParseFromString(record)) {
+          problems.add(agents[i].id + ": an event that does not parse");
+        } else if (event.type() == v1::AgentEvent::REGISTERED && !isRegistered[i]) {
+          isRegistered[i] = true;
+          ++registered;
+          // Done with this one until the agent thread takes over.
+          registrations.forget(agents[i].stream->fd());
+        } else if (event.type() != v1::AgentEvent::HEARTBEAT) {
+          problems.add(agents[i].id + ": " + v1::AgentEvent::Type_Name(event.type()) +
+                       " before any framework subscribed");
+        }
+      }
+    });
+  }
+  if (problems.count() > 0) return 1;
+  const Clock::duration agentsTook = Clock::now() - agentsStart;
+
+  // The agents' call connections.
+  std::vector<std::unique_ptr<Pipeline>> agentLines;
+  for (size_t i = 0; i < std::min<size_t>(kAgentLines, agents.size()); ++i) {
+    Result<std::unique_ptr<Pipeline>> line = Pipeline::open(host, port, &problems);
+    if (!line.ok()) return fail(line.message());
+    agentLines.push_back(std::move(line).value());
+  }
+
+  // Frameworks subscribe (JSON), all at once too, each with a call connection of its own.
+  // Offers may come right after SUBSCRIBED: the frameworks' reader takes both.
+  const Clock::time_point frameworksStart = Clock::now();
+  std::vector<Framework> frameworks(static_cast<size_t>(options.frameworks));
+  for (size_t i = 0; i < frameworks.size(); ++i) {
+    Framework& framework = frameworks[i];
+    framework.name = "load-" + std::to_string(i);
+    Call call;
+    call.set_type(Call::SUBSCRIBE);
+    v1::FrameworkInfo& info = *call.mutable_subscribe()->mutable_framework_info();
+    info.set_user("loadtest");
+    info.set_name(framework.name);
+    info.add_roles("role-" + std::to_string(i % kRoles));
+    Result<std::unique_ptr<RawStream>> stream =
+        RawStream::open(host, port, "/api/v1/scheduler", kJson, toJson(call));
+    if (!stream.ok()) return fail("framework " + framework.name + ": " + stream.message());
+    framework.stream = std::move(stream).value();
+    Result<std::unique_ptr<Pipeline>> line = Pipeline::open(host, port, &problems);
+    if (!line.ok()) return fail(line.message());
+    framework.calls = std::move(line).value();
+  }
+  Launches launches;
+  FrameworkSide frameworkSide(&frameworks, &launches, &problems);
+  while (frameworkSide.subscribed() < frameworks.size() && problems.count() == 0) {
+    if (Clock::now() - frameworksStart > kSetupTimeout) {
+      return fail(std::to_string(frameworks.size() - frameworkSide.subscribed()) +
+                  " frameworks got no SUBSCRIBED");
+    }
+    frameworkSide.read(100);
+  }
+  if (problems.count() > 0) return 1;
+  const Clock::duration frameworksTook = Clock::now() - frameworksStart;
+
+  Result<std::map<std::string, double>> metricsBefore = fetchMetrics(host, port);
+  if (!metricsBefore.ok()) return fail(metricsBefore.message());
+
+  // The agent thread from here on; the main thread plays the frameworks.
+  AgentSide agentSide(&agents, &agentLines, &launches, &problems);
+  std::atomic<bool> stopAgents{false};
+  std::thread agentThread([&] { agentSide.run(stopAgents); });
+  Joiner joinAgents{stopAgents, agentThread};
+
+  const Clock::time_point roundsStart = Clock::now();
+  int roundsRun = 0;
+  for (int round = 0; round < options.rounds && problems.count() == 0; ++round) {
+    const Clock::time_point roundStart = Clock::now();
+    Clock::time_point lastEvent = roundStart;
+    while (true) {
+      if (frameworkSide.read(2) > 0) lastEvent = Clock::now();
+      const Clock::time_point now = Clock::now();
+      if (frameworkSide.pendingOffers() > 0 && now - lastEvent >= kQuiet) break;
+      if (now - roundStart > kRoundTimeout) {
+        problems.add("round " + std::to_string(round + 1) + ": no offers within " +
+                     std::to_string(kRoundTimeout.count()) + " s");
+        break;
+      }
+    }
+    frameworkSide.answerOffers();
+    frameworkSide.acknowledgeUpdates();
+    ++roundsRun;
+  }
+  const Clock::time_point roundsEnd = Clock::now();
+  const uint64_t callsInRounds = frameworkSide.answeredCalls();
+
+  // Drain: every launched task reaches its agent, finishes, and is acknowledged, and every
+  // call is answered.
+  while (problems.count() == 0 && Clock::now() - roundsEnd < kDrainTimeout) {
+    frameworkSide.read(5);
+    frameworkSide.acknowledgeUpdates();
+    const Counts& counts = frameworkSide.counts();
+    if (counts.finished + counts.failed >= counts.launched &&
+        frameworkSide.outstandingCalls() == 0) {
+      break;
+    }
+  }
+  const Clock::time_point ended = Clock::now();
+  stopAgents = true;
+  agentThread.join();
+
+  const Counts& counts = frameworkSide.counts();
+  if (frameworkSide.outstandingCalls() > 0) {
+    problems.add(std::to_string(frameworkSide.outstandingCalls()) +
+                 " scheduler calls never answered");
+  }
+  std::vector<double> latencies;
+  {
+    std::lock_guard<std::mutex> lock(launches.mutex);
+    if (!launches.pending.empty()) {
+      problems.add(std::to_string(launches.pending.size()) +
+                   " launches never reached their agent (RUN_TASK)");
+    }
+    if (launches.unexpected > 0) {
+      problems.add(std::to_string(launches.unexpected) + " RUN_TASKs nobody launched");
+    }
+    latencies = launches.latencyMs;
+  }
+  std::sort(latencies.begin(), latencies.end());
+  if (counts.running != counts.launched || counts.finished != counts.launched) {
+    problems.add(std::to_string(counts.launched) + " tasks launched, " +
+                 std::to_string(counts.running) + " reported running, " +
+                 std::to_string(counts.finished) + " finished");
+  }
+
+  // The master's counters must agree with what the clients saw.
+  std::map<std::string, double> after;
+  if (Result<std::map<std::string, double>> fetched = fetchMetrics(host, port); !fetched.ok()) {
+    problems.add(fetched.message());
+  } else {
+    after = *fetched;
+    auto delta = [&](const std::string& key) {
+      auto before = metricsBefore->find(key);
+      return after[key] - (before == metricsBefore->end() ? 0 : before->second);
+    };
+    const std::vector<std::pair<std::string, uint64_t>> expected = {
+        {"master/tasks_launched", counts.launched},
+        {"master/tasks_finished", counts.finished},
+        {"master/tasks_lost", 0},
+        {"master/offers_accepted", counts.launched},
+        {"master/offers_declined", counts.declines}};
+    for (const auto& [key, value] : expected) {
+      if (delta(key) != static_cast<double>(value)) {
+        problems.add(key + " went up by " + std::to_string(delta(key)) + ", expected " +
+                     std::to_string(value));
+      }
+    }
+  }
+  const uint64_t rssKb = master ? procStatusKb("VmRSS") : 0;
+  const uint64_t peakKb = master ? procStatusKb("VmHWM") : 0;
+  // The master stops before the clients' sockets close, or it would log every agent leaving.
+  stopMaster = true;
+  if (masterThread.joinable()) masterThread.join();
+
+  // The summary.
+  std::vector<double> roundTrips;
+  for (const Framework& framework : frameworks) {
+    const std::vector<double>& some = framework.calls->roundTripsMs();
+    roundTrips.insert(roundTrips.end(), some.begin(), some.end());
+  }
+  std::sort(roundTrips.begin(), roundTrips.end());
+  const uint64_t schedulerCalls = frameworks.size() + frameworkSide.answeredCalls();
+  const uint64_t agentCalls = answered(agentLines);
+  const double runSeconds = secondsOf(ended - frameworksStart);
+  const double roundsSeconds = secondsOf(roundsEnd - roundsStart);
+  const double callsPerSecond = static_cast<double>(schedulerCalls) / runSeconds;
+  const double callsPerSecondInRounds =
+      roundsSeconds > 0 ? static_cast<double>(callsInRounds) / roundsSeconds : 0.0;
+  const double p50 = percentile(latencies, 0.50);
+  const double p99 = percentile(latencies, 0.99);
+  const double maxLatency = latencies.empty() ? 0 : latencies.back();
+  const bool ok = problems.count() == 0;
+  auto u = [](uint64_t value) { return static_cast<unsigned long long>(value); };
+  std::printf(
+      "harvest-loadtest: %d agents (%s), %d frameworks in %d roles, %d rounds, master %s "
+      "%s:%u\n",
+      options.agents, kAgentResources, options.frameworks, std::min(kRoles, options.frameworks),
+      roundsRun, master ? "in-process on" : "at", host.c_str(), static_cast<unsigned>(port));
+  std::printf(
+      "  setup          %d agents registered in %.0f ms, %d frameworks subscribed in "
+      "%.0f ms\n",
+      options.agents, millisOf(agentsTook), options.frameworks, millisOf(frameworksTook));
+  std::printf("  wall time      %.2f s (rounds %.2f s, drain %.2f s)\n", secondsOf(ended - started),
+              roundsSeconds, secondsOf(ended - roundsEnd));
+  std::printf(
+      "  scheduler      %llu calls (%zu SUBSCRIBE, %llu ACCEPT, %llu DECLINE, %llu "
+      "ACKNOWLEDGE)\n",
+      u(schedulerCalls), frameworks.size(), u(counts.accepts), u(counts.declines),
+      u(counts.acknowledges));
+  std::printf(
+      "  calls/s        %.0f over the %.2f s from SUBSCRIBE to drained; %.0f during the "
+      "rounds\n",
+      callsPerSecond, runSeconds, callsPerSecondInRounds);
+  std::printf("  call latency   p50 %.2f ms, p99 %.2f ms (sent to answered, pipelined)\n",
+              percentile(roundTrips, 0.5), percentile(roundTrips, 0.99));
+  std::printf("  agent calls    %llu (STATUS, FREED): %.0f calls/s\n", u(agentCalls),
+              static_cast<double>(agentCalls) / secondsOf(ended - roundsStart));
+  std::printf("  offers         %llu in %llu events; %llu rescinded; %llu too small to launch on\n",
+              u(counts.offers), u(counts.offerEvents), u(counts.rescinds), u(counts.tooSmall));
+  std::printf("  tasks          %llu launched, %llu running, %llu finished, %llu failed\n",
+              u(counts.launched), u(counts.running), u(counts.finished), u(counts.failed));
+  std::printf("  offer->launch  %zu samples: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+              latencies.size(), p50, p99, maxLatency);
+  if (!after.empty()) {
+    std::printf("  allocator      %.0f runs (full + triggered); run p50 %.2f ms, p99 %.2f ms\n",
+                after["allocator/harvest/allocation_runs"],
+                after["allocator/harvest/allocation_run_ms/p50"],
+                after["allocator/harvest/allocation_run_ms/p99"]);
+  }
+  if (master) {
+    std::printf(
+        "  memory         RSS %.1f MiB (peak %.1f MiB; %.1f MiB before any client), "
+        "master and clients in one process\n",
+        static_cast<double>(rssKb) / 1024, static_cast<double>(peakKb) / 1024,
+        static_cast<double>(rssBeforeKb) / 1024);
+  }
+  const std::string result =
+      ok ? "OK"
+         : "FAILED: " + std::to_string(problems.count()) + " problems; first: " + problems.first();
+  std::printf("  result         %s\n", result.c_str());
+
+  if (!options.json.empty()) {
+    std::ostringstream json;
+    json << "{\"agents\":" << options.agents << ",\"frameworks\":" << options.frameworks
+         << ",\"rounds\":" << roundsRun << ",\"in_process\":" << (master ? "true" : "false")
+         << ",\"wall_seconds\":" << secondsOf(ended - started)
+         << ",\"scheduler_calls\":" << schedulerCalls
+         << ",\"scheduler_calls_per_second\":" << callsPerSecond
+         << ",\"scheduler_calls_per_second_in_rounds\":" << callsPerSecondInRounds
+         << ",\"call_latency_ms\":{\"p50\":" << percentile(roundTrips, 0.5)
+         << ",\"p99\":" << percentile(roundTrips, 0.99) << "}"
+         << ",\"agent_calls\":" << agentCalls << ",\"accepts\":" << counts.accepts
+         << ",\"declines\":" << counts.declines << ",\"acknowledges\":" << counts.acknowledges
+         << ",\"offers\":" << counts.offers << ",\"tasks_launched\":" << counts.launched
+         << ",\"tasks_finished\":" << counts.finished
+         << ",\"offer_to_launch_ms\":{\"samples\":" << latencies.size() << ",\"p50\":" << p50
+         << ",\"p99\":" << p99 << ",\"max\":" << maxLatency << "}"
+         << ",\"rss_kb\":" << rssKb << ",\"peak_rss_kb\":" << peakKb
+         << ",\"problems\":" << problems.count() << ",\"ok\":" << (ok ? "true" : "false") << "}\n";
+    std::ofstream out(options.json);
+    out << json.str();
+    if (!out) return fail("cannot write " + options.json);
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace harvest::master
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  FLAGS_minloglevel = 1;  // The master's per-agent INFO lines would drown the summary.
+  google::InitGoogleLogging(argv[0]);
+  harvest::master::Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&arg](const char* flag) -> const char* {
+      const size_t n = std::strlen(flag);
+      return arg.compare(0, n, flag) == 0 ? arg.c_str() + n : nullptr;
+    };
+    if (arg == "--help" || arg == "-h") {
+      harvest::master::usage(nullptr);
+      return 0;
+    } else if (const char* v = value("--agents=")) {
+      if (!harvest::master::parsePositive(v, &options.agents)) {
+        return harvest::master::usage("bad value for --agents");
+      }
+    } else if (const char* v = value("--frameworks=")) {
+      if (!harvest::master::parsePositive(v, &options.frameworks)) {
+        return harvest::master::usage("bad value for --frameworks");
+      }
+    } else if (const char* v = value("--rounds=")) {
+      if (!harvest::master::parsePositive(v, &options.rounds)) {
+        return harvest::master::usage("bad value for --rounds");
+      }
+    } else if (const char* v = value("--allocation_interval=")) {
+      char* end = nullptr;
+      options.allocationInterval = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(options.allocationInterval >= 0.001) ||
+          options.allocationInterval > 60) {
+        return harvest::master::usage("bad value for --allocation_interval (0.001..60 seconds)");
+      }
+    } else if (const char* v = value("--master=")) {
+      options.master = v;
+    } else if (const char* v = value("--json=")) {
+      options.json = v;
+    } else {
+      return harvest::master::usage(("unknown argument '" + arg + "'").c_str());
+    }
+  }
+  return harvest::master::run(options);
+}

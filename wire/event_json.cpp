@@ -1,0 +1,188 @@
+#include "wire/event_json.h"
+
+#include <glog/logging.h>
+#include <google/protobuf/descriptor.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "common/base64.h"
+#include "wire/json_text.h"
+
+namespace harvest::master {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+using namespace text;  // NOLINT: the small helpers read better unqualified here.
+
+// ---- Event JSON ----------------------------------------------------------------------------
+
+// Writes a message as Mesos does: every set field by its .proto name in field-number order,
+// enums by name, 64-bit integers as JSON numbers (protobuf's own printer quotes them, which
+// Mesos clients reading plain JSON do not expect), bytes as padded base64. Strings are made
+// valid UTF-8 (a bad byte becomes U+FFFD): an Event's strings come from agents, modules and
+// files as well as from checked calls, and one bad byte must not make the stream unreadable.
+// Map fields would come out as lists of entries; none of the scheduler messages has one.
+class JsonWriter {
+ public:
+  std::string take() { return std::move(out_); }
+
+  void message(const Message& message) {
+    const Reflection* reflection = message.GetReflection();
+    std::vector<const FieldDescriptor*> fields;
+    reflection->ListFields(message, &fields);
+    out_ += '{';
+    bool first = true;
+    for (const FieldDescriptor* field : fields) {
+      if (field->is_extension()) continue;
+      if (!first) out_ += ',';
+      first = false;
+      string(field->name());
+      out_ += ':';
+      if (field->is_repeated()) {
+        out_ += '[';
+        const int size = reflection->FieldSize(message, field);
+        for (int i = 0; i < size; ++i) {
+          if (i > 0) out_ += ',';
+          value(message, field, i);
+        }
+        out_ += ']';
+      } else {
+        value(message, field, -1);
+      }
+    }
+    out_ += '}';
+  }
+
+ private:
+  // Field `field` of `message`; element `index` of a repeated field, or -1 for a singular one.
+  void value(const Message& message, const FieldDescriptor* field, int index) {
+    const Reflection* r = message.GetReflection();
+    const bool rep = index >= 0;
+    switch (field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_INT32:
+        out_ += std::to_string(rep ? r->GetRepeatedInt32(message, field, index)
+                                   : r->GetInt32(message, field));
+        break;
+      case FieldDescriptor::CPPTYPE_INT64:
+        out_ += std::to_string(rep ? r->GetRepeatedInt64(message, field, index)
+                                   : r->GetInt64(message, field));
+        break;
+      case FieldDescriptor::CPPTYPE_UINT32:
+        out_ += std::to_string(rep ? r->GetRepeatedUInt32(message, field, index)
+                                   : r->GetUInt32(message, field));
+        break;
+      case FieldDescriptor::CPPTYPE_UINT64:
+        out_ += std::to_string(rep ? r->GetRepeatedUInt64(message, field, index)
+                                   : r->GetUInt64(message, field));
+        break;
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        number(rep ? r->GetRepeatedDouble(message, field, index) : r->GetDouble(message, field));
+        break;
+      case FieldDescriptor::CPPTYPE_FLOAT:
+        number(rep ? r->GetRepeatedFloat(message, field, index) : r->GetFloat(message, field));
+        break;
+      case FieldDescriptor::CPPTYPE_BOOL:
+        out_ += (rep ? r->GetRepeatedBool(message, field, index) : r->GetBool(message, field))
+                    ? "true"
+                    : "false";
+        break;
+      case FieldDescriptor::CPPTYPE_ENUM: {
+        const int number =
+            rep ? r->GetRepeatedEnumValue(message, field, index) : r->GetEnumValue(message, field);
+        if (const auto* named = field->enum_type()->FindValueByNumber(number)) {
+          string(named->name());
+        } else {
+          out_ += std::to_string(number);
+        }
+        break;
+      }
+      case FieldDescriptor::CPPTYPE_STRING: {
+        std::string scratch;
+        const std::string& text =
+            rep ? r->GetRepeatedStringReference(message, field, index, &scratch)
+                : r->GetStringReference(message, field, &scratch);
+        if (field->type() == FieldDescriptor::TYPE_BYTES) {
+          out_ += '"';
+          out_ += harvest::base64Encode(text);
+          out_ += '"';
+        } else {
+          string(text);
+        }
+        break;
+      }
+      case FieldDescriptor::CPPTYPE_MESSAGE:
+        this->message(rep ? r->GetRepeatedMessage(message, field, index)
+                          : r->GetMessage(message, field));
+        break;
+    }
+  }
+
+  // Shortest text that reads back to the same value. JSON has no NaN or infinities; they are
+  // written as the strings protobuf's JSON mapping uses for them.
+  template <typename Float>
+  void number(Float value) {
+    if (std::isnan(value)) {
+      out_ += "\"NaN\"";
+    } else if (std::isinf(value)) {
+      out_ += value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+    } else {
+      std::array<char, 64> buffer{};
+      const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+      CHECK(ec == std::errc()) << "to_chars cannot fail with 64 bytes";
+      out_.append(buffer.data(), end);
+    }
+  }
+
+  void string(std::string_view text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out_ += '"';
+    while (!text.empty()) {
+      const unsigned char c = static_cast<unsigned char>(text.front());
+      if (c == '"' || c == '\\') {
+        out_ += '\\';
+        out_ += static_cast<char>(c);
+      } else if (c == '\n') {
+        out_ += "\\n";
+      } else if (c == '\t') {
+        out_ += "\\t";
+      } else if (c == '\r') {
+        out_ += "\\r";
+      } else if (c < 0x20 || c == 0x7f) {
+        out_ += "\\u00";
+        out_ += kHex[c >> 4];
+        out_ += kHex[c & 0xF];
+      } else if (c >= 0x80) {
+        const size_t length = utf8Length(text);
+        if (length == 0) {
+          out_ += "\xEF\xBF\xBD";  // U+FFFD for one bad byte.
+          text.remove_prefix(1);
+        } else {
+          out_.append(text.substr(0, length));
+          text.remove_prefix(length);
+        }
+        continue;
+      } else {
+        out_ += static_cast<char>(c);
+      }
+      text.remove_prefix(1);
+    }
+    out_ += '"';
+  }
+
+  std::string out_;
+};
+
+}  // namespace
+
+std::string eventToJson(const Message& event) {
+  JsonWriter writer;
+  writer.message(event);
+  return writer.take();
+}
+
+}  // namespace harvest::master

@@ -1,0 +1,379 @@
+#include "wire/scheduler_codec.h"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <array>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "wire/call_json.h"
+#include "wire/event_json.h"
+#include "wire/json_text.h"
+
+// HTTP status codes of POST /api/v1/scheduler, from Mesos's "Scheduler HTTP API" document
+// (docs/scheduler-http-api.md) and its master. The "codec" rows are the errors this file
+// returns; the others are for the HTTP layer and the master to answer.
+//
+//   Status                      When                                                 Who
+//   200 OK                      SUBSCRIBE accepted: the RecordIO event stream        master
+//                               follows; UPDATE_FRAMEWORK applied
+//   202 Accepted                any other valid call, queued; its effects arrive     master
+//                               as events on the subscription stream
+//   307 Temporary Redirect      not the leading master (Location: the leader)        master
+//   400 Bad Request             Content-Type missing                                 codec
+//   400 Bad Request             body not JSON / not a serialized Call; a required    codec
+//                               field missing; no `type`; the payload field `type`
+//                               names missing (e.g. ACCEPT without `accept`); no
+//                               `framework_id` on a call other than SUBSCRIBE;
+//                               `framework_id` differing from the FrameworkInfo id
+//                               of SUBSCRIBE / UPDATE_FRAMEWORK; an acknowledged
+//                               uuid not 16 bytes; ACKNOWLEDGE_OPERATION_STATUS
+//                               without agent_id; a string that is not UTF-8
+//   400 Bad Request             unknown framework; Mesos-Stream-Id missing on a      master
+//                               call other than SUBSCRIBE, or not the
+//                               subscription's; an invalid UPDATE_FRAMEWORK
+//   403 Forbidden               a call other than SUBSCRIBE from a framework not     master
+//                               subscribed; UPDATE_FRAMEWORK asking for something
+//                               the framework is not authorized for
+//   405 Method Not Allowed      not POST                                             http
+//   406 Not Acceptable          Accept allows neither JSON nor protobuf (matters     codec
+//                               for responses with a body: the SUBSCRIBE stream)
+//   409 Conflict                UPDATE_FRAMEWORK of a framework removed meanwhile    master
+//   415 Unsupported Media Type  Content-Type neither application/json nor            codec
+//                               application/x-protobuf
+//   501 Not Implemented         call type UNKNOWN (after the framework_id check)     codec
+//   503 Service Unavailable     master still recovering                              master
+
+namespace harvest::master {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+using text::isSpace;
+using text::quoted;
+using text::utf8Length;
+using v1::scheduler::Call;
+
+constexpr std::string_view kJsonType = "application/json";
+constexpr std::string_view kProtobufType = "application/x-protobuf";
+
+// ---- Small text helpers ------------------------------------------------------------------
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// The media type of a Content-Type or Accept element: before any ';', trimmed, lowercased.
+std::string mediaTypeOf(std::string_view value) {
+  return lower(trim(value.substr(0, value.find(';'))));
+}
+
+// ---- Call checks ---------------------------------------------------------------------------
+
+// The path of the first string (not bytes) field of `message` that is not UTF-8, or nullopt.
+// Binary proto2 does not check this, JSON cannot carry it; refusing it here keeps both
+// encodings to the same set of calls, and ids that JSON events could not echo back intact.
+std::optional<std::string> invalidUtf8Field(const Message& message) {
+  const Reflection* reflection = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const int count = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+    for (int i = 0; i < count; ++i) {
+      if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        const Message& child = field->is_repeated()
+                                   ? reflection->GetRepeatedMessage(message, field, i)
+                                   : reflection->GetMessage(message, field);
+        if (std::optional<std::string> inner = invalidUtf8Field(child)) {
+          return field->name() + "." + *inner;
+        }
+      } else if (field->type() == FieldDescriptor::TYPE_STRING) {
+        std::string scratch;
+        std::string_view text =
+            field->is_repeated()
+                ? reflection->GetRepeatedStringReference(message, field, i, &scratch)
+                : reflection->GetStringReference(message, field, &scratch);
+        while (!text.empty()) {
+          const size_t length = utf8Length(text);
+          if (length == 0) return field->name();
+          text.remove_prefix(length);
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+using CallResult = HttpResult<Call>;
+
+CallResult badRequest(std::string message) {
+  return CallResult::error(HttpStatus::kBadRequest, std::move(message));
+}
+
+// Mesos's checks of a well-formed Call (master/validation.cpp, scheduler::call::validate):
+// nothing here needs the master's state.
+CallResult checkCall(Call call) {
+  if (!call.has_type()) {
+    return badRequest("call without 'type' (or of a type this master does not know)");
+  }
+  const std::string& typeName = Call::Type_Name(call.type());
+
+  if (call.type() == Call::SUBSCRIBE) {
+    if (!call.has_subscribe()) return badRequest("SUBSCRIBE call without 'subscribe'");
+    // Compared by value as Mesos does: unset and set-to-empty are the same id.
+    const std::string& infoId = call.subscribe().framework_info().id().value();
+    if (infoId != call.framework_id().value()) {
+      return badRequest("SUBSCRIBE call's 'framework_id' " + quoted(call.framework_id().value()) +
+                        " differs from 'subscribe.framework_info.id' " + quoted(infoId));
+    }
+    return call;
+  }
+
+  if (!call.has_framework_id()) return badRequest(typeName + " call without 'framework_id'");
+
+  const auto need = [&](bool present, const char* field) -> std::optional<CallResult> {
+    if (present) return std::nullopt;
+    return badRequest(typeName + " call without '" + field + "'");
+  };
+  const auto uuid16 = [&](const std::string& uuid, const char* field) -> std::optional<CallResult> {
+    if (uuid.size() == 16) return std::nullopt;
+    return badRequest(typeName + " call's '" + field + "' is " + std::to_string(uuid.size()) +
+                      " bytes; a UUID is 16");
+  };
+
+  std::optional<CallResult> problem;
+  switch (call.type()) {
+    case Call::UNKNOWN:
+      return CallResult::error(HttpStatus::kNotImplemented, "call type UNKNOWN is not implemented");
+    case Call::SUBSCRIBE:  // Handled above.
+    case Call::TEARDOWN:
+    case Call::REVIVE:
+    case Call::SUPPRESS:
+      break;
+    case Call::ACCEPT:
+      problem = need(call.has_accept(), "accept");
+      break;
+    case Call::DECLINE:
+      problem = need(call.has_decline(), "decline");
+      break;
+    case Call::ACCEPT_INVERSE_OFFERS:
+      problem = need(call.has_accept_inverse_offers(), "accept_inverse_offers");
+      break;
+    case Call::DECLINE_INVERSE_OFFERS:
+      problem = need(call.has_decline_inverse_offers(), "decline_inverse_offers");
+      break;
+    case Call::KILL:
+      problem = need(call.has_kill(), "kill");
+      break;
+    case Call::SHUTDOWN:
+      problem = need(call.has_shutdown(), "shutdown");
+      break;
+    case Call::ACKNOWLEDGE:
+      problem = need(call.has_acknowledge(), "acknowledge");
+      if (!problem) problem = uuid16(call.acknowledge().uuid(), "acknowledge.uuid");
+      break;
+    case Call::ACKNOWLEDGE_OPERATION_STATUS: {
+      const Call::AcknowledgeOperationStatus& ack = call.acknowledge_operation_status();
+      problem = need(call.has_acknowledge_operation_status(), "acknowledge_operation_status");
+      if (!problem) problem = uuid16(ack.uuid(), "acknowledge_operation_status.uuid");
+      // Mesos needs the agent until operations on external resource providers exist.
+      if (!problem) problem = need(ack.has_agent_id(), "acknowledge_operation_status.agent_id");
+      break;
+    }
+    case Call::RECONCILE:
+      problem = need(call.has_reconcile(), "reconcile");
+      break;
+    case Call::RECONCILE_OPERATIONS:
+      problem = need(call.has_reconcile_operations(), "reconcile_operations");
+      break;
+    case Call::MESSAGE:
+      problem = need(call.has_message(), "message");
+      break;
+    case Call::REQUEST:
+      problem = need(call.has_request(), "request");
+      break;
+    case Call::UPDATE_FRAMEWORK: {
+      problem = need(call.has_update_framework(), "update_framework");
+      const std::string& infoId = call.update_framework().framework_info().id().value();
+      if (!problem && infoId != call.framework_id().value()) {
+        problem = badRequest(
+            "UPDATE_FRAMEWORK call's 'framework_id' " + quoted(call.framework_id().value()) +
+            " differs from 'update_framework.framework_info.id' " + quoted(infoId));
+      }
+      break;
+    }
+  }
+  if (problem) return std::move(*problem);
+  return call;
+}
+
+}  // namespace
+
+const char* mediaType(Format format) {
+  return format == Format::kJson ? "application/json" : "application/x-protobuf";
+}
+
+HttpResult<Format> requestFormat(std::string_view contentType) {
+  const std::string type = mediaTypeOf(contentType);
+  if (type.empty()) {
+    return HttpResult<Format>::error(HttpStatus::kBadRequest,
+                                     "expecting a Content-Type header (application/json or "
+                                     "application/x-protobuf)");
+  }
+  if (type == kJsonType) return Format::kJson;
+  if (type == kProtobufType) return Format::kProtobuf;
+  return HttpResult<Format>::error(HttpStatus::kUnsupportedMediaType,
+                                   "Content-Type " + quoted(contentType) +
+                                       " is neither application/json nor " +
+                                       "application/x-protobuf");
+}
+
+HttpResult<v1::scheduler::Call> decodeCall(std::string_view contentType, std::string_view body) {
+  const HttpResult<Format> format = requestFormat(contentType);
+  if (!format.ok()) return CallResult::error(format.httpStatus(), format.message());
+
+  Call call;
+  if (*format == Format::kProtobuf) {
+    if (body.size() > static_cast<size_t>(INT_MAX)) return badRequest("body too large");
+    // An empty view may have a null data(); protobuf wants a valid pointer even for 0 bytes.
+    const char* data = body.empty() ? "" : body.data();
+    if (!call.ParsePartialFromArray(data, static_cast<int>(body.size()))) {
+      return badRequest("body is not a serialized Call protobuf");
+    }
+    if (std::optional<std::string> field = invalidUtf8Field(call)) {
+      return badRequest("string field '" + *field + "' is not UTF-8");
+    }
+  } else {
+    Result<std::string> json = normalizeCallJson(body, Call::descriptor());
+    if (!json.ok()) return badRequest(json.message());
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = true;
+    const auto status = google::protobuf::util::JsonStringToMessage(*json, &call, options);
+    if (!status.ok()) {
+      // Its messages go on with an excerpt of the (rewritten) input; the first line says it.
+      const std::string message(status.message());
+      return badRequest("JSON is not a Call: " + message.substr(0, message.find('\n')));
+    }
+  }
+  if (!call.IsInitialized()) {
+    return badRequest("Call is missing required fields: " + call.InitializationErrorString());
+  }
+  return checkCall(std::move(call));
+}
+
+HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestFormat) {
+  // Per format: the q of the most specific range that matches it (RFC 9110 12.5.1).
+  struct Match {
+    int specificity = -1;  // 0 */*, 1 application/*, 2 the exact type.
+    double q = 0;
+  };
+  Match json;
+  Match protobuf;
+  bool anyRange = false;
+
+  std::string_view rest = acceptHeader;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view element = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+
+    const std::string range = mediaTypeOf(element);
+    if (range.empty()) continue;
+    anyRange = true;
+
+    // A malformed or out-of-range q is ignored (q=1) rather than refusing the request.
+    double q = 1;
+    std::string_view params = element.substr(std::min(element.find(';'), element.size()));
+    while (!params.empty()) {
+      params.remove_prefix(1);  // ';'
+      const size_t semicolon = params.find(';');
+      const std::string_view param = trim(params.substr(0, semicolon));
+      params = semicolon == std::string_view::npos ? std::string_view() : params.substr(semicolon);
+      if (param.size() < 2 || lower(param.substr(0, 2)) != "q=") continue;
+      const std::string_view number = trim(param.substr(2));
+      double parsed = 0;
+      const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), parsed);
+      if (ec == std::errc() && end == number.data() + number.size() && parsed >= 0 && parsed <= 1) {
+        q = parsed;
+      }
+    }
+
+    for (auto [type, match] : {std::pair{kJsonType, &json}, std::pair{kProtobufType, &protobuf}}) {
+      const int specificity = range == type              ? 2
+                              : range == "application/*" ? 1
+                              : range == "*/*"           ? 0
+                                                         : -1;
+      if (specificity < 0 || specificity < match->specificity) continue;
+      match->q = specificity > match->specificity ? q : std::max(match->q, q);
+      match->specificity = specificity;
+    }
+  }
+
+  if (!anyRange) return requestFormat;
+  const bool jsonOk = json.q > 0;
+  const bool protobufOk = protobuf.q > 0;
+  if (!jsonOk && !protobufOk) {
+    return HttpResult<Format>::error(HttpStatus::kNotAcceptable,
+                                     "Accept " + quoted(acceptHeader) +
+                                         " allows neither application/json nor "
+                                         "application/x-protobuf");
+  }
+  if (jsonOk && protobufOk && json.q == protobuf.q) return requestFormat;
+  return json.q > protobuf.q ? Format::kJson : Format::kProtobuf;
+}
+
+std::string encodeEvent(const v1::scheduler::Event& event, Format format) {
+  if (!event.IsInitialized()) {
+    // A master bug, not the framework's; still send what there is rather than crash.
+    LOG(ERROR) << "Encoding an Event missing required fields: "
+               << event.InitializationErrorString();
+  }
+  if (format == Format::kProtobuf) return event.SerializePartialAsString();
+  return eventToJson(event);
+}
+
+Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
+  using Out = Result<std::optional<int64_t>>;
+  const std::string where =
+      "task " + quoted(task.task_id().value()) + ": label '" + std::string(kDurationLabel) + "'";
+  const std::string* text = nullptr;
+  for (const v1::Label& label : task.labels().labels()) {
+    if (label.key() != kDurationLabel) continue;
+    if (text != nullptr && *text != label.value()) {
+      return Out::error(where + " is given twice, as " + quoted(*text) + " and " +
+                        quoted(label.value()));
+    }
+    text = &label.value();
+  }
+  if (text == nullptr) return std::optional<int64_t>();
+
+  // About 285 years, still well inside int64 nanoseconds after rounding.
+  constexpr double kMaxSeconds = 9e9;
+  double seconds = 0;
+  const char* begin = text->data();
+  const char* end = begin + text->size();
+  const auto [stop, ec] = std::from_chars(begin, end, seconds);
+  // from_chars also reads "inf" and "nan"; those are not durations either.
+  if (text->empty() || ec != std::errc() || stop != end || !std::isfinite(seconds) || seconds < 0) {
+    return Out::error(where + " is " + quoted(*text) + ", not a non-negative number of seconds");
+  }
+  if (seconds > kMaxSeconds) return Out::error(where + " is " + quoted(*text) + ", too large");
+  return std::optional<int64_t>(std::llround(seconds * 1e9));
+}
+
+}  // namespace harvest::master
