@@ -66,7 +66,6 @@ class EvictionCandidates {
   uint32_t id(size_t index) const { return ids_[index]; }
   TimeNanos startedAt(size_t index) const { return started_[index]; }
   size_t columns() const { return kinds_.size(); }
-  KindId kindOf(size_t column) const { return kinds_[column]; }
   // -1 when the kind has no column.
   int columnOf(KindId kind) const { return kind < columnOfKind_.size() ? columnOfKind_[kind] : -1; }
   int64_t amount(size_t column, size_t index) const { return columns_[column][index]; }

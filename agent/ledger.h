@@ -257,7 +257,6 @@ class AgentLedger {
   void dropWaiting(size_t position, LostReason reason, std::string message, Effects& effects);
   Footprint* bookOf(const Slot& slot);
   Quantities* throttleBookOf(const Slot& slot);
-  void unbook(uint32_t slot);
   void removeCandidate(uint32_t slot);
   uint32_t findSlot(std::string_view framework, std::string_view executor) const;
   uint32_t findTask(std::string_view framework, std::string_view task) const;

@@ -11,7 +11,7 @@ namespace harvest {
 namespace {
 
 Status ioError(const std::string& what, const std::string& path, int err) {
-  return Status::error(what + " '" + path + "': " + std::strerror(err));
+  return Status::ioError(what + " '" + path + "': " + std::strerror(err));
 }
 
 std::string dirOf(const std::string& path) {
@@ -34,16 +34,10 @@ Status writeAll(int fd, const std::string& path, std::string_view bytes) {
   return Status();
 }
 
-Status writeTemp(const std::string& tmp, std::string_view bytes, const WriteFaults* faults) {
+Status writeTemp(const std::string& tmp, std::string_view bytes) {
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ioError("cannot create", tmp, errno);
-  Status status;
-  if (faults && faults->failAfterBytes && *faults->failAfterBytes < bytes.size()) {
-    status = writeAll(fd, tmp, bytes.substr(0, *faults->failAfterBytes));
-    if (status.ok()) status = ioError("cannot write", tmp, ENOSPC);
-  } else {
-    status = writeAll(fd, tmp, bytes);
-  }
+  Status status = writeAll(fd, tmp, bytes);
   if (status.ok() && ::fsync(fd) != 0) status = ioError("cannot fsync", tmp, errno);
   if (::close(fd) != 0 && status.ok()) status = ioError("cannot close", tmp, errno);
   return status;
@@ -51,13 +45,9 @@ Status writeTemp(const std::string& tmp, std::string_view bytes, const WriteFaul
 
 }  // namespace
 
-Status writeFileAtomically(const std::string& path, std::string_view bytes,
-                           const WriteFaults* faults) {
+Status writeFileAtomically(const std::string& path, std::string_view bytes) {
   const std::string tmp = path + ".tmp";
-  Status status = writeTemp(tmp, bytes, faults);
-  if (status.ok() && faults && faults->failBeforeRename) {
-    status = Status::error("injected failure before renaming '" + tmp + "'");
-  }
+  Status status = writeTemp(tmp, bytes);
   if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
     status = ioError("cannot rename onto", path, errno);
   }
@@ -79,7 +69,7 @@ Status writeFileAtomically(const std::string& path, std::string_view bytes,
 Result<std::string> readWholeFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return Result<std::string>::error("missing");
+    if (errno == ENOENT) return Result<std::string>(Status::notFound("no file '" + path + "'"));
     return Result<std::string>(ioError("cannot open", path, errno));
   }
   std::string bytes;

@@ -7,8 +7,6 @@
 // removed. This is plain blocking I/O: call it off the allocation thread.
 #pragma once
 
-#include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,18 +14,9 @@
 
 namespace harvest {
 
-// Test hooks that make a write fail part way, to show what a failure leaves behind.
-struct WriteFaults {
-  // Write only this many bytes of the temp file, then fail as a full disk would.
-  std::optional<size_t> failAfterBytes;
-  // Fail after the temp file is complete and synced, just before the rename.
-  bool failBeforeRename = false;
-};
+Status writeFileAtomically(const std::string& path, std::string_view bytes);
 
-Status writeFileAtomically(const std::string& path, std::string_view bytes,
-                           const WriteFaults* faults = nullptr);
-
-// The whole file. A missing file is an error whose message is exactly "missing".
+// The whole file. A missing file is kNotFound; other failures are kIOError.
 Result<std::string> readWholeFile(const std::string& path);
 
 }  // namespace harvest

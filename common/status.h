@@ -1,32 +1,62 @@
 // Status and Result<T>: errors returned as values.
 //
 // Bad input from a framework, an agent or a file must never crash the process; every API that
-// can refuse returns one of these, with a message that names what was wrong.
+// can refuse returns one of these, with a code callers branch on and a message for people
+// that names what was wrong. Never branch on the message.
 #pragma once
 
 #include <glog/logging.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 
 namespace harvest {
 
+enum class StatusCode : uint8_t {
+  kOk,
+  kInvalidArgument,     // The input is wrong whatever the state: fix the request.
+  kFailedPrecondition,  // The input is fine but the state refuses it (unknown id, wrong state).
+  kNotFound,            // A file, or a thing looked up by name, does not exist.
+  kPermissionDenied,    // The caller may not do this.
+  kCorruption,          // Stored bytes do not decode: a damaged or foreign file.
+  kIOError,             // The operating system refused a read or write.
+};
+const char* toString(StatusCode code);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK.
-  static Status error(std::string message) { return Status(std::move(message)); }
-
-  bool ok() const { return !message_.has_value(); }
-  // Empty for OK.
-  const std::string& message() const {
-    static const std::string kEmpty;
-    return message_ ? *message_ : kEmpty;
+  // Bad input, the common refusal.
+  static Status error(std::string message) {
+    return Status(StatusCode::kInvalidArgument, std::move(message));
+  }
+  static Status failedPrecondition(std::string message) {
+    return Status(StatusCode::kFailedPrecondition, std::move(message));
+  }
+  static Status notFound(std::string message) {
+    return Status(StatusCode::kNotFound, std::move(message));
+  }
+  static Status permissionDenied(std::string message) {
+    return Status(StatusCode::kPermissionDenied, std::move(message));
+  }
+  static Status corruption(std::string message) {
+    return Status(StatusCode::kCorruption, std::move(message));
+  }
+  static Status ioError(std::string message) {
+    return Status(StatusCode::kIOError, std::move(message));
   }
 
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  // Empty for OK.
+  const std::string& message() const { return message_; }
+
  private:
-  explicit Status(std::string message) : message_(std::move(message)) {}
-  std::optional<std::string> message_;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
 };
 
 template <typename T>
@@ -40,6 +70,7 @@ class [[nodiscard]] Result {
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
+  StatusCode code() const { return status_.code(); }
   const std::string& message() const { return status_.message(); }
   const T& value() const& {
     CHECK(ok()) << "value() of a failed Result: " << status_.message();

@@ -525,7 +525,6 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
     tasks_[{frameworkId, launch.task}] =
         TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging, loop_->now()};
     ++stats_.tasksLaunched;
-    if (launchObserver_) launchObserver_(frameworkId, role, agentId, launch.resources);
     RunTask message{frameworkId, role, launch, {}};
     // Hints: what the master believes runs revocably on the agent (the agent recomputes).
     if (launch.resources.revocable().empty()) {

@@ -147,10 +147,6 @@ class Master final : public AgentReports {
                          const std::vector<ResourceConversion>& conversions);
   Status answerInverseOffers(const std::string& framework, const std::vector<std::string>& ids,
                              bool accepted, const v1::Filters& filters);
-  // The framework disconnects but stays registered (no offers until it subscribes again).
-  Status deactivateForTest(const std::string& framework) {
-    return allocator_->deactivateFramework(framework);
-  }
 
   // Operator calls.
   Status updateWeights(const std::map<std::string, double>& weights);
@@ -181,10 +177,6 @@ class Master final : public AgentReports {
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
   const std::map<std::string, Offer>& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
-  // Called for every task the master sends to an agent (the harness's locality report).
-  using LaunchObserver = std::function<void(const std::string& framework, const std::string& role,
-                                            const std::string& agent, const Resources& resources)>;
-  void setLaunchObserver(LaunchObserver observer) { launchObserver_ = std::move(observer); }
   // Every task the master believes is running: (framework, resources).
   void forEachRunningTask(
       const std::function<void(const std::string&, const Resources&)>& visit) const;
@@ -258,7 +250,6 @@ class Master final : public AgentReports {
   uint64_t nextOfferId_ = 1;
   uint64_t nextFrameworkId_ = 1;
   MasterStats stats_;
-  LaunchObserver launchObserver_;
   RecoveryStatus recovery_;
   std::set<std::string> expectedAgents_;  // While recovering: not back yet.
   std::map<std::string, double> weights_;

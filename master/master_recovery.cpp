@@ -49,7 +49,7 @@ Status Master::recoverFromDisk() {
   if (error) return Status::error("cannot create work directory '" + options_.workDir + "'");
   Result<std::string> bytes = readWholeFile(path);
   if (!bytes.ok()) {
-    if (bytes.message() != "missing") return Status::error(path + ": " + bytes.message());
+    if (bytes.code() != StatusCode::kNotFound) return bytes.status();
     recovery_.state = RecoveryState::kRunning;
     recovery_.reason = "first start (no " + path + ")";
     saveState();

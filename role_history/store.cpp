@@ -12,13 +12,15 @@ namespace {
 struct Candidate {
   std::string bytes;
   std::optional<HistorySnapshot> decoded;
-  std::string reason;  // Why it cannot be used; empty when decoded.
+  bool missing = false;  // No file at all: the normal first start.
+  std::string reason;    // Why it cannot be used; empty when decoded.
 };
 
 Candidate read(const std::string& path) {
   Candidate c;
   Result<std::string> bytes = readWholeFile(path);
   if (!bytes.ok()) {
+    c.missing = bytes.code() == StatusCode::kNotFound;
     c.reason = bytes.message();
     return c;
   }
@@ -47,7 +49,7 @@ HistoryLoadReport HistoryStore::load(RoleHistory& history, TimeNanos now,
     return report;
   }
   // A missing file is the normal first start; anything else deserves a warning.
-  const bool firstStart = primary.reason == "missing";
+  const bool firstStart = primary.missing;
   LOG_IF(WARNING, !firstStart) << "Role history " << path_ << " not loaded: " << primary.reason;
 
   Candidate prev = read(prev_);
@@ -58,10 +60,10 @@ HistoryLoadReport HistoryStore::load(RoleHistory& history, TimeNanos now,
     LOG(WARNING) << "Role history loaded from the previous good file " << prev_;
     return report;
   }
-  if (prev.reason != "missing") {
+  if (!prev.missing) {
     LOG(WARNING) << "Role history " << prev_ << " not loaded: " << prev.reason;
   }
-  if (firstStart && prev.reason == "missing") {
+  if (firstStart && prev.missing) {
     LOG(INFO) << "Role history starts empty: no file at " << path_ << " yet";
   } else {
     LOG(WARNING) << "Role history starts empty (bootstrap): " << primary.reason;

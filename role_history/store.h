@@ -30,8 +30,8 @@ class HistoryStore {
   const std::string& prevPath() const { return prev_; }
 
   // Blocking I/O: call from a writer thread with encodeHistory(snapshot).
-  Status save(std::string_view bytes, const WriteFaults* faults = nullptr) const {
-    return writeFileAtomically(path_, bytes, faults);
+  Status save(std::string_view bytes) const {
+    return writeFileAtomically(path_, bytes);
   }
 
   HistoryLoadReport load(RoleHistory& history, TimeNanos now, const RoleLookup& lookup) const;

@@ -17,7 +17,7 @@ HttpScheduler::HttpScheduler(std::shared_ptr<http::Stream> stream, Format format
 
 void HttpScheduler::send(const v1::scheduler::Event& event) {
   if (!stream_->open()) return;
-  if (stream_->send(http::encodeRecord(encodeEvent(event, format_)))) ++eventsSent_;
+  stream_->send(http::encodeRecord(encodeEvent(event, format_)));
 }
 
 void HttpScheduler::subscribed(const std::string& framework) {

@@ -33,7 +33,6 @@ class HttpScheduler final : public Scheduler {
   const std::string& framework() const { return framework_; }
   bool open() const { return stream_->open(); }
   void close() { stream_->close(); }
-  uint64_t eventsSent() const { return eventsSent_; }
 
  private:
   void send(const v1::scheduler::Event& event);
@@ -43,7 +42,6 @@ class HttpScheduler final : public Scheduler {
   std::string streamId_;
   double heartbeatSeconds_;
   std::string framework_;
-  uint64_t eventsSent_ = 0;
 };
 
 // The v1 TaskStatus of a master TaskStatus (reason by name when Mesos has it).

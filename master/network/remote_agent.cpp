@@ -15,7 +15,6 @@ void RemoteAgent::send(const v1::AgentEvent& event) {
   if (stream_ && stream_->send(http::encodeRecord(event.SerializeAsString()))) return;
   // The agent is gone or too slow; it re-registers with what it really holds, and the
   // master settles the difference then (reregisterAgent).
-  ++eventsDropped_;
   LOG(WARNING) << "agent " << registration_.id << " is not connected; "
                << v1::AgentEvent::Type_Name(event.type()) << " dropped";
 }

@@ -45,7 +45,6 @@ class RemoteAgent final : public AgentLink {
   }
   // Calls are applied once per registration: true when `sequence` is new (and records it).
   bool firstTime(uint64_t sequence);
-  uint64_t eventsDropped() const { return eventsDropped_; }
 
  private:
   void send(const v1::AgentEvent& event);
@@ -55,7 +54,6 @@ class RemoteAgent final : public AgentLink {
   AgentReports* reports_ = nullptr;
   std::map<std::pair<std::string, std::string>, bool> holds_;
   uint64_t appliedThrough_ = 0;
-  uint64_t eventsDropped_ = 0;
 };
 
 }  // namespace harvest::master

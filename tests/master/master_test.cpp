@@ -207,8 +207,7 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   ASSERT_TRUE(
       master_->addAgent("a1", R("cpus:4;mem:4096;cpus(analytics):4;mem(analytics):4096")).ok());
   ASSERT_TRUE(master_->addAgent("a2", R("cpus(analytics):8;mem(analytics):8192")).ok());
-  ASSERT_TRUE(
-      master_->deactivateForTest(o).ok());  // The owner is idle: its a2 reservation is lent.
+  master_->disconnect(o, &owner);  // The owner is idle: its a2 reservation is lent.
   cycle();
   // The borrower runs a regular task on a1 and a revocable one on a2; declines the rest.
   for (const Offer& offer : borrower.received) {
@@ -234,7 +233,7 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   ASSERT_TRUE(master_->subscribe(ownerInfo, &owner).ok());
   ASSERT_TRUE(master_->subscribe(borrowerInfo, &borrower).ok());
   for (auto& agent : agents) ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
-  ASSERT_TRUE(master_->deactivateForTest(o).ok());
+  master_->disconnect(o, &owner);
   const auto after = master_->allocator().metrics();
 
   // Invariant 5: what the allocator holds equals what the agents run, counted once.

@@ -1,8 +1,10 @@
 // The role-history file: codec, thaw, corrupt files, atomic replace and the .prev scheme.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -442,7 +444,7 @@ TEST_F(PersistenceTest, AtomicWriteReplacesTheFile) {
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(*read, "second");
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
-  EXPECT_EQ(readWholeFile(dir + "/nothing").message(), "missing");
+  EXPECT_EQ(readWholeFile(dir + "/nothing").code(), StatusCode::kNotFound);
 }
 
 TEST_F(PersistenceTest, FailedWriteLeavesThePreviousFileIntact) {
@@ -451,20 +453,34 @@ TEST_F(PersistenceTest, FailedWriteLeavesThePreviousFileIntact) {
   ASSERT_TRUE(writeFileAtomically(path, first).ok());
   const std::string second(4096, 'x');
 
-  WriteFaults midway;
-  midway.failAfterBytes = 1000;
-  const Status failed = writeFileAtomically(path, second, &midway);
-  EXPECT_FALSE(failed.ok());
-  EXPECT_NE(failed.message().find("No space left on device"), std::string::npos)
-      << failed.message();
+  // A write that stops part way, as on a full disk: the file size limit makes write() fail
+  // with EFBIG after 1000 bytes (SIGXFSZ ignored so the process survives it).
+  {
+    struct rlimit saved;
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    const sighandler_t previous = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = saved;
+    small.rlim_cur = 1000;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const Status failed = writeFileAtomically(path, second);
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);
+    std::signal(SIGXFSZ, previous);
+    EXPECT_EQ(failed.code(), StatusCode::kIOError);
+    EXPECT_NE(failed.message().find("File too large"), std::string::npos) << failed.message();
+  }
   EXPECT_EQ(*readWholeFile(path), first);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 
-  WriteFaults beforeRename;
-  beforeRename.failBeforeRename = true;
-  EXPECT_FALSE(writeFileAtomically(path, second, &beforeRename).ok());
-  EXPECT_EQ(*readWholeFile(path), first);
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  // A temp file complete and synced whose rename fails (the target is a non-empty directory):
+  // the directory is left as it was and the temp file is gone.
+  const std::string occupied = dir + "/occupied";
+  std::filesystem::create_directories(occupied + "/inside");
+  const Status renameFailed = writeFileAtomically(occupied, second);
+  EXPECT_EQ(renameFailed.code(), StatusCode::kIOError);
+  EXPECT_NE(renameFailed.message().find("cannot rename onto"), std::string::npos)
+      << renameFailed.message();
+  EXPECT_TRUE(std::filesystem::is_directory(occupied + "/inside"));
+  EXPECT_FALSE(std::filesystem::exists(occupied + ".tmp"));
 
   RoleHistory restarted;
   registerRestarted(restarted);
@@ -535,7 +551,7 @@ TEST_F(PersistenceTest, NoUsableFileBootstraps) {
   const RoleLookup lookup = lookupOf({{"web", 0}});
   HistoryLoadReport report = store.load(h, 0, lookup);
   EXPECT_TRUE(report.bootstrapped);
-  EXPECT_EQ(report.reason, "missing");
+  EXPECT_EQ(report.reason, "no file '" + dir + "/history.pb'");
 
   ASSERT_TRUE(writeFileAtomically(store.path(), "").ok());
   report = store.load(h, 0, lookup);
