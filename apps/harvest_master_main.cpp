@@ -177,24 +177,24 @@ int run(int argc, char** argv) {
     options.recoveryMinFraction = recoveryMinFraction;
     return serve(network, options);
   }
-  harvest::Result<harvest::master::Scenario> scenario = harvest::master::loadScenario(
-      scenarioSource.empty() ? harvest::master::builtinScenarioJson() : scenarioSource);
+  harvest::Result<harvest::sim::Scenario> scenario = harvest::sim::loadScenario(
+      scenarioSource.empty() ? harvest::sim::builtinScenarioJson() : scenarioSource);
   if (!scenario.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", scenario.message().c_str());
     return 1;
   }
-  harvest::Result<harvest::master::Report> report = harvest::master::runScenario(
+  harvest::Result<harvest::sim::Report> report = harvest::sim::runScenario(
       *scenario, {modules, allocator, seed, intervalSeconds, moduleParameters});
   if (!report.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", report.message().c_str());
     return 1;
   }
-  std::printf("%s", harvest::master::reportSummary(*report).c_str());
-  if (!jsonPath.empty() && !write(jsonPath, harvest::master::reportJson(*report))) {
+  std::printf("%s", harvest::sim::reportSummary(*report).c_str());
+  if (!jsonPath.empty() && !write(jsonPath, harvest::sim::reportJson(*report))) {
     std::fprintf(stderr, "harvest-master: cannot write %s\n", jsonPath.c_str());
     return 1;
   }
-  if (!reportPath.empty() && !write(reportPath, harvest::master::reportHtml(*report))) {
+  if (!reportPath.empty() && !write(reportPath, harvest::sim::reportHtml(*report))) {
     std::fprintf(stderr, "harvest-master: cannot write %s\n", reportPath.c_str());
     return 1;
   }

@@ -11,7 +11,7 @@
 #include <random>
 #include <set>
 
-namespace harvest::master {
+namespace harvest::sim {
 namespace {
 
 TimeNanos seconds(double s) {
@@ -381,4 +381,4 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   return report;
 }
 
-}  // namespace harvest::master
+}  // namespace harvest::sim

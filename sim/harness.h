@@ -10,7 +10,19 @@
 #include "master/master.h"
 #include "sim/scenario.h"
 
-namespace harvest::master {
+namespace harvest::sim {
+
+// The master's vocabulary, as the simulator drives it.
+using master::AgentLink;
+using master::InverseOffer;
+using master::Master;
+using master::MasterOptions;
+using master::MasterStats;
+using master::Offer;
+using master::Scheduler;
+using master::TaskLaunch;
+using master::TaskState;
+using master::TaskStatus;
 
 struct Sample {
   double seconds = 0;
@@ -59,4 +71,4 @@ struct HarnessOptions {
 
 Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options);
 
-}  // namespace harvest::master
+}  // namespace harvest::sim

@@ -5,7 +5,7 @@
 #include <functional>
 #include <sstream>
 
-namespace harvest::master {
+namespace harvest::sim {
 namespace {
 
 std::string number(double value) {
@@ -195,4 +195,4 @@ std::string reportHtml(const Report& r) {
   return out.str();
 }
 
-}  // namespace harvest::master
+}  // namespace harvest::sim

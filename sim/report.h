@@ -6,10 +6,10 @@
 
 #include "sim/harness.h"
 
-namespace harvest::master {
+namespace harvest::sim {
 
 std::string reportSummary(const Report& report);
 std::string reportJson(const Report& report);
 std::string reportHtml(const Report& report);
 
-}  // namespace harvest::master
+}  // namespace harvest::sim

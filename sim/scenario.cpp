@@ -9,7 +9,7 @@
 #include "resources/parse.h"
 #include "resources/roles.h"
 
-namespace harvest::master {
+namespace harvest::sim {
 namespace {
 
 // Line of the first occurrence of `"key"` (and, if given, of `value` after it): where a
@@ -182,4 +182,4 @@ Result<Scenario> loadScenario(const std::string& source) {
   return scenario;
 }
 
-}  // namespace harvest::master
+}  // namespace harvest::sim

@@ -12,7 +12,7 @@
 #include "protos/scenario.pb.h"
 #include "resources/resources.h"
 
-namespace harvest::master {
+namespace harvest::sim {
 
 struct ScenarioFramework {
   v1::Scenario::Framework spec;
@@ -38,4 +38,4 @@ Result<Scenario> loadScenario(const std::string& source);
 // The built-in scenario (sim/scenarios/builtin.json, compiled in).
 const char* builtinScenarioJson();
 
-}  // namespace harvest::master
+}  // namespace harvest::sim

@@ -7,7 +7,7 @@
 #include "common/base64.h"
 #include "wire/json_text.h"
 
-namespace harvest::master {
+namespace harvest::wire {
 namespace {
 
 using google::protobuf::Descriptor;
@@ -326,4 +326,4 @@ Result<std::string> normalizeCallJson(std::string_view body, const Descriptor* r
   return JsonPrepass(body).run(root);
 }
 
-}  // namespace harvest::master
+}  // namespace harvest::wire

@@ -9,7 +9,7 @@
 
 #include "common/status.h"
 
-namespace harvest::master {
+namespace harvest::wire {
 
 // Deeper than any Call needs (about ten levels) and low enough that the recursive pre-pass
 // cannot exhaust the stack on hostile input.
@@ -20,4 +20,4 @@ inline constexpr int kMaxJsonDepth = 100;
 Result<std::string> normalizeCallJson(std::string_view body,
                                       const google::protobuf::Descriptor* root);
 
-}  // namespace harvest::master
+}  // namespace harvest::wire

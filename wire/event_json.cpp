@@ -11,7 +11,7 @@
 #include "common/base64.h"
 #include "wire/json_text.h"
 
-namespace harvest::master {
+namespace harvest::wire {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -185,4 +185,4 @@ std::string eventToJson(const Message& event) {
   return writer.take();
 }
 
-}  // namespace harvest::master
+}  // namespace harvest::wire

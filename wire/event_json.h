@@ -5,8 +5,8 @@
 
 #include <string>
 
-namespace harvest::master {
+namespace harvest::wire {
 
 std::string eventToJson(const google::protobuf::Message& event);
 
-}  // namespace harvest::master
+}  // namespace harvest::wire

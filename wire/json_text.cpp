@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace harvest::master::text {
+namespace harvest::wire::text {
 
 // Quotes `text` for an error message, shortened: bodies and headers come from the client.
 std::string quoted(std::string_view text) {
@@ -108,4 +108,4 @@ std::optional<std::string> base64Decode(std::string_view text) {
 
 // ---- JSON pre-pass -----------------------------------------------------------------------
 
-}  // namespace harvest::master::text
+}  // namespace harvest::wire::text

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace harvest::master::text {
+namespace harvest::wire::text {
 
 inline bool isSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -26,4 +26,4 @@ void appendUtf8(uint32_t codePoint, std::string* out);
 // Lenient, as Mesos decodes: see the definition.
 std::optional<std::string> base64Decode(std::string_view text);
 
-}  // namespace harvest::master::text
+}  // namespace harvest::wire::text

@@ -47,7 +47,7 @@
 //   501 Not Implemented         call type UNKNOWN (after the framework_id check)     codec
 //   503 Service Unavailable     master still recovering                              master
 
-namespace harvest::master {
+namespace harvest::wire {
 namespace {
 
 using google::protobuf::Descriptor;
@@ -376,4 +376,4 @@ Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
   return std::optional<int64_t>(std::llround(seconds * 1e9));
 }
 
-}  // namespace harvest::master
+}  // namespace harvest::wire

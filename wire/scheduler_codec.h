@@ -16,7 +16,7 @@
 #include "common/status.h"
 #include "protos/scheduler.pb.h"
 
-namespace harvest::master {
+namespace harvest::wire {
 
 // The two encodings of the API, for request bodies (Content-Type) and responses (Accept).
 enum class Format { kJson, kProtobuf };
@@ -95,4 +95,4 @@ inline constexpr std::string_view kDurationLabel = "harvest.duration_seconds";
 // non-negative decimal number of seconds, is too large, or is given twice differently.
 Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task);
 
-}  // namespace harvest::master
+}  // namespace harvest::wire

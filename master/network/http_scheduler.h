@@ -15,6 +15,17 @@
 
 namespace harvest::master {
 
+// The wire vocabulary the network front speaks.
+using wire::decodeCall;
+using wire::encodeEvent;
+using wire::Format;
+using wire::HttpResult;
+using wire::HttpStatus;
+using wire::mediaType;
+using wire::requestFormat;
+using wire::responseFormat;
+using wire::taskDurationNanos;
+
 class HttpScheduler final : public Scheduler {
  public:
   HttpScheduler(std::shared_ptr<http::Stream> stream, Format format, std::string streamId,

@@ -5,7 +5,7 @@
 
 #include "sim/scenario.h"
 
-namespace harvest::master {
+namespace harvest::sim {
 namespace {
 
 const Sample& at(const Report& report, double seconds) {
@@ -143,5 +143,27 @@ TEST(HarnessTest, LocalityWithoutHostAffinity) {
   EXPECT_EQ(report.localityAfterRestart.returned, 50u);
 }
 
+TEST(ScenarioTest, ErrorsNameTheFieldAndLine) {
+  EXPECT_EQ(loadScenario("{\n \"agents\": [\n  {\"resources\": \"cpus:-1\"}\n ]\n}").message(),
+            "scenario:3: agents[0].resources: negative amount in 'cpus:-1'");
+  EXPECT_EQ(loadScenario(
+                "{\"agents\": [{\"resources\": \"cpus:1\"}], \"frameworks\": [{\"name\": \"f\"}]}")
+                .message(),
+            "scenario:1: frameworks[0].roles: at least one role is required");
+  EXPECT_EQ(loadScenario("{\"agents\": []}").message(),
+            "scenario:1: agents: at least one agent group is required");
+  EXPECT_EQ(loadScenario("/no/such/scenario.json").message(),
+            "cannot read scenario '/no/such/scenario.json'");
+  EXPECT_NE(loadScenario("{\"agentz\": 1}").message().find("scenario: malformed scenario"),
+            std::string::npos);
+}
+
+TEST(ScenarioTest, BuiltinScenarioIsValid) {
+  Result<Scenario> scenario = loadScenario(builtinScenarioJson());
+  ASSERT_TRUE(scenario.ok()) << scenario.message();
+  EXPECT_EQ(scenario->agents.size(), 6u);
+  EXPECT_EQ(scenario->frameworks.size(), 3u);
+}
+
 }  // namespace
-}  // namespace harvest::master
+}  // namespace harvest::sim

@@ -22,10 +22,10 @@
 
 namespace {
 
-using harvest::master::decodeCall;
-using harvest::master::Format;
-using harvest::master::HttpResult;
-using harvest::master::responseFormat;
+using harvest::wire::decodeCall;
+using harvest::wire::Format;
+using harvest::wire::HttpResult;
+using harvest::wire::responseFormat;
 using harvest::v1::scheduler::Call;
 
 // Valid calls of every type, in the shapes clients send.

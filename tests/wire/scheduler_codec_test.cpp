@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace harvest::master {
+namespace harvest::wire {
 namespace {
 
 using google::protobuf::TextFormat;
@@ -1229,4 +1229,4 @@ TEST(SchedulerCodecDuration, RefusesWhatIsNotADuration) {
 }
 
 }  // namespace
-}  // namespace harvest::master
+}  // namespace harvest::wire

@@ -428,7 +428,7 @@ class FrameworkSide {
     *task.mutable_agent_id() = offer.agent_id();
     *task.mutable_resources() = toProto(task_);
     v1::Label& duration = *task.mutable_labels()->add_labels();
-    duration.set_key(std::string(kDurationLabel));
+    duration.set_key(std::string(wire::kDurationLabel));
     duration.set_value(std::to_string(kTaskSeconds));
     // The rest of the offer may be offered again at the next cycle, as with the declines.
     call.mutable_accept()->mutable_filters()->set_refuse_seconds(0);

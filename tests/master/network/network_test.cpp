@@ -397,7 +397,7 @@ v1::TaskInfo taskInfo(const std::string& id, const std::string& agent, std::stri
   *task.mutable_resources() = toProto(R(resources));
   if (seconds) {
     v1::Label& label = *task.mutable_labels()->add_labels();
-    label.set_key(std::string(kDurationLabel));
+    label.set_key(std::string(wire::kDurationLabel));
     label.set_value(std::to_string(*seconds));
   }
   return task;
@@ -824,7 +824,7 @@ TEST(NetworkMasterTest, LaunchReachesTheAgentAndItsUpdatesReachTheFramework) {
     EXPECT_EQ(resource.allocation_info().role(), "web");
   }
   ASSERT_EQ(wire.labels().labels_size(), 1);
-  EXPECT_EQ(wire.labels().labels(0).key(), kDurationLabel);
+  EXPECT_EQ(wire.labels().labels(0).key(), wire::kDurationLabel);
   EXPECT_EQ(std::stod(wire.labels().labels(0).value()), 2.5);
 
   ASSERT_EQ(cluster.agent.status(*task, TaskState::kRunning), 202);
