@@ -22,11 +22,11 @@
 
 namespace {
 
+using harvest::v1::scheduler::Call;
 using harvest::wire::decodeCall;
 using harvest::wire::Format;
 using harvest::wire::HttpResult;
 using harvest::wire::responseFormat;
-using harvest::v1::scheduler::Call;
 
 // Valid calls of every type, in the shapes clients send.
 const char* const kJsonCorpus[] = {

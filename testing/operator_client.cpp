@@ -1,0 +1,97 @@
+#include "testing/operator_client.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+
+#include "net/basic_auth.h"
+#include "testing/common.h"
+
+namespace harvest::testkit {
+
+http::ClientResponse request(uint16_t port, std::string_view method, std::string_view target,
+                             const http::Headers& headers, std::string_view body) {
+  Result<http::Connection> connection = http::Connection::connect(kHost, port, kTimeoutMs);
+  if (!connection.ok()) {
+    ADD_FAILURE() << connection.message();
+    return {};
+  }
+  http::Connection open = std::move(connection).value();
+  Result<http::ClientResponse> response = open.request(method, target, headers, body, kTimeoutMs);
+  if (!response.ok()) {
+    ADD_FAILURE() << response.message();
+    return {};
+  }
+  return std::move(response).value();
+}
+
+Struct parseJson(const std::string& text) {
+  Struct out;
+  const auto status = google::protobuf::util::JsonStringToMessage(text, &out);
+  EXPECT_TRUE(status.ok()) << status.message() << " in " << text;
+  return out;
+}
+
+std::map<std::string, double> metrics(uint16_t port, const http::Headers& auth) {
+  const http::ClientResponse response = request(port, "GET", "/metrics/snapshot", auth);
+  EXPECT_EQ(response.status, 200) << response.body;
+  std::map<std::string, double> out;
+  const Struct snapshot = parseJson(response.body);  // Outlives the loop over its fields.
+  for (const auto& [key, value] : snapshot.fields()) {
+    EXPECT_EQ(value.kind_case(), google::protobuf::Value::kNumberValue) << key;
+    out[key] = value.number_value();
+  }
+  return out;
+}
+
+Struct state(uint16_t port, const http::Headers& auth) {
+  const http::ClientResponse response = request(port, "GET", "/state", auth);
+  EXPECT_EQ(response.status, 200) << response.body;
+  return parseJson(response.body);
+}
+
+std::vector<Struct> entries(const Struct& state, const std::string& kind) {
+  std::vector<Struct> out;
+  auto it = state.fields().find(kind);
+  if (it == state.fields().end()) {
+    ADD_FAILURE() << "/state has no '" << kind << "'";
+    return out;
+  }
+  for (const google::protobuf::Value& value : it->second.list_value().values()) {
+    out.push_back(value.struct_value());
+  }
+  return out;
+}
+
+std::string field(const Struct& entry, const std::string& name) {
+  auto it = entry.fields().find(name);
+  return it == entry.fields().end() ? "<missing>" : it->second.string_value();
+}
+
+bool flag(const Struct& entry, const std::string& name) {
+  auto it = entry.fields().find(name);
+  EXPECT_NE(it, entry.fields().end()) << name;
+  return it != entry.fields().end() && it->second.bool_value();
+}
+
+std::optional<Struct> frameworkInState(uint16_t port, const std::string& id,
+                                       const http::Headers& auth) {
+  for (const Struct& framework : entries(state(port, auth), "frameworks")) {
+    if (field(framework, "id") == id) return framework;
+  }
+  return std::nullopt;
+}
+
+std::string toJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  const auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
+  CHECK(status.ok()) << status.message();
+  return out;
+}
+
+http::Headers basicAuth(const std::string& principal, const std::string& secret) {
+  return {{"Authorization", http::basicAuthorization({principal, secret})}};
+}
+
+}  // namespace harvest::testkit
