@@ -75,7 +75,8 @@ Status HierarchicalAllocator::addAgent(
     auto known = frameworkIds_.find(framework);
     for (const auto& [role, resources] : byRole) {
       const RoleIdx roleIdx = roleFor(role).value();
-      const FrameworkIdx holder = known != frameworkIds_.end() ? known->second : FrameworkIdx(UINT32_MAX);
+      const FrameworkIdx holder =
+          known != frameworkIds_.end() ? known->second : FrameworkIdx(UINT32_MAX);
       if (holder == UINT32_MAX) {
         // Not attributable to a framework yet: keep it out of `available` and in the role.
         AgentState& a = *agents_[index];

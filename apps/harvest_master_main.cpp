@@ -18,8 +18,8 @@
 #include <map>
 #include <string>
 
-#include "sim/harness.h"
 #include "master/network/network_master.h"
+#include "sim/harness.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
 

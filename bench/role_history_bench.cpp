@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <string>
 
-#include "role_history/codec.h"
 #include "common/atomic_file.h"
-#include "role_history/store.h"
+#include "role_history/codec.h"
 #include "role_history/role_history.h"
+#include "role_history/store.h"
 
 namespace harvest {
 namespace {

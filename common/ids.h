@@ -15,7 +15,7 @@ template <typename Tag>
 class DenseId {
  public:
   constexpr DenseId() = default;
-  constexpr DenseId(uint32_t value) : value_(value) {}  // NOLINT: see above.
+  constexpr DenseId(uint32_t value) : value_(value) {}    // NOLINT: see above.
   constexpr operator uint32_t() const { return value_; }  // NOLINT: indexes arrays.
   constexpr DenseId& operator++() {
     ++value_;

@@ -6,7 +6,6 @@
 
 namespace harvest::master {
 
-
 void MasterStats::add(const MasterStats& o) {
   offersMade += o.offersMade;
   revocableOffersMade += o.revocableOffersMade;

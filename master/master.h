@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/runtime/sim_agent.h"
 #include "common/event_loop.h"
 #include "master/module_loader.h"
 #include "master/scheduler_api.h"
-#include "agent/runtime/sim_agent.h"
 
 namespace harvest::master {
 

@@ -1,13 +1,13 @@
 #include "net/basic_auth.h"
 
-#include "common/base64.h"
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <utility>
 #include <vector>
+
+#include "common/base64.h"
 
 namespace harvest::http {
 namespace {

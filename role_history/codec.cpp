@@ -8,8 +8,8 @@
 #include <numeric>
 #include <unordered_set>
 
-#include "role_history/checksum.h"
 #include "protos/role_history.pb.h"
+#include "role_history/checksum.h"
 
 namespace harvest {
 namespace {

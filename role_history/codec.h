@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "role_history/snapshot.h"
 #include "common/status.h"
+#include "role_history/snapshot.h"
 
 namespace harvest {
 

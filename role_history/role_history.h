@@ -55,6 +55,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/status.h"
 #include "role_history/available_list.h"
 #include "role_history/entry.h"
 #include "role_history/entry_index.h"
@@ -62,7 +63,6 @@
 #include "role_history/policy.h"
 #include "role_history/snapshot.h"
 #include "role_history/types.h"
-#include "common/status.h"
 
 namespace harvest {
 

@@ -17,8 +17,8 @@
 #include <utility>
 
 #include "common/atomic_file.h"
-#include "role_history/role_history.h"
 #include "common/status.h"
+#include "role_history/role_history.h"
 
 namespace harvest {
 
@@ -30,9 +30,7 @@ class HistoryStore {
   const std::string& prevPath() const { return prev_; }
 
   // Blocking I/O: call from a writer thread with encodeHistory(snapshot).
-  Status save(std::string_view bytes) const {
-    return writeFileAtomically(path_, bytes);
-  }
+  Status save(std::string_view bytes) const { return writeFileAtomically(path_, bytes); }
 
   HistoryLoadReport load(RoleHistory& history, TimeNanos now, const RoleLookup& lookup) const;
 

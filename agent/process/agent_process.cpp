@@ -14,7 +14,6 @@
 namespace harvest::agent {
 namespace {
 
-
 constexpr const char* kRegisterPath = "/agent/v1/register";
 constexpr const char* kCallPath = "/agent/v1/call";
 constexpr const char* kProtobuf = "application/x-protobuf";
@@ -186,8 +185,8 @@ void AgentProcess::statusUpdate(const TaskStatus& status) {
   TaskStatus sent = status;
   // The SimAgent's clock starts at 0 with this process; the master gets Unix time.
   sent.time = wallStartNanos_ + status.time;
-  enqueue(statusCall(options_.agentId, 0, sent,
-                             agent_->holdsExecutor(status.framework, status.task)));
+  enqueue(
+      statusCall(options_.agentId, 0, sent, agent_->holdsExecutor(status.framework, status.task)));
 }
 
 void AgentProcess::resourcesFreed(const std::string& /*agent*/, const agent::Freed& freed) {

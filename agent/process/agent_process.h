@@ -32,13 +32,13 @@
 #include <optional>
 #include <string>
 
-#include "common/status.h"
 #include "agent/runtime/agent_link.h"
+#include "agent/runtime/sim_agent.h"
 #include "common/event_loop.h"
+#include "common/status.h"
 #include "net/basic_auth.h"
 #include "net/http_client.h"
 #include "net/recordio.h"
-#include "agent/runtime/sim_agent.h"
 #include "protos/agent_api.pb.h"
 #include "resources/resources.h"
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
+#include "common/status.h"
 #include "protos/agent_api.pb.h"
 
 namespace harvest::agent {

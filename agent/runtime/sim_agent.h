@@ -13,8 +13,8 @@
 
 #include "agent/ledger.h"
 #include "agent/runtime/agent_link.h"
-#include "common/event_loop.h"
 #include "agent/runtime/task.h"
+#include "common/event_loop.h"
 
 namespace harvest::agent {
 

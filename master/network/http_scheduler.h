@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "net/http_server.h"
 #include "master/scheduler_api.h"
-#include "wire/scheduler_codec.h"
+#include "net/http_server.h"
 #include "protos/scheduler.pb.h"
+#include "wire/scheduler_codec.h"
 
 namespace harvest::master {
 

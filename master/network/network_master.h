@@ -23,12 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "master/master.h"
 #include "master/network/authorizer.h"
+#include "master/network/http_scheduler.h"
+#include "master/network/remote_agent.h"
 #include "net/basic_auth.h"
 #include "net/http_server.h"
-#include "master/network/http_scheduler.h"
-#include "master/master.h"
-#include "master/network/remote_agent.h"
 
 namespace harvest::master {
 

@@ -1,11 +1,11 @@
 // EvictionPolicy on its own: exact single-kind choices, tie-breaks, the multi-kind heuristic,
 // mandatory executors, and a brute-force cross-check of exactness on random small inputs.
+#include "agent/eviction_policy.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
-
-#include "agent/eviction_policy.h"
 
 namespace harvest::agent {
 namespace {

@@ -1,11 +1,12 @@
 // AgentLedger: the seed's three race cases, the eviction examples end to end, ports, waiting
 // and its timeout, rejections, throttleable executors, and bad input.
+#include "agent/ledger.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <optional>
 
-#include "agent/ledger.h"
 #include "resources/parse.h"
 
 namespace harvest::agent {
@@ -14,7 +15,6 @@ namespace {
 using kinds::kCpus;
 using kinds::kMem;
 using kinds::kPorts;
-
 
 Resources parse(std::string_view text) {
   Result<Resources> parsed = parseResources(text);

@@ -1,9 +1,10 @@
 // protos/agent.proto <-> ledger types.
+#include "agent/messages.h"
+
 #include <gtest/gtest.h>
 
-#include "agent/messages.h"
-#include "resources/proto/convert.h"
 #include "resources/parse.h"
+#include "resources/proto/convert.h"
 
 namespace harvest::agent {
 namespace {

@@ -1,10 +1,10 @@
 // Base64: RFC 4648 vectors, unpadded input, every byte value, malformed input.
+#include "common/base64.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
-
-#include "common/base64.h"
 
 namespace harvest {
 namespace {

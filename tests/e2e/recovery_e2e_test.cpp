@@ -34,8 +34,8 @@
 #include "net/http_client.h"
 #include "net/recordio.h"
 #include "protos/scheduler.pb.h"
-#include "resources/proto/convert.h"
 #include "resources/parse.h"
+#include "resources/proto/convert.h"
 
 namespace harvest {
 namespace {

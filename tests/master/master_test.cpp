@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/scenario.h"
 #include "resources/parse.h"
+#include "sim/scenario.h"
 
 namespace harvest::master {
 namespace {
@@ -72,9 +72,10 @@ TEST_F(MasterTest, OffersHaveUniqueIdsAndLaunchedTasksRun) {
   ASSERT_EQ(scheduler.received.size(), 2u);
   EXPECT_NE(scheduler.received[0].id, scheduler.received[1].id);
   const Offer offer = scheduler.received[0];
-  ASSERT_TRUE(
-      master_->accept(f, {offer.id}, {{"t1", R("cpus:1;mem:512"), 10 * kNanosPerSecond}}, v1::Filters())
-          .ok());
+  ASSERT_TRUE(master_
+                  ->accept(f, {offer.id}, {{"t1", R("cpus:1;mem:512"), 10 * kNanosPerSecond}},
+                           v1::Filters())
+                  .ok());
   ASSERT_EQ(scheduler.updates.size(), 1u);
   EXPECT_EQ(scheduler.updates[0].state, TaskState::kRunning);
   loop_->runUntil(loop_->now() + 10 * kNanosPerSecond);

@@ -1,5 +1,7 @@
 // Basic authentication: the Authorization header, and credentials
 // files in both of Mesos's formats, good and bad.
+#include "net/basic_auth.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,7 +10,6 @@
 #include <string>
 
 #include "common/base64.h"
-#include "net/basic_auth.h"
 
 namespace harvest::http {
 namespace {

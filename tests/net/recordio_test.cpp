@@ -1,10 +1,10 @@
 // RecordIO: encoding, round trips split at every byte, limits and malformed lengths.
+#include "net/recordio.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "net/recordio.h"
 
 namespace harvest::http {
 namespace {

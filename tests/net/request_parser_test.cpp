@@ -1,11 +1,11 @@
 // RequestParser: exact results for whole, split and byte-at-a-time input, chunked bodies,
 // pipelining, every limit and every error status.
+#include "net/request_parser.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "net/request_parser.h"
 
 namespace harvest::http {
 namespace {

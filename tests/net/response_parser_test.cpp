@@ -1,11 +1,11 @@
 // ResponseParser: whole and streamed bodies, split input, interim responses, bodies that end
 // with the connection, and malformed responses.
+#include "net/response_parser.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "net/response_parser.h"
 
 namespace harvest::http {
 namespace {

@@ -4,8 +4,6 @@
 // The server runs on its own thread, as the master's loop would drive it: poll() with a short
 // timeout, then whatever tasks the test posted (the master's timers). Everything that touches
 // the server or its streams runs on that thread.
-#include "net/http_server.h"
-
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -23,6 +21,7 @@
 #include <vector>
 
 #include "net/http_client.h"
+#include "net/http_server.h"
 #include "net/recordio.h"
 
 namespace harvest::http {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "resources/proto/convert.h"
 #include "resources/parse.h"
+#include "resources/proto/convert.h"
 
 namespace harvest {
 namespace {

@@ -13,12 +13,12 @@
 #include <tuple>
 #include <vector>
 
+#include "common/atomic_file.h"
+#include "protos/role_history.pb.h"
 #include "role_history/checksum.h"
 #include "role_history/codec.h"
-#include "common/atomic_file.h"
-#include "role_history/store.h"
 #include "role_history/role_history.h"
-#include "protos/role_history.pb.h"
+#include "role_history/store.h"
 
 namespace harvest {
 namespace {

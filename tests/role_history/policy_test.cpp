@@ -1,8 +1,8 @@
+#include "role_history/policy.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
-
-#include "role_history/policy.h"
 
 namespace harvest {
 namespace {

@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
     return fail("addFramework: " + s.message());
   }
   const harvest::Resources total = *harvest::parseResources("cpus:4;mem:1024");
-  if (harvest::Status s = allocator->addAgent("a1", harvest::v1::AgentInfo(), std::nullopt, total,
-                                              {});
+  if (harvest::Status s =
+          allocator->addAgent("a1", harvest::v1::AgentInfo(), std::nullopt, total, {});
       !s.ok()) {
     return fail("addAgent: " + s.message());
   }

@@ -36,14 +36,14 @@
 #include <vector>
 
 #include "agent/runtime/agent_wire.h"
+#include "master/network/network_master.h"
 #include "net/http_client.h"
 #include "net/recordio.h"
 #include "net/response_parser.h"
-#include "transport.h"
-#include "master/network/network_master.h"
-#include "wire/scheduler_codec.h"
-#include "resources/proto/convert.h"
 #include "resources/parse.h"
+#include "resources/proto/convert.h"
+#include "transport.h"
+#include "wire/scheduler_codec.h"
 
 namespace harvest::master::loadtest {
 

@@ -28,7 +28,6 @@
 namespace harvest::agent {
 namespace {
 
-
 constexpr int64_t kWaitMs = 2000;
 
 Resources R(const std::string& text) {
