@@ -1,11 +1,13 @@
 // Per-allocation-cycle benchmarks of the hierarchical allocator.
 //
-// DeclineOffers (after Mesos's benchmark of that name): agents
-// cpus:24;mem:4096;disk:4096;ports:[31000-32000] with cpus:16;mem:2014;disk:1024 in use, all
-// frameworks in one role, every offer declined with a long filter. One benchmark iteration
-// is one allocate() cycle; the declines between cycles are not timed. Each cycle offers every
-// agent to the next framework that has not refused it yet, so the cycles measured are the
-// expensive ones (nothing is skipped as "unchanged").
+// DeclineOffers (Mesos's HierarchicalAllocator_BENCHMARK_Test.DeclineOffers, all of it): agents
+// cpus:24;mem:4096;disk:4096;ports:[31000-32000], each with cpus:16;mem:2014;disk:1024 and 16
+// fragments of the port range in use by framework (agent index mod frameworks); every offer
+// declined with a long filter. One benchmark iteration is one allocate() cycle; the declines
+// between cycles are not timed. Each cycle offers every agent to the next framework that has
+// not refused it yet, so the cycles measured are the expensive ones. Variants: one role per
+// framework (Mesos's second configuration), and the late rounds of Mesos's 2 x frameworks
+// rounds, when every framework has refused every agent and a cycle offers nothing.
 //
 // Quota: 3000 roles, one framework each, 3000 agents cpus:2;mem:2048;disk:2048, guarantees
 // alternating cpus:1;mem:1024;disk:1024 and cpus:4;mem:4096;disk:4096. FullCycle times the
@@ -78,31 +80,52 @@ v1::AgentInfo agentInfo(const std::string& id) {
   return info;
 }
 
-// Mesos's DeclineOffers cluster: `frameworks` in one role, `agents` with part of each in use
-// by framework (agent index mod frameworks). `onAgent` runs after each agent is added.
+// Port fragments in use on every DeclineOffers agent, shaped as Mesos's makePortRanges makes
+// them within [31000-32000]: two ports, then a gap of one.
+constexpr int kPortFragments = 16;
+
+Resources usedPortFragments() {
+  std::string ranges;
+  for (int i = 0; i < kPortFragments; ++i) {
+    const int begin = 31000 + 3 * i;
+    ranges += (i ? "," : "") + std::to_string(begin) + "-" + std::to_string(begin + 1);
+  }
+  return R("ports:[" + ranges + "]");
+}
+
+enum class Roles { kOne, kOnePerFramework };
+
+std::string roleOf(Roles roles, int framework) {
+  return roles == Roles::kOne ? "role" : "role" + std::to_string(framework);
+}
+
+// Mesos's DeclineOffers cluster: `frameworks` in one role (or one role each), `agents` with
+// part of each in use by framework (agent index mod frameworks). `onAgent` runs after each
+// agent is added.
 template <typename OnAgent>
-void addDeclineOffersCluster(Cluster& cluster, int agents, int frameworks, OnAgent onAgent) {
+void addDeclineOffersCluster(Cluster& cluster, int agents, int frameworks, OnAgent onAgent,
+                             Roles roles = Roles::kOne) {
   for (int f = 0; f < frameworks; ++f) {
     cluster.allocator
-        ->addFramework("framework" + std::to_string(f), frameworkInfo("role"), {}, true, {})
+        ->addFramework("framework" + std::to_string(f), frameworkInfo(roleOf(roles, f)), {}, true,
+                       {})
         .ok();
   }
   const Resources total = R("cpus:24;mem:4096;disk:4096;ports:[31000-32000]");
-  const Resources used = R("cpus:16;mem:2014;disk:1024");
+  const Resources used = R("cpus:16;mem:2014;disk:1024") + usedPortFragments();
   for (int a = 0; a < agents; ++a) {
     const std::string id = "agent" + std::to_string(a);
-    const std::string framework = "framework" + std::to_string(a % frameworks);
+    const int f = a % frameworks;
     cluster.allocator
-        ->addAgent(id, agentInfo(id), std::nullopt, total, {{framework, {{"role", used}}}})
+        ->addAgent(id, agentInfo(id), std::nullopt, total,
+                   {{"framework" + std::to_string(f), {{roleOf(roles, f), used}}}})
         .ok();
     onAgent(id);
   }
 }
 
-void BM_DeclineOffers(benchmark::State& state) {
-  Cluster cluster;
-  addDeclineOffersCluster(cluster, static_cast<int>(state.range(0)),
-                          static_cast<int>(state.range(1)), [](const std::string&) {});
+// Runs DeclineOffers cycles, declining everything; one timed allocate() per iteration.
+void runDeclineOffers(benchmark::State& state, Cluster& cluster) {
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
   size_t offered = 0;
@@ -113,11 +136,57 @@ void BM_DeclineOffers(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.counters["offers/cycle"] = static_cast<double>(offered) / state.iterations();
+  state.counters["port_fragments"] = kPortFragments;
+}
+
+void BM_DeclineOffers(benchmark::State& state) {
+  Cluster cluster;
+  addDeclineOffersCluster(cluster, static_cast<int>(state.range(0)),
+                          static_cast<int>(state.range(1)), [](const std::string&) {});
+  runDeclineOffers(state, cluster);
 }
 BENCHMARK(BM_DeclineOffers)
     ->ArgNames({"agents", "frameworks"})
     ->ArgsProduct({{1000, 5000, 10000, 20000, 50000}, {1, 100, 1000, 3000}})
     ->Args({20000, 2000})
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_DeclineOffersRolePerFramework(benchmark::State& state) {
+  Cluster cluster;
+  addDeclineOffersCluster(
+      cluster, static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+      [](const std::string&) {}, Roles::kOnePerFramework);
+  runDeclineOffers(state, cluster);
+}
+BENCHMARK(BM_DeclineOffersRolePerFramework)
+    ->ArgNames({"agents", "frameworks"})
+    ->Args({1000, 100})
+    ->Args({5000, 1000})
+    ->Args({10000, 10})
+    ->Args({10000, 1000})
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
+// The late rounds: `frameworks` untimed rounds first, after which every framework has refused
+// every agent (filters of a day, one round a second), then the timed cycles, which offer
+// nothing. In Mesos's 2 x frameworks rounds, half are such rounds.
+void BM_DeclineOffersLateRounds(benchmark::State& state) {
+  const int frameworks = static_cast<int>(state.range(1));
+  Cluster cluster;
+  addDeclineOffersCluster(cluster, static_cast<int>(state.range(0)), frameworks,
+                          [](const std::string&) {});
+  v1::Filters longFilter;
+  longFilter.set_refuse_seconds(24 * 3600);
+  for (int round = 0; round < frameworks; ++round) {
+    cluster.allocator->allocate();
+    cluster.declineAll(longFilter);
+  }
+  runDeclineOffers(state, cluster);
+}
+BENCHMARK(BM_DeclineOffersLateRounds)
+    ->ArgNames({"agents", "frameworks"})
+    ->Args({5000, 500})
     ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
 

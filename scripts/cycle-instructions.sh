@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Instructions spent inside allocation cycles for one DeclineOffers configuration, counted by
-# callgrind: repeatable on a noisy machine, unlike wall time. Usage:
+# callgrind: repeatable on a noisy machine, unlike wall time. Counting is on for exactly the
+# whole of HierarchicalAllocator::allocate() (no wildcard, so functions and lambdas called from
+# it are counted, never toggled). Usage:
 #   scripts/cycle-instructions.sh 'DeclineOffers/agents:5000/frameworks:1000/'
 set -euo pipefail
 filter=${1:-DeclineOffers/agents:5000/frameworks:1000/}
 out=$(mktemp)
 valgrind --tool=callgrind --callgrind-out-file="$out" \
-  --toggle-collect='*HierarchicalAllocator::runCycle*' \
+  --toggle-collect='harvest::HierarchicalAllocator::allocate()' \
   ./build/bin/allocator_bench --benchmark_filter="$filter" >/dev/null 2>&1
 callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1 " instructions in allocation cycles"}'
 rm -f "$out"
