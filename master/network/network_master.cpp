@@ -95,6 +95,8 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
   server.port = network.port;
   server.maxRequestBytes = network.maxRequestBytes;
   server.maxConnections = network.maxConnections;
+  server.maxConnectionsPerPeer = network.maxConnectionsPerPeer;
+  server.headTimeoutMs = network.requestHeadTimeoutMs;
   server.maxStreamBufferBytes = network.maxStreamBufferBytes;
   NetworkMaster* raw = self.get();
   Result<std::unique_ptr<http::HttpServer>> started = http::HttpServer::start(

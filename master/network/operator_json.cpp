@@ -81,12 +81,19 @@ std::string NetworkMaster::metricsJson() const {
   metrics["master/http/bad_requests"] = static_cast<double>(counters_.badRequests);
   metrics["master/http/subscribers"] = static_cast<double>(counters_.subscribers);
   metrics["master/agents_connected"] = static_cast<double>(counters_.agentsConnected);
+  metrics["master/agents/calls_refused"] = static_cast<double>(counters_.agentCallsRefused);
+  metrics["master/agents/registrations_refused"] =
+      static_cast<double>(counters_.agentRegistrationsRefused);
   const http::ServerStats& server = server_->stats();
   metrics["master/http/connections"] = static_cast<double>(server.connectionsCurrent);
   metrics["master/http/connections_rejected"] = static_cast<double>(server.connectionsRejected);
   metrics["master/http/streams_closed_slow_reader"] =
       static_cast<double>(server.streamsClosedSlowReader);
   metrics["master/http/requests_malformed"] = static_cast<double>(server.badRequests);
+  metrics["master/http/request_head_timeouts"] = static_cast<double>(server.headTimeouts);
+  metrics["master/http/connections_rejected_per_peer"] =
+      static_cast<double>(server.connectionsRejectedPerPeer);
+  metrics["master/http/connections_evicted"] = static_cast<double>(server.connectionsEvicted);
   std::string out = "{";
   bool first = true;
   for (const auto& [key, value] : metrics) {
