@@ -130,7 +130,8 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   // it back should the allocator refuse the new one.
   std::map<std::string, ResourcesByRole> oldUsed;
   for (const auto& [key, task] : tasks_) {
-    if (task.agent == id && !isTerminal(task.state) && !task.freed) {
+    // Ended tasks hold their resources until the agent frees them.
+    if (task.agent == id && !task.freed) {
       oldUsed[key.first][task.role] += task.resources;
     }
   }
