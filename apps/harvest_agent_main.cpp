@@ -45,7 +45,8 @@ constexpr const char* kUsage =
     "  --duration=SECONDS     exit after this long (default: until SIGTERM or SIGINT)\n"
     "  --state_file=PATH      keep PATH rewritten with what the agent holds (tests)\n"
     "  --credential=PATH      a file holding \"PRINCIPAL SECRET\", for a master that\n"
-    "                         authenticates (HTTP Basic)\n";
+    "                         authenticates (HTTP Basic); a master with ACLs must let\n"
+    "                         PRINCIPAL register this --id (register_agents)\n";
 
 int badFlag(const char* flag, const std::string& value, const std::string& why) {
   std::fprintf(stderr, "harvest-agent: bad value '%s' for %s: %s\n", value.c_str(), flag,

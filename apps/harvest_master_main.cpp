@@ -100,6 +100,22 @@ int run(int argc, char** argv) {
         std::fprintf(stderr, "harvest-master: bad value '%s' for --recovery_min_fraction\n", v);
         return 2;
       }
+    } else if (const char* v = value("--request_head_timeout=")) {
+      char* end = nullptr;
+      const double seconds = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(seconds >= 0 && seconds <= 3600)) {
+        std::fprintf(stderr, "harvest-master: bad value '%s' for --request_head_timeout\n", v);
+        return 2;
+      }
+      network.requestHeadTimeoutMs = static_cast<int>(seconds * 1000);
+    } else if (const char* v = value("--max_connections_per_peer=")) {
+      char* end = nullptr;
+      const unsigned long long limit = std::strtoull(v, &end, 10);
+      if (*v == '\0' || *v == '-' || *end != '\0') {
+        std::fprintf(stderr, "harvest-master: bad value '%s' for --max_connections_per_peer\n", v);
+        return 2;
+      }
+      network.maxConnectionsPerPeer = static_cast<size_t>(limit);
     } else if (const char* v = value("--credentials="))
       network.credentialsPath = v;
     else if (const char* v = value("--acls="))
@@ -143,7 +159,8 @@ int run(int argc, char** argv) {
                    "       harvest-master --listen=HOST:PORT [--credentials=FILE] [--acls=FILE] "
                    "[--modules=M] [--allocator=NAME] [--allocation_interval=SECONDS] "
                    "[--offer_timeout=SECONDS] [--work_dir=DIR] [--recovery_timeout=SECONDS] "
-                   "[--recovery_min_fraction=F] [--module_parameter=KEY=VALUE ...]\n",
+                   "[--recovery_min_fraction=F] [--request_head_timeout=SECONDS] "
+                   "[--max_connections_per_peer=N] [--module_parameter=KEY=VALUE ...]\n",
                    argv[i]);
       return 2;
     }

@@ -27,11 +27,9 @@ void MasterStats::add(const MasterStats& o) {
   cycleMillis.insert(cycleMillis.end(), o.cycleMillis.begin(), o.cycleMillis.end());
 }
 
-namespace {
-
 // What agents of the harness report at registration: simulated agents support every
 // capability the allocator checks.
-v1::AgentInfo agentInfoOf(const std::string& id) {
+v1::AgentInfo Master::agentInfoOf(const std::string& id) {
   v1::AgentInfo info;
   info.set_hostname(id);
   info.mutable_id()->set_value(id);
@@ -42,8 +40,6 @@ v1::AgentInfo agentInfoOf(const std::string& id) {
   }
   return info;
 }
-
-}  // namespace
 
 Master::Master(EventLoop* loop, MasterOptions options)
     : loop_(loop), options_(std::move(options)) {}
@@ -254,9 +250,18 @@ Status Master::addAgent(const std::string& id, const Resources& total) {
   return Status();
 }
 
+Status checkEstimate(const std::string& agent, const Resources& total, const Resources& estimate) {
+  if (!total.quantities().contains(estimate.quantities())) {
+    return Status::error("agent '" + agent + "': estimate " + estimate.toString() +
+                         " exceeds the agent's total " + total.toString());
+  }
+  return Status();
+}
+
 Status Master::updateOversubscription(const std::string& id, const Resources& estimate) {
   auto it = agents_.find(id);
-  if (it == agents_.end()) return Status::error("unknown agent '" + id + "'");
+  if (it == agents_.end()) return Status::failedPrecondition("unknown agent '" + id + "'");
+  if (Status s = checkEstimate(id, it->second->total(), estimate); !s.ok()) return s;
   // The full info: updateAgent replaces the agent's capabilities with what it is given.
   return allocator_->updateAgent(id, agentInfoOf(id), std::nullopt, estimate);
 }
@@ -310,69 +315,6 @@ std::vector<std::unique_ptr<AgentLink>> Master::releaseAgents() {
   }
   agents_.clear();
   return out;
-}
-
-Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
-  const std::string id = agent->id();
-  if (agents_.count(id)) return Status::error("agent '" + id + "' already registered");
-  // What the agent's executors hold, running or waiting for evictions: the allocator must
-  // count it exactly once, under the framework and role that hold it.
-  std::map<std::string, ResourcesByRole> used;
-  auto holds = [&](const std::string& framework, const std::string& role, const std::string& task,
-                   const Resources& resources, TaskState state) {
-    used[framework][role] += resources;
-    tasks_[{framework, task}] = TaskEntry{framework, id, role, resources, state, loop_->now()};
-    if (!resources.ofClass(Revocability::kNonThrottleable).empty()) {
-      lentTasksByAgent_[id].insert({framework, task});
-    }
-  };
-  for (const HeldTask& task : agent->heldTasks()) {
-    if (!frameworks_.count(task.framework)) {
-      // Nobody knows this framework (not persisted, not re-subscribed): the allocation
-      // cannot be attributed, so it is refused and the agent told to kill it; the rest of
-      // the agent's report still applies.
-      ++recovery_.rejectedAllocations;
-      LOG(ERROR) << "agent " << id << " reports task " << task.task << " of unknown framework "
-                 << task.framework << ": allocation rejected, task killed";
-      agent->killTask(task.framework, task.task);
-      continue;
-    }
-    holds(task.framework, task.role, task.task, task.resources, task.state);
-  }
-  const v1::AgentInfo info = agentInfoOf(id);
-  // The agent reports its static resources; the reservations and volumes made here since
-  // are replayed over them.
-  Resources total = agent->total();
-  if (auto applied = agentConversions_.find(id); applied != agentConversions_.end()) {
-    for (const ResourceConversion& c : applied->second) {
-      if (!total.contains(c.consumed)) {
-        LOG(WARNING) << "agent " << id << ": cannot replay " << c.consumed << " -> " << c.converted
-                     << " over " << total;
-        continue;
-      }
-      total -= c.consumed;
-      total += c.converted;
-    }
-  }
-  if (Status s = allocator_->addAgent(id, info, std::nullopt, total, used); !s.ok()) {
-    return s;
-  }
-  // Host affinity: what runs here marks the agent in use by its roles.
-  for (const auto& [key, task] : tasks_) {
-    if (task.agent == id && task.resources.revocable().empty() && !isTerminal(task.state)) {
-      placement(id, task.role, PlacementEvent::kTaskRecovered);
-    }
-  }
-  agent->setReports(this);
-  agents_.emplace(id, std::move(agent));
-  agentChanged(id);
-  recovery_.lostAgents.erase(id);
-  if (recovery_.state == RecoveryState::kRecovering && expectedAgents_.erase(id)) {
-    ++recovery_.recoveredAgents;
-    if (expectedAgents_.empty()) finishRecovery("every expected agent is back");
-  }
-  saveStateSoon();
-  return Status();
 }
 
 const AgentLink* Master::agent(const std::string& id) const {
@@ -579,8 +521,16 @@ Status Master::kill(const std::string& frameworkId, const std::string& task) {
 Status Master::acknowledge(const std::string& frameworkId, const std::string& task) {
   auto it = tasks_.find({frameworkId, task});
   if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
-  // Terminal tasks are forgotten once acknowledged.
-  if (isTerminal(it->second.state)) tasks_.erase(it);
+  // Terminal tasks are forgotten once acknowledged and their executor has freed what it held
+  // (or never held anything): the agent's FREED must still find the task it names.
+  TaskEntry& entry = it->second;
+  if (!isTerminal(entry.state)) return Status();
+  auto agent = agents_.find(entry.agent);
+  if (entry.freed || agent == agents_.end() || !agent->second->holdsExecutor(frameworkId, task)) {
+    tasks_.erase(it);
+  } else {
+    entry.acknowledged = true;
+  }
   return Status();
 }
 
@@ -733,6 +683,7 @@ void Master::statusUpdate(const TaskStatus& status) {
         !agents_.at(task.agent)->holdsExecutor(status.framework, status.task)) {
       (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
                                          std::nullopt);
+      task.freed = true;
     }
   }
   if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
@@ -747,6 +698,10 @@ void Master::resourcesFreed(const std::string& agentId, const agent::Freed& free
                                           std::nullopt);
   LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": "
                            << s.message();
+  if (it != tasks_.end()) {
+    it->second.freed = true;
+    if (it->second.acknowledged) tasks_.erase(it);
+  }
   agentChanged(agentId);
 }
 

@@ -88,6 +88,10 @@ struct MasterStats {
   void add(const MasterStats& other);
 };
 
+// An agent's usage-slack estimate is within its total, per kind: slack is what the agent's
+// own tasks leave unused, never more than it has. (The allocator checks it is plain.)
+Status checkEstimate(const std::string& agent, const Resources& total, const Resources& estimate);
+
 class Master final : public AgentReports {
  public:
   static Result<std::unique_ptr<Master>> create(const MasterOptions& options, EventLoop* loop);
@@ -107,12 +111,28 @@ class Master final : public AgentReports {
   // A restart: the agents outlive this master and are handed to the next one, which adopts
   // each with what its executors (running or waiting) hold, added to the allocator once.
   std::vector<std::unique_ptr<AgentLink>> releaseAgents();
+  // Taking an agent in is all or nothing (master_agents.cpp): what it reports is checked
+  // first, and a refusal changes nothing. Refused: a task named twice, a task the master has
+  // running on another agent (failedPrecondition: no agent takes over another's task), and
+  // whatever the allocator refuses (its checks are made before the old registration of the
+  // same id is undone). Tasks of frameworks nobody knows are not a refusal: they are killed
+  // on the agent and the rest of its report applies.
   Status adoptAgent(std::unique_ptr<AgentLink> agent);
   // An agent registers again (a reconnect, or a restarted agent process): the tasks it no
   // longer holds are lost (reported to their frameworks), offers on it are rescinded, and it
   // is re-adopted with what it holds. For an unknown agent this is adoptAgent.
   Status reregisterAgent(std::unique_ptr<AgentLink> agent);
+  // Refused (invalidArgument) when the estimate exceeds the agent's total in any resource:
+  // usage slack is what the agent's own tasks leave unused, never more than it has.
   Status updateOversubscription(const std::string& id, const Resources& estimate);
+  // Whether agent `agent` may report on (framework, task): permissionDenied when the master
+  // has that task on another agent. A task the master does not know is allowed (its update
+  // is relayed, changing nothing here): it may have ended before a master restart.
+  Status checkStatusFrom(const std::string& agent, const TaskStatus& status) const;
+  // Whether agent `agent` may free this executor's resources: it must be a task the master
+  // has on that agent (permissionDenied otherwise), not freed already (failedPrecondition),
+  // and the resources must be within the task's (invalidArgument).
+  Status checkFreedFrom(const std::string& agent, const agent::Freed& freed) const;
   Status removeAgent(const std::string& id);
   const AgentLink* agent(const std::string& id) const;
   AgentLink* agentLink(const std::string& id) {
@@ -136,6 +156,7 @@ class Master final : public AgentReports {
   // be on an agent that has not re-registered yet.
   Status reconcileTasks(const std::string& framework, const std::vector<std::string>& tasks);
   Status teardown(const std::string& framework);
+  // permissionDenied when `info` names another principal than the framework's.
   Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info);
   // The scheduler's connection went away: the framework stays registered, gets no offers,
   // and its outstanding offers are rescinded. Ignored unless `scheduler` is still its current
@@ -201,9 +222,25 @@ class Master final : public AgentReports {
     Resources resources;
     TaskState state = TaskState::kStaging;
     TimeNanos launchedAt = 0;
+    // The agent has freed the task's executor: its resources are back in the allocator.
+    bool freed = false;
+    // The framework acknowledged the terminal state: forgotten once the executor is freed
+    // too (a FREED arriving after the acknowledgement must still find its task).
+    bool acknowledged = false;
+  };
+  // What taking an agent in will change, worked out before anything changes.
+  struct Adoption {
+    std::vector<HeldTask> kept;      // Tasks of known frameworks, added as they are held.
+    std::vector<HeldTask> rejected;  // Tasks of frameworks nobody knows: killed on the agent.
+    std::map<std::string, ResourcesByRole> used;
+    Resources total;  // The static total with the operations made here replayed over it.
   };
 
   Master(EventLoop* loop, MasterOptions options);
+  static v1::AgentInfo agentInfoOf(const std::string& id);
+  // Agents joining (master_agents.cpp).
+  Result<Adoption> planAdoption(const AgentLink& agent) const;
+  void applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan);
   void runAllocation();
   // loop_->after for this master's own timers: they do nothing once it is gone.
   void later(TimeNanos delay, std::function<void()> action);

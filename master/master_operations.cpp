@@ -1,5 +1,5 @@
-// Master operations a network front needs beyond the simulated harness: agents that
-// register again, schedulers that disconnect, framework updates, offer operations
+// Master operations a network front needs beyond the simulated harness: schedulers that
+// disconnect, framework updates, offer operations
 // (RESERVE/UNRESERVE/CREATE/DESTROY), inverse offer answers, and read-only views for the
 // operator endpoints.
 #include <glog/logging.h>
@@ -10,40 +10,16 @@
 
 namespace harvest::master {
 
-Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
-  const std::string id = agent->id();
-  auto it = agents_.find(id);
-  if (it == agents_.end()) return adoptAgent(std::move(agent));
-  std::set<std::pair<std::string, std::string>> held;
-  for (const HeldTask& task : agent->heldTasks()) held.insert({task.framework, task.task});
-  // Offers on it are void: its books are about to be rebuilt.
-  voidOffersOn(id);
-  // Tasks it no longer holds are gone; the ones it holds come back with adoptAgent.
-  for (auto task = tasks_.begin(); task != tasks_.end();) {
-    if (task->second.agent != id) {
-      ++task;
-      continue;
-    }
-    if (!isTerminal(task->second.state) && !held.count(task->first)) {
-      ++stats_.tasksLost;
-      if (FrameworkEntry* entry = framework(task->first.first); entry && entry->scheduler) {
-        entry->scheduler->update({task->first.second, task->first.first, id, TaskState::kLost,
-                                  "REASON_AGENT_RESTARTED", "the agent no longer runs it",
-                                  loop_->now()});
-      }
-    }
-    task = tasks_.erase(task);
-  }
-  lentTasksByAgent_.erase(id);
-  it->second->setReports(nullptr);
-  agents_.erase(it);
-  if (Status s = allocator_->removeAgent(id); !s.ok()) return s;
-  return adoptAgent(std::move(agent));
-}
-
 Status Master::updateFramework(const std::string& frameworkId, const v1::FrameworkInfo& info) {
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  // As in Mesos: the principal is who may act for the framework; changing it (or wiping it)
+  // would hand the framework over or lock its owner out.
+  if (info.principal() != entry->info.principal()) {
+    return Status::permissionDenied("the principal of framework '" + frameworkId +
+                                    "' cannot change ('" + entry->info.principal() + "' to '" +
+                                    info.principal() + "')");
+  }
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(frameworkId);
   if (Status s = allocator_->updateFramework(frameworkId, withId, {}); !s.ok()) return s;

@@ -57,6 +57,18 @@ std::string formatAddress(const sockaddr_storage& address) {
   return "unknown";
 }
 
+// The address without the port: what per-peer limits count by.
+std::string formatHost(const sockaddr_storage& address) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (address.ss_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(address).sin_addr, text, sizeof(text));
+  } else if (address.ss_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(address).sin6_addr, text,
+              sizeof(text));
+  }
+  return text;
+}
+
 }  // namespace
 
 // ---- HttpServer
@@ -234,8 +246,16 @@ void HttpServer::acceptAll(int64_t now) {
     int one = 1;
     // Stream chunks are small and latency matters more than packet count.
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    bool reject = stats_.connectionsCurrent >= options_.maxConnections;
-    if (reject) {
+    const std::string host = formatHost(address);
+    std::string refusal;
+    if (options_.maxConnectionsPerPeer > 0 &&
+        connectionsPerPeer_[host] >= options_.maxConnectionsPerPeer) {
+      ++stats_.connectionsRejectedPerPeer;
+      refusal = "too many connections from " + host;
+    } else if (stats_.connectionsCurrent >= options_.maxConnections && !evictUnserved()) {
+      refusal = "too many connections";
+    }
+    if (!refusal.empty()) {
       ++stats_.connectionsRejected;
       if (rejecting_ >= kMaxRejecting) {
         ::close(fd);
@@ -249,7 +269,8 @@ void HttpServer::acceptAll(int64_t now) {
     conn->id = nextConnectionId_++;
     conn->fd = fd;
     conn->peer = formatAddress(address);
-    conn->rejected = reject;
+    conn->peerHost = host;
+    conn->rejected = !refusal.empty();
     epoll_event event{};
     event.data.u64 = conn->id;
     if (epoll_ctl(epollFd_, EPOLL_CTL_ADD, fd, &event) != 0) {
@@ -259,21 +280,48 @@ void HttpServer::acceptAll(int64_t now) {
     }
     connections_.emplace(conn->id, conn);
     touch(*conn, now);
-    if (reject) {
-      ++rejecting_;
-      LOG_EVERY_N(WARNING, 100) << "over " << options_.maxConnections
-                                << " connections; answering 503 to " << conn->peer;
-      std::string answer =
-          detail::serializeResponse(Response::text(503, "too many connections\n"), false, true, 1);
-      queueOutput(*conn, answer);
-      if (!conn->closed()) conn->state = State::kClosingAfterWrite;
-      settle(*conn);
+    if (conn->rejected) {
+      reject(*conn, refusal);
     } else {
       ++stats_.connectionsCurrent;
+      ++connectionsPerPeer_[host];
+      unserved_.insert(conn->id);
+      // The first request's head is due within headTimeoutMs of the connection itself.
+      conn->headStartedMs = now;
+      if (options_.headTimeoutMs > 0) {
+        nextSweepMs_ = std::min(nextSweepMs_, now + options_.headTimeoutMs);
+      }
       VLOG(1) << "accepted " << conn->peer;
       updateInterest(*conn);
     }
   }
+}
+
+void HttpServer::reject(Connection& conn, const std::string& why) {
+  ++rejecting_;
+  LOG_EVERY_N(WARNING, 100) << why << "; answering 503 to " << conn.peer;
+  queueOutput(conn, detail::serializeResponse(Response::text(503, why + "\n"), false, true, 1));
+  if (!conn.closed()) conn.state = State::kClosingAfterWrite;
+  settle(conn);
+}
+
+bool HttpServer::evictUnserved() {
+  // The oldest first: under a flood of idle connections a client that connected just now and
+  // is sending its request is the last to go.
+  for (auto it = unserved_.begin(); it != unserved_.end(); it = unserved_.begin()) {
+    auto found = connections_.find(*it);
+    if (found == connections_.end() || found->second->state != State::kReading) {
+      unserved_.erase(it);
+      continue;
+    }
+    std::shared_ptr<Connection> conn = found->second;
+    ++stats_.connectionsEvicted;
+    LOG_EVERY_N(WARNING, 100) << "at " << options_.maxConnections << " connections; closing "
+                              << conn->peer << ", which has sent no complete request";
+    closeConnection(*conn, "evicted for a new connection");
+    return true;
+  }
+  return false;
 }
 
 void HttpServer::handleEvent(Connection& conn, uint32_t events, int64_t now) {
@@ -341,6 +389,9 @@ void HttpServer::processRequests(Connection& conn) {
       break;
     }
     ++stats_.requests;
+    conn.served = true;
+    unserved_.erase(conn.id);
+    conn.headStartedMs = 0;
     conn.state = State::kPending;
     ++conn.requestSerial;
     request.peer = conn.peer;
@@ -356,6 +407,21 @@ void HttpServer::processRequests(Connection& conn) {
     }  // If this was the last copy and it is unanswered, it answers 500 here.
   }
   conn.processing = false;
+  if (conn.state == State::kReading) trackHead(conn, nowMs());
+}
+
+void HttpServer::trackHead(Connection& conn, int64_t now) {
+  // A served connection's next head is timed from its first byte: between requests a
+  // keep-alive connection may idle (idleTimeoutMs). An unserved one keeps its accept time.
+  if (!conn.served) return;
+  if (!conn.parser.midRequest() || conn.parser.headComplete()) {
+    conn.headStartedMs = 0;
+  } else if (conn.headStartedMs == 0) {
+    conn.headStartedMs = now;
+    if (options_.headTimeoutMs > 0) {
+      nextSweepMs_ = std::min(nextSweepMs_, now + options_.headTimeoutMs);
+    }
+  }
 }
 
 void HttpServer::settle(Connection& conn) {
@@ -493,6 +559,9 @@ void HttpServer::closeConnection(Connection& conn, std::string_view reason) {
     --rejecting_;
   } else {
     --stats_.connectionsCurrent;
+    unserved_.erase(conn.id);
+    auto peer = connectionsPerPeer_.find(conn.peerHost);
+    if (peer != connectionsPerPeer_.end() && --peer->second == 0) connectionsPerPeer_.erase(peer);
   }
   if (conn.stream) {
     conn.stream->open_ = false;
@@ -530,6 +599,7 @@ void HttpServer::sweepTimeouts(int64_t now) {
   if (now < nextSweepMs_) return;
   int64_t next = kNever;
   std::vector<uint64_t> expired;
+  std::vector<uint64_t> slowHeads;
   for (const auto& [id, conn] : connections_) {
     int64_t deadline = kNever;
     if (conn->state == State::kLingering) {
@@ -538,6 +608,15 @@ void HttpServer::sweepTimeouts(int64_t now) {
                options_.idleTimeoutMs > 0) {
       deadline = conn->lastActivityMs + options_.idleTimeoutMs;
     }
+    if (conn->state == State::kReading && options_.headTimeoutMs > 0 && conn->headStartedMs != 0 &&
+        !conn->parser.headComplete()) {
+      const int64_t head = conn->headStartedMs + options_.headTimeoutMs;
+      if (head <= now && deadline > now) {
+        slowHeads.push_back(id);
+        continue;
+      }
+      deadline = std::min(deadline, head);
+    }
     if (deadline <= now) {
       expired.push_back(id);
     } else {
@@ -545,6 +624,15 @@ void HttpServer::sweepTimeouts(int64_t now) {
     }
   }
   nextSweepMs_ = next;
+  for (uint64_t id : slowHeads) {
+    auto it = connections_.find(id);
+    if (it == connections_.end()) continue;
+    std::shared_ptr<Connection> conn = it->second;
+    ++stats_.headTimeouts;
+    answerError(
+        *conn, 408,
+        "the request head did not arrive within " + std::to_string(options_.headTimeoutMs) + " ms");
+  }
   for (uint64_t id : expired) {
     auto it = connections_.find(id);
     if (it == connections_.end()) continue;

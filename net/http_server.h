@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,8 +41,17 @@ struct ServerOptions {
   size_t maxRequestBytes = kDefaultMaxBodyBytes;
   // Request line plus header fields; over it: 414 (request line) or 431.
   size_t maxHeaderBytes = kDefaultMaxHeaderBytes;
-  // Open connections; one more is accepted, answered 503 and closed.
+  // Open connections. One more takes the place of the oldest connection that has not yet
+  // sent a complete request (closed, counted in connectionsEvicted); with none such it is
+  // answered 503 and closed. A connection that has had a request handled is never evicted.
   size_t maxConnections = 1024;
+  // Open connections from one IP address; one more is answered 503 and closed. 0: no limit.
+  size_t maxConnectionsPerPeer = 0;
+  // A request line and its header fields must all arrive within this long of the request's
+  // first byte (of the connection's accept, for its first request); otherwise 408 and the
+  // connection is closed, so a client dripping a head a byte at a time cannot keep a slot.
+  // 0: no limit (idleTimeoutMs still applies).
+  int headTimeoutMs = 0;
   // Unsent response bytes at which a connection stops reading further pipelined requests
   // until the peer catches up (a single response may be larger; it is never dropped).
   size_t maxOutputBytes = 4 * 1024 * 1024;
@@ -62,9 +72,13 @@ struct ServerOptions {
 struct ServerStats {
   uint64_t connectionsAccepted = 0;  // Includes the rejected ones.
   uint64_t connectionsCurrent = 0;   // Open, not counting ones being rejected.
-  uint64_t connectionsRejected = 0;  // Over maxConnections: answered 503.
-  uint64_t requests = 0;             // Complete requests handed to the handler.
-  uint64_t badRequests = 0;          // Unparseable or over a limit: answered 4xx/5xx.
+  uint64_t connectionsRejected = 0;  // Over a limit: answered 503 (or closed, past 64 at once).
+  uint64_t connectionsEvicted = 0;   // Closed before their first request to admit a new one.
+  uint64_t headTimeouts = 0;         // Answered 408: the request head took too long.
+  // Of connectionsRejected, those over maxConnectionsPerPeer.
+  uint64_t connectionsRejectedPerPeer = 0;
+  uint64_t requests = 0;     // Complete requests handed to the handler.
+  uint64_t badRequests = 0;  // Unparseable or over a limit: answered 4xx/5xx.
   uint64_t streamsOpened = 0;
   uint64_t streamsCurrent = 0;
   uint64_t streamsClosedSlowReader = 0;
@@ -195,6 +209,12 @@ class HttpServer {
   void closeConnection(Connection& connection, std::string_view reason);
   void answerError(Connection& connection, int status, const std::string& message);
   void touch(Connection& connection, int64_t now);
+  // Starts or ends the head deadline after parsing (http_server.cpp, headTimeoutMs).
+  void trackHead(Connection& connection, int64_t now);
+  // Closes the oldest connection without a request handled yet; false if there is none.
+  bool evictUnserved();
+  // Answer 503 and close, for a connection over a limit.
+  void reject(Connection& connection, const std::string& why);
   void sweepTimeouts(int64_t now);
   void reportClosedStreams();
   std::vector<uint64_t> dirty_;  // Connections with output queued since the last flush.
@@ -216,6 +236,10 @@ class HttpServer {
   uint64_t nextConnectionId_ = 1;  // 0 is the listening socket's epoll tag.
   std::map<uint64_t, std::shared_ptr<Connection>> connections_;
   size_t rejecting_ = 0;  // Connections being answered 503.
+  // Open connections by IP address, for maxConnectionsPerPeer.
+  std::map<std::string, size_t> connectionsPerPeer_;
+  // Open connections with no request handled yet, by id: evictUnserved takes the oldest.
+  std::set<uint64_t> unserved_;
   // Closed connections stay alive until the end of poll(), so code still running on their
   // behalf (a handler, the event loop) never touches freed memory.
   std::vector<std::shared_ptr<Connection>> graveyard_;

@@ -147,6 +147,10 @@ class RequestParser {
   size_t bufferedBytes() const;
   // Part of a request has arrived (the connection is not between requests).
   bool midRequest() const;
+  // The current request's line and header fields have all arrived; its body has not.
+  bool headComplete() const {
+    return state_ == State::kBodyLength || state_ == State::kBodyChunked;
+  }
 
  private:
   enum class State { kRequestLine, kHeaders, kBodyLength, kBodyChunked, kError };

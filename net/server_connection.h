@@ -36,6 +36,7 @@ struct ServerConnection {
   uint64_t id = 0;
   int fd = -1;
   std::string peer;
+  std::string peerHost;  // The peer's IP address, without the port.
   State state = State::kReading;
   RequestParser parser;
   std::string out;  // Bytes queued for the socket; out[outPos..] are unsent.
@@ -46,7 +47,9 @@ struct ServerConnection {
   bool rejected = false;      // Over maxConnections; being answered 503.
   bool processing = false;    // processRequests() is on the stack for this connection.
   bool dirty = false;         // Output queued since the last flush (see flushDirty).
+  bool served = false;         // A request has been handed to the handler.
   int64_t lastActivityMs = 0;
+  int64_t headStartedMs = 0;  // When the head being received began; 0: none is.
   int64_t lingerDeadlineMs = 0;
   uint64_t requestSerial = 0;  // Which request a Responder answers.
   std::shared_ptr<Stream> stream;

@@ -4,11 +4,19 @@
 
 namespace harvest::testkit {
 
-int FakeAgent::registerAgent() {
+AgentRegistration FakeAgent::registration() const {
   AgentRegistration registration;
   registration.id = id_;
   registration.bootId = "boot-" + id_;
   registration.total = total_;
+  return registration;
+}
+
+int FakeAgent::registerAgent() {
+  return registerAgent(registration());
+}
+
+int FakeAgent::registerAgent(const AgentRegistration& registration) {
   http::Headers headers = auth_;
   headers.emplace_back("Content-Type", kProtobufType);
   Result<http::Connection> connection = http::Connection::connect(kHost, port_, kTimeoutMs);
@@ -31,6 +39,7 @@ int FakeAgent::registerAgent() {
     return 0;
   }
   registered_ = *registered;
+  sequence_ = 0;
   return 200;
 }
 
@@ -100,7 +109,8 @@ void FakeAgent::finish(const RunTask& task, TaskState state) {
   EXPECT_EQ(freed(task), 202);
 }
 
-int FakeAgent::post(const v1::AgentCall& call) {
+int FakeAgent::post(v1::AgentCall call) {
+  if (!call.has_registration_id()) call.set_registration_id(registrationId());
   if (!calls_) {
     Result<http::Connection> connection = http::Connection::connect(kHost, port_, kTimeoutMs);
     if (!connection.ok()) {

@@ -30,8 +30,13 @@ class FakeAgent {
   const std::string& id() const { return id_; }
 
   // The registration's HTTP status (0 if the exchange failed). On 200 the REGISTERED event
-  // has been read.
+  // has been read, and later calls carry its registration id and count from 1.
   int registerAgent();
+  // The same with what the registration reports: held tasks, an estimate, another total.
+  int registerAgent(const AgentRegistration& registration);
+  // What registerAgent() reports: this agent's id and total, nothing held.
+  AgentRegistration registration() const;
+  const std::string& registrationId() const { return registered_.registration_id(); }
   const v1::AgentEvent& registered() const { return registered_; }
 
   // The next event other than HEARTBEAT, or nullopt after timeoutMs or at the stream's end.
@@ -56,7 +61,10 @@ class FakeAgent {
   // resources.
   void finish(const RunTask& task, TaskState state);
 
-  int post(const v1::AgentCall& call);
+  // POST /agent/v1/call; a call without a registration_id is sent with this agent's.
+  int post(v1::AgentCall call);
+  // The sequence number the next call from status() or freed() takes.
+  uint64_t nextSequence() const { return sequence_ + 1; }
 
  private:
   // One chunk's records into pending_; false at the deadline or the stream's end.

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "common/base64.h"
 #include "wire/json_text.h"
@@ -22,6 +23,10 @@ using namespace text;  // NOLINT: the small helpers read better unqualified here
 //    Protobuf's JSON mapping says the same, but here it does not depend on the library.
 //  - a null element of a list is refused; protobuf would drop it silently, shifting the rest.
 //  - base64 of bytes fields is decoded leniently (see base64Decode) and re-encoded canonically.
+//  - a member name given twice in one object is refused, at any depth, and so is a field named
+//    both by its .proto name and its JSON name ("framework_id" and "frameworkId"). Protobuf
+//    keeps the last value and other parsers the first: {"type":"REVIVE","type":"TEARDOWN"}
+//    must not mean one thing to a proxy or an audit log and another to the master.
 // Inside unknown fields only the syntax is checked; protobuf then ignores them.
 class JsonPrepass {
  public:
@@ -132,6 +137,8 @@ class JsonPrepass {
       return true;
     }
     bool first = true;
+    std::set<std::string> names;              // Decoded, so "\u0074ype" is "type".
+    std::set<const FieldDescriptor*> fields;  // Both spellings of a field are one member.
     while (true) {
       skipSpace();
       if (atEnd() || text_[pos_] != '"') return fail("expected a member name in double quotes");
@@ -139,6 +146,11 @@ class JsonPrepass {
       std::string key;
       if (!string(&key)) return false;
       const std::string_view rawKey = text_.substr(keyStart, pos_ - keyStart);
+      const FieldDescriptor* field = findField(type, key);
+      if (!names.insert(key).second || (field != nullptr && !fields.insert(field).second)) {
+        pos_ = keyStart;
+        return fail("duplicate member " + quoted(key));
+      }
       skipSpace();
       if (!consume(':')) return fail("expected ':' after member name");
       skipSpace();
@@ -148,7 +160,7 @@ class JsonPrepass {
         if (!first) out_ += ',';
         out_.append(rawKey);
         out_ += ':';
-        if (!value(findField(type, key), false, depth)) return false;
+        if (!value(field, false, depth)) return false;
         first = false;
       }
       skipSpace();

@@ -177,6 +177,7 @@ void AgentProcess::advanceClock() {
 void AgentProcess::enqueue(v1::AgentCall call) {
   // Provisional while unregistered: REGISTERED renumbers everything still queued.
   call.set_sequence(nextSequence_++);
+  if (registered_ && !registrationId_.empty()) call.set_registration_id(registrationId_);
   VLOG(1) << "queued " << describe(call);
   outbox_.push_back(std::move(call));
 }
@@ -319,9 +320,18 @@ void AgentProcess::handleRegistered(const v1::AgentEvent& event) {
                              : 0;
   ++stats_.registrations;
   registeredMs_ = nowMs();
-  // A new registration numbers its calls from 1; what waited is sent first, in order.
+  // A new registration numbers its calls from 1; what waited is sent first, in order, as
+  // calls of this registration.
+  registrationId_ = event.registration_id();
   nextSequence_ = 1;
-  for (v1::AgentCall& call : outbox_) call.set_sequence(nextSequence_++);
+  for (v1::AgentCall& call : outbox_) {
+    call.set_sequence(nextSequence_++);
+    if (registrationId_.empty()) {
+      call.clear_registration_id();
+    } else {
+      call.set_registration_id(registrationId_);
+    }
+  }
   callBackoffMs_ = options_.initialBackoffMs;
   nextCallMs_ = nowMs();
   LOG(INFO) << "registered with master '" << masterId_ << "'; " << outbox_.size()

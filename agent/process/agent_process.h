@@ -13,6 +13,9 @@
 //     calls are sent one at a time, in order. Any other 4xx means the master refused the call
 //     itself (malformed): it is logged and dropped, since retrying it would loop forever.
 //   * While unregistered, calls wait in the outbox; SimAgent's reports are always queued.
+//   * Calls carry the registration id REGISTERED gave and are numbered from 1 within it;
+//     with a credential every request is sent with HTTP Basic authorization, and the master
+//     accepts a registration's calls only from the principal that registered it.
 //   * When the stream ends or breaks, no REGISTERED arrives in time, or the master goes
 //     silent for missedHeartbeats heartbeat intervals, the agent re-registers (with backoff)
 //     with what it holds at that moment. Each registration attempt drops the FREED calls
@@ -139,6 +142,9 @@ class AgentProcess final : public AgentReports {
   http::RecordDecoder decoder_;
   bool registered_ = false;
   std::string masterId_;
+  // REGISTERED's id for this registration: every call carries it, so the master can tell the
+  // calls of this registration from those of an earlier one (or of another agent).
+  std::string registrationId_;
   int64_t streamOpenedMs_ = 0;
   int64_t registeredMs_ = 0;
   int64_t lastEventMs_ = 0;

@@ -59,6 +59,19 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   if (Status s = read(acls.reserve_resources(), &out.reserveRules_, "reserve_resources"); !s.ok()) {
     return s;
   }
+  for (const v1::Acls::AgentRule& rule : acls.register_agents()) {
+    if (rule.principal().empty()) {
+      return Status::error(source + ": register_agents rule without a principal");
+    }
+    for (const std::string& id : rule.agent_ids()) {
+      if (id.empty()) {
+        return Status::error(source + ": register_agents rule for '" + rule.principal() +
+                             "': empty agent id");
+      }
+    }
+    auto& ids = out.agentRules_[rule.principal()];
+    ids.insert(ids.end(), rule.agent_ids().begin(), rule.agent_ids().end());
+  }
   return out;
 }
 
@@ -68,6 +81,16 @@ Result<Authorizer> Authorizer::load(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return parse(text.str(), path);
+}
+
+bool Authorizer::mayRegisterAgent(const std::string& principal, const std::string& agentId) const {
+  if (!configured_) return true;
+  auto it = agentRules_.find(principal);
+  if (it == agentRules_.end()) return permissive_;
+  for (const std::string& id : it->second) {
+    if (id == "*" || id == agentId) return true;
+  }
+  return false;
 }
 
 bool Authorizer::allowed(const Rules& rules, const std::string& principal,

@@ -23,6 +23,7 @@ class Authorizer {
   bool mayReserve(const std::string& principal, const std::string& role) const {
     return allowed(reserveRules_, principal, role);
   }
+  bool mayRegisterAgent(const std::string& principal, const std::string& agentId) const;
 
  private:
   using Rules = std::map<std::string, std::vector<std::string>>;  // principal -> patterns
@@ -32,6 +33,7 @@ class Authorizer {
   bool permissive_ = true;
   Rules registerRules_;
   Rules reserveRules_;
+  Rules agentRules_;  // principal -> agent ids, or "*"
 };
 
 }  // namespace harvest::master

@@ -2,65 +2,12 @@
 
 #include <glog/logging.h>
 
-#include <cmath>
-#include <iomanip>
 #include <random>
-#include <sstream>
-#include <thread>
 
-#include "agent/runtime/agent_wire.h"
-#include "net/recordio.h"
 #include "resources/proto/convert.h"
 
 namespace harvest::master {
 namespace {
-
-constexpr const char* kProtobuf = "application/x-protobuf";
-
-std::string jsonString(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(double value) {
-  if (!std::isfinite(value)) return "0";
-  std::ostringstream out;
-  out << std::setprecision(15) << value;
-  return out.str();
-}
-
-std::string randomHex(size_t bytes) {
-  std::random_device device;
-  std::string out;
-  static const char* kDigits = "0123456789abcdef";
-  for (size_t i = 0; i < bytes; ++i) {
-    const auto b = static_cast<unsigned>(device() & 0xff);
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
 
 // The resources of a RESERVE/UNRESERVE with the newest reservation taken off each.
 Result<Resources> withoutLastReservation(const ResourceProtos& protos) {
@@ -103,6 +50,18 @@ Result<ResourceConversion> conversionOf(const ResourceProtos& protos,
 
 }  // namespace
 
+std::string NetworkMaster::randomHex(size_t bytes) {
+  std::random_device device;
+  std::string out;
+  static const char* kDigits = "0123456789abcdef";
+  for (size_t i = 0; i < bytes; ++i) {
+    const auto b = static_cast<unsigned>(device() & 0xff);
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+
 NetworkMaster::NetworkMaster(const NetworkOptions& options)
     : options_(options), runId_(randomHex(4)) {}
 
@@ -136,6 +95,8 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
   server.port = network.port;
   server.maxRequestBytes = network.maxRequestBytes;
   server.maxConnections = network.maxConnections;
+  server.maxConnectionsPerPeer = network.maxConnectionsPerPeer;
+  server.headTimeoutMs = network.requestHeadTimeoutMs;
   server.maxStreamBufferBytes = network.maxStreamBufferBytes;
   NetworkMaster* raw = self.get();
   Result<std::unique_ptr<http::HttpServer>> started = http::HttpServer::start(
@@ -221,24 +182,33 @@ http::Response NetworkMaster::refuse(int status, const std::string& message) {
 void NetworkMaster::handle(const http::Request& request, http::Responder& responder) {
   advanceClock();
   const std::string& path = request.path;
+  // With credentials, a connection outlives a request only if that request was authenticated:
+  // an unauthenticated caller cannot hold a connection (and its slot) between requests.
+  auto answerAnonymous = [&](http::Response response) {
+    if (credentials_) response.headers.emplace_back("Connection", "close");
+    responder.respond(std::move(response));
+  };
   const bool known = path == "/api/v1/scheduler" || path == "/agent/v1/register" ||
                      path == "/agent/v1/call" || path == "/metrics/snapshot" || path == "/state" ||
                      path == "/health";
   if (!known) {
-    responder.respond(http::Response::text(404, "no such endpoint: " + path));
+    answerAnonymous(http::Response::text(404, "no such endpoint: " + path));
     return;
   }
-  // Authentication first: nothing, not even /state, is shown to an unauthenticated caller.
+  // Authentication first: nothing but /health (which shows nothing; Mesos leaves it open
+  // too) is answered to an unauthenticated caller.
   std::string principal;
-  if (credentials_ && path != "/health") {
+  if (credentials_) {
     const std::string* header = request.header("authorization");
-    if (header == nullptr) {
-      responder.respond(refuse(401, "authentication required (HTTP Basic)"));
+    Result<std::string> who =
+        header == nullptr ? Result<std::string>::error("authentication required (HTTP Basic)")
+                          : credentials_->authenticateHeader(*header);
+    if (path == "/health" && !who.ok()) {
+      answerAnonymous(http::Response::text(200, "ok"));
       return;
     }
-    Result<std::string> who = credentials_->authenticateHeader(*header);
     if (!who.ok()) {
-      responder.respond(refuse(401, who.message()));
+      answerAnonymous(refuse(401, who.message()));
       return;
     }
     principal = *who;
@@ -254,9 +224,9 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
   if (path == "/api/v1/scheduler") {
     schedulerCall(request, responder, principal);
   } else if (path == "/agent/v1/register") {
-    agentRegister(request, responder);
+    agentRegister(request, responder, principal);
   } else if (path == "/agent/v1/call") {
-    agentCall(request, responder);
+    agentCall(request, responder, principal);
   } else if (path == "/metrics/snapshot") {
     responder.respond(http::Response::json(200, metricsJson()));
   } else if (path == "/state") {
@@ -324,14 +294,9 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
     }
     info.set_principal(principal);
   }
-  std::vector<std::string> roles(info.roles().begin(), info.roles().end());
-  if (roles.empty()) roles.push_back(info.role());
-  for (const std::string& role : roles) {
-    if (!authorizer_.mayRegister(info.principal(), role)) {
-      responder.respond(refuse(
-          403, "principal '" + info.principal() + "' may not subscribe with role '" + role + "'"));
-      return;
-    }
+  if (Status s = authorizeRoles(info); !s.ok()) {
+    responder.respond(refuse(403, s.message()));
+    return;
   }
   // A failing-over framework must come from the principal that registered it.
   if (info.has_id()) {
@@ -532,12 +497,16 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
       break;
     }
     case Call::UPDATE_FRAMEWORK: {
-      const v1::FrameworkInfo& info = call.update_framework().framework_info();
-      for (const std::string& role : info.roles()) {
-        if (!authorizer_.mayRegister(master_->frameworkInfo(framework)->principal(), role)) {
-          return refuse(403, "principal may not use role '" + role + "'");
-        }
+      v1::FrameworkInfo info = call.update_framework().framework_info();
+      // As on SUBSCRIBE, an authenticated caller's principal is the framework's; one that
+      // names none means its own. Naming another (or "") is a change Master refuses.
+      if (credentials_ && !info.has_principal()) info.set_principal(principal);
+      const std::string& owner = master_->frameworkInfo(framework)->principal();
+      if (info.principal() != owner) {
+        return refuse(403, "the principal of framework '" + framework + "' cannot change ('" +
+                               owner + "' to '" + info.principal() + "')");
       }
+      if (Status a = authorizeRoles(info); !a.ok()) return refuse(403, a.message());
       s = master_->updateFramework(framework, info);
       const auto& suppressed = call.update_framework().suppressed_roles();
       if (s.ok() && !suppressed.empty()) {
@@ -549,216 +518,23 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
     default:
       return refuse(400, "call " + Call::Type_Name(call.type()) + " is not supported");
   }
-  if (!s.ok()) return refuse(400, s.message());
+  if (!s.ok()) return refuse(s.code() == StatusCode::kPermissionDenied ? 403 : 400, s.message());
   return http::Response::text(202, "");
 }
 
-void NetworkMaster::agentRegister(const http::Request& request, http::Responder& responder) {
-  ++counters_.agentCalls;
-  v1::AgentCall call;
-  if (!call.ParseFromString(request.body)) {
-    responder.respond(refuse(400, "the body is not an AgentCall (application/x-protobuf)"));
-    return;
-  }
-  Result<AgentRegistration> registration = agent::registrationFromCall(call);
-  if (!registration.ok()) {
-    responder.respond(refuse(400, registration.message()));
-    return;
-  }
-  std::shared_ptr<http::Stream> stream = responder.startStream(200, kProtobuf);
-  if (!stream->open()) return;
-  const std::string id = registration->id;
-  const Resources estimate = registration->estimate;
-  auto agent = std::make_unique<RemoteAgent>(*registration, stream);
-  RemoteAgent* raw = agent.get();
-  if (Status s = master_->reregisterAgent(std::move(agent)); !s.ok()) {
-    LOG(WARNING) << "agent " << id << " refused: " << s.message();
-    stream->close();
-    return;
-  }
-  // REGISTERED only once the master has taken the agent in (kills of tasks it refused may
-  // precede it on the stream; the agent applies events in order either way).
-  v1::AgentEvent registered;
-  registered.set_type(v1::AgentEvent::REGISTERED);
-  registered.set_master_id(runId_);
-  registered.set_heartbeat_interval_seconds(options_.agentHeartbeatSeconds);
-  stream->send(http::encodeRecord(registered.SerializeAsString()));
-  if (!estimate.empty()) (void)master_->updateOversubscription(id, estimate);
-  ++counters_.agentsConnected;
-  stream->onClose([this, id, raw] {
-    --counters_.agentsConnected;
-    // The agent may come back (reregisterAgent settles what changed); until then its
-    // resources stay counted, as Mesos keeps a disconnected agent's tasks.
-    if (remoteAgent(id) == raw) LOG(WARNING) << "agent " << id << " disconnected";
-  });
-  LOG(INFO) << "agent " << id << " registered with " << registration->total.toString() << " and "
-            << registration->tasks.size() << " tasks";
-}
-
-void NetworkMaster::agentCall(const http::Request& request, http::Responder& responder) {
-  ++counters_.agentCalls;
-  v1::AgentCall call;
-  if (!call.ParseFromString(request.body)) {
-    responder.respond(refuse(400, "the body is not an AgentCall (application/x-protobuf)"));
-    return;
-  }
-  RemoteAgent* agent = remoteAgent(call.agent_id().value());
-  if (agent == nullptr) {
-    // 409: register first; the agent keeps the call and retries after registering.
-    responder.respond(
-        http::Response::text(409, "agent '" + call.agent_id().value() + "' is not registered"));
-    return;
-  }
-  if (!agent->firstTime(call.sequence())) {
-    responder.respond(http::Response::text(202, ""));  // Already applied: a retry.
-    return;
-  }
-  switch (call.type()) {
-    case v1::AgentCall::STATUS: {
-      Result<TaskStatus> status = agent::statusFromCall(call);
-      if (!status.ok()) {
-        responder.respond(refuse(400, status.message()));
-        return;
-      }
-      agent->noteHolds(status->framework, status->task, call.status().holds_resources());
-      master_->statusUpdate(*status);
-      break;
+Status NetworkMaster::authorizeRoles(const v1::FrameworkInfo& info) const {
+  // Every role the FrameworkInfo can name: the allocator reads `roles`, and the deprecated
+  // `role` when `roles` is empty (its default, "*", included). Authorizing only one of the
+  // two would let the other through.
+  std::set<std::string> named(info.roles().begin(), info.roles().end());
+  if (info.has_role() || info.roles().empty()) named.insert(info.role());
+  for (const std::string& role : named) {
+    if (!authorizer_.mayRegister(info.principal(), role)) {
+      return Status::permissionDenied("principal '" + info.principal() + "' may not use role '" +
+                                      role + "'");
     }
-    case v1::AgentCall::FREED: {
-      Result<agent::Freed> freed = agent::freedFromCall(call);
-      if (!freed.ok()) {
-        responder.respond(refuse(400, freed.message()));
-        return;
-      }
-      agent->noteHolds(freed->executor.framework, freed->executor.executor, false);
-      master_->resourcesFreed(agent->id(), *freed);
-      break;
-    }
-    case v1::AgentCall::ESTIMATE: {
-      Result<Resources> estimate = fromProto(call.estimate());
-      if (!estimate.ok()) {
-        responder.respond(refuse(400, estimate.message()));
-        return;
-      }
-      if (Status s = master_->updateOversubscription(agent->id(), *estimate); !s.ok()) {
-        responder.respond(refuse(400, s.message()));
-        return;
-      }
-      break;
-    }
-    default:
-      responder.respond(refuse(400, "unexpected agent call type"));
-      return;
   }
-  responder.respond(http::Response::text(202, ""));
-}
-
-std::string NetworkMaster::metricsJson() const {
-  std::map<std::string, double> metrics = master_->allocator().metrics();
-  const MasterStats& stats = master_->stats();
-  metrics["master/outstanding_offers"] = static_cast<double>(master_->outstandingOffers());
-  metrics["master/offers_sent"] = static_cast<double>(stats.offersMade);
-  metrics["master/offers_accepted"] = static_cast<double>(stats.offersAccepted);
-  metrics["master/offers_declined"] = static_cast<double>(stats.offersDeclined);
-  metrics["master/offers_rescinded"] = static_cast<double>(stats.offersRescinded);
-  metrics["master/tasks_launched"] = static_cast<double>(stats.tasksLaunched);
-  metrics["master/tasks_running"] = static_cast<double>(stats.tasksRunning);
-  metrics["master/tasks_finished"] = static_cast<double>(stats.tasksFinished);
-  metrics["master/tasks_lost"] = static_cast<double>(stats.tasksLost);
-  metrics["master/tasks_evicted"] = static_cast<double>(stats.tasksEvicted);
-  metrics["master/tasks_killed"] = static_cast<double>(stats.tasksKilled);
-  metrics["master/allocation_cycles"] = static_cast<double>(stats.allocationCycles);
-  const RecoveryStatus& recovery = master_->recovery();
-  metrics["master/recovery/state"] = static_cast<double>(recovery.state);
-  metrics["master/recovery/expected_agents"] = static_cast<double>(recovery.expectedAgents);
-  metrics["master/recovery/recovered_agents"] = static_cast<double>(recovery.recoveredAgents);
-  metrics["master/recovery/lost_agents"] = static_cast<double>(recovery.lostAgents.size());
-  metrics["master/recovery/rejected_allocations"] =
-      static_cast<double>(recovery.rejectedAllocations);
-  metrics["master/recovery/duration_ms"] = recovery.recoveryMillis;
-  master_->forEachFramework([&](const Master::FrameworkView& f) {
-    const std::string prefix = "master/frameworks/" + f.id + "/";
-    metrics[prefix + "offers_sent"] = static_cast<double>(f.counters.offersSent);
-    metrics[prefix + "offers_accepted"] = static_cast<double>(f.counters.offersAccepted);
-    metrics[prefix + "offers_declined"] = static_cast<double>(f.counters.offersDeclined);
-    metrics[prefix + "offers_rescinded"] = static_cast<double>(f.counters.offersRescinded);
-    metrics[prefix + "connected"] = f.connected ? 1 : 0;
-  });
-  metrics["master/http/scheduler_calls"] = static_cast<double>(counters_.schedulerCalls);
-  metrics["master/http/agent_calls"] = static_cast<double>(counters_.agentCalls);
-  metrics["master/http/refused_401"] = static_cast<double>(counters_.refused401);
-  metrics["master/http/refused_403"] = static_cast<double>(counters_.refused403);
-  metrics["master/http/bad_requests"] = static_cast<double>(counters_.badRequests);
-  metrics["master/http/subscribers"] = static_cast<double>(counters_.subscribers);
-  metrics["master/agents_connected"] = static_cast<double>(counters_.agentsConnected);
-  const http::ServerStats& server = server_->stats();
-  metrics["master/http/connections"] = static_cast<double>(server.connectionsCurrent);
-  metrics["master/http/connections_rejected"] = static_cast<double>(server.connectionsRejected);
-  metrics["master/http/streams_closed_slow_reader"] =
-      static_cast<double>(server.streamsClosedSlowReader);
-  metrics["master/http/requests_malformed"] = static_cast<double>(server.badRequests);
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [key, value] : metrics) {
-    out += (first ? "" : ",") + jsonString(key) + ":" + jsonNumber(value);
-    first = false;
-  }
-  return out + "}";
-}
-
-std::string NetworkMaster::stateJson() const {
-  const RecoveryStatus& recovery = master_->recovery();
-  std::string lost;
-  for (const std::string& id : recovery.lostAgents)
-    lost += (lost.empty() ? "" : ",") + jsonString(id);
-  std::string out = "{\"run_id\":" + jsonString(runId_) +
-                    ",\"recovery\":{\"state\":" + jsonString(toString(recovery.state)) +
-                    ",\"reason\":" + jsonString(recovery.reason) +
-                    ",\"expected_agents\":" + std::to_string(recovery.expectedAgents) +
-                    ",\"recovered_agents\":" + std::to_string(recovery.recoveredAgents) +
-                    ",\"rejected_allocations\":" + std::to_string(recovery.rejectedAllocations) +
-                    ",\"duration_ms\":" + jsonNumber(recovery.recoveryMillis) +
-                    ",\"lost_agents\":[" + lost + "]},\"agents\":[";
-  bool first = true;
-  master_->forEachAgent([&](const AgentLink& agent) {
-    const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(agent.id()) +
-           ",\"resources\":" + jsonString(agent.total().toString()) +
-           ",\"connected\":" + (remote == nullptr || remote->connected() ? "true" : "false") + "}";
-    first = false;
-  });
-  out += "],\"frameworks\":[";
-  first = true;
-  master_->forEachFramework([&](const Master::FrameworkView& f) {
-    std::string roles;
-    for (const std::string& role : f.info.roles())
-      roles += (roles.empty() ? "" : ",") + jsonString(role);
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(f.id) +
-           ",\"name\":" + jsonString(f.info.name()) +
-           ",\"principal\":" + jsonString(f.info.principal()) + ",\"roles\":[" + roles +
-           "],\"connected\":" + (f.connected ? "true" : "false") + "}";
-    first = false;
-  });
-  out += "],\"offers\":[";
-  first = true;
-  for (const auto& [id, offer] : master_->offers()) {
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(id) +
-           ",\"framework_id\":" + jsonString(offer.framework) +
-           ",\"agent_id\":" + jsonString(offer.agent) + ",\"role\":" + jsonString(offer.role) +
-           ",\"resources\":" + jsonString(offer.resources.toString()) + "}";
-    first = false;
-  }
-  out += "],\"tasks\":[";
-  first = true;
-  master_->forEachTask([&](const Master::TaskView& task) {
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(task.task) +
-           ",\"framework_id\":" + jsonString(task.framework) +
-           ",\"agent_id\":" + jsonString(task.agent) + ",\"role\":" + jsonString(task.role) +
-           ",\"state\":" + jsonString(toString(task.state)) +
-           ",\"resources\":" + jsonString(task.resources.toString()) + "}";
-    first = false;
-  });
-  return out + "]}";
+  return Status();
 }
 
 }  // namespace harvest::master

@@ -8,11 +8,15 @@
 //   GET  /health                200 "ok"
 // Single-threaded: sockets, timers and allocation cycles all run in runOnce().
 //
-// Security: it listens on 127.0.0.1 unless told otherwise. With a credentials file every
-// request needs HTTP Basic authentication (401 otherwise); with an ACL file SUBSCRIBE and
-// RESERVE are checked against the principal (403). A framework acts only on its own offers
-// and tasks: calls must name a subscribed framework, carry its Mesos-Stream-Id, and (with
-// authentication) come from the framework's principal.
+// Security (README, "Security"): it listens on 127.0.0.1 unless told otherwise. With a
+// credentials file every request but GET /health needs HTTP Basic authentication (401
+// otherwise), and a connection stays open after a request only if that request was
+// authenticated. With an ACL file SUBSCRIBE and UPDATE_FRAMEWORK are checked for every role
+// the FrameworkInfo names, RESERVE for its role, and agent registration for the agent id
+// (403). A framework acts only on its own offers and tasks: calls must name a subscribed
+// framework, carry its Mesos-Stream-Id, and (with authentication) come from the framework's
+// principal, which never changes. An agent's calls are bound to its registration
+// (agent_api.proto says how).
 #pragma once
 
 #include <atomic>
@@ -41,6 +45,11 @@ struct NetworkOptions {
   double agentHeartbeatSeconds = 5;
   size_t maxRequestBytes = 4 * 1024 * 1024;
   size_t maxConnections = 8192;
+  // From one IP address; more are answered 503 and closed. 0: no limit.
+  size_t maxConnectionsPerPeer = 1024;
+  // A request line and header fields must arrive within this long of the request's first
+  // byte (of the connection's start, for its first request); otherwise 408. 0: no limit.
+  int requestHeadTimeoutMs = 5000;
   // A subscriber that falls this far behind is disconnected (its stream closed).
   size_t maxStreamBufferBytes = 8 * 1024 * 1024;
 };
@@ -53,6 +62,8 @@ struct NetworkCounters {
   uint64_t badRequests = 0;
   uint64_t subscribers = 0;  // Currently open scheduler streams.
   uint64_t agentsConnected = 0;
+  uint64_t agentCallsRefused = 0;          // Agent calls and registrations answered 4xx.
+  uint64_t agentRegistrationsRefused = 0;  // Of which registrations.
 };
 
 class NetworkMaster {
@@ -86,9 +97,17 @@ class NetworkMaster {
   http::Response dispatch(const v1::scheduler::Call& call, const std::string& principal);
   http::Response accept(const std::string& framework, const v1::scheduler::Call::Accept& accept,
                         const std::string& principal);
-  void agentRegister(const http::Request& request, http::Responder& responder);
-  void agentCall(const http::Request& request, http::Responder& responder);
+  // permissionDenied unless the ACLs let the framework's principal use every role it names.
+  Status authorizeRoles(const v1::FrameworkInfo& info) const;
+  // The agent endpoints (agent_endpoints.cpp).
+  void agentRegister(const http::Request& request, http::Responder& responder,
+                     const std::string& principal);
+  void agentCall(const http::Request& request, http::Responder& responder,
+                 const std::string& principal);
+  http::Response applyAgentCall(RemoteAgent& agent, const v1::AgentCall& call);
+  http::Response refuseAgent(int status, const std::string& agent, const std::string& message);
   http::Response refuse(int status, const std::string& message);
+  static std::string randomHex(size_t bytes);
   void heartbeats();
   void heartbeats(bool agents);
   void reapClosedSubscriptions();

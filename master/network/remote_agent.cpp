@@ -6,12 +6,26 @@
 
 namespace harvest::master {
 
-RemoteAgent::RemoteAgent(AgentRegistration registration, std::shared_ptr<http::Stream> stream)
-    : registration_(std::move(registration)), stream_(std::move(stream)) {
+RemoteAgent::RemoteAgent(AgentRegistration registration, std::string registrationId,
+                         std::string principal)
+    : registration_(std::move(registration)),
+      registrationId_(std::move(registrationId)),
+      principal_(std::move(principal)) {
   for (const HeldTask& task : registration_.tasks) holds_[{task.framework, task.task}] = true;
 }
 
+void RemoteAgent::attach(std::shared_ptr<http::Stream> stream) {
+  stream_ = std::move(stream);
+  attached_ = true;
+  for (const v1::AgentEvent& event : unsent_) send(event);
+  unsent_.clear();
+}
+
 void RemoteAgent::send(const v1::AgentEvent& event) {
+  if (!attached_) {
+    unsent_.push_back(event);
+    return;
+  }
   if (stream_ && stream_->send(http::encodeRecord(event.SerializeAsString()))) return;
   // The agent is gone or too slow; it re-registers with what it really holds, and the
   // master settles the difference then (reregisterAgent).
@@ -43,10 +57,13 @@ bool RemoteAgent::holdsExecutor(const std::string& framework, const std::string&
   return it != holds_.end() && it->second;
 }
 
-bool RemoteAgent::firstTime(uint64_t sequence) {
-  if (sequence != 0 && sequence <= appliedThrough_) return false;
-  if (sequence > appliedThrough_) appliedThrough_ = sequence;
-  return true;
+SequenceCheck RemoteAgent::checkSequence(uint64_t sequence) const {
+  if (sequence == 0) return SequenceCheck::kOutOfRange;  // 0 is REGISTER's.
+  if (sequence <= appliedThrough_) return SequenceCheck::kRetry;
+  // appliedThrough_ <= UINT64_MAX - kMaxSequenceGap always: it only grows by in-range steps
+  // from 0, and would need 2^54 calls to get near the top.
+  return sequence - appliedThrough_ <= kMaxSequenceGap ? SequenceCheck::kNew
+                                                       : SequenceCheck::kOutOfRange;
 }
 
 }  // namespace harvest::master

@@ -3,8 +3,14 @@
 // (NetworkMaster feeds them to the Master). It remembers what the agent said it held at
 // registration and, per task, whether the agent's latest status update left an executor
 // holding resources.
+//
+// A registration is one RemoteAgent: it has an id the master drew (handed to the agent in
+// REGISTERED), the principal that registered it, and its own sequence numbers. Every call
+// must name the current registration and come from its principal; a new registration of the
+// same agent id starts a new RemoteAgent, so nothing of the old one carries over.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,9 +29,26 @@ using agent::AgentReports;
 using agent::HeldTask;
 using agent::RunTask;
 
+// How a call's sequence number relates to what the registration has applied.
+enum class SequenceCheck : uint8_t {
+  kNew,         // Next in line (within the allowed gap): apply it.
+  kRetry,       // At or below the last applied: answered, not applied again.
+  kOutOfRange,  // 0, or further ahead than kMaxSequenceGap: refused, nothing recorded.
+};
+
 class RemoteAgent final : public AgentLink {
  public:
-  RemoteAgent(AgentRegistration registration, std::shared_ptr<http::Stream> stream);
+  // The agent sends its calls one at a time and in order, so the next new sequence is the
+  // last applied + 1; a gap appears only where the master refused a call and the agent
+  // dropped it. A bound keeps one bogus call (say 2^64-1) from making every later real call
+  // look like a retry.
+  static constexpr uint64_t kMaxSequenceGap = 1024;
+
+  // Events sent before attach() wait and go out, in order, when the stream is attached: the
+  // master may kill refused tasks while taking the agent in, before the registration is
+  // answered.
+  RemoteAgent(AgentRegistration registration, std::string registrationId, std::string principal);
+  void attach(std::shared_ptr<http::Stream> stream);
 
   const std::string& id() const override { return registration_.id; }
   void runTask(const RunTask& message) override;
@@ -43,14 +66,21 @@ class RemoteAgent final : public AgentLink {
   void noteHolds(const std::string& framework, const std::string& task, bool holds) {
     holds_[{framework, task}] = holds;
   }
-  // Calls are applied once per registration: true when `sequence` is new (and records it).
-  bool firstTime(uint64_t sequence);
+  const std::string& registrationId() const { return registrationId_; }
+  const std::string& principal() const { return principal_; }
+  SequenceCheck checkSequence(uint64_t sequence) const;
+  // The call with this (kNew) sequence has been handled, applied or refused.
+  void recordSequence(uint64_t sequence) { appliedThrough_ = sequence; }
 
  private:
   void send(const v1::AgentEvent& event);
 
   AgentRegistration registration_;
+  std::string registrationId_;
+  std::string principal_;
   std::shared_ptr<http::Stream> stream_;
+  std::vector<v1::AgentEvent> unsent_;  // Before attach().
+  bool attached_ = false;
   AgentReports* reports_ = nullptr;
   std::map<std::pair<std::string, std::string>, bool> holds_;
   uint64_t appliedThrough_ = 0;

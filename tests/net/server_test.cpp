@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -406,6 +407,85 @@ TEST(HttpServerTest, ConnectionLimitAnswers503) {
   Result<ClientResponse> accepted = fourth.request("GET", "/4", {}, {}, kTimeoutMs);
   ASSERT_TRUE(accepted.ok()) << accepted.message();
   EXPECT_EQ(accepted->status, 200);
+}
+
+TEST(HttpServerTest, AtTheLimitTheOldestConnectionWithoutARequestMakesRoom) {
+  ServerOptions options;
+  options.maxConnections = 3;
+  ServerThread server(options, echo);
+  Connection served = connectTo(server);
+  ASSERT_TRUE(served.request("GET", "/1", {}, {}, kTimeoutMs).ok());
+  const int older = rawConnect(server.port());
+  const int newer = rawConnect(server.port());
+  ASSERT_TRUE(server.waitFor([](const ServerStats& s) { return s.connectionsCurrent == 3; }));
+  // A fourth takes the place of the oldest idle one; the served connection stays.
+  Connection fourth = connectTo(server);
+  Result<ClientResponse> accepted = fourth.request("GET", "/4", {}, {}, kTimeoutMs);
+  ASSERT_TRUE(accepted.ok()) << accepted.message();
+  EXPECT_EQ(accepted->status, 200);
+  EXPECT_EQ(rawReadUntil(older, "never"), "");  // Closed without an answer.
+  ServerStats stats = server.stats();
+  EXPECT_EQ(stats.connectionsEvicted, 1u);
+  EXPECT_EQ(stats.connectionsRejected, 0u);
+  EXPECT_EQ(stats.connectionsCurrent, 3u);
+  ASSERT_TRUE(served.request("GET", "/5", {}, {}, kTimeoutMs).ok());
+  EXPECT_EQ(served.connects(), 1u);
+  // With every connection served, the next one is refused.
+  ASSERT_EQ(::send(newer, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 28, MSG_NOSIGNAL), 28);
+  EXPECT_NE(rawReadUntil(newer, "\r\n\r\n").find("200 OK"), std::string::npos);
+  Connection refusedConnection = connectTo(server);
+  Result<ClientResponse> refused = refusedConnection.request("GET", "/6", {}, {}, kTimeoutMs);
+  ASSERT_TRUE(refused.ok()) << refused.message();
+  EXPECT_EQ(refused->status, 503);
+  ::close(older);
+  ::close(newer);
+}
+
+TEST(HttpServerTest, ConnectionsPerPeerAreLimited) {
+  ServerOptions options;
+  options.maxConnectionsPerPeer = 2;
+  ServerThread server(options, echo);
+  Connection first = connectTo(server);
+  Connection second = connectTo(server);
+  ASSERT_TRUE(first.request("GET", "/1", {}, {}, kTimeoutMs).ok());
+  ASSERT_TRUE(second.request("GET", "/2", {}, {}, kTimeoutMs).ok());
+  Connection third = connectTo(server);
+  Result<ClientResponse> refused = third.request("GET", "/3", {}, {}, kTimeoutMs);
+  ASSERT_TRUE(refused.ok()) << refused.message();
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_EQ(refused->body, "too many connections from 127.0.0.1\n");
+  ServerStats stats = server.stats();
+  EXPECT_EQ(stats.connectionsRejectedPerPeer, 1u);
+  EXPECT_EQ(stats.connectionsRejected, 1u);
+}
+
+TEST(HttpServerTest, ARequestHeadMustArriveInTime) {
+  ServerOptions options;
+  options.headTimeoutMs = 300;
+  ServerThread server(options, echo);
+  // Dripped: bytes keep coming, but the head is not done 300 ms after the connection began.
+  const int slow = rawConnect(server.port());
+  const auto start = std::chrono::steady_clock::now();
+  for (const char* piece : {"GET", " /", " HTTP/1.1\r\n"}) {
+    ASSERT_GT(::send(slow, piece, std::strlen(piece), MSG_NOSIGNAL), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  }
+  const std::string answer = rawReadUntil(slow, "ms");
+  EXPECT_NE(answer.find("408 Request Timeout"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("the request head did not arrive within 300 ms"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  EXPECT_EQ(server.stats().headTimeouts, 1u);
+  ::close(slow);
+  // A kept-alive connection may idle between requests: the next head is timed from its first
+  // byte, and a body is not part of the head.
+  Connection kept = connectTo(server);
+  ASSERT_TRUE(kept.request("GET", "/1", {}, {}, kTimeoutMs).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  Result<ClientResponse> again = kept.request("POST", "/2", {}, "body", kTimeoutMs);
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(again->status, 200);
+  EXPECT_EQ(kept.connects(), 1u);
+  EXPECT_EQ(server.stats().headTimeouts, 1u);
 }
 
 TEST(HttpServerTest, OverLimitBodyAnswers413) {

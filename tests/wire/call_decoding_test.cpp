@@ -79,6 +79,37 @@ TEST(SchedulerCodecJson, NullInsideAListIsRefused) {
                     "null in the list of field 'roles'");
 }
 
+TEST(SchedulerCodecJson, DuplicateMembersAreRefusedAtEveryDepth) {
+  // Last-wins would make this a TEARDOWN to the master and a REVIVE to anything reading the
+  // first value.
+  expectJsonRefused(R"({"framework_id": {"value": "f"}, "type": "REVIVE", "type": "TEARDOWN"})",
+                    "malformed JSON at offset 51: duplicate member 'type'");
+  expectJsonRefused(R"({"framework_id": {"value": "f", "value": "g"}, "type": "TEARDOWN"})",
+                    "malformed JSON at offset 32: duplicate member 'value'");
+  expectJsonRefused(R"({"type": "DECLINE", "framework_id": {"value": "f"},
+                        "decline": {"offer_ids": [{"value": "o"}],
+                                    "filters": {"refuse_seconds": 1, "refuse_seconds": 2}}})",
+                    "duplicate member 'refuse_seconds'");
+  // One field under both of its names, a null member named again, an escaped spelling, and
+  // duplicates inside an unknown field: all the same member twice.
+  expectJsonRefused(R"({"framework_id": {"value": "f"}, "frameworkId": {"value": "g"},
+                        "type": "TEARDOWN"})",
+                    "duplicate member 'frameworkId'");
+  expectJsonRefused(R"({"type": null, "framework_id": {"value": "f"}, "type": "TEARDOWN"})",
+                    "duplicate member 'type'");
+  expectJsonRefused(
+      R"({"type": "REVIVE", "framework_id": {"value": "f"}, "\u0074ype": "TEARDOWN"})",
+      "duplicate member 'type'");
+  expectJsonRefused(R"({"type": "TEARDOWN", "framework_id": {"value": "f"},
+                        "future": [{"x": 1, "x": 2}]})",
+                    "duplicate member 'x'");
+  // The same name in sibling objects is no duplicate.
+  expectDecodes(R"({"type": "DECLINE", "framework_id": {"value": "f"},
+                    "decline": {"offer_ids": [{"value": "a"}, {"value": "b"}]}})",
+                R"(framework_id { value: "f" } type: DECLINE
+                   decline { offer_ids { value: "a" } offer_ids { value: "b" } })");
+}
+
 TEST(SchedulerCodecJson, BytesTakeAnyCommonBase64) {
   const auto uuidOf = [](std::string_view base64) {
     const HttpResult<Call> call =

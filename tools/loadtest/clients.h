@@ -89,6 +89,7 @@ struct FakeAgent {
   std::string id;
   std::unique_ptr<RawStream> stream;
   uint64_t sequence = 0;
+  std::string registrationId;  // REGISTERED's: the master binds every call to it.
 };
 
 // The agent thread: reads every registration stream, runs tasks for their duration, reports.
@@ -225,7 +226,8 @@ class AgentSide {
 
   // Always on the agent's own line: the master applies a sequence number only if it is newer
   // than the agent's last, so one agent's calls must not overtake each other.
-  void call(size_t index, const v1::AgentCall& call) {
+  void call(size_t index, v1::AgentCall call) {
+    call.set_registration_id((*agents_)[index].registrationId);
     (*lines_)[index % lines_->size()]->post(
         "/agent/v1/call", {{"Content-Type", kProtobuf}}, call.SerializeAsString(),
         (*agents_)[index].id + " " + v1::AgentCall::Type_Name(call.type()));

@@ -201,6 +201,7 @@ int run(const Options& options) {
     NetworkOptions network;
     network.port = 0;
     network.maxConnections = std::max<size_t>(network.maxConnections, connections);
+    network.maxConnectionsPerPeer = 0;  // Every client is on 127.0.0.1.
     MasterOptions masterOptions;
     masterOptions.allocationInterval =
         static_cast<TimeNanos>(options.allocationInterval * static_cast<double>(kNanosPerSecond));
@@ -269,6 +270,7 @@ int run(const Options& options) {
           problems.add(agents[i].id + ": an event that does not parse");
         } else if (event.type() == v1::AgentEvent::REGISTERED && !isRegistered[i]) {
           isRegistered[i] = true;
+          agents[i].registrationId = event.registration_id();
           ++registered;
           // Done with this one until the agent thread takes over.
           registrations.forget(agents[i].stream->fd());

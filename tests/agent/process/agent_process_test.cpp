@@ -171,6 +171,7 @@ class FakeMaster {
     v1::AgentEvent registered;
     registered.set_type(v1::AgentEvent::REGISTERED);
     registered.set_master_id("fake-master");
+    registered.set_registration_id("reg-" + std::to_string(registrationsServed_));
     if (heartbeatSeconds_ > 0) registered.set_heartbeat_interval_seconds(heartbeatSeconds_);
     return registered;
   }
@@ -201,6 +202,7 @@ class FakeMaster {
         responder.respond(http::Response::text(registerAnswer_, "not now"));
         return;
       }
+      ++registrationsServed_;
       if (stream_) stream_->close();  // A second registration replaces the first.
       stream_ = responder.startStream(200, "application/recordio");
       if (autoRegistered_) stream_->send(record(registeredLocked()));
@@ -232,6 +234,7 @@ class FakeMaster {
   bool autoRegistered_ = true;
   std::string authorization_;
   double heartbeatSeconds_ = 0;
+  int registrationsServed_ = 0;  // REGISTERED of the n-th names registration "reg-n".
   std::vector<Received> log_;
 };
 
@@ -490,6 +493,29 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
   EXPECT_EQ(statusOf(calls[3]), (StatusSeen{2, "t1", v1::TASK_KILLED, false, ""}));
   EXPECT_EQ(calls[4].type(), v1::AgentCall::FREED);
   EXPECT_EQ(calls[4].sequence(), 3u);
+}
+
+TEST(AgentProcessTest, CallsCarryTheirRegistrationsId) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));  // Runs until killed.
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+
+  fake.closeStream();
+  ASSERT_TRUE(agent->runUntil(
+      [&] { return fake.registrations().size() == 2 && agent->registered(); }, kWaitMs));
+  fake.send(killTaskEvent("f1", "t1"));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  const std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
+  EXPECT_EQ(calls[0].registration_id(), "reg-1");
+  EXPECT_EQ(statusOf(calls[1]), (StatusSeen{1, "t1", v1::TASK_KILLED, false, ""}));
+  EXPECT_EQ(calls[1].registration_id(), "reg-2");
+  EXPECT_EQ(calls[2].type(), v1::AgentCall::FREED);
+  EXPECT_EQ(calls[2].registration_id(), "reg-2");
+  // A registration names none: the master draws it.
+  EXPECT_FALSE(fake.registrations()[1].has_registration_id());
 }
 
 TEST(AgentProcessTest, FreedQueuedAfterTheRegistrationWasSentIsKept) {

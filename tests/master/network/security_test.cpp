@@ -58,10 +58,11 @@ TEST(NetworkMasterSecurityTest, AuthenticationIsRequiredAndPrincipalsMustMatch) 
 }
 
 TEST(NetworkMasterSecurityTest, AclsLimitRolesForSubscribeAndReserve) {
-  TempFile credentials("credentials", "p secret-p\n");
+  TempFile credentials("credentials", "p secret-p\nagents secret-a\n");
   TempFile acls("acls", R"({"permissive": false,
       "register_frameworks": [{"principal": "p", "roles": ["web"]}],
-      "reserve_resources": [{"principal": "p", "roles": ["web"]}]})");
+      "reserve_resources": [{"principal": "p", "roles": ["web"]}],
+      "register_agents": [{"principal": "agents", "agent_ids": ["*"]}]})");
   NetworkOptions network;
   network.credentialsPath = credentials.path();
   network.aclsPath = acls.path();
@@ -71,7 +72,7 @@ TEST(NetworkMasterSecurityTest, AclsLimitRolesForSubscribeAndReserve) {
   FrameworkClient batch(master.port(), Format::kJson, p);
   EXPECT_EQ(batch.subscribe(frameworkInfo("batch")), 403);
 
-  FakeAgent agent(master.port(), "a1", "cpus:8;mem:16384", p);
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:16384", basicAuth("agents", "secret-a"));
   ASSERT_EQ(agent.registerAgent(), 200);
   FrameworkClient web(master.port(), Format::kJson, p);
   ASSERT_EQ(web.subscribe(frameworkInfo("web")), 200);

@@ -1,0 +1,213 @@
+// Agents joining the master, all or nothing, and what an agent may report on.
+//
+// A registration is planned first (planAdoption: read-only), then applied. For a new agent the
+// allocator's addAgent sits between the two, so its refusal leaves nothing behind. For an agent
+// registering again the old registration must be undone before the allocator can take the new
+// one; the plan therefore also makes the allocator's own checks, and if the allocator still
+// refuses (a module with checks of its own), the old registration is given back to it with
+// what its tasks and outstanding offers hold, and the master's books are left untouched.
+#include <glog/logging.h>
+
+#include <set>
+
+#include "master/master.h"
+#include "resources/roles.h"
+
+namespace harvest::master {
+
+Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
+  const std::string& id = agent.id();
+  Adoption plan;
+  std::set<std::pair<std::string, std::string>> named;
+  for (const HeldTask& task : agent.heldTasks()) {
+    if (!named.insert({task.framework, task.task}).second) {
+      return Status::error("agent '" + id + "' reports task '" + task.task + "' of framework '" +
+                           task.framework + "' twice");
+    }
+    auto known = tasks_.find({task.framework, task.task});
+    if (known != tasks_.end() && known->second.agent != id && !isTerminal(known->second.state)) {
+      // Taking it over would send the framework's KILL and RECONCILE to the wrong agent.
+      return Status::failedPrecondition("agent '" + id + "' reports task '" + task.task +
+                                        "' of framework '" + task.framework +
+                                        "', which runs on agent '" + known->second.agent + "'");
+    }
+    if (!frameworks_.count(task.framework)) {
+      plan.rejected.push_back(task);
+      continue;
+    }
+    if (Status valid = roles::validate(task.role); !valid.ok()) {
+      return Status::error("agent '" + id + "' task '" + task.task + "': " + valid.message());
+    }
+    plan.used[task.framework][task.role] += task.resources;
+    plan.kept.push_back(task);
+  }
+  // The agent reports its static resources; the reservations and volumes made here since
+  // are replayed over them.
+  plan.total = agent.total();
+  if (auto applied = agentConversions_.find(id); applied != agentConversions_.end()) {
+    for (const ResourceConversion& c : applied->second) {
+      if (!plan.total.contains(c.consumed)) {
+        LOG(WARNING) << "agent " << id << ": cannot replay " << c.consumed << " -> " << c.converted
+                     << " over " << plan.total;
+        continue;
+      }
+      plan.total -= c.consumed;
+      plan.total += c.converted;
+    }
+  }
+  // The allocator's own refusals (allocator.h), made here so that a re-registration it would
+  // refuse is refused before the old one is undone.
+  if (!plan.total.revocable().empty()) {
+    return Status::error("agent '" + id + "' reports revocable resources in its total");
+  }
+  Resources regular;
+  for (const auto& [framework, byRole] : plan.used) {
+    for (const auto& [role, resources] : byRole) regular += resources.regular();
+  }
+  if (!plan.total.contains(regular)) {
+    return Status::error("agent '" + id + "' reports tasks holding " + regular.toString() +
+                         ", beyond its total " + plan.total.toString());
+  }
+  return plan;
+}
+
+void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan) {
+  const std::string id = agent->id();
+  for (const HeldTask& task : plan.kept) {
+    tasks_[{task.framework, task.task}] =
+        TaskEntry{task.framework, id, task.role, task.resources, task.state, loop_->now()};
+    if (!task.resources.ofClass(Revocability::kNonThrottleable).empty()) {
+      lentTasksByAgent_[id].insert({task.framework, task.task});
+    }
+    // Host affinity: what runs here marks the agent in use by its roles.
+    if (task.resources.revocable().empty() && !isTerminal(task.state)) {
+      placement(id, task.role, PlacementEvent::kTaskRecovered);
+    }
+  }
+  for (const HeldTask& task : plan.rejected) {
+    // Nobody knows this framework (not persisted, not re-subscribed): the allocation cannot
+    // be attributed, so it is refused and the agent told to kill it; the rest of the
+    // agent's report still applies.
+    ++recovery_.rejectedAllocations;
+    LOG(ERROR) << "agent " << id << " reports task " << task.task << " of unknown framework "
+               << task.framework << ": allocation rejected, task killed";
+    agent->killTask(task.framework, task.task);
+  }
+  agent->setReports(this);
+  agents_.emplace(id, std::move(agent));
+  agentChanged(id);
+  recovery_.lostAgents.erase(id);
+  if (recovery_.state == RecoveryState::kRecovering && expectedAgents_.erase(id)) {
+    ++recovery_.recoveredAgents;
+    if (expectedAgents_.empty()) finishRecovery("every expected agent is back");
+  }
+  saveStateSoon();
+}
+
+Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
+  const std::string id = agent->id();
+  if (agents_.count(id)) return Status::failedPrecondition("agent '" + id + "' already registered");
+  Result<Adoption> plan = planAdoption(*agent);
+  if (!plan.ok()) return plan.status();
+  // What the agent's executors hold, running or waiting for evictions: the allocator counts
+  // it exactly once, under the framework and role that hold it.
+  if (Status s = allocator_->addAgent(id, agentInfoOf(id), std::nullopt, plan->total, plan->used);
+      !s.ok()) {
+    return s;
+  }
+  applyAdoption(std::move(agent), *plan);
+  return Status();
+}
+
+Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
+  const std::string id = agent->id();
+  auto it = agents_.find(id);
+  if (it == agents_.end()) return adoptAgent(std::move(agent));
+  Result<Adoption> plan = planAdoption(*agent);
+  if (!plan.ok()) return plan.status();
+
+  // What the allocator holds for the old registration (tasks and outstanding offers), to put
+  // it back should the allocator refuse the new one.
+  std::map<std::string, ResourcesByRole> oldUsed;
+  for (const auto& [key, task] : tasks_) {
+    // Ended tasks hold their resources until the agent frees them.
+    if (task.agent == id && !task.freed) {
+      oldUsed[key.first][task.role] += task.resources;
+    }
+  }
+  for (const auto& [offerId, offer] : offers_) {
+    if (offer.agent == id) oldUsed[offer.framework][offer.role] += offer.resources;
+  }
+  Resources oldTotal = it->second->total();
+  if (auto applied = agentConversions_.find(id); applied != agentConversions_.end()) {
+    for (const ResourceConversion& c : applied->second) {
+      if (!oldTotal.contains(c.consumed)) continue;
+      oldTotal -= c.consumed;
+      oldTotal += c.converted;
+    }
+  }
+  if (Status s = allocator_->removeAgent(id); !s.ok()) return s;
+  if (Status s = allocator_->addAgent(id, agentInfoOf(id), std::nullopt, plan->total, plan->used);
+      !s.ok()) {
+    Status back = allocator_->addAgent(id, agentInfoOf(id), std::nullopt, oldTotal, oldUsed);
+    LOG_IF(ERROR, !back.ok()) << "agent " << id << ": the allocator refused the old registration "
+                              << "back after refusing the new one: " << back.message();
+    return s;
+  }
+
+  // The allocator has the new registration: undo the old one in the master's books.
+  std::set<std::pair<std::string, std::string>> held;
+  for (const HeldTask& task : agent->heldTasks()) held.insert({task.framework, task.task});
+  // Offers on it are void: the allocator dropped them with the old registration.
+  voidOffersOn(id);
+  // Tasks it no longer holds are gone; the ones it holds come back with the new plan.
+  for (auto task = tasks_.begin(); task != tasks_.end();) {
+    if (task->second.agent != id) {
+      ++task;
+      continue;
+    }
+    if (!isTerminal(task->second.state) && !held.count(task->first)) {
+      ++stats_.tasksLost;
+      if (FrameworkEntry* entry = framework(task->first.first); entry && entry->scheduler) {
+        entry->scheduler->update({task->first.second, task->first.first, id, TaskState::kLost,
+                                  "REASON_AGENT_RESTARTED", "the agent no longer runs it",
+                                  loop_->now()});
+      }
+    }
+    task = tasks_.erase(task);
+  }
+  lentTasksByAgent_.erase(id);
+  it->second->setReports(nullptr);
+  agents_.erase(it);
+  applyAdoption(std::move(agent), *plan);
+  return Status();
+}
+
+Status Master::checkStatusFrom(const std::string& agent, const TaskStatus& status) const {
+  auto it = tasks_.find({status.framework, status.task});
+  if (it == tasks_.end() || it->second.agent == agent) return Status();
+  return Status::permissionDenied("agent '" + agent + "' does not run task '" + status.task +
+                                  "' of framework '" + status.framework + "'");
+}
+
+Status Master::checkFreedFrom(const std::string& agent, const agent::Freed& freed) const {
+  const std::string& framework = freed.executor.framework;
+  const std::string& task = freed.executor.executor;
+  auto it = tasks_.find({framework, task});
+  if (it == tasks_.end() || it->second.agent != agent) {
+    return Status::permissionDenied("agent '" + agent + "' does not run task '" + task +
+                                    "' of framework '" + framework + "'");
+  }
+  if (it->second.freed) {
+    return Status::failedPrecondition("task '" + task + "' of framework '" + framework +
+                                      "' was freed already");
+  }
+  if (!it->second.resources.contains(freed.resources)) {
+    return Status::error("freed resources " + freed.resources.toString() +
+                         " are not within task '" + task + "' (" + it->second.resources.toString() +
+                         ")");
+  }
+  return Status();
+}
+
+}  // namespace harvest::master
