@@ -37,7 +37,7 @@ Allocator* createHierarchical(const std::map<std::string, std::string>& paramete
 // a master that has its own copy of this file then still hands out its own table and its own
 // create(), never the master's.
 const AllocatorModule kModules[] = {
-    {kModuleApiVersion, kHierarchicalName,
+    {kModuleApiVersion, kModuleBuild, kHierarchicalName,
      "Hierarchical DRF allocator with quota and a revocable stage", &createHierarchical},
 };
 

@@ -20,6 +20,7 @@
 
 #include "master/network/network_master.h"
 #include "sim/harness.h"
+#include "sim/progress.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
 
@@ -200,8 +201,10 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "harvest-master: %s\n", scenario.message().c_str());
     return 1;
   }
+  // The progress line on stderr lives until runScenario returns, then clears itself.
   harvest::Result<harvest::sim::Report> report = harvest::sim::runScenario(
-      *scenario, {modules, allocator, seed, intervalSeconds, moduleParameters});
+      *scenario, {modules, allocator, seed, intervalSeconds, moduleParameters,
+                  harvest::sim::ProgressLine(stderr).callback()});
   if (!report.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", report.message().c_str());
     return 1;

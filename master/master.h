@@ -102,6 +102,8 @@ class Master final : public AgentReports {
   Allocator& allocator() { return *allocator_; }
   // "name (from path)" or "name (built in)".
   std::string allocatorDescription() const;
+  // The loaded module: name, library, the parameters it was created with.
+  const LoadedAllocator& allocatorModule() const { return allocator_; }
   const MasterStats& stats() const { return stats_; }
   const RecoveryStatus& recovery() const { return recovery_; }
   EventLoop& loop() { return *loop_; }

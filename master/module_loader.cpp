@@ -22,12 +22,14 @@ namespace fs = std::filesystem;
 class ModuleLoaderAccess {
  public:
   static void set(LoadedAllocator& loaded, void* library, std::unique_ptr<Allocator> allocator,
-                  AllocatorOptions options, std::string moduleName, std::string libraryPath) {
+                  AllocatorOptions options, std::string moduleName, std::string libraryPath,
+                  std::map<std::string, std::string> parameters) {
     loaded.library_.reset(library);
     loaded.allocator_ = std::move(allocator);
     loaded.options_ = std::move(options);
     loaded.moduleName_ = std::move(moduleName);
     loaded.libraryPath_ = std::move(libraryPath);
+    loaded.parameters_ = std::move(parameters);
   }
 };
 
@@ -49,6 +51,7 @@ LoadedAllocator& LoadedAllocator::operator=(LoadedAllocator&& other) noexcept {
     options_ = std::move(other.options_);
     moduleName_ = std::move(other.moduleName_);
     libraryPath_ = std::move(other.libraryPath_);
+    parameters_ = std::move(other.parameters_);
   }
   return *this;
 }
@@ -271,8 +274,51 @@ Result<LoadedAllocator> loadBuiltin(const std::string& requested,
             << module->description << ")";
   LoadedAllocator loaded;
   ModuleLoaderAccess::set(loaded, nullptr, std::move(allocator).value(), std::move(options),
-                          module->name, "");
+                          module->name, "", params);
   return loaded;
+}
+
+std::string protobufVersion(uint32_t v) {
+  return std::to_string(v / 1000000) + "." + std::to_string(v / 1000 % 1000) + "." +
+         std::to_string(v % 1000);
+}
+
+std::string boostVersion(uint32_t v) {
+  return std::to_string(v / 100000) + "." + std::to_string(v / 100 % 1000) + "." +
+         std::to_string(v % 100);
+}
+
+// A module built differently from the master would pass std::string, std::map, Resources and
+// protobuf messages whose layouts disagree: the crash would come later and far from the
+// cause. Refused here with what differs and what to do about it.
+Status checkBuild(const ModuleBuild& module, const std::string& path) {
+  const ModuleBuild& host = kModuleBuild;
+  const std::string cannotLoad = "module library '" + path + "' cannot be loaded: it was built ";
+  auto text = [](const char* s) { return std::string(s != nullptr ? s : "(unknown)"); };
+  if (text(module.compilerId) != host.compilerId || module.compilerMajor != host.compilerMajor) {
+    return Status::failedPrecondition(
+        cannotLoad + "with " + text(module.compilerId) + " " + text(module.compilerVersion) +
+        ", this master with " + host.compilerId + " " + host.compilerVersion +
+        " (C++ objects cross the module ABI: build the module with the master's compiler)");
+  }
+  if (text(module.standardLibrary) != host.standardLibrary) {
+    return Status::failedPrecondition(cannotLoad + "against " + text(module.standardLibrary) +
+                                      ", this master against " + host.standardLibrary +
+                                      " (standard library types cross the module ABI)");
+  }
+  if (module.protobufVersion != host.protobufVersion) {
+    return Status::failedPrecondition(
+        cannotLoad + "against protobuf " + protobufVersion(module.protobufVersion) +
+        ", this master against protobuf " + protobufVersion(host.protobufVersion) +
+        " (protobuf messages cross the module ABI: rebuild it against the master's protobuf)");
+  }
+  if (module.boostVersion != host.boostVersion) {
+    return Status::failedPrecondition(
+        cannotLoad + "against Boost " + boostVersion(module.boostVersion) +
+        ", this master against Boost " + boostVersion(host.boostVersion) +
+        " (Resources keeps Boost containers inline: rebuild it against the master's Boost)");
+  }
+  return Status();
 }
 
 // Finds `name` in the table a library returned, trusting the table's layout only after its
@@ -289,8 +335,10 @@ Result<const AllocatorModule*> findInTable(const AllocatorModule* table, int cou
     if (table[i].apiVersion != kModuleApiVersion) {
       return FindResult::error("module library '" + path + "' uses module API version " +
                                std::to_string(table[i].apiVersion) + ", expected " +
-                               std::to_string(kModuleApiVersion));
+                               std::to_string(kModuleApiVersion) +
+                               ": rebuild it against this master's Harvest headers");
     }
+    if (Status same = checkBuild(table[i].build, path); !same.ok()) return same;
   }
   const AllocatorModule* found = nullptr;
   std::vector<std::string> provided;
@@ -422,7 +470,7 @@ Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
             << "' with " << describeParameters(params);
   LoadedAllocator loaded;
   ModuleLoaderAccess::set(loaded, handle.release(), std::move(allocator).value(),
-                          std::move(options), module->name(), path);
+                          std::move(options), module->name(), path, std::move(params));
   return loaded;
 }
 

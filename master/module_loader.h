@@ -46,6 +46,8 @@ class LoadedAllocator {
   const std::string& moduleName() const { return moduleName_; }
   // The library the module came from; empty for the built-in module.
   const std::string& libraryPath() const { return libraryPath_; }
+  // The parameters the module was created with (manifest, then overrides), for run reports.
+  const std::map<std::string, std::string>& parameters() const { return parameters_; }
 
  private:
   friend class ModuleLoaderAccess;
@@ -60,6 +62,7 @@ class LoadedAllocator {
   AllocatorOptions options_;
   std::string moduleName_;
   std::string libraryPath_;
+  std::map<std::string, std::string> parameters_;
 };
 
 // Parses a manifest given inline (starts with '{', leading whitespace allowed) or as a path.

@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-compiler
           libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev)
+packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench-summary.sh.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

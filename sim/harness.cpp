@@ -210,6 +210,50 @@ double cpuFraction(const Resources& part, Scalar whole) {
   return whole.isPositive() ? part.scalar(kinds::kCpus).toDouble() / whole.toDouble() : 0.0;
 }
 
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
+
+// The scenario's story, for the report's time axes: frameworks arriving and leaving (a
+// reservation's owner waking and going idle) and the timed events.
+std::vector<Mark> marksOf(const Scenario& scenario, const std::set<std::string>& owners) {
+  std::vector<Mark> marks;
+  for (const ScenarioFramework& f : scenario.frameworks) {
+    bool owner = false;
+    for (const std::string& role : f.spec.roles()) owner = owner || owners.count(role) > 0;
+    const std::string& name = f.spec.name();
+    if (f.spec.start_seconds() > 0) {
+      marks.push_back({f.spec.start_seconds(),
+                       name + " subscribes" + (owner ? " (a reservation's owner wakes)" : "")});
+    }
+    if (f.spec.stop_seconds() >= 0) {
+      marks.push_back({f.spec.stop_seconds(),
+                       name + " tears down" + (owner ? " (its reservation goes idle)" : "")});
+    }
+  }
+  for (const ScenarioEvent& event : scenario.events) {
+    const v1::Scenario::Event& e = event.spec;
+    const double at = e.at_seconds();
+    if (e.has_agent_fails()) marks.push_back({at, "agent " + e.agent_fails() + " fails"});
+    if (e.has_weight()) {
+      marks.push_back(
+          {at, "weight of " + e.weight().role() + " set to " + number(e.weight().weight())});
+    }
+    if (e.has_quota_role()) {
+      marks.push_back({at, "quota of " + e.quota_role() + " set to " + e.quota_guarantee()});
+    }
+    if (e.has_estimate_agent()) {
+      marks.push_back({at, "usage slack of " + e.estimate_agent() + " set to " + e.estimate()});
+    }
+    if (e.master_restart()) marks.push_back({at, "master restarts"});
+  }
+  std::stable_sort(marks.begin(), marks.end(),
+                   [](const Mark& a, const Mark& b) { return a.seconds < b.seconds; });
+  return marks;
+}
+
 }  // namespace
 
 Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options) {
@@ -248,6 +292,15 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   Locality* locality = &report.locality;
   report.scenario = spec.name();
   report.allocator = current->allocatorDescription();
+  report.run.version = harvestVersion();
+  report.run.seed = masterOptions.seed;
+  report.run.module = current->allocatorModule().moduleName();
+  report.run.library = current->allocatorModule().libraryPath();
+  report.run.parameters = current->allocatorModule().parameters();
+  report.run.allocationIntervalSeconds =
+      static_cast<double>(masterOptions.allocationInterval) / kNanosPerSecond;
+  report.run.agents = scenario.agents.size();
+  report.run.frameworks = scenario.frameworks.size();
   std::map<std::string, double> weights;
   for (const auto& w : spec.weights()) weights[w.role()] = w.weight();
   if (!weights.empty()) {
@@ -263,6 +316,14 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   }
   const Scalar totalCpus = clusterTotal.scalar(kinds::kCpus);
   const Scalar reservedCpus = clusterTotal.reserved().scalar(kinds::kCpus);
+  report.totalCpus = totalCpus.toDouble();
+  report.reservedCpus = reservedCpus.toDouble();
+  std::set<std::string> owners;
+  const Resources reserved = clusterTotal.reserved();
+  for (const auto& entry : reserved.scalars()) {
+    owners.insert(pools::get(entry.key.pool).role());
+  }
+  report.marks = marksOf(scenario, owners);
 
   std::vector<std::unique_ptr<SimFramework>> frameworks;
   std::set<std::string> roles;
@@ -335,6 +396,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
 
   // Samples, and agent ticks (waiting launches time out) on the same beat.
   const TimeNanos sampleEvery = seconds(spec.sample_interval_seconds());
+  size_t cyclesSeen = 0;  // Cycles of all masters so far that earlier samples have covered.
   std::function<void()> sample = [&] {
     Sample s;
     s.seconds = static_cast<double>(loop.now()) / kNanosPerSecond;
@@ -353,7 +415,25 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
       auto it = metrics.find("allocator/harvest/roles/" + role + "/shares/dominant");
       s.shares[role] = it == metrics.end() ? 0.0 : it->second;
     }
-    s.evictionsSoFar = earlier.tasksEvicted + current->stats().tasksEvicted;
+    const MasterStats& now = current->stats();
+    s.evictionsSoFar = earlier.tasksEvicted + now.tasksEvicted;
+    s.offersSoFar = earlier.offersMade + now.offersMade;
+    s.acceptedSoFar = earlier.offersAccepted + now.offersAccepted;
+    s.rescindsSoFar = earlier.offersRescinded + now.offersRescinded;
+    // The cycles since the last sample, numbered across masters (earlier ones first).
+    const size_t before = earlier.cycleMillis.size();
+    for (; cyclesSeen < before + now.cycleMillis.size(); ++cyclesSeen) {
+      const double ms = cyclesSeen < before ? earlier.cycleMillis[cyclesSeen]
+                                            : now.cycleMillis[cyclesSeen - before];
+      ++s.cycles;
+      s.cycleMeanMs += ms;
+      s.cycleMaxMs = std::max(s.cycleMaxMs, ms);
+    }
+    if (s.cycles > 0) s.cycleMeanMs /= static_cast<double>(s.cycles);
+    if (options.progress) {
+      options.progress({s.seconds, spec.duration_seconds(), s.offersSoFar,
+                        earlier.tasksLaunched + now.tasksLaunched});
+    }
     report.samples.push_back(std::move(s));
     current->tickAgents();
     if (loop.now() + sampleEvery <= seconds(spec.duration_seconds()))
@@ -365,12 +445,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   report.simulatedSeconds = spec.duration_seconds();
   report.stats = earlier;
   report.stats.add(current->stats());
-  std::vector<double> cycles = report.stats.cycleMillis;
-  std::sort(cycles.begin(), cycles.end());
-  if (!cycles.empty()) {
-    report.cycleP50Ms = cycles[cycles.size() / 2];
-    report.cycleP99Ms = cycles[std::min(cycles.size() - 1, cycles.size() * 99 / 100)];
-  }
+  report.cycleMs = percentilesOf(report.stats.cycleMillis);
   report.wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   if (!historyFile.empty()) {

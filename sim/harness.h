@@ -2,11 +2,13 @@
 // time, and records what happened for the report.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/results.h"
 #include "master/master.h"
 #include "sim/scenario.h"
 
@@ -31,7 +33,29 @@ struct Sample {
   // and throttleable revocable tasks (of total).
   double utilisation = 0, reservedUsedByOwners = 0, reservedHarvested = 0, throttleable = 0;
   std::map<std::string, double> shares;  // Dominant share per role.
-  uint64_t evictionsSoFar = 0;
+  // Counts since the start, across master restarts.
+  uint64_t evictionsSoFar = 0, offersSoFar = 0, acceptedSoFar = 0, rescindsSoFar = 0;
+  // Allocation cycles that ended since the previous sample: how many, their mean and longest
+  // wall time.
+  uint64_t cycles = 0;
+  double cycleMeanMs = 0, cycleMaxMs = 0;
+};
+
+// A scenario event, marked on the report's time axes.
+struct Mark {
+  double seconds = 0;
+  std::string text;  // "analytics subscribes (a reservation's owner wakes)"
+};
+
+// What was run, so that a result can be told apart from another one.
+struct RunInfo {
+  std::string version;                            // Harvest's.
+  uint64_t seed = 0;                              // The one used: --seed, else the scenario's.
+  std::string module;                             // Allocator module name.
+  std::string library;                            // The module's library; empty: built in.
+  std::map<std::string, std::string> parameters;  // Module parameters (manifest + overrides).
+  double allocationIntervalSeconds = 0;
+  size_t agents = 0, frameworks = 0;
 };
 
 // Where relaunched tasks land: a relaunch "returns" when it is placed on an agent that a
@@ -47,15 +71,24 @@ struct Locality {
 struct Report {
   std::string scenario;
   std::string allocator;  // Module loaded, and from where.
+  RunInfo run;
   double simulatedSeconds = 0;
   double wallSeconds = 0;
   MasterStats stats;
   uint64_t tasksRetried = 0;
-  double cycleP50Ms = 0, cycleP99Ms = 0;
+  Percentiles cycleMs;  // Wall time of every allocation cycle, periodic and event-triggered.
+  double reservedCpus = 0, totalCpus = 0;
   std::vector<std::string> roles;
   std::vector<Sample> samples;
+  std::vector<Mark> marks;  // In time order.
   // Relaunches before the first master restart, and after it.
   Locality locality, localityAfterRestart;
+};
+
+// Where a run is, for a progress line (sim/progress.h).
+struct Progress {
+  double simulatedSeconds = 0, durationSeconds = 0;
+  uint64_t offersMade = 0, tasksLaunched = 0;
 };
 
 struct HarnessOptions {
@@ -67,6 +100,8 @@ struct HarnessOptions {
   // host_affinity_path, the harness keeps the history in a temporary file (removed at the
   // end) so that it survives the scenario's master restarts.
   std::map<std::string, std::string> moduleParameters;
+  // Called at every sample (simulated time), when set.
+  std::function<void(const Progress&)> progress;
 };
 
 Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options);

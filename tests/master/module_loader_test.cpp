@@ -21,6 +21,8 @@ const std::string kAllocatorSo = HARVEST_ALLOCATOR_SO;
 const std::string kAllocatorSoDir = HARVEST_ALLOCATOR_SO_DIR;
 const std::string kNoSymbolSo = HARVEST_FAKE_NO_SYMBOL_SO;
 const std::string kBadVersionSo = HARVEST_FAKE_BAD_VERSION_SO;
+const std::string kOtherCompilerSo = HARVEST_FAKE_OTHER_COMPILER_SO;
+const std::string kOtherProtobufSo = HARVEST_FAKE_OTHER_PROTOBUF_SO;
 const std::string kUnavailable = "allocator 'harvest_hierarchical' is not available in this build";
 
 // ctest runs test cases as parallel processes: file names carry the pid.
@@ -285,7 +287,49 @@ TEST(ModuleLoaderTest, MissingEntrySymbol) {
 
 TEST(ModuleLoaderTest, ApiVersionMismatch) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kBadVersionSo, moduleJson("future"))})),
-            "module library '" + kBadVersionSo + "' uses module API version 7, expected 1");
+            "module library '" + kBadVersionSo +
+                "' uses module API version 7, expected 2: rebuild it against this master's "
+                "Harvest headers");
+}
+
+TEST(ModuleLoaderTest, ModuleBuiltByAnotherCompilerIsRefused) {
+  Result<LoadedAllocator> loaded =
+      loadAllocator(manifest({libraryJson("file", kOtherCompilerSo, moduleJson("foreign"))}), "");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(loaded.message(), "module library '" + kOtherCompilerSo +
+                                  "' cannot be loaded: it was built with Clang 99.1.0, this "
+                                  "master with " +
+                                  kModuleBuild.compilerId + " " + kModuleBuild.compilerVersion +
+                                  " (C++ objects cross the module ABI: build the module with "
+                                  "the master's compiler)");
+}
+
+TEST(ModuleLoaderTest, ModuleBuiltAgainstAnotherProtobufIsRefused) {
+  Result<LoadedAllocator> loaded =
+      loadAllocator(manifest({libraryJson("file", kOtherProtobufSo, moduleJson("foreign"))}), "");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.code(), StatusCode::kFailedPrecondition);
+  // This build's protobuf is Debian 12's 3.21.12; the fake says 4.25.3.
+  EXPECT_EQ(GOOGLE_PROTOBUF_VERSION, 3021012);
+  EXPECT_EQ(loaded.message(), "module library '" + kOtherProtobufSo +
+                                  "' cannot be loaded: it was built against protobuf 4.25.3, "
+                                  "this master against protobuf 3.21.12 (protobuf messages "
+                                  "cross the module ABI: rebuild it against the master's "
+                                  "protobuf)");
+}
+
+TEST(ModuleEntryPointTest, TablesCarryTheirBuild) {
+  const AllocatorModule* module = builtinAllocatorModule();
+  EXPECT_STREQ(module->build.compilerId, kModuleBuild.compilerId);
+  EXPECT_EQ(module->build.compilerMajor, kModuleBuild.compilerMajor);
+  EXPECT_EQ(module->build.protobufVersion, static_cast<uint32_t>(GOOGLE_PROTOBUF_VERSION));
+  EXPECT_EQ(module->build.boostVersion, static_cast<uint32_t>(BOOST_VERSION));
+#if defined(__GNUC__) && !defined(__clang__)
+  EXPECT_STREQ(module->build.compilerId, "GNU");
+  EXPECT_EQ(module->build.compilerMajor, static_cast<uint32_t>(__GNUC__));
+#endif
+  EXPECT_STREQ(module->build.standardLibrary, "libstdc++ (C++11 ABI)");
 }
 
 TEST(ModuleLoaderTest, ModuleNotInLibrary) {

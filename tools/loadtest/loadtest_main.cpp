@@ -64,6 +64,7 @@
 
 #include "agent/runtime/agent_wire.h"
 #include "clients.h"
+#include "common/results.h"
 #include "master/network/network_master.h"
 #include "net/http_client.h"
 #include "net/recordio.h"
@@ -99,11 +100,15 @@ struct Options {
   std::string json;
 };
 
-// The percentile `p` (0..1) of sorted values, nearest rank.
-double percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+// The --json schema; bump the version when a field changes name or meaning. 1: unversioned
+// (flat fields). 2: metadata and scheduler_perf-style dataItems (common/results.h).
+constexpr const char* kLoadtestSchema = "harvest-loadtest";
+constexpr int kLoadtestSchemaVersion = 2;
+
+// "p50 5.13 µs, p90 ..., p99 ..., max ...": each in the unit its size calls for.
+std::string describeLatency(const Percentiles& p) {
+  return "p50 " + formatMillis(p.p50) + ", p90 " + formatMillis(p.p90) + ", p95 " +
+         formatMillis(p.p95) + ", p99 " + formatMillis(p.p99) + ", max " + formatMillis(p.max);
 }
 
 Result<std::map<std::string, double>> fetchMetrics(const std::string& host, uint16_t port) {
@@ -430,7 +435,7 @@ int run(const Options& options) {
     const std::vector<double>& some = framework.calls->roundTripsMs();
     roundTrips.insert(roundTrips.end(), some.begin(), some.end());
   }
-  std::sort(roundTrips.begin(), roundTrips.end());
+  const Percentiles callLatency = percentilesOf(roundTrips);
   const uint64_t schedulerCalls = frameworks.size() + frameworkSide.answeredCalls();
   const uint64_t agentCalls = answered(agentLines);
   const double runSeconds = secondsOf(ended - frameworksStart);
@@ -438,9 +443,7 @@ int run(const Options& options) {
   const double callsPerSecond = static_cast<double>(schedulerCalls) / runSeconds;
   const double callsPerSecondInRounds =
       roundsSeconds > 0 ? static_cast<double>(callsInRounds) / roundsSeconds : 0.0;
-  const double p50 = percentile(latencies, 0.50);
-  const double p99 = percentile(latencies, 0.99);
-  const double maxLatency = latencies.empty() ? 0 : latencies.back();
+  const Percentiles offerToLaunch = percentilesOf(latencies);
   const bool ok = problems.count() == 0;
   auto u = [](uint64_t value) { return static_cast<unsigned long long>(value); };
   std::printf(
@@ -463,21 +466,21 @@ int run(const Options& options) {
       "  calls/s        %.0f over the %.2f s from SUBSCRIBE to drained; %.0f during the "
       "rounds\n",
       callsPerSecond, runSeconds, callsPerSecondInRounds);
-  std::printf("  call latency   p50 %.2f ms, p99 %.2f ms (sent to answered, pipelined)\n",
-              percentile(roundTrips, 0.5), percentile(roundTrips, 0.99));
+  std::printf("  call latency   %s (sent to answered, pipelined)\n",
+              describeLatency(callLatency).c_str());
   std::printf("  agent calls    %llu (STATUS, FREED): %.0f calls/s\n", u(agentCalls),
               static_cast<double>(agentCalls) / secondsOf(ended - roundsStart));
   std::printf("  offers         %llu in %llu events; %llu rescinded; %llu too small to launch on\n",
               u(counts.offers), u(counts.offerEvents), u(counts.rescinds), u(counts.tooSmall));
   std::printf("  tasks          %llu launched, %llu running, %llu finished, %llu failed\n",
               u(counts.launched), u(counts.running), u(counts.finished), u(counts.failed));
-  std::printf("  offer->launch  %zu samples: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
-              latencies.size(), p50, p99, maxLatency);
+  std::printf("  offer->launch  %zu samples: %s\n", latencies.size(),
+              describeLatency(offerToLaunch).c_str());
   if (!after.empty()) {
-    std::printf("  allocator      %.0f runs (full + triggered); run p50 %.2f ms, p99 %.2f ms\n",
+    std::printf("  allocator      %.0f runs (full + triggered); run p50 %s, p99 %s\n",
                 after["allocator/harvest/allocation_runs"],
-                after["allocator/harvest/allocation_run_ms/p50"],
-                after["allocator/harvest/allocation_run_ms/p99"]);
+                formatMillis(after["allocator/harvest/allocation_run_ms/p50"]).c_str(),
+                formatMillis(after["allocator/harvest/allocation_run_ms/p99"]).c_str());
   }
   if (master) {
     std::printf(
@@ -492,23 +495,44 @@ int run(const Options& options) {
   std::printf("  result         %s\n", result.c_str());
 
   if (!options.json.empty()) {
+    auto count = [](uint64_t n) { return static_cast<double>(n); };
+    const std::vector<DataItem> items = {
+        latencyItem(offerToLaunch, "ms", {{"Metric", "offer_to_launch_latency"}}),
+        latencyItem(callLatency, "ms", {{"Metric", "scheduler_call_latency"}}),
+        {{{"Overall", callsPerSecond}, {"InRounds", callsPerSecondInRounds}},
+         "calls/s",
+         {{"Metric", "scheduler_call_throughput"}}},
+        {{{"Scheduler", count(schedulerCalls)},
+          {"Agent", count(agentCalls)},
+          {"Accept", count(counts.accepts)},
+          {"Decline", count(counts.declines)},
+          {"Acknowledge", count(counts.acknowledges)}},
+         "calls",
+         {{"Metric", "calls"}}},
+        {{{"Offers", count(counts.offers)},
+          {"TasksLaunched", count(counts.launched)},
+          {"TasksFinished", count(counts.finished)}},
+         "count",
+         {{"Metric", "work"}}},
+        {{{"Rss", count(rssKb)}, {"PeakRss", count(peakKb)}}, "KiB", {{"Metric", "memory"}}},
+        {{{"Total", secondsOf(ended - started)}, {"Rounds", roundsSeconds}},
+         "s",
+         {{"Metric", "wall_time"}}}};
+    std::map<std::string, std::string> parameters;
+    if (master) parameters = master->master().allocatorModule().parameters();
     std::ostringstream json;
-    json << "{\"agents\":" << options.agents << ",\"frameworks\":" << options.frameworks
-         << ",\"rounds\":" << roundsRun << ",\"in_process\":" << (master ? "true" : "false")
-         << ",\"wall_seconds\":" << secondsOf(ended - started)
-         << ",\"scheduler_calls\":" << schedulerCalls
-         << ",\"scheduler_calls_per_second\":" << callsPerSecond
-         << ",\"scheduler_calls_per_second_in_rounds\":" << callsPerSecondInRounds
-         << ",\"call_latency_ms\":{\"p50\":" << percentile(roundTrips, 0.5)
-         << ",\"p99\":" << percentile(roundTrips, 0.99) << "}"
-         << ",\"agent_calls\":" << agentCalls << ",\"accepts\":" << counts.accepts
-         << ",\"declines\":" << counts.declines << ",\"acknowledges\":" << counts.acknowledges
-         << ",\"offers\":" << counts.offers << ",\"tasks_launched\":" << counts.launched
-         << ",\"tasks_finished\":" << counts.finished
-         << ",\"offer_to_launch_ms\":{\"samples\":" << latencies.size() << ",\"p50\":" << p50
-         << ",\"p99\":" << p99 << ",\"max\":" << maxLatency << "}"
-         << ",\"rss_kb\":" << rssKb << ",\"peak_rss_kb\":" << peakKb
-         << ",\"problems\":" << problems.count() << ",\"ok\":" << (ok ? "true" : "false") << "}\n";
+    json << "{\"schema\":" << jsonString(kLoadtestSchema)
+         << ",\"schema_version\":" << kLoadtestSchemaVersion
+         << ",\"metadata\":{\"harvest_version\":" << jsonString(harvestVersion())
+         << ",\"seed\":0,\"master\":" << jsonString(master ? "in-process" : options.master)
+         << ",\"allocator_module\":"
+         << jsonString(master ? master->master().allocatorModule().moduleName() : "")
+         << ",\"allocator_parameters\":" << jsonObject(parameters)
+         << ",\"agents\":" << options.agents << ",\"frameworks\":" << options.frameworks
+         << ",\"rounds\":" << roundsRun
+         << ",\"allocation_interval_seconds\":" << jsonNumber(options.allocationInterval)
+         << "},\"dataItems\":" << dataItemsJson(items) << ",\"problems\":" << problems.count()
+         << ",\"ok\":" << (ok ? "true" : "false") << "}\n";
     std::ofstream out(options.json);
     out << json.str();
     if (!out) return fail("cannot write " + options.json);

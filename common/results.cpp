@@ -1,0 +1,121 @@
+#include "common/results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace harvest {
+
+const char* harvestVersion() {
+  return HARVEST_VERSION;
+}
+
+Percentiles percentilesOf(std::vector<double> values) {
+  Percentiles p;
+  if (values.empty()) return p;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  auto rank = [&](double q) {
+    // ceil(q * n) - 1, computed in integers: q * n in doubles is 98.99999 for q=.99, n=100.
+    const auto permille = static_cast<size_t>(std::llround(q * 1000));
+    return values[std::max<size_t>(1, (permille * n + 999) / 1000) - 1];
+  };
+  p.count = n;
+  p.p50 = rank(0.50);
+  p.p90 = rank(0.90);
+  p.p95 = rank(0.95);
+  p.p99 = rank(0.99);
+  p.max = values.back();
+  p.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
+  return p;
+}
+
+DataItem latencyItem(const Percentiles& p, const std::string& unit,
+                     std::map<std::string, std::string> labels) {
+  return DataItem{{{"Perc50", p.p50},
+                   {"Perc90", p.p90},
+                   {"Perc95", p.p95},
+                   {"Perc99", p.p99},
+                   {"Max", p.max},
+                   {"Average", p.mean},
+                   {"Count", static_cast<double>(p.count)}},
+                  unit,
+                  std::move(labels)};
+}
+
+std::string formatDuration(double seconds) {
+  const double magnitude = std::fabs(seconds);
+  double value = seconds * 1e6;
+  const char* unit = "µs";
+  if (magnitude >= 1.0) {
+    value = seconds;
+    unit = "s";
+  } else if (magnitude >= 1e-3) {
+    value = seconds * 1e3;
+    unit = "ms";
+  }
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%.3g %s", value, unit);
+  return buffer;
+}
+
+std::string jsonString(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonNumber(double value) {
+  if (!std::isfinite(value)) return "null";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.6g", value);
+  return buffer;
+}
+
+std::string jsonObject(const std::map<std::string, std::string>& values) {
+  std::string out = "{";
+  for (const auto& [key, value] : values) {
+    out += (out.size() > 1 ? "," : "") + jsonString(key) + ":" + jsonString(value);
+  }
+  return out + "}";
+}
+
+std::string dataItemsJson(const std::vector<DataItem>& items) {
+  std::string out = "[";
+  for (const DataItem& item : items) {
+    out += (out.size() > 1 ? ",{\"data\":{" : "{\"data\":{");
+    bool first = true;
+    for (const auto& [key, value] : item.data) {
+      out += (first ? "" : ",") + jsonString(key) + ":" + jsonNumber(value);
+      first = false;
+    }
+    out += "},\"unit\":" + jsonString(item.unit) + ",\"labels\":" + jsonObject(item.labels) + "}";
+  }
+  return out + "]";
+}
+
+}  // namespace harvest
