@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glog/logging.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <cstdio>
 #include <cstdlib>

@@ -87,7 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The first master persisted what it recovered; the next one must read it.
   EventLoop loop;
   auto next = Master::create(options(), &loop);
-  if (!next.ok())
+  if (!next.ok()) {
     harvest::fuzz::fail("a restarted master refuses its own state: " + next.message());
+  }
   return 0;
 }

@@ -23,12 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!parsed.ok()) continue;
     const std::string printed = parsed->toString();
     Result<Resources> again = parseResources(printed);
-    if (!again.ok())
+    if (!again.ok()) {
       fuzz::fail("printed form does not parse: '" + printed + "': " + again.message());
+    }
     if (*again != *parsed) fuzz::fail("printed form parses differently: '" + printed + "'");
     Result<Resources> fromWire = fromProto(toProto(*parsed));
-    if (!fromWire.ok())
+    if (!fromWire.ok()) {
       fuzz::fail("protobuf round trip refused '" + printed + "': " + fromWire.message());
+    }
     if (*fromWire != *parsed) fuzz::fail("protobuf round trip changed '" + printed + "'");
   }
   return 0;

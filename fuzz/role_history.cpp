@@ -46,8 +46,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!snapshot.ok()) return 0;
   harvest::Result<harvest::HistorySnapshot> again =
       harvest::decodeHistory(harvest::encodeHistory(*snapshot));
-  if (!again.ok())
+  if (!again.ok()) {
     harvest::fuzz::fail("a decoded history re-encodes to a refused file: " + again.message());
+  }
   if (*again != *snapshot) harvest::fuzz::fail("a decoded history changes when re-encoded");
   return 0;
 }

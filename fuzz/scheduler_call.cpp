@@ -5,6 +5,7 @@
 // Accept header. Beyond "no crash": the two encodings accept the same calls. A JSON call the
 // codec accepts is accepted unchanged as protobuf, and a protobuf call it accepts, printed
 // as JSON with the .proto's field names, is accepted back as the same call.
+#include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 
@@ -22,15 +23,21 @@ using harvest::wire::decodeCall;
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kProtobuf = "application/x-protobuf";
 
+// Field by field; a NaN (failover_timeout, say) equals a NaN.
 bool same(const Call& a, const Call& b) {
-  return google::protobuf::util::MessageDifferencer::Equals(a, b);
+  google::protobuf::util::DefaultFieldComparator comparator;
+  comparator.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.set_field_comparator(&comparator);
+  return differencer.Compare(a, b);
 }
 
 void jsonBody(std::string_view body) {
   auto call = decodeCall(kJson, body);
   if (!call.ok()) {
-    if (call.httpCode() != 400 && call.httpCode() != 501)
+    if (call.httpCode() != 400 && call.httpCode() != 501) {
       fail("JSON refused with " + call.message());
+    }
     return;
   }
   auto binary = decodeCall(kProtobuf, call->SerializeAsString());
@@ -49,8 +56,9 @@ void protobufBody(std::string_view body) {
   options.preserve_proto_field_names = true;
   if (!google::protobuf::util::MessageToJsonString(known, &json, options).ok()) return;
   auto text = decodeCall(kJson, json);
-  if (!text.ok())
+  if (!text.ok()) {
     fail("a protobuf call accepted is refused as JSON: " + text.message() + "\n" + json);
+  }
   if (!same(*text, known)) fail("a protobuf call changes in its JSON encoding:\n" + json);
 }
 
@@ -61,8 +69,9 @@ void headers(std::string_view value) {
   }
   for (auto format : {harvest::wire::Format::kJson, harvest::wire::Format::kProtobuf}) {
     auto response = harvest::wire::responseFormat(value, format);
-    if (!response.ok() && response.httpCode() != 406)
+    if (!response.ok() && response.httpCode() != 406) {
       fail("Accept refused with " + response.message());
+    }
   }
 }
 

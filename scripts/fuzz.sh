@@ -16,7 +16,7 @@ seconds=${1:-10}
 shift || true
 bash scripts/install-deps.sh
 build=${BUILD_DIR:-build-fuzz}
-# Debug keeps assert(); the fuzz build's own -O1 (CMakeLists.txt) keeps it fast enough.
+# Debug keeps assert(); the fuzz build sets its own optimization (CMakeLists.txt).
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
   -DHARVEST_FUZZ=ON -DHARVEST_BUILD_BENCH=OFF >/dev/null
 ninja -C "$build" fuzzers
@@ -25,8 +25,10 @@ targets=("$@")
 if ((${#targets[@]} == 0)); then
   for dir in fuzz/corpus/*/; do targets+=("$(basename "$dir")"); done
 fi
-scratch=$(mktemp -d)
+# In memory where there is a tmpfs: master_state writes a state file per input.
+scratch=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 failed=()
 statOf() { sed -n "s/^stat::$1: *//p" "$2"; }
