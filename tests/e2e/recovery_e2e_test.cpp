@@ -60,9 +60,12 @@ class Cluster {
     }
     agentPids_.assign(kAgents.size(), 0);
   }
+  // The processes first: they write into the directory until they are gone.
   ~Cluster() {
     stopProcess(master_, SIGTERM);
     for (pid_t agent : agentPids_) stopProcess(agent, SIGTERM);
+    std::error_code ignored;
+    if (std::getenv("HARVEST_E2E_KEEP") == nullptr) std::filesystem::remove_all(dir_, ignored);
   }
 
   uint16_t port() const { return port_; }
@@ -316,7 +319,6 @@ TEST(RecoveryEndToEnd, FaultsAtRandomPointsLoseNothing) {
   EXPECT_GT(batch.launched(), 0u);
   EXPECT_GT(batch.revocableLaunched(), 0u);
   EXPECT_GT(batch.preempted(), 0u) << "no eviction happened";
-  if (std::getenv("HARVEST_E2E_KEEP") == nullptr) std::filesystem::remove_all(dir);
 }
 
 }  // namespace
