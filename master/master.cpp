@@ -521,12 +521,14 @@ Status Master::kill(const std::string& frameworkId, const std::string& task) {
 Status Master::acknowledge(const std::string& frameworkId, const std::string& task) {
   auto it = tasks_.find({frameworkId, task});
   if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
-  // Terminal tasks are forgotten once acknowledged and their executor has freed what it held
-  // (or never held anything): the agent's FREED must still find the task it names.
+  // Terminal tasks are forgotten once acknowledged and their resources are back: the agent's
+  // FREED must still find the task it names. Whether the agent holds the executor when the
+  // update is processed does not tell: an agent frees an ended executor in its books before its
+  // FREED reaches the master, and forgetting the task then would refuse that FREED and leave
+  // the allocator holding the resources for good.
   TaskEntry& entry = it->second;
   if (!isTerminal(entry.state)) return Status();
-  auto agent = agents_.find(entry.agent);
-  if (entry.freed || agent == agents_.end() || !agent->second->holdsExecutor(frameworkId, task)) {
+  if (entry.freed || !agents_.count(entry.agent)) {
     tasks_.erase(it);
   } else {
     entry.acknowledged = true;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs Harvest's build dependencies from Debian's registry. Idempotent: when every package
-# is already installed it only runs dpkg-query and returns in well under a second.
+# is already installed it only runs dpkg-query and returns in well under a second. clang is for
+# the libFuzzer targets (scripts/fuzz.sh); its runtime libraries, libFuzzer among them, come
+# with it (clang -> libclang-common-*-dev -> libclang-rt-*-dev).
 set -euo pipefail
 packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-compiler
-          libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev clang)
 packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench-summary.sh.
 missing=()
 for p in "${packages[@]}"; do

@@ -7,7 +7,7 @@
 // records never exceed their limits, errors carry a status from the documented set.
 //
 // Usage: http_fuzz [iterations] [seed]; or HARVEST_FUZZ_ITERATIONS / HARVEST_FUZZ_SEED.
-// Built with -DHARVEST_LIBFUZZER it is instead a libFuzzer target (see tests/http.cmake).
+// Built with -DHARVEST_LIBFUZZER it is instead a libFuzzer target (see fuzz/CMakeLists.txt).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -224,6 +224,37 @@ TEST(NetworkMasterTest, LaunchReachesTheAgentAndItsUpdatesReachTheFramework) {
   EXPECT_EQ(m.at("master/frameworks/" + cluster.framework.id() + "/offers_accepted"), 1);
 }
 
+// An agent frees an ended executor in its books before its FREED reaches the master, so the
+// STATUS says it holds nothing; an ACKNOWLEDGE arriving between the two must not make the
+// master forget the task, or it refuses the FREED and the resources are never offered again.
+TEST(NetworkMasterTest, AFreedAfterTheAcknowledgementStillReturnsTheResources) {
+  Cluster cluster;
+  const v1::Offer offer = cluster.framework.offer();
+  ASSERT_EQ(cluster.framework
+                .call(acceptCall(offer, {launch({taskInfo("t1", "a1", "cpus:1;mem:128")})}, 10))
+                .status,
+            202);
+  std::optional<RunTask> task = cluster.agent.expectRunTask();
+  ASSERT_TRUE(task.has_value());
+  ASSERT_EQ(cluster.agent.status(*task, TaskState::kRunning), 202);
+  EXPECT_EQ(cluster.framework.update().state(), v1::TASK_RUNNING);
+  ASSERT_EQ(cluster.agent.status(*task, TaskState::kFinished, /*holdsResources=*/false), 202);
+  EXPECT_EQ(cluster.framework.update().state(), v1::TASK_FINISHED);
+  Call acknowledge;
+  acknowledge.set_type(Call::ACKNOWLEDGE);
+  acknowledge.mutable_acknowledge()->mutable_agent_id()->set_value("a1");
+  acknowledge.mutable_acknowledge()->mutable_task_id()->set_value("t1");
+  acknowledge.mutable_acknowledge()->set_uuid(std::string(16, '\x01'));
+  ASSERT_EQ(cluster.framework.call(acknowledge).status, 202);
+  // Still known: its FREED has not come.
+  EXPECT_EQ(entries(state(cluster.master.port()), "tasks").size(), 1u);
+
+  EXPECT_EQ(cluster.agent.freed(*task), 202);
+  EXPECT_TRUE(entries(state(cluster.master.port()), "tasks").empty());
+  std::vector<v1::Offer> offers;
+  EXPECT_EQ(nextOffered(cluster.framework, &offers), R("cpus:8;mem:16384"));
+}
+
 TEST(NetworkMasterTest, LaunchGroupSendsEveryTaskOfTheGroup) {
   Cluster cluster;
   const v1::Offer offer = cluster.framework.offer();
