@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "allocator/allocator.h"
-#include "role_history/store.h"
 #include "role_history/role_history.h"
+#include "role_history/store.h"
 
 namespace harvest {
 

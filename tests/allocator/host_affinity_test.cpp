@@ -102,7 +102,7 @@ TEST_F(HostAffinityTest, HoldEndsAtTheHoldTimeAndEscalatesOnce) {
   start(defaults());  // Hold 5 s.
   runAOnTwoAgentsThenFreeS1();
   expectOnly(cycle(), "fa", "s1");
-  decline("fa", "a", "s1", 1000);   // fa wants offers but not this agent for now.
+  decline("fa", "a", "s1", 1000);           // fa wants offers but not this agent for now.
   now_ = 15 * kNanosPerSecond - 1'000'000;  // Hold - 1 ms: still held, so nobody gets s1.
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(metric("host_affinity/roles/a/escalations"), 0);
@@ -237,7 +237,8 @@ TEST_F(HostAffinityTest, RoleComingBackAfterItsHoldIsStillOfferedItsHistoryAgent
   ASSERT_TRUE(allocator_->suppressOffers("fa", {}).ok());  // a scales down: no hold.
   ASSERT_TRUE(allocator_->suppressOffers("fb", {}).ok());
   EXPECT_TRUE(cycle().empty());
-  now_ = 60 * kNanosPerSecond;  // Long after the hold; a comes back, and a new agent s4 is free too.
+  now_ =
+      60 * kNanosPerSecond;  // Long after the hold; a comes back, and a new agent s4 is free too.
   addAgent("s4", kAgent);
   ASSERT_TRUE(allocator_->reviveOffers("fa", {}).ok());
   const auto offers = cycle();
