@@ -533,6 +533,8 @@ void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& a
     AgentState& agent = *agents_[agentIdx];
     if (!agent.unavailability) continue;
     for (const auto& [holder, resources] : agent.allocations) {
+      // The master does not know a placeholder: it has nobody to ask.
+      if (frameworks_[holder.framework]->placeholder) continue;
       if (agent.inverseOffered.count(holder.framework)) continue;
       auto filter = agent.inverseOfferFilters.find(holder.framework);
       if (filter != agent.inverseOfferFilters.end()) {

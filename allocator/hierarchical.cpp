@@ -237,13 +237,28 @@ Resources HierarchicalAllocator::allocationsOn(const AgentState& agent) {
   return allocated;
 }
 
+FrameworkIdx HierarchicalAllocator::newFrameworkIndex() {
+  if (freeFrameworks_.empty()) {
+    frameworks_.emplace_back();
+    return static_cast<FrameworkIdx>(frameworks_.size() - 1);
+  }
+  const FrameworkIdx index = freeFrameworks_.back();
+  freeFrameworks_.pop_back();
+  return index;
+}
+
+void HierarchicalAllocator::releaseFrameworkIndex(FrameworkIdx index) {
+  frameworkIds_.erase(frameworks_[index]->id);
+  frameworks_[index].reset();
+  freeFrameworks_.push_back(index);
+}
+
 FrameworkIdx HierarchicalAllocator::placeholderFor(const std::string& id) {
   if (auto it = frameworkIds_.find(id); it != frameworkIds_.end()) return it->second;
-  const auto index = static_cast<FrameworkIdx>(frameworks_.size());
-  auto framework = std::make_unique<FrameworkState>();
-  framework->id = id;
-  framework->placeholder = true;
-  frameworks_.push_back(std::move(framework));
+  const FrameworkIdx index = newFrameworkIndex();
+  frameworks_[index] = std::make_unique<FrameworkState>();
+  frameworks_[index]->id = id;
+  frameworks_[index]->placeholder = true;
   frameworkIds_.emplace(id, index);
   return index;
 }
@@ -259,8 +274,7 @@ void HierarchicalAllocator::dropPlaceholderIfIdle(FrameworkIdx index) {
       if (grant.framework == index) return;
     }
   }
-  frameworkIds_.erase(frameworks_[index]->id);
-  frameworks_[index].reset();
+  releaseFrameworkIndex(index);
 }
 
 void HierarchicalAllocator::adoptPlaceholder(FrameworkIdx index) {
@@ -371,7 +385,7 @@ Status HierarchicalAllocator::addFramework(
 
   // A placeholder keeps its index: its holdings on agents are keyed by it.
   const bool adopting = existing != frameworkIds_.end();
-  const auto index = adopting ? existing->second : static_cast<FrameworkIdx>(frameworks_.size());
+  const FrameworkIdx index = adopting ? existing->second : newFrameworkIndex();
   auto framework = std::make_unique<FrameworkState>();
   framework->id = id;
   framework->info = info;
@@ -389,12 +403,8 @@ Status HierarchicalAllocator::addFramework(
     role.frameworks.insert(index);
     framework->roles.push_back(fr);
   }
-  if (adopting) {
-    frameworks_[index] = std::move(framework);
-  } else {
-    frameworks_.push_back(std::move(framework));
-    frameworkIds_.emplace(id, index);
-  }
+  frameworks_[index] = std::move(framework);
+  if (!adopting) frameworkIds_.emplace(id, index);
   for (FrameworkRole& fr : frameworks_[index]->roles) {
     if (frameworks_[index]->revocable) addRevocableClient(index, &fr);
     updateFrameworkClient(index, fr);
@@ -453,8 +463,7 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
       --roles_[fr.role].revocableFrameworks;
     }
   }
-  frameworks_[*index].reset();
-  frameworkIds_.erase(id);
+  releaseFrameworkIndex(*index);
   return Status();
 }
 

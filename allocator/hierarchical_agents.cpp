@@ -63,7 +63,7 @@ Status HierarchicalAllocator::addAgent(
                          ") beyond its total (" + total.toString() + ")");
   }
 
-  const auto index = static_cast<AgentIdx>(agents_.size());
+  const AgentIdx index = newAgentIndex();
   auto agent = std::make_unique<AgentState>();
   agent->id = id;
   agent->info = info;
@@ -74,7 +74,7 @@ Status HierarchicalAllocator::addAgent(
   agent->total = total;
   agent->available = total;
   agent->unavailability = unavailability;
-  agents_.push_back(std::move(agent));
+  agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
   if (affinity_) affinity_->addAgent(index, id);
   if (state_ == State::kRecovering && ++recoveredAgents_ >= expectedAgents_) {
@@ -102,6 +102,16 @@ Status HierarchicalAllocator::addAgent(
   return Status();
 }
 
+AgentIdx HierarchicalAllocator::newAgentIndex() {
+  if (freeAgents_.empty()) {
+    agents_.emplace_back();
+    return static_cast<AgentIdx>(agents_.size() - 1);
+  }
+  const AgentIdx index = freeAgents_.back();
+  freeAgents_.pop_back();
+  return index;
+}
+
 Status HierarchicalAllocator::removeAgent(const std::string& id) {
   Result<AgentIdx> index = agentIndex(id);
   if (!index.ok()) return index.status();
@@ -126,6 +136,7 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   for (RoleState& role : roles_) role.frameworkSorter->removeTotal(quantities);
   addReservations(agent.total, -1);
   agents_[*index].reset();
+  freeAgents_.push_back(*index);
   agentIds_.erase(id);
   for (FrameworkIdx framework : holders) dropPlaceholderIfIdle(framework);
   if (affinity_) affinity_->removeAgent(*index, options_.clock());

@@ -105,6 +105,11 @@ class HierarchicalAllocator final : public Allocator {
   void addReservations(const Resources& resources, int sign);
   // Everything allocated on the agent: available is total minus this, unless overcommitted.
   static Resources allocationsOn(const AgentState& agent);
+  // Dense ids of removed frameworks and agents are reused, so every loop over frameworks_ or
+  // agents_ stays proportional to the live cluster however long it churns.
+  FrameworkIdx newFrameworkIndex();
+  void releaseFrameworkIndex(FrameworkIdx index);
+  AgentIdx newAgentIndex();
   // A framework not added yet that an agent reports usage of (see FrameworkState::placeholder).
   FrameworkIdx placeholderFor(const std::string& id);
   // Drops a placeholder once it holds nothing on any agent.
@@ -170,8 +175,10 @@ class HierarchicalAllocator final : public Allocator {
   std::unordered_map<std::string, RoleIdx> roleIds_;
   std::unique_ptr<Sorter> roleSorter_;
   std::vector<std::unique_ptr<FrameworkState>> frameworks_;  // Null once removed.
+  std::vector<FrameworkIdx> freeFrameworks_;
   std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
+  std::vector<AgentIdx> freeAgents_;
   std::unordered_map<std::string, AgentIdx> agentIds_;
   std::vector<RoleIdx> poolRoles_;              // PoolId -> role it is reserved to (cache).
   std::vector<RoleIdx> roleOfClient_;           // Role sorter client -> role.

@@ -287,7 +287,7 @@ class AllocatorPropertyTest : public AllocatorTest {
       for (const auto& [key, resources] : held_) {
         if (key.agent == agent) used[key.framework][key.role] += resources;
       }
-      ASSERT_TRUE(allocator_->addAgent(agent, agentInfo(agent), std::nullopt, total, used).ok());
+      ASSERT_TRUE(allocator_->addAgent(agent, infos_[agent], std::nullopt, total, used).ok());
     }
     for (const auto& [id, model] : frameworks_) {
       if (early.contains(id)) continue;
@@ -319,6 +319,7 @@ class AllocatorPropertyTest : public AllocatorTest {
   }
 
   std::map<std::string, Resources> agents_;
+  std::map<std::string, v1::AgentInfo> infos_;  // What each agent last reported.
   std::map<HeldKey, Resources> held_;
   std::map<std::string, FrameworkModel> frameworks_;
   std::map<HeldKey, Resources> pending_;  // Rescinded, not yet given back.
@@ -360,6 +361,9 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
     std::erase_if(held_, onIt);
     std::erase_if(pending_, onIt);
     std::erase_if(filters_, onIt);
+    infos_.erase(agent->first);
+    estimate_.erase(agent->first);
+    estimateInForce_.erase(agent->first);
     agents_.erase(agent);
   };
   auto removeFramework = [&] {
@@ -378,7 +382,8 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
     if (agents_.size() < 2 || (action == 0 && agents_.size() < kMaxAgents)) {
       const std::string id = "agent" + std::to_string(nextAgent++);
       const std::string& shape = agentShapes[nextAgent % agentShapes.size()];
-      ASSERT_TRUE(allocator_->addAgent(id, agentInfo(id), std::nullopt, R(shape), {}).ok());
+      infos_[id] = agentInfo(id);
+      ASSERT_TRUE(allocator_->addAgent(id, infos_[id], std::nullopt, R(shape), {}).ok());
       agents_[id] = R(shape);
       estimate_[id] = estimateInForce_[id] = Resources();
     } else if ((action == 0 || action == 1) && agents_.size() > 3) {
@@ -448,8 +453,7 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
       auto agent = pick(agents_);
       const Resources estimate = R("cpus:" + std::to_string(random() % 6 + 1));
       ASSERT_TRUE(
-          allocator_->updateAgent(agent->first, agentInfo(agent->first), std::nullopt, estimate)
-              .ok());
+          allocator_->updateAgent(agent->first, infos_[agent->first], std::nullopt, estimate).ok());
       estimate_[agent->first] = estimate;
     } else if (action == 10 && random() % 4 == 0) {
       const std::string& role = kQuotaRoles[random() % kQuotaRoles.size()];
@@ -470,6 +474,7 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
       attribute->set_type(v1::Value::SCALAR);
       attribute->mutable_scalar()->set_value(static_cast<double>(event));
       ASSERT_TRUE(allocator_->updateAgent(agent->first, info, std::nullopt, std::nullopt).ok());
+      infos_[agent->first] = info;
       std::erase_if(filters_, [&](const auto& entry) { return entry.first.agent == agent->first; });
     } else if (action == 12 && random() % 100 == 0) {
       restart(event, random);
