@@ -85,9 +85,9 @@ Quantities shortfall(const Quantities& wanted, const Quantities& have) {
   return wanted - have;
 }
 
-// Stage 1 splits what a role may use on an agent as Mesos does: `whole` is offered as it is
-// (the role's own reservations, an ancestor's waiting for stage 2, and non-scalar resources),
-// `unreserved` (unreserved scalars) is cut to the caps.
+// Stage 1 splits what a role may use on an agent as Mesos does: `whole` goes as it is (the
+// role's own reservations and non-scalar resources; an ancestor's reservations wait for
+// stage 2), `unreserved` (the unreserved scalars) is cut to the caps.
 void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolRoles, RoleIdx role,
                     Resources* whole, Resources* unreserved) {
   for (const auto& entry : eligible.scalars()) {
