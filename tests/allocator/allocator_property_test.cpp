@@ -237,9 +237,12 @@ class AllocatorPropertyTest : public AllocatorTest {
   // a rescinded offer or an evicted executor.
   void giveBack(const HeldKey& key, const Resources& resources,
                 const std::optional<v1::Filters>& filters) {
-    ASSERT_TRUE(
-        allocator_->recoverResources(key.framework, key.agent, key.role, resources, filters).ok())
-        << "cannot give back " << resources << " of " << key.framework << " on " << key.agent;
+    const Status recovered =
+        allocator_->recoverResources(key.framework, key.agent, key.role, resources, filters);
+    ASSERT_TRUE(recovered.ok()) << recovered.message() << "; "
+                                << "event " << event_ << ": cannot give back " << resources
+                                << " of " << key.framework << " (" << key.role << ") on "
+                                << key.agent;
     held_[key] -= resources;
     if (held_[key].empty()) held_.erase(key);
     auto pending = pending_.find(key);
@@ -265,12 +268,18 @@ class AllocatorPropertyTest : public AllocatorTest {
   // work is lost; the new allocator learns frameworks and agents again, some frameworks only
   // after their agents reported their usage. Then invariant 5.
   void restart(size_t event, std::mt19937_64& random) {
-    while (!pending_.empty()) giveBack(pending_.begin()->first, pending_.begin()->second, {});
+    while (!pending_.empty() && !HasFatalFailure()) {
+      // Copies: giveBack() changes and erases the entry they come from.
+      const HeldKey key = pending_.begin()->first;
+      const Resources rescinded = pending_.begin()->second;
+      giveBack(key, rescinded, std::nullopt);
+    }
     for (auto it = held_.begin(); it != held_.end();) {
       const HeldKey key = it->first;
       const Resources revocable = it->second.revocable();
       ++it;
       if (!revocable.empty()) giveBack(key, revocable, std::nullopt);
+      if (HasFatalFailure()) return;
     }
     if (HasFatalFailure()) return;
     initialize();
@@ -326,6 +335,7 @@ class AllocatorPropertyTest : public AllocatorTest {
   std::map<HeldKey, FilterModel> filters_;
   std::map<std::string, Resources> estimate_, estimateInForce_;
   std::map<std::string, Quota> quotas_;
+  size_t event_ = 0;  // The event being applied, for messages.
   size_t revocableOffers_ = 0, limitedOffers_ = 0, headroomCycles_ = 0, restarts_ = 0;
 };
 
@@ -378,6 +388,7 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
 
   const auto started = std::chrono::steady_clock::now();
   for (size_t event = 0; event < events; ++event) {
+    event_ = event;
     const int action = std::uniform_int_distribution<int>(0, 12)(random);
     if (agents_.size() < 2 || (action == 0 && agents_.size() < kMaxAgents)) {
       const std::string id = "agent" + std::to_string(nextAgent++);
