@@ -1,10 +1,14 @@
 // One allocation cycle.
 //
 // The cycle walks the agents (in a seeded shuffled order, as Mesos does) and, per agent,
-//   stage 1: roles whose quota guarantee is unmet, in role-sorter order, get what they need;
+//   stage 1: roles whose quota guarantee is unmet, in role-sorter order, get their unmet
+//            guarantee, their own reservations and non-scalar resources, and beyond the
+//            guarantee only what unmet guarantees do not need (the surplus headroom);
 //   stage 2: every role in weighted-DRF order, and inside a role every framework in DRF
 //            order, is offered what is left, keeping back the headroom that unmet
-//            guarantees need and never passing a role's quota limit;
+//            guarantees need;
+//   in both, a quota limit caps each kind it names (reservations count as consumed, so
+//   they are always offered; kinds it does not name are not limited);
 //   stage 3: (revocable_stage.cpp) idle reserved and oversubscribed resources are lent.
 // With host affinity on, an agent a role freed is first held for that role (see
 // host_affinity.h): offered to it alone during the hold, before stages 1 and 2.
@@ -81,6 +85,22 @@ Quantities shortfall(const Quantities& wanted, const Quantities& have) {
   return wanted - have;
 }
 
+// Stage 1 splits what a role may use on an agent as Mesos does: `whole` goes as it is (the
+// role's own reservations and non-scalar resources; an ancestor's reservations wait for
+// stage 2), `unreserved` (the unreserved scalars) is cut to the caps.
+void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolRoles, RoleIdx role,
+                    Resources* whole, Resources* unreserved) {
+  for (const auto& entry : eligible.scalars()) {
+    if (!entry.key.reserved()) {
+      unreserved->addScalar(entry.key, entry.amount);
+    } else if (entry.key.pool < poolRoles.size() && poolRoles[entry.key.pool] == role) {
+      whole->addScalar(entry.key, entry.amount);
+    }
+  }
+  for (const auto& entry : eligible.ranges()) whole->addRanges(entry.key, entry.ranges);
+  for (const auto& entry : eligible.sets()) whole->addSet(entry.key, entry.items);
+}
+
 }  // namespace
 
 Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
@@ -142,13 +162,14 @@ bool HierarchicalAllocator::wantsOffers(const RoleState& role) const {
 }
 
 Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
-  // Quota counts the role's subtree: what it holds plus its reservations nobody holds.
+  // Quota counts the role's subtree: its reservations, allocated or not, and the unreserved
+  // resources it holds.
   Quantities consumed;
   for (const RoleState& role : roles_) {
     const auto& path = role.selfAndAncestors;
     if (std::find(path.begin(), path.end(), roleIdx) == path.end()) continue;
-    consumed += role.allocated;
-    consumed += role.reservedTotal - role.reservedAllocated;
+    consumed += role.allocatedUnreserved;
+    consumed += role.reservedTotal;
   }
   return consumed;
 }
@@ -195,12 +216,15 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     quotaSlot[r] = static_cast<int>(quotaRoles.size());
     quotaRoles.push_back(QuotaRole{r, Quantities()});
   }
-  // Consumption of a quota role = its subtree's holdings + unallocated reservations: add each
-  // role's own part to every quota'd role on its path to the root.
+  // Consumption of a quota role = its subtree's reservations + unreserved holdings: add each
+  // role's own part to every quota'd role on its path to the root. The same sums give the
+  // unreserved resources nobody holds, cluster-wide whatever agents this cycle walks.
+  Quantities reservedOrHeld;
   if (!quotaRoles.empty()) {
     for (const RoleState& role : roles_) {
-      const Quantities own = role.allocated + (role.reservedTotal - role.reservedAllocated);
+      const Quantities own = role.allocatedUnreserved + role.reservedTotal;
       if (own.empty()) continue;
+      reservedOrHeld += own;
       for (RoleIdx ancestor : role.selfAndAncestors) {
         if (quotaSlot[ancestor] >= 0) quotaRoles[quotaSlot[ancestor]].consumed += own;
       }
@@ -210,14 +234,13 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   for (const QuotaRole& q : quotaRoles) {
     requiredHeadroom += shortfall(roles_[q.role].quota->guarantee, q.consumed);
   }
-  // Unreserved and unallocated across the cluster; only guarantees need it, and summing it
-  // is a pass over every agent, so clusters without quota skip it.
   Quantities availableHeadroom;
-  if (!requiredHeadroom.empty()) {
-    for (AgentIdx a : agentOrder) {
-      if (agents_[a]->active) availableHeadroom += agents_[a]->available.unreserved().quantities();
-    }
-  }
+  if (!requiredHeadroom.empty()) availableHeadroom = clusterTotal_ - reservedOrHeld;
+  // What unmet guarantees do not need: the most of a kind anyone may take beyond them.
+  auto surplus = [&](KindId kind) {
+    const Scalar room = availableHeadroom.get(kind) - requiredHeadroom.get(kind);
+    return room < Scalar() ? Scalar() : room;
+  };
 
   std::vector<PendingOffer> offers;
   std::vector<PendingRescind> rescinds;
@@ -226,7 +249,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
     if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
     offers.push_back({frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, resources});
-    const Quantities unreserved = resources.unreserved().quantities();
+    const Quantities unreserved = unreservedQuantities(resources);
     availableHeadroom -= unreserved;
     for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
       if (quotaSlot[ancestor] < 0) continue;
@@ -240,27 +263,45 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     }
   };
 
-  // The caps on unreserved resources a role may take now: its quota limit and that of every
-  // quota'd ancestor; in stage 2 also the headroom unmet guarantees hold back; in stage 1
-  // the role's own unmet guarantee. Returns false when a limit is already reached.
-  auto unreservedCaps = [&](RoleIdx roleIdx, const Quantities* guaranteeShortfall, Caps* caps) {
+  // Caps on the unreserved resources a role may take now, per kind: the room under its quota
+  // limit and under that of every quota'd ancestor (kinds a limit does not name are free).
+  auto limitCaps = [&](RoleIdx roleIdx, Caps* caps) {
     for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
       if (quotaSlot[ancestor] < 0) continue;
       const QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
       const std::optional<Quota>& quota = roles_[q.role].quota;
       if (!quota->limit) continue;
       for (const auto& [kind, limit] : *quota->limit) {
-        const Scalar room = limit - q.consumed.get(kind);
-        if (!room.isPositive()) return false;
-        tighten(*caps, kind, room);
+        tighten(*caps, kind, limit - q.consumed.get(kind));
       }
     }
-    if (guaranteeShortfall) {
-      for (const auto& [kind, need] : *guaranteeShortfall) tighten(*caps, kind, need);
-    } else {
-      for (const auto& [kind, needed] : requiredHeadroom) {
-        tighten(*caps, kind, availableHeadroom.get(kind) - needed);
-      }
+  };
+  // Stage 2: beyond the limits, what unmet guarantees need is held back.
+  auto headroomCaps = [&](Caps* caps) {
+    for (const auto& [kind, needed] : requiredHeadroom) tighten(*caps, kind, surplus(kind));
+  };
+  // Stage 1 for the unreserved scalars `unreserved` of an agent: the role's unmet guarantee
+  // in full (so a cluster over-committed by guarantees still serves it), anything beyond it
+  // only from the surplus. False when nothing here serves the guarantee: the role then waits
+  // for stage 2 (Mesos skips it, reservations included).
+  auto guaranteeCaps = [&](const Resources& unreserved, const Quantities& need, Caps* caps) {
+    bool progress = false;
+    for (const auto& [kind, needed] : need) {
+      const Scalar here = unreserved.scalar(kind);
+      progress = progress || here.isPositive();
+      tighten(*caps, kind, std::min(here, needed) + surplus(kind));
+    }
+    for (const auto& [kind, needed] : requiredHeadroom) {
+      if (need.get(kind).isZero()) tighten(*caps, kind, surplus(kind));
+    }
+    return progress;
+  };
+  // Host affinity holds an agent only for a role below every limit on every kind.
+  auto belowLimits = [&](RoleIdx roleIdx) {
+    Caps caps;
+    limitCaps(roleIdx, &caps);
+    for (const auto& [kind, room] : caps) {
+      if (!room.isPositive()) return false;
     }
     return true;
   };
@@ -270,9 +311,10 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     AgentState& agent = *agents_[agentIdx];
     RoleState& role = roles_[roleIdx];
     if (role.frameworks.empty()) return;
-    Caps caps;
-    if (!unreservedCaps(roleIdx, guaranteeShortfall, &caps)) return;
     if (nested(roleIdx) && !agent.hierarchicalRole) return;
+    Caps caps;
+    limitCaps(roleIdx, &caps);
+    if (!guaranteeShortfall) headroomCaps(&caps);
     if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
       return;
     }
@@ -289,10 +331,19 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
       const FrameworkState& framework = *frameworks_[frameworkIdx];
       if (agent.hasGpus && !framework.gpu) return true;
-      if (framework.roles.size() > 1 && !agent.multiRole) return true;
+      // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
+      if (framework.multiRole && !agent.multiRole) return true;
       const int variant = framework.refinement ? 1 : 0;
       if (!candidates[variant]) {
-        if (caps.empty() && !agentHasReserved) {
+        if (guaranteeShortfall) {
+          Resources whole, unreserved;
+          splitForStage1(eligibleFor(agent, framework, roleIdx), poolRoles_, roleIdx, &whole,
+                         &unreserved);
+          Caps stageCaps = caps;
+          candidates[variant] = guaranteeCaps(unreserved, *guaranteeShortfall, &stageCaps)
+                                    ? whole + capped(unreserved, stageCaps)
+                                    : Resources();
+        } else if (caps.empty() && !agentHasReserved) {
           candidates[variant] = agent.available.regular();  // Usual case: no copies to cut.
         } else {
           const Resources eligible = eligibleFor(agent, framework, roleIdx);
@@ -331,8 +382,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
         }
       }
       const double share = roleSorter_->share(roles_[roleIdx].sorterClient);
-      Caps ignored;
-      allowed = share <= 1.0 / demandWeight + 1e-9 && unreservedCaps(roleIdx, nullptr, &ignored);
+      allowed = share <= 1.0 / demandWeight + 1e-9 && belowLimits(roleIdx);
     }
     holdAllowed[roleIdx] = allowed ? 1 : 0;
     return allowed;
@@ -483,6 +533,8 @@ void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& a
     AgentState& agent = *agents_[agentIdx];
     if (!agent.unavailability) continue;
     for (const auto& [holder, resources] : agent.allocations) {
+      // The master does not know a placeholder: it has nobody to ask.
+      if (frameworks_[holder.framework]->placeholder) continue;
       if (agent.inverseOffered.count(holder.framework)) continue;
       auto filter = agent.inverseOfferFilters.find(holder.framework);
       if (filter != agent.inverseOfferFilters.end()) {

@@ -8,12 +8,14 @@
 // master's strings (Mesos FrameworkID/AgentID values), mapped to dense ids inside.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -106,9 +108,60 @@ enum class PlacementEvent : uint8_t {
 };
 const char* toString(PlacementEvent event);
 
+// Upper bounds per resource kind (Mesos's ResourceLimits). Unlike Quantities a bound may be
+// zero: `cpus:0` means no cpus at all, while a kind that is not named is not limited.
+class ResourceLimits {
+ public:
+  using Entry = std::pair<KindId, Scalar>;
+
+  ResourceLimits() = default;
+  ResourceLimits(std::initializer_list<Entry> entries) {
+    for (const Entry& entry : entries) set(entry.first, entry.second);
+  }
+  // Every kind of `quantities` bounded by its amount. Implicit, so a limit can still be given
+  // as amounts wherever one was before.
+  ResourceLimits(const Quantities& quantities) {
+    for (const auto& [kind, amount] : quantities) set(kind, amount);
+  }
+
+  // Sets the bound of `kind`; negative amounts are refused by the caller (updateQuota).
+  void set(KindId kind, Scalar amount) {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), kind,
+                               [](const Entry& e, KindId k) { return e.first < k; });
+    if (it != entries_.end() && it->first == kind) {
+      it->second = amount;
+    } else {
+      entries_.insert(it, Entry{kind, amount});
+    }
+  }
+  // The bound of `kind`, or nullopt when the kind is not limited.
+  std::optional<Scalar> get(KindId kind) const {
+    for (const Entry& entry : entries_) {
+      if (entry.first == kind) return entry.second;
+    }
+    return std::nullopt;
+  }
+  bool empty() const { return entries_.empty(); }
+  auto begin() const { return entries_.begin(); }
+  auto end() const { return entries_.end(); }
+  // True when every kind of `quantities` is within its bound.
+  bool allows(const Quantities& quantities) const {
+    for (const auto& [kind, amount] : quantities) {
+      const std::optional<Scalar> bound = get(kind);
+      if (bound && amount > *bound) return false;
+    }
+    return true;
+  }
+  friend bool operator==(const ResourceLimits&, const ResourceLimits&) = default;
+  std::string toString() const;
+
+ private:
+  std::vector<Entry> entries_;  // Sorted by kind; zero bounds kept.
+};
+
 struct Quota {
   Quantities guarantee;
-  std::optional<Quantities> limit;  // Unset: no limit.
+  std::optional<ResourceLimits> limit;  // Unset: no limit.
 };
 
 // One step of RESERVE / UNRESERVE / CREATE / DESTROY: `consumed` becomes `converted`.

@@ -55,7 +55,10 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   }
   Quantities allocated;
   for (const auto& agent : agents_) {
-    if (agent) allocated += (agent->total - agent->available).quantities();
+    if (!agent) continue;
+    // Past a shrunken total, total - available no longer counts everything allocated.
+    allocated += (agent->overcommitted ? allocationsOn(*agent) : agent->total - agent->available)
+                     .quantities();
   }
   for (const auto& [kind, amount] : clusterTotal_) {
     out[prefix + "resources/" + kinds::name(kind) + "/total"] = amount.toDouble();

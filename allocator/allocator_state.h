@@ -27,9 +27,10 @@ struct RoleState {
   std::unique_ptr<Sorter> frameworkSorter;  // Frameworks subscribed to this role.
   boost::container::flat_set<FrameworkIdx> frameworks;
   std::optional<Quota> quota;
-  Quantities allocated;          // Regular resources allocated to this exact role.
-  Quantities reservedTotal;      // All resources reserved to this exact role (any agent).
-  Quantities reservedAllocated;  // The part of reservedTotal that is allocated.
+  // Quota consumption of this exact role (Mesos: reservations + unreserved allocation): its
+  // reservations count whether allocated or not, so offering them never crosses a limit.
+  Quantities allocatedUnreserved;               // Unreserved regular resources allocated to it.
+  Quantities reservedTotal;                     // All resources reserved to it (any agent).
   std::vector<FrameworkIdx> frameworkOfClient;  // Framework sorter client -> framework.
   size_t activeFilters = 0;
 
@@ -66,6 +67,10 @@ struct FrameworkState {
   bool gpu = false;
   bool multiRole = false;
   bool refinement = false;
+  // Known only from usage an agent reported before the master added the framework: it holds
+  // that usage (charged to its roles, released with the agent or the tasks) and is never
+  // offered anything; addFramework() adopts it.
+  bool placeholder = false;
   std::vector<FrameworkRole> roles;
   const FrameworkRole* findRole(RoleIdx role) const {
     for (const FrameworkRole& r : roles) {
@@ -92,6 +97,9 @@ struct AgentState {
   bool hasGpus = false;
   Resources total;      // Regular resources, reserved ones included.
   Resources available;  // total minus every allocation; kept up to date incrementally.
+  // The total shrank below what is allocated here (updateAgent): `available` is then
+  // recomputed from the allocations as they end, and nothing is offered until it is free.
+  bool overcommitted = false;
   boost::container::flat_map<Holder, Resources> allocations;
   boost::container::flat_map<Holder, OfferFilter> filters;
   std::optional<v1::Unavailability> unavailability;

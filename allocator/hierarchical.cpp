@@ -28,6 +28,33 @@ std::vector<std::string> rolesOf(const v1::FrameworkInfo& info) {
 
 }  // namespace
 
+Quantities unreservedQuantities(const Resources& resources) {
+  Quantities out;
+  for (const auto& entry : resources.scalars()) {
+    if (!entry.key.reserved()) out.set(entry.key.kind, out.get(entry.key.kind) + entry.amount);
+  }
+  for (const auto& entry : resources.ranges()) {
+    if (entry.key.reserved()) continue;
+    const auto count = static_cast<int64_t>(entry.ranges.count());
+    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
+  }
+  for (const auto& entry : resources.sets()) {
+    if (entry.key.reserved()) continue;
+    const auto count = static_cast<int64_t>(entry.items.size());
+    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
+  }
+  return out;
+}
+
+std::string ResourceLimits::toString() const {
+  std::string out;
+  for (const auto& [kind, amount] : entries_) {
+    if (!out.empty()) out += ';';
+    out += kinds::name(kind) + ":" + amount.toString();
+  }
+  return out;
+}
+
 std::unique_ptr<Sorter> HierarchicalAllocator::makeSorter(const Quantities& total) const {
   std::unique_ptr<Sorter> sorter =
       options_.sorter == "random" ? makeRandomSorter(options_.seed) : makeDrfSorter();
@@ -136,10 +163,12 @@ RoleIdx HierarchicalAllocator::poolRole(PoolId pool) {
   return poolRoles_[pool];
 }
 
-Result<FrameworkIdx> HierarchicalAllocator::frameworkIndex(const std::string& id) const {
+Result<FrameworkIdx> HierarchicalAllocator::frameworkIndex(const std::string& id,
+                                                           bool placeholders) const {
   auto it = frameworkIds_.find(id);
-  if (it == frameworkIds_.end())
+  if (it == frameworkIds_.end() || (!placeholders && frameworks_[it->second]->placeholder)) {
     return Result<FrameworkIdx>::error("unknown framework '" + id + "'");
+  }
   return it->second;
 }
 
@@ -189,11 +218,10 @@ void HierarchicalAllocator::addRevocableClient(FrameworkIdx index, FrameworkRole
   ++state.revocableFrameworks;
 }
 
-void HierarchicalAllocator::addReservations(const Resources& resources, int sign, bool allocated) {
+void HierarchicalAllocator::addReservations(const Resources& resources, int sign) {
   for (const auto& entry : resources.scalars()) {
     if (!entry.key.reserved()) continue;
-    RoleState& role = roles_[poolRole(entry.key.pool)];
-    Quantities& target = allocated ? role.reservedAllocated : role.reservedTotal;
+    Quantities& target = roles_[poolRole(entry.key.pool)].reservedTotal;
     const Quantities delta{{entry.key.kind, entry.amount}};
     if (sign > 0) {
       target += delta;
@@ -201,6 +229,79 @@ void HierarchicalAllocator::addReservations(const Resources& resources, int sign
       target -= delta;
     }
   }
+}
+
+Resources HierarchicalAllocator::allocationsOn(const AgentState& agent) {
+  Resources allocated;
+  for (const auto& [holder, resources] : agent.allocations) allocated += resources;
+  return allocated;
+}
+
+FrameworkIdx HierarchicalAllocator::newFrameworkIndex() {
+  if (freeFrameworks_.empty()) {
+    frameworks_.emplace_back();
+    return static_cast<FrameworkIdx>(frameworks_.size() - 1);
+  }
+  const FrameworkIdx index = freeFrameworks_.back();
+  freeFrameworks_.pop_back();
+  return index;
+}
+
+void HierarchicalAllocator::releaseFrameworkIndex(FrameworkIdx index) {
+  frameworkIds_.erase(frameworks_[index]->id);
+  frameworks_[index].reset();
+  freeFrameworks_.push_back(index);
+}
+
+FrameworkIdx HierarchicalAllocator::placeholderFor(const std::string& id) {
+  if (auto it = frameworkIds_.find(id); it != frameworkIds_.end()) return it->second;
+  const FrameworkIdx index = newFrameworkIndex();
+  frameworks_[index] = std::make_unique<FrameworkState>();
+  frameworks_[index]->id = id;
+  frameworks_[index]->placeholder = true;
+  frameworkIds_.emplace(id, index);
+  return index;
+}
+
+void HierarchicalAllocator::dropPlaceholderIfIdle(FrameworkIdx index) {
+  if (!frameworks_[index] || !frameworks_[index]->placeholder) return;
+  for (const auto& agent : agents_) {
+    if (!agent) continue;
+    for (const auto& [holder, resources] : agent->allocations) {
+      if (holder.framework == index) return;
+    }
+    for (const RevocableLedger::Grant& grant : agent->revocable.grants()) {
+      if (grant.framework == index) return;
+    }
+  }
+  releaseFrameworkIndex(index);
+}
+
+void HierarchicalAllocator::adoptPlaceholder(FrameworkIdx index) {
+  const FrameworkState& framework = *frameworks_[index];
+  for (const auto& agent : agents_) {
+    if (!agent) continue;
+    for (const auto& [holder, resources] : agent->allocations) {
+      if (holder.framework != index) continue;
+      if (const FrameworkRole* fr = framework.findRole(holder.role)) {
+        roles_[holder.role].frameworkSorter->allocated(fr->sorterClient, resources.quantities());
+      }
+    }
+    for (const RevocableLedger::Grant& grant : agent->revocable.grants()) {
+      if (grant.framework != index) continue;
+      const FrameworkRole* fr = framework.findRole(grant.role);
+      if (fr && fr->revocableClient != kNoClient) {
+        roles_[grant.role].revocableFrameworkSorter->allocated(fr->revocableClient,
+                                                               grant.resources.quantities());
+      }
+    }
+  }
+}
+
+void HierarchicalAllocator::clearFilters(AgentState& agent) {
+  for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
+  agent.filters.clear();
+  agent.inverseOfferFilters.clear();
 }
 
 void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
@@ -213,14 +314,13 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
   agent.available -= resources;
   const Quantities quantities = resources.quantities();
   RoleState& role = roles_[holder.role];
-  role.allocated += quantities;
+  role.allocatedUnreserved += unreservedQuantities(resources);
   roleSorter_->allocated(role.sorterClient, quantities);
   if (const FrameworkRole* fr = frameworks_[holder.framework]
                                     ? frameworks_[holder.framework]->findRole(holder.role)
                                     : nullptr) {
     role.frameworkSorter->allocated(fr->sorterClient, quantities);
   }
-  addReservations(resources, +1, /*allocated=*/true);
 }
 
 void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
@@ -233,17 +333,23 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
     it->second -= resources;
     if (it->second.empty()) agent.allocations.erase(it);
   }
-  agent.available += resources;
+  if (agent.overcommitted) {
+    // What comes back may still be beyond the total: only what the total holds is free.
+    const Resources allocated = allocationsOn(agent);
+    agent.available = agent.total - allocated;
+    agent.overcommitted = !agent.total.contains(allocated);
+  } else {
+    agent.available += resources;
+  }
   const Quantities quantities = resources.quantities();
   RoleState& role = roles_[holder.role];
-  role.allocated -= quantities;
+  role.allocatedUnreserved -= unreservedQuantities(resources);
   roleSorter_->unallocated(role.sorterClient, quantities);
   if (const FrameworkRole* fr = frameworks_[holder.framework]
                                     ? frameworks_[holder.framework]->findRole(holder.role)
                                     : nullptr) {
     role.frameworkSorter->unallocated(fr->sorterClient, quantities);
   }
-  addReservations(resources, -1, /*allocated=*/true);
 }
 
 Status HierarchicalAllocator::addFramework(
@@ -252,7 +358,10 @@ Status HierarchicalAllocator::addFramework(
     const std::set<std::string>& suppressedRoles) {
   if (!initialized_) return Status::error("allocator is not initialized");
   if (id.empty()) return Status::error("framework id is empty");
-  if (frameworkIds_.count(id)) return Status::error("framework '" + id + "' already exists");
+  auto existing = frameworkIds_.find(id);
+  if (existing != frameworkIds_.end() && !frameworks_[existing->second]->placeholder) {
+    return Status::error("framework '" + id + "' already exists");
+  }
   std::vector<RoleIdx> roleIds;
   if (Status s = rolesFromInfo(info, &roleIds); !s.ok())
     return Status::error("framework '" + id + "': " + s.message());
@@ -274,7 +383,9 @@ Status HierarchicalAllocator::addFramework(
     }
   }
 
-  const auto index = static_cast<FrameworkIdx>(frameworks_.size());
+  // A placeholder keeps its index: its holdings on agents are keyed by it.
+  const bool adopting = existing != frameworkIds_.end();
+  const FrameworkIdx index = adopting ? existing->second : newFrameworkIndex();
   auto framework = std::make_unique<FrameworkState>();
   framework->id = id;
   framework->info = info;
@@ -292,12 +403,13 @@ Status HierarchicalAllocator::addFramework(
     role.frameworks.insert(index);
     framework->roles.push_back(fr);
   }
-  frameworks_.push_back(std::move(framework));
-  frameworkIds_.emplace(id, index);
+  frameworks_[index] = std::move(framework);
+  if (!adopting) frameworkIds_.emplace(id, index);
   for (FrameworkRole& fr : frameworks_[index]->roles) {
     if (frameworks_[index]->revocable) addRevocableClient(index, &fr);
     updateFrameworkClient(index, fr);
   }
+  if (adopting) adoptPlaceholder(index);
 
   for (const auto& [agentId, byRole] : usedByAgent) {
     auto agent = agentIds_.find(agentId);
@@ -318,7 +430,7 @@ Status HierarchicalAllocator::addFramework(
 }
 
 Status HierarchicalAllocator::removeFramework(const std::string& id) {
-  Result<FrameworkIdx> index = frameworkIndex(id);
+  Result<FrameworkIdx> index = frameworkIndex(id, /*placeholders=*/true);
   if (!index.ok()) return index.status();
   // Give back everything the framework holds, so shares drop at once.
   for (AgentIdx a{}; a < agents_.size(); ++a) {
@@ -351,8 +463,7 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
       --roles_[fr.role].revocableFrameworks;
     }
   }
-  frameworks_[*index].reset();
-  frameworkIds_.erase(id);
+  releaseFrameworkIndex(*index);
   return Status();
 }
 
@@ -464,9 +575,9 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
   // The converted resources stay allocated, so what is available does not change.
   const Resources availableBefore = state.available;
   untrackAllocation(*agent, holder, offered);
-  addReservations(state.total, -1, false);
+  addReservations(state.total, -1);
   state.total = state.total - offered + after;
-  addReservations(state.total, +1, false);
+  addReservations(state.total, +1);
   trackAllocation(*agent, holder, after);
   state.available = availableBefore;
   return Status();
@@ -492,10 +603,10 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
     }
     available = available - c.consumed + c.converted;
   }
-  const Resources allocated = state.total - state.available;
-  addReservations(state.total, -1, false);
-  state.total = allocated + available;
-  addReservations(state.total, +1, false);
+  // Conversions change only what is available; the allocated part of the total stays.
+  addReservations(state.total, -1);
+  state.total = state.total - state.available + available;
+  addReservations(state.total, +1);
   state.available = available;
   state.revocableDirty = true;
   return Status();
@@ -505,7 +616,8 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
                                                const std::string& agentId, const std::string& role,
                                                const Resources& resources,
                                                const std::optional<v1::Filters>& filters) {
-  Result<FrameworkIdx> framework = frameworkIndex(frameworkId);
+  // Tasks of a framework known only from an agent's report may end before it registers.
+  Result<FrameworkIdx> framework = frameworkIndex(frameworkId, /*placeholders=*/true);
   if (!framework.ok()) return framework.status();
   Result<AgentIdx> agent = agentIndex(agentId);
   if (!agent.ok()) return agent.status();
@@ -533,7 +645,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
     CHECK(state.revocable.release(holder.framework, holder.role, revocable).ok());
     untrackRevocable(holder, revocable);
   }
-  if (seconds > 0 && !resources.empty()) {
+  if (seconds > 0 && !resources.empty() && !frameworks_[holder.framework]->placeholder) {
     OfferFilter& filter = state.filters[holder];
     if (filter.refused.empty()) ++roles_[holder.role].activeFilters;
     filter.refused = resources;
@@ -541,6 +653,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
                     static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
     filter.createdAfterRun = allocationRuns_;
   }
+  dropPlaceholderIfIdle(holder.framework);
   return Status();
 }
 
@@ -591,7 +704,12 @@ Status HierarchicalAllocator::reviveOffers(const std::string& id,
 
 Status HierarchicalAllocator::updateQuota(const std::string& name, const Quota& quota) {
   if (name == roles::kDefaultRole) return Status::error("role '*' cannot have a quota");
-  if (quota.limit && !quota.limit->contains(quota.guarantee)) {
+  for (const auto& [kind, bound] : quota.limit.value_or(ResourceLimits())) {
+    if (bound < Scalar()) {
+      return Status::error("quota of role '" + name + "': negative limit of " + kinds::name(kind));
+    }
+  }
+  if (quota.limit && !quota.limit->allows(quota.guarantee)) {
     return Status::error("quota of role '" + name + "': guarantee " + quota.guarantee.toString() +
                          " exceeds limit " + quota.limit->toString());
   }

@@ -4,6 +4,9 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "allocator/hierarchical_allocator.h"
 #include "resources/roles.h"
@@ -16,6 +19,22 @@ bool hasCapability(const v1::AgentInfo& info, v1::AgentInfo::Capability::Type ty
     if (capability.type() == type) return true;
   }
   return false;
+}
+
+// Attributes and capabilities compared as sets: reordering them changes nothing.
+bool sameAttributesAndCapabilities(const v1::AgentInfo& a, const v1::AgentInfo& b) {
+  auto attributes = [](const v1::AgentInfo& info) {
+    std::vector<std::string> out;
+    for (const auto& attribute : info.attributes()) out.push_back(attribute.SerializeAsString());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto capabilities = [](const v1::AgentInfo& info) {
+    std::set<int> out;
+    for (const auto& capability : info.capabilities()) out.insert(capability.type());
+    return out;
+  };
+  return attributes(a) == attributes(b) && capabilities(a) == capabilities(b);
 }
 
 }  // namespace
@@ -44,7 +63,7 @@ Status HierarchicalAllocator::addAgent(
                          ") beyond its total (" + total.toString() + ")");
   }
 
-  const auto index = static_cast<AgentIdx>(agents_.size());
+  const AgentIdx index = newAgentIndex();
   auto agent = std::make_unique<AgentState>();
   agent->id = id;
   agent->info = info;
@@ -55,7 +74,7 @@ Status HierarchicalAllocator::addAgent(
   agent->total = total;
   agent->available = total;
   agent->unavailability = unavailability;
-  agents_.push_back(std::move(agent));
+  agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
   if (affinity_) affinity_->addAgent(index, id);
   if (state_ == State::kRecovering && ++recoveredAgents_ >= expectedAgents_) {
@@ -66,32 +85,31 @@ Status HierarchicalAllocator::addAgent(
   clusterTotal_ += quantities;
   roleSorter_->addTotal(quantities);
   for (RoleState& role : roles_) role.frameworkSorter->addTotal(quantities);
-  addReservations(total, +1, /*allocated=*/false);
+  addReservations(total, +1);
 
-  // Allocations of frameworks not yet re-registered are still counted against the agent
-  // and their role, so nothing is offered twice; the framework's sorter picks them up when
-  // it arrives (addFramework skips holders already present).
+  // Usage of a framework the master has not added yet is held by a placeholder of that id:
+  // charged once to the role (shares, quota), never offered twice, released when the agent
+  // goes or the tasks end; addFramework() adopts it and skips holders already present.
   for (const auto& [framework, byRole] : usedByFramework) {
-    auto known = frameworkIds_.find(framework);
+    const FrameworkIdx holder = placeholderFor(framework);
     for (const auto& [role, resources] : byRole) {
       const RoleIdx roleIdx = roleFor(role).value();
-      const FrameworkIdx holder =
-          known != frameworkIds_.end() ? known->second : FrameworkIdx(UINT32_MAX);
-      if (holder == UINT32_MAX) {
-        // Not attributable to a framework yet: keep it out of `available` and in the role.
-        AgentState& a = *agents_[index];
-        a.available -= resources.regular();
-        roles_[roleIdx].allocated += resources.regular().quantities();
-        roleSorter_->allocated(roles_[roleIdx].sorterClient, resources.regular().quantities());
-        addReservations(resources.regular(), +1, true);
-        continue;
-      }
       trackAllocation(index, Holder{holder, roleIdx}, resources.regular());
       grantRevocable(index, Holder{holder, roleIdx}, resources.revocable());
     }
   }
   VLOG(1) << "Added agent " << id << " with " << total;
   return Status();
+}
+
+AgentIdx HierarchicalAllocator::newAgentIndex() {
+  if (freeAgents_.empty()) {
+    agents_.emplace_back();
+    return static_cast<AgentIdx>(agents_.size() - 1);
+  }
+  const AgentIdx index = freeAgents_.back();
+  freeAgents_.pop_back();
+  return index;
 }
 
 Status HierarchicalAllocator::removeAgent(const std::string& id) {
@@ -101,8 +119,11 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   // Allocations leave the shares at once; the master need not recover them.
   const auto held = agent.allocations;
   for (const auto& [holder, resources] : held) untrackAllocation(*index, holder, resources);
+  std::vector<FrameworkIdx> holders;
+  for (const auto& [holder, resources] : held) holders.push_back(holder.framework);
   for (const RevocableLedger::Grant& grant : agent.revocable.grants()) {
     untrackRevocable(Holder{grant.framework, grant.role}, grant.resources);
+    holders.push_back(grant.framework);
   }
   const Quantities lendable = agent.revocable.total().quantities();
   revocableTotal_ -= lendable;
@@ -113,9 +134,11 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   clusterTotal_ -= quantities;
   roleSorter_->removeTotal(quantities);
   for (RoleState& role : roles_) role.frameworkSorter->removeTotal(quantities);
-  addReservations(agent.total, -1, /*allocated=*/false);
+  addReservations(agent.total, -1);
   agents_[*index].reset();
+  freeAgents_.push_back(*index);
   agentIds_.erase(id);
+  for (FrameworkIdx framework : holders) dropPlaceholderIfIdle(framework);
   if (affinity_) affinity_->removeAgent(*index, options_.clock());
   return Status();
 }
@@ -147,15 +170,18 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
                          "' oversubscription estimate must be plain unreserved "
                          "resources (they are lent as throttleable revocable)");
   }
+  if (total && !total->revocable().empty()) {
+    return Status::error("agent '" + id + "' total holds revocable resources");
+  }
+  // Schedulers may have declined the agent for what it lacked: a change of what it is
+  // clears their filters, so they see it again.
+  if ((total && *total != agent.total) || !sameAttributesAndCapabilities(agent.info, info)) {
+    clearFilters(agent);
+  }
   if (total) {
-    if (!total->revocable().empty()) {
-      return Status::error("agent '" + id + "' total holds revocable resources");
-    }
-    const Resources allocated = agent.total - agent.available;
-    if (!total->contains(allocated)) {
-      return Status::error("agent '" + id + "' new total (" + total->toString() +
-                           ") does not hold its allocations (" + allocated.toString() + ")");
-    }
+    // A total below what is allocated is accepted, as in Mesos: nothing is offered on the
+    // agent until enough of it is free again.
+    const Resources allocated = allocationsOn(agent);
     const Quantities before = agent.total.quantities();
     const Quantities after = total->quantities();
     clusterTotal_ -= before;
@@ -166,10 +192,11 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
       role.frameworkSorter->removeTotal(before);
       role.frameworkSorter->addTotal(after);
     }
-    addReservations(agent.total, -1, false);
-    addReservations(*total, +1, false);
+    addReservations(agent.total, -1);
+    addReservations(*total, +1);
     agent.total = *total;
     agent.available = *total - allocated;
+    agent.overcommitted = !total->contains(allocated);
     agent.hasGpus = total->scalar(kinds::kGpus).isPositive();
   }
   if (oversubscribed) agent.oversubscribed = *oversubscribed;

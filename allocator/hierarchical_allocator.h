@@ -24,6 +24,10 @@
 
 namespace harvest {
 
+// resources.unreserved().quantities() without the copy: what an allocation adds to quota
+// consumption and takes from the quota headroom.
+Quantities unreservedQuantities(const Resources& resources);
+
 // Mesos caps refusals at a year; longer ones are almost certainly unit mistakes.
 inline constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
 
@@ -85,7 +89,8 @@ class HierarchicalAllocator final : public Allocator {
  private:
   std::unique_ptr<Sorter> makeSorter(const Quantities& total) const;
   Result<RoleIdx> roleFor(const std::string& name);
-  Result<FrameworkIdx> frameworkIndex(const std::string& id) const;
+  // Placeholders (frameworks known only from reported usage) are found only when asked for.
+  Result<FrameworkIdx> frameworkIndex(const std::string& id, bool placeholders = false) const;
   Result<AgentIdx> agentIndex(const std::string& id) const;
   Status rolesFromInfo(const v1::FrameworkInfo& info, std::vector<RoleIdx>* roles);
   void updateFrameworkClient(FrameworkIdx framework, const FrameworkRole& role);
@@ -96,7 +101,23 @@ class HierarchicalAllocator final : public Allocator {
   // Allocation bookkeeping shared by offers, recovery and agent removal.
   void trackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
   void untrackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
-  void addReservations(const Resources& resources, int sign, bool allocated);
+  // Adds (sign > 0) or removes the reserved part of an agent's total to its roles.
+  void addReservations(const Resources& resources, int sign);
+  // Everything allocated on the agent: available is total minus this, unless overcommitted.
+  static Resources allocationsOn(const AgentState& agent);
+  // Dense ids of removed frameworks and agents are reused, so every loop over frameworks_ or
+  // agents_ stays proportional to the live cluster however long it churns.
+  FrameworkIdx newFrameworkIndex();
+  void releaseFrameworkIndex(FrameworkIdx index);
+  AgentIdx newAgentIndex();
+  // A framework not added yet that an agent reports usage of (see FrameworkState::placeholder).
+  FrameworkIdx placeholderFor(const std::string& id);
+  // Drops a placeholder once it holds nothing on any agent.
+  void dropPlaceholderIfIdle(FrameworkIdx framework);
+  // The master added a framework that was a placeholder: its holdings join its sorters.
+  void adoptPlaceholder(FrameworkIdx framework);
+  // Offer and inverse-offer filters of every framework on the agent.
+  void clearFilters(AgentState& agent);
 
   bool nested(RoleIdx role) const { return roles_[role].selfAndAncestors.size() > 1; }
   Resources eligibleFor(const AgentState& agent, const FrameworkState& framework,
@@ -154,8 +175,10 @@ class HierarchicalAllocator final : public Allocator {
   std::unordered_map<std::string, RoleIdx> roleIds_;
   std::unique_ptr<Sorter> roleSorter_;
   std::vector<std::unique_ptr<FrameworkState>> frameworks_;  // Null once removed.
+  std::vector<FrameworkIdx> freeFrameworks_;
   std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
+  std::vector<AgentIdx> freeAgents_;
   std::unordered_map<std::string, AgentIdx> agentIds_;
   std::vector<RoleIdx> poolRoles_;              // PoolId -> role it is reserved to (cache).
   std::vector<RoleIdx> roleOfClient_;           // Role sorter client -> role.

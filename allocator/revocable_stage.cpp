@@ -102,7 +102,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           const FrameworkIdx frameworkIdx = role.frameworkOfRevocableClient[client];
           const FrameworkState& framework = *frameworks_[frameworkIdx];
           if (agent.hasGpus && !framework.gpu) return true;
-          if (framework.roles.size() > 1 && !agent.multiRole) return true;
+          if (framework.multiRole && !agent.multiRole) return true;
           if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) return true;
           chosen = frameworkIdx;
           return false;

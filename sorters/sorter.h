@@ -7,7 +7,8 @@
 //
 // Names may be hierarchical ("a/b/c"). A hierarchical sorter compares siblings by the
 // allocation of their whole subtree, like Mesos's role tree; a client whose name is also the
-// parent of other clients ("a" next to "a/b") is kept as a virtual leaf under that parent.
+// parent of other clients ("a" next to "a/b") is kept as a virtual leaf under that parent, at
+// the default weight (Mesos's implicit child "a/.").
 //
 // The sorter holds only quantities: the allocator owns which agent each allocation is on.
 #pragma once

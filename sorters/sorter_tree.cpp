@@ -42,6 +42,7 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
   node.parent = parent;
   node.client = client;
   node.inUse = true;
+  node.virtualLeaf = false;
   node.children.clear();
   activeLeaves_[id] = 0;
   return id;
@@ -106,6 +107,7 @@ SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId pare
   entry.client = kNoClient;
   leaf.parent = internal;
   node.children.append(Child{leaf.share, leaf.allocations, existing, leaf.client});
+  makeVirtualLeaf(existing);
   it->second = internal;
   return internal;
 }
@@ -118,10 +120,13 @@ void SorterTree::collapseIfOnlyVirtualLeaf(NodeId id) {
   Node& leaf = nodes_[only.node];
   if (only.client == kNoClient || leaf.path != node.path) return;
 
-  // The leaf's allocation is the whole subtree's, so the keys match and the entry stays put.
+  // The leaf's allocation is the whole subtree's and it takes the path's weight back, so the
+  // keys match and the entry stays put.
   leaf.parent = node.parent;
   leaf.share = node.share;
   leaf.allocations = node.allocations;
+  leaf.weight = node.weight;
+  leaf.virtualLeaf = false;
   Child& entry = entryOf(id);
   entry.node = only.node;
   entry.client = only.client;
@@ -154,6 +159,8 @@ ClientId SorterTree::add(std::string_view name) {
     // Nested clients exist already: this one is a virtual leaf of their parent.
     const NodeId internal = existing->second;
     leaf = newNode(name, internal, client);
+    nodes_[leaf].virtualLeaf = true;
+    nodes_[leaf].weight = 1.0;
   } else {
     leaf = newNode(name, parent, client);
     nodeByPath_.emplace(std::string(name), leaf);
@@ -303,7 +310,24 @@ bool SorterTree::keyLess(const Child& a, const Child& b) const {
   if (a.share != b.share) return a.share < b.share;
   if (a.allocations != b.allocations) return a.allocations < b.allocations;
   if (a.node == b.node) return false;
-  return nodes_[a.node].path < nodes_[b.node].path;
+  const Node& left = nodes_[a.node];
+  const Node& right = nodes_[b.node];
+  if (!left.virtualLeaf && !right.virtualLeaf) return left.path < right.path;
+  // Siblings share the parent's path: compare the last labels, "." for the virtual leaf.
+  auto label = [](const Node& node) {
+    if (node.virtualLeaf) return std::string_view(".");
+    const std::string_view path = node.path;
+    return path.substr(path.rfind('/') + 1);
+  };
+  return label(left) < label(right);
+}
+
+void SorterTree::makeVirtualLeaf(NodeId id) {
+  Node& node = nodes_[id];
+  node.virtualLeaf = true;
+  node.weight = 1.0;
+  const double oldShare = node.share;
+  if (order_ == SiblingOrder::kByShare) refreshKey(id, oldShare, node.allocations);
 }
 
 double SorterTree::share(ClientId client) const {
@@ -348,17 +372,9 @@ void SorterTree::excludeKind(KindId kind) {
 void SorterTree::updateWeight(std::string_view path, double weight) {
   CHECK(std::isfinite(weight) && weight > 0) << "weight of '" << path << "' must be finite and > 0";
   weights_.insert_or_assign(std::string(path), weight);
+  // A virtual leaf is not the node at its path and keeps the default weight.
   auto it = nodeByPath_.find(path);
-  if (it != nodeByPath_.end()) {
-    Node& node = nodes_[it->second];
-    node.weight = weight;
-    // A virtual leaf shares its parent's path, hence its weight.
-    for (const Child& child : node.children) {
-      if (child.client != kNoClient && nodes_[child.node].path == node.path) {
-        nodes_[child.node].weight = weight;
-      }
-    }
-  }
+  if (it != nodeByPath_.end()) nodes_[it->second].weight = weight;
   sharesStale_ = true;
 }
 

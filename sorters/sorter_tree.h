@@ -3,9 +3,11 @@
 //
 // Every proper prefix of a client name ("a" and "a/b" for "a/b/c") is an internal node whose
 // allocation is the sum of its subtree. A client whose name is also such a prefix becomes a
-// "virtual leaf": a leaf child of the internal node with the same path, so the client and its
-// nested clients compete as siblings. The virtual leaf carries the internal node's path, so
-// on ties it sorts before its siblings (a path sorts before its extensions).
+// "virtual leaf": a leaf child of the internal node with the same path, so the client's own
+// allocation and its nested clients compete as siblings. As in Mesos, where that leaf is the
+// child "." of the internal node, it has the default weight (the path's weight applies to the
+// whole subtree against its siblings, not to the client against its own children) and on ties
+// it sorts as if its path were "<path>/.".
 //
 // In SiblingOrder::kByShare mode every internal node keeps its children sorted by
 // (share, allocation count, path); kInsertion (the random sorter) leaves them unordered. A change
@@ -115,6 +117,7 @@ class SorterTree : public Sorter {
     NodeId parent = kNoNode;
     ClientId client = kNoClient;  // Set for leaves only.
     bool inUse = false;
+    bool virtualLeaf = false;     // The leaf of a client whose path is also its parent's.
     SiblingList<Child> children;  // Internal nodes only.
   };
 
@@ -146,6 +149,9 @@ class SorterTree : public Sorter {
   double shareOf(const Node& node) const;
   bool keyLess(const Child& a, const Child& b) const;
   void setDivisor(KindId kind);
+  // Turns the leaf `id`, just moved under the new internal node of its path, into that node's
+  // virtual leaf: default weight, re-keyed among its new siblings.
+  void makeVirtualLeaf(NodeId id);
 
   const SiblingOrder order_;
   std::vector<Node> nodes_;

@@ -251,6 +251,37 @@ TEST(DrfSorterTest, VirtualLeafSortsBeforeItsSiblingsOnATie) {
   EXPECT_EQ(sortedNames(sorter), (Names{"a", "a/0", "a/b"}));
 }
 
+// Mesos's order for roles a, a/c and b: a's own allocation is an implicit child of a that
+// competes with a/c at the default weight; a's weight counts only against b.
+TEST(DrfSorterTest, ParentWeightAppliesAgainstSiblingsNotOwnChildren) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  sorter.updateWeight("a", 3);
+  const ClientId a = addActive(sorter, "a");
+  const ClientId ac = addActive(sorter, "a/c");
+  const ClientId b = addActive(sorter, "b");
+  sorter.allocated(a, cpus(2));
+  sorter.allocated(ac, Quantities{{kinds::kCpus, Scalar::fromMilli(1500)}});
+  sorter.allocated(b, cpus(2));
+  // a/c 0.15 < a's own 0.2; subtree a (3.5 / 10) / 3 = 0.117 < b 0.2.
+  EXPECT_EQ(sortedNames(sorter), (Names{"a/c", "a", "b"}));
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.2);
+  EXPECT_DOUBLE_EQ(sorter.pathShare("a"), 0.35 / 3);
+  // Without children, a is a plain client again and its weight is its own.
+  sorter.remove(ac);
+  EXPECT_DOUBLE_EQ(sorter.share(a), 0.2 / 3);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));
+}
+
+// On a tie the virtual leaf sorts as "<path>/.": after a child whose name sorts before ".".
+TEST(DrfSorterTest, VirtualLeafTiesSortAsDotChild) {
+  DrfSorter sorter;
+  addActive(sorter, "a/b");
+  addActive(sorter, "a");
+  addActive(sorter, "a/-x");
+  EXPECT_EQ(sortedNames(sorter), (Names{"a/-x", "a", "a/b"}));
+}
+
 TEST(DrfSorterTest, RemovingTheVirtualLeafKeepsTheSubtree) {
   DrfSorter sorter;
   sorter.addTotal(cpus(10));
@@ -418,9 +449,11 @@ class ReferenceDrf {
                    std::vector<ClientId>* out) const {
     std::vector<Entry> entries;
     if (!path.empty() && all.at(path).client) {
+      // Mesos's implicit child "." of the path: its own weight (the default) and name.
       const Client& client = clients.at(*all.at(path).client);
-      entries.push_back(
-          {shareOf(client.allocation, path), client.allocations, path, all.at(path).client});
+      const std::string virtualPath = path + "/.";
+      entries.push_back({shareOf(client.allocation, virtualPath), client.allocations, virtualPath,
+                         all.at(path).client});
     }
     for (const std::string& child : childrenOf[path]) {
       const Subtree& subtree = all.at(child);
@@ -430,7 +463,7 @@ class ReferenceDrf {
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
       if (a.share != b.share) return a.share < b.share;
       if (a.allocations != b.allocations) return a.allocations < b.allocations;
-      return a.path < b.path;  // A virtual leaf's path is a prefix of its siblings'.
+      return a.path < b.path;
     });
     for (const Entry& entry : entries) {
       if (!entry.leaf) {
@@ -497,12 +530,15 @@ TEST(DrfSorterTest, IncrementalOrderMatchesRecomputationFromScratch) {
     const auto order = sorter.sort();
     ASSERT_EQ(std::vector<ClientId>(order.begin(), order.end()), reference.order());
     ASSERT_EQ(sorter.count(), reference.clients.size());
+    const auto subtrees = reference.subtrees();
     for (const auto& [id, client] : reference.clients) {
-      ASSERT_EQ(sorter.share(id), reference.shareOf(client.allocation, client.name));
+      const bool virtualLeaf = subtrees.at(client.name).nested;
+      ASSERT_EQ(sorter.share(id),
+                reference.shareOf(client.allocation, client.name + (virtualLeaf ? "/." : "")));
       ASSERT_EQ(sorter.allocation(id), client.allocation);
       ASSERT_EQ(sorter.find(client.name), id);
     }
-    for (const auto& [path, subtree] : reference.subtrees()) {
+    for (const auto& [path, subtree] : subtrees) {
       ASSERT_EQ(sorter.pathShare(path), reference.shareOf(subtree.allocation, path)) << path;
       if (subtree.client && subtree.nested) ++virtualLeavesSeen;
     }
