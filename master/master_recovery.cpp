@@ -78,7 +78,17 @@ Status Master::recoverFromDisk() {
       return Status::error(path + ": quota of role '" + q.role() + "' is malformed");
     }
     Quota quota{guarantee->quantities(), std::nullopt};
-    if (q.has_limit()) quota.limit = limit->quantities();
+    if (q.has_limit()) {
+      ResourceLimits limits(limit->quantities());
+      for (const std::string& name : q.zero_limit_kinds()) {
+        KindId kind;
+        if (!kinds::intern(name, &kind)) {
+          return Status::corruption(path + ": quota of role '" + q.role() + "': too many kinds");
+        }
+        limits.set(kind, Scalar());
+      }
+      quota.limit = limits;
+    }
     quotas[q.role()] = quota;
   }
   quotas_ = quotas;
@@ -190,6 +200,10 @@ void Master::saveState() {
     if (quota.limit) {
       Resources limit;
       for (const auto& [kind, amount] : *quota.limit) {
+        if (amount == Scalar()) {
+          q->add_zero_limit_kinds(kinds::name(kind));
+          continue;
+        }
         limit.addScalar(ResourceKey{kind, Revocability::kRegular, kUnreservedPool, kNoVolume},
                         amount);
       }

@@ -170,6 +170,20 @@ TEST_F(MasterRecoveryTest, WeightsAndQuotasComeBack) {
   EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);  // No agents to wait for.
 }
 
+// A zero limit (none of the kind) cannot travel as a Resource amount; it must still come back
+// as zero, not as "no limit".
+TEST_F(MasterRecoveryTest, AZeroLimitComesBackAsZero) {
+  ASSERT_TRUE(start().ok());
+  ResourceLimits limits;
+  limits.set(kinds::kCpus, Scalar());
+  limits.set(kinds::kMem, R("mem:512").quantities().get(kinds::kMem));
+  ASSERT_TRUE(master_->updateQuota("web", Quota{Quantities(), limits}).ok());
+  crashAndRestart();
+  const auto metrics = master_->allocator().metrics();
+  EXPECT_EQ(metrics.at("allocator/harvest/quota/roles/web/resources/cpus/limit"), 0);
+  EXPECT_EQ(metrics.at("allocator/harvest/quota/roles/web/resources/mem/limit"), 512);
+}
+
 TEST_F(MasterRecoveryTest, DynamicReservationsSurviveTheRestart) {
   ASSERT_TRUE(start().ok());
   web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
