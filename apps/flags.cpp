@@ -174,16 +174,23 @@ void Flags::printHelp() const {
     if (colon != std::string::npos && colon > 0 &&
         std::all_of(description.begin(), description.begin() + static_cast<long>(colon),
                     [](char c) {
-                      return std::isupper(static_cast<unsigned char>(c)) || c == '|' || c == ':' ||
+                      return std::isupper(static_cast<unsigned char>(c)) || c == '=' || c == ':' ||
                              c == '_';
                     })) {
       meta = "=" + description.substr(0, colon);
       description = description.substr(colon + 2);
     }
     std::string left = "  --" + info.name + meta;
-    if (left.size() < 32) left.resize(32, ' ');
+    if (left.size() < 34) left.resize(34, ' ');
     std::printf("%s %s", left.c_str(), description.c_str());
-    if (!info.default_value.empty()) std::printf(" (default: %s)", info.default_value.c_str());
+    std::string byDefault = info.default_value;
+    // gflags prints doubles with every digit (0.80000000000000004).
+    if (info.type == "double") {
+      char shortest[32];
+      std::snprintf(shortest, sizeof(shortest), "%g", std::strtod(byDefault.c_str(), nullptr));
+      byDefault = shortest;
+    }
+    if (!byDefault.empty()) std::printf(" (default: %s)", byDefault.c_str());
     std::printf("\n");
   }
   std::printf(
