@@ -195,8 +195,10 @@ int run(const harvest::apps::Flags& flags) {
     std::fprintf(stderr, "harvest-master: cannot write %s\n", reportPath.c_str());
     return 1;
   }
-  std::printf("report: %s (HTML, opens offline), %s (JSON)\n", reportPath.c_str(),
-              jsonPath.c_str());
+  if (!reportPath.empty() || !jsonPath.empty()) {
+    std::printf("report: %s (HTML, opens offline), %s (JSON)\n", reportPath.c_str(),
+                jsonPath.c_str());
+  }
   return 0;
 }
 
