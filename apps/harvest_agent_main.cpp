@@ -3,11 +3,12 @@
 // durations, evicts revocable work as the ledger decides, and reports back; see
 // agent/README.md, "harvest-agent process".
 //
-//   harvest-agent --id=NAME --resources=RESOURCES [--master=HOST:PORT] [--estimate=RESOURCES]
-//                 [--kill_grace=SECONDS] [--duration=SECONDS] [--credential=PATH]
+//   harvest-agent --id=NAME --resources=RESOURCES [--master=HOST:PORT] [flags]
 //
-// Runs until SIGTERM or SIGINT (or --duration), then gives queued reports a moment to reach
-// the master and exits 0. Bad flags: one line on stderr naming the flag, exit 2.
+// (`harvest-agent --help` lists every flag.) Runs until SIGTERM or SIGINT (or --duration), then
+// gives queued reports a moment to reach the master and exits 0. Bad flags: one line on stderr
+// naming the flag, exit 2.
+#include <gflags/gflags.h>
 #include <glog/logging.h>
 
 #include <chrono>
@@ -15,13 +16,27 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "agent/process/agent_process.h"
+#include "apps/flags.h"
 #include "resources/parse.h"
+
+DEFINE_string(id, "", "NAME: the agent's id and hostname (required)");
+DEFINE_string(resources, "",
+              "RESOURCES: what the agent has, as a Mesos resource string, e.g. "
+              "\"cpus:8;mem:16384;cpus(analytics):4\" (required)");
+DEFINE_string(master, "127.0.0.1:5050", "HOST:PORT: the master to register with");
+DEFINE_string(estimate, "", "RESOURCES: usage slack the master may lend as throttleable revocable");
+DEFINE_string(kill_grace, "2secs", "DURATION: how long a killed or evicted task takes to exit");
+DEFINE_string(duration, "", "DURATION: exit after this long; empty: until SIGTERM or SIGINT");
+DEFINE_string(state_file, "", "PATH: keep PATH rewritten with what the agent holds (tests)");
+DEFINE_string(credential, "",
+              "PATH: a file (file:// too) holding \"PRINCIPAL SECRET\", for a master that "
+              "authenticates; a master with ACLs must let PRINCIPAL register this --id");
 
 namespace {
 
@@ -29,41 +44,6 @@ volatile std::sig_atomic_t gSignal = 0;
 
 void onSignal(int signal) {
   gSignal = signal;
-}
-
-constexpr const char* kUsage =
-    "usage: harvest-agent --id=NAME --resources=RESOURCES [--master=HOST:PORT]\n"
-    "                     [--estimate=RESOURCES] [--kill_grace=SECONDS] [--duration=SECONDS]\n"
-    "                     [--credential=PATH]\n"
-    "\n"
-    "  --id=NAME              the agent's id and hostname (required)\n"
-    "  --resources=RESOURCES  what the agent has, as a Mesos resource string, e.g.\n"
-    "                         \"cpus:8;mem:16384;cpus(analytics):4\" (required)\n"
-    "  --master=HOST:PORT     the master to register with (default 127.0.0.1:5050)\n"
-    "  --estimate=RESOURCES   usage slack the master may lend as throttleable revocable\n"
-    "  --kill_grace=SECONDS   how long a killed or evicted task takes to exit (default 2)\n"
-    "  --duration=SECONDS     exit after this long (default: until SIGTERM or SIGINT)\n"
-    "  --state_file=PATH      keep PATH rewritten with what the agent holds (tests)\n"
-    "  --credential=PATH      a file holding \"PRINCIPAL SECRET\", for a master that\n"
-    "                         authenticates (HTTP Basic); a master with ACLs must let\n"
-    "                         PRINCIPAL register this --id (register_agents)\n";
-
-int badFlag(const char* flag, const std::string& value, const std::string& why) {
-  std::fprintf(stderr, "harvest-agent: bad value '%s' for %s: %s\n", value.c_str(), flag,
-               why.c_str());
-  return 2;
-}
-
-// Seconds as a finite number in [minimum, 10^9]; `positive` excludes the minimum itself.
-bool parseSeconds(const std::string& text, double minimum, bool positive, double* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (*end != '\0' || !(value >= minimum) || (positive && !(value > minimum)) || value > 1e9) {
-    return false;
-  }
-  *out = value;
-  return true;
 }
 
 // A Mesos credential file in its text format: "principal secret" on the first non-blank line.
@@ -113,69 +93,43 @@ bool parseMaster(const std::string& text, std::string* host, uint16_t* port) {
   return true;
 }
 
-int run(int argc, char** argv) {
+int run(const harvest::apps::Flags& flags) {
   harvest::agent::AgentProcessOptions options;
-  bool haveResources = false;
+  if (FLAGS_id.empty()) return flags.fail("--id is required (see --help)");
+  if (FLAGS_id.find_first_of(" \t\r\n/") != std::string::npos) {
+    return flags.bad("id", FLAGS_id, "a non-empty name without spaces or '/'");
+  }
+  options.agentId = FLAGS_id;
+  if (FLAGS_resources.empty()) return flags.fail("--resources is required (see --help)");
+  harvest::Result<harvest::Resources> total = harvest::parseResources(FLAGS_resources);
+  if (!total.ok()) return flags.bad("resources", FLAGS_resources, total.message());
+  if (total->empty()) return flags.bad("resources", FLAGS_resources, "no resources");
+  options.total = *total;
+  if (!parseMaster(FLAGS_master, &options.masterHost, &options.masterPort)) {
+    return flags.bad("master", FLAGS_master, "expected HOST:PORT with a port in 1-65535");
+  }
+  if (!FLAGS_estimate.empty()) {
+    harvest::Result<harvest::Resources> estimate = harvest::parseResources(FLAGS_estimate);
+    if (!estimate.ok()) return flags.bad("estimate", FLAGS_estimate, estimate.message());
+    options.estimate = *estimate;
+  }
+  std::optional<harvest::TimeNanos> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
+  if (!killGrace) return 2;
+  options.killGrace = *killGrace;
   double durationSeconds = 0;
-  std::string stateFile;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&arg](const char* flag, std::string* out) {
-      const size_t n = std::strlen(flag);
-      if (arg.compare(0, n, flag) != 0 || arg.size() <= n || arg[n] != '=') return false;
-      *out = arg.substr(n + 1);
-      return true;
-    };
-    std::string v;
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      std::exit(0);
-    } else if (value("--id", &v)) {
-      if (v.empty() || v.find_first_of(" \t\r\n/") != std::string::npos) {
-        return badFlag("--id", v, "a non-empty name without spaces or '/'");
-      }
-      options.agentId = v;
-    } else if (value("--master", &v)) {
-      if (!parseMaster(v, &options.masterHost, &options.masterPort)) {
-        return badFlag("--master", v, "expected HOST:PORT with a port in 1-65535");
-      }
-    } else if (value("--resources", &v)) {
-      harvest::Result<harvest::Resources> parsed = harvest::parseResources(v);
-      if (!parsed.ok()) return badFlag("--resources", v, parsed.message());
-      if (parsed->empty()) return badFlag("--resources", v, "no resources");
-      options.total = *parsed;
-      haveResources = true;
-    } else if (value("--estimate", &v)) {
-      harvest::Result<harvest::Resources> parsed = harvest::parseResources(v);
-      if (!parsed.ok()) return badFlag("--estimate", v, parsed.message());
-      options.estimate = *parsed;
-    } else if (value("--kill_grace", &v)) {
-      double seconds = 0;
-      if (!parseSeconds(v, 0, false, &seconds)) return badFlag("--kill_grace", v, "seconds, >= 0");
-      options.killGrace = static_cast<harvest::TimeNanos>(seconds * harvest::kNanosPerSecond);
-    } else if (value("--credential", &v)) {
-      harvest::Result<harvest::http::Credential> credential = loadCredential(v);
-      if (!credential.ok()) return badFlag("--credential", v, credential.message());
-      options.credential = *credential;
-    } else if (value("--state_file", &v)) {
-      stateFile = v;
-    } else if (value("--duration", &v)) {
-      if (!parseSeconds(v, 0, true, &durationSeconds)) {
-        return badFlag("--duration", v, "seconds, > 0");
-      }
-    } else {
-      std::fprintf(stderr, "harvest-agent: unknown argument '%s' (see --help)\n", arg.c_str());
-      return 2;
-    }
+  if (!FLAGS_duration.empty()) {
+    std::optional<harvest::TimeNanos> duration = flags.duration("duration", FLAGS_duration);
+    if (!duration) return 2;
+    if (*duration <= 0) return flags.bad("duration", FLAGS_duration, "> 0");
+    durationSeconds = static_cast<double>(*duration) / harvest::kNanosPerSecond;
   }
-  if (options.agentId.empty()) {
-    std::fprintf(stderr, "harvest-agent: --id is required (see --help)\n");
-    return 2;
+  if (!FLAGS_credential.empty()) {
+    const std::string path = harvest::apps::stripFileUrl(FLAGS_credential);
+    harvest::Result<harvest::http::Credential> credential = loadCredential(path);
+    if (!credential.ok()) return flags.bad("credential", FLAGS_credential, credential.message());
+    options.credential = *credential;
   }
-  if (!haveResources) {
-    std::fprintf(stderr, "harvest-agent: --resources is required (see --help)\n");
-    return 2;
-  }
+  const std::string& stateFile = FLAGS_state_file;
 
   harvest::Result<std::unique_ptr<harvest::agent::AgentProcess>> created =
       harvest::agent::AgentProcess::create(options);
@@ -240,7 +194,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
-  return run(argc, argv);
+  harvest::apps::Flags flags(
+      "harvest-agent", __FILE__,
+      "usage: harvest-agent --id=NAME --resources=RESOURCES [--master=HOST:PORT] [flags]");
+  if (std::optional<int> exit = flags.parse(argc, argv)) return *exit;
+  flags.initLogging(argv[0], /*quiet=*/false);
+  return run(flags);
 }

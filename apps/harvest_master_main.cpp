@@ -1,28 +1,62 @@
 // harvest-master: the master process with the allocator module loaded, driving simulated
-// agents and frameworks through a scenario in simulated time.
-//
-//   harvest-master [--modules=<json or path>] [--allocator=<name>] [--scenario=<json or path>]
-//                  [--seed=N] [--allocation_interval=<seconds>] [--report=<html path>]
-//                  [--json=<path>]
+// agents and frameworks through a scenario in simulated time, or (--listen) serving real
+// frameworks and agents over HTTP. `harvest-master --help` lists every flag.
 //
 // With no arguments it runs the built-in scenario with the built-in allocator module and
 // writes out/harvest-report.{html,json}.
+#include <gflags/gflags.h>
 #include <glog/logging.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
+#include "apps/flags.h"
 #include "master/network/network_master.h"
 #include "sim/harness.h"
 #include "sim/progress.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
+
+// Both modes.
+DEFINE_string(modules, "",
+              "MANIFEST: the modules manifest, as JSON or a path (file:// too); empty loads the "
+              "built-in allocator module");
+DEFINE_string(allocator, "", "NAME: the allocator module to use from the manifest");
+DEFINE_string(module_parameter, "",
+              "KEY=VALUE: a parameter for the allocator module; repeat for more");
+DEFINE_string(allocation_interval, "",
+              "DURATION: time between allocation runs; empty: the scenario's, or 1secs with "
+              "--listen");
+DEFINE_uint64(seed, 0, "N: the seed of every random choice");
+// Scenario mode.
+DEFINE_string(scenario, "",
+              "SCENARIO: the scenario, as JSON or a path (file:// too); empty runs the built-in "
+              "one");
+DEFINE_string(report, "out/harvest-report.html", "PATH: the HTML report; empty writes none");
+DEFINE_string(json, "out/harvest-report.json", "PATH: the JSON report; empty writes none");
+// --listen mode.
+DEFINE_string(listen, "", "HOST:PORT: serve frameworks and agents here instead of a scenario");
+DEFINE_string(work_dir, "", "DIR: where the master keeps its registry; empty keeps none");
+DEFINE_string(offer_timeout, "0", "DURATION: rescind offers held this long; 0 never");
+DEFINE_string(recovery_timeout, "60secs",
+              "DURATION: after a restart, how long to wait for agents to reregister");
+DEFINE_double(recovery_min_fraction, 0.8,
+              "F: the fraction of agents (0..1) whose reregistration ends recovery early");
+DEFINE_string(request_head_timeout, "5secs",
+              "DURATION: a connection must send a request head within this (<= 1hrs; 0 no "
+              "limit)");
+DEFINE_uint64(max_connections_per_peer, 1024,
+              "N: connections one IP address may hold open; 0 no limit");
+DEFINE_string(credentials, "",
+              "PATH: Mesos credentials (JSON, file:// too); set, every call must authenticate");
+DEFINE_string(acls, "", "PATH: Mesos ACLs (JSON, file:// too); empty allows everything");
 
 namespace {
 
@@ -56,145 +90,88 @@ int serve(const harvest::master::NetworkOptions& network,
   return 0;
 }
 
-int run(int argc, char** argv) {
-  std::string modules, allocator, scenarioSource, reportPath = "out/harvest-report.html",
-                                                  jsonPath = "out/harvest-report.json";
-  uint64_t seed = 0;
-  double intervalSeconds = 0;
+// Flags that only one mode reads; setting one in the other mode is a mistake worth a refusal.
+constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
+                                                            "offer_timeout",
+                                                            "recovery_timeout",
+                                                            "recovery_min_fraction",
+                                                            "request_head_timeout",
+                                                            "max_connections_per_peer",
+                                                            "credentials",
+                                                            "acls"};
+constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
+
+int run(const harvest::apps::Flags& flags) {
   std::map<std::string, std::string> moduleParameters;
-  std::string listen;
-  harvest::master::NetworkOptions network;
-  double offerTimeoutSeconds = 0;
-  std::string workDir;
-  double recoveryTimeoutSeconds = 60, recoveryMinFraction = 0.8;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&arg](const char* flag) -> const char* {
-      const size_t n = std::strlen(flag);
-      return arg.compare(0, n, flag) == 0 ? arg.c_str() + n : nullptr;
-    };
-    if (const char* v = value("--modules="))
-      modules = v;
-    else if (const char* v = value("--allocator="))
-      allocator = v;
-    else if (const char* v = value("--scenario="))
-      scenarioSource = v;
-    else if (const char* v = value("--report="))
-      reportPath = v;
-    else if (const char* v = value("--json="))
-      jsonPath = v;
-    else if (const char* v = value("--listen="))
-      listen = v;
-    else if (const char* v = value("--work_dir="))
-      workDir = v;
-    else if (const char* v = value("--recovery_timeout=")) {
-      char* end = nullptr;
-      recoveryTimeoutSeconds = std::strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || !(recoveryTimeoutSeconds >= 0)) {
-        std::fprintf(stderr, "harvest-master: bad value '%s' for --recovery_timeout\n", v);
-        return 2;
-      }
-    } else if (const char* v = value("--recovery_min_fraction=")) {
-      char* end = nullptr;
-      recoveryMinFraction = std::strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || !(recoveryMinFraction >= 0 && recoveryMinFraction <= 1)) {
-        std::fprintf(stderr, "harvest-master: bad value '%s' for --recovery_min_fraction\n", v);
-        return 2;
-      }
-    } else if (const char* v = value("--request_head_timeout=")) {
-      char* end = nullptr;
-      const double seconds = std::strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || !(seconds >= 0 && seconds <= 3600)) {
-        std::fprintf(stderr, "harvest-master: bad value '%s' for --request_head_timeout\n", v);
-        return 2;
-      }
-      network.requestHeadTimeoutMs = static_cast<int>(seconds * 1000);
-    } else if (const char* v = value("--max_connections_per_peer=")) {
-      char* end = nullptr;
-      const unsigned long long limit = std::strtoull(v, &end, 10);
-      if (*v == '\0' || *v == '-' || *end != '\0') {
-        std::fprintf(stderr, "harvest-master: bad value '%s' for --max_connections_per_peer\n", v);
-        return 2;
-      }
-      network.maxConnectionsPerPeer = static_cast<size_t>(limit);
-    } else if (const char* v = value("--credentials="))
-      network.credentialsPath = v;
-    else if (const char* v = value("--acls="))
-      network.aclsPath = v;
-    else if (const char* v = value("--offer_timeout=")) {
-      char* end = nullptr;
-      offerTimeoutSeconds = std::strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || !(offerTimeoutSeconds >= 0)) {
-        std::fprintf(stderr, "harvest-master: bad value '%s' for --offer_timeout (seconds)\n", v);
-        return 2;
-      }
-    } else if (const char* v = value("--module_parameter=")) {
-      const char* eq = std::strchr(v, '=');
-      if (eq == nullptr || eq == v) {
-        std::fprintf(stderr,
-                     "harvest-master: bad value '%s' for --module_parameter (expected key=value)\n",
-                     v);
-        return 2;
-      }
-      moduleParameters[std::string(v, eq)] = eq + 1;
-    } else if (const char* v = value("--allocation_interval=")) {
-      char* end = nullptr;
-      intervalSeconds = std::strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || !(intervalSeconds > 0)) {
-        std::fprintf(
-            stderr, "harvest-master: bad value '%s' for --allocation_interval (seconds, > 0)\n", v);
-        return 2;
-      }
-    } else if (const char* v = value("--seed=")) {
-      char* end = nullptr;
-      seed = std::strtoull(v, &end, 10);
-      if (*v == '\0' || *end != '\0') {
-        std::fprintf(stderr, "harvest-master: bad value '%s' for --seed\n", v);
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr,
-                   "harvest-master: unknown argument '%s'\nusage: harvest-master [--modules=M] "
-                   "[--allocator=NAME] [--scenario=S] [--seed=N] [--allocation_interval=SECONDS] "
-                   "[--module_parameter=KEY=VALUE ...] [--report=out.html] [--json=out.json]\n"
-                   "       harvest-master --listen=HOST:PORT [--credentials=FILE] [--acls=FILE] "
-                   "[--modules=M] [--allocator=NAME] [--allocation_interval=SECONDS] "
-                   "[--offer_timeout=SECONDS] [--work_dir=DIR] [--recovery_timeout=SECONDS] "
-                   "[--recovery_min_fraction=F] [--request_head_timeout=SECONDS] "
-                   "[--max_connections_per_peer=N] [--module_parameter=KEY=VALUE ...]\n",
-                   argv[i]);
-      return 2;
+  for (const std::string& parameter : flags.values("module_parameter")) {
+    const size_t eq = parameter.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return flags.bad("module_parameter", parameter, "expected KEY=VALUE");
     }
+    moduleParameters[parameter.substr(0, eq)] = parameter.substr(eq + 1);
   }
-  if (!listen.empty()) {
+  double intervalSeconds = 0;
+  if (!FLAGS_allocation_interval.empty()) {
+    std::optional<harvest::TimeNanos> interval =
+        flags.duration("allocation_interval", FLAGS_allocation_interval);
+    if (!interval) return 2;
+    if (*interval <= 0) return flags.bad("allocation_interval", FLAGS_allocation_interval, "> 0");
+    intervalSeconds = static_cast<double>(*interval) / harvest::kNanosPerSecond;
+  }
+  const std::string modules = harvest::apps::stripFileUrl(FLAGS_modules);
+  if (!FLAGS_listen.empty()) {
+    if (int rc = flags.rejectInMode(kScenarioOnly, "--listen mode")) return rc;
+    harvest::master::NetworkOptions network;
+    const std::string& listen = FLAGS_listen;
     const size_t colon = listen.rfind(':');
     char* end = nullptr;
     const unsigned long port =
         colon == std::string::npos ? 0 : std::strtoul(listen.c_str() + colon + 1, &end, 10);
     if (colon == std::string::npos || colon == 0 || end == nullptr || *end != '\0' ||
         port > 65535) {
-      std::fprintf(stderr, "harvest-master: bad value '%s' for --listen (HOST:PORT)\n",
-                   listen.c_str());
-      return 2;
+      return flags.bad("listen", listen, "expected HOST:PORT");
     }
     network.address = listen.substr(0, colon);
     network.port = static_cast<uint16_t>(port);
+    network.credentialsPath = harvest::apps::stripFileUrl(FLAGS_credentials);
+    network.aclsPath = harvest::apps::stripFileUrl(FLAGS_acls);
+    network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);
+    std::optional<harvest::TimeNanos> headTimeout =
+        flags.duration("request_head_timeout", FLAGS_request_head_timeout);
+    if (!headTimeout) return 2;
+    if (*headTimeout > 3600 * harvest::kNanosPerSecond) {
+      return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
+    }
+    network.requestHeadTimeoutMs = static_cast<int>(*headTimeout / harvest::kNanosPerMilli);
+    if (!(FLAGS_recovery_min_fraction >= 0 && FLAGS_recovery_min_fraction <= 1)) {
+      return flags.bad("recovery_min_fraction", std::to_string(FLAGS_recovery_min_fraction),
+                       "a fraction in 0..1");
+    }
+    std::optional<harvest::TimeNanos> offerTimeout =
+        flags.duration("offer_timeout", FLAGS_offer_timeout);
+    std::optional<harvest::TimeNanos> recoveryTimeout =
+        flags.duration("recovery_timeout", FLAGS_recovery_timeout);
+    if (!offerTimeout || !recoveryTimeout) return 2;
     harvest::master::MasterOptions options;
     options.modules = modules;
-    options.allocator = allocator;
+    options.allocator = FLAGS_allocator;
     options.moduleParameters = moduleParameters;
     options.allocationInterval = static_cast<harvest::TimeNanos>(
         (intervalSeconds > 0 ? intervalSeconds : 1.0) * harvest::kNanosPerSecond);
     options.eventBatchDelay = 100 * harvest::kNanosPerMilli;
-    options.offerTimeout =
-        static_cast<harvest::TimeNanos>(offerTimeoutSeconds * harvest::kNanosPerSecond);
-    options.seed = seed;
-    options.workDir = workDir;
-    options.recoveryTimeout =
-        static_cast<harvest::TimeNanos>(recoveryTimeoutSeconds * harvest::kNanosPerSecond);
-    options.recoveryMinFraction = recoveryMinFraction;
+    options.offerTimeout = *offerTimeout;
+    options.seed = FLAGS_seed;
+    options.workDir = FLAGS_work_dir;
+    options.recoveryTimeout = *recoveryTimeout;
+    options.recoveryMinFraction = FLAGS_recovery_min_fraction;
     return serve(network, options);
   }
+  if (int rc = flags.rejectInMode(kListenOnly, "scenario mode (it needs --listen)")) return rc;
+  const std::string scenarioSource = harvest::apps::stripFileUrl(FLAGS_scenario);
+  const std::string& reportPath = FLAGS_report;
+  const std::string& jsonPath = FLAGS_json;
+  const std::string& allocator = FLAGS_allocator;
+  const uint64_t seed = FLAGS_seed;
   harvest::Result<harvest::sim::Scenario> scenario = harvest::sim::loadScenario(
       scenarioSource.empty() ? harvest::sim::builtinScenarioJson() : scenarioSource);
   if (!scenario.ok()) {
@@ -218,20 +195,23 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "harvest-master: cannot write %s\n", reportPath.c_str());
     return 1;
   }
-  std::printf("report: %s (HTML, opens offline), %s (JSON)\n", reportPath.c_str(),
-              jsonPath.c_str());
+  if (!reportPath.empty() || !jsonPath.empty()) {
+    std::printf("report: %s (HTML, opens offline), %s (JSON)\n", reportPath.c_str(),
+                jsonPath.c_str());
+  }
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  FLAGS_logtostderr = true;
+  harvest::apps::Flags flags(
+      "harvest-master", __FILE__,
+      "usage: harvest-master [--scenario=S] [--report=out.html] [--json=out.json] [flags]\n"
+      "       harvest-master --listen=HOST:PORT [--work_dir=DIR] [flags]",
+      {"module_parameter"});
+  if (std::optional<int> exit = flags.parse(argc, argv)) return *exit;
   // Warnings and errors only for scenario runs, where the summary is the output.
-  FLAGS_minloglevel = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--listen=", 9) == 0) FLAGS_minloglevel = 0;
-  }
-  google::InitGoogleLogging(argv[0]);
-  return run(argc, argv);
+  flags.initLogging(argv[0], /*quiet=*/FLAGS_listen.empty());
+  return run(flags);
 }

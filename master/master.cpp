@@ -174,6 +174,8 @@ void Master::dispatch() {
           if (offers_.count(id)) rescindOffer(id, /*expired=*/true);
         });
       }
+      VLOG(1) << "offer " << offer.id << " to framework " << offer.framework << " (role "
+              << offer.role << ") on agent " << offer.agent << ": " << offer.resources;
       offers_.emplace(offer.id, offer);
       batch.push_back(std::move(offer));
     }
@@ -207,6 +209,8 @@ void Master::rescindOffer(const std::string& offerId, bool expired) {
     ++stats_.offersRescinded;
   }
   if (FrameworkEntry* entry = framework(offer.framework)) ++entry->counters.offersRescinded;
+  LOG(INFO) << "offer " << offerId << " to framework " << offer.framework << " on agent "
+            << offer.agent << (expired ? " expired" : " rescinded");
   Status recovered = allocator_->recoverResources(offer.framework, offer.agent, offer.role,
                                                   offer.resources, std::nullopt);
   LOG_IF(ERROR, !recovered.ok()) << "recovering rescinded offer " << offerId << ": "
@@ -245,6 +249,7 @@ Status Master::addAgent(const std::string& id, const Resources& total) {
   const v1::AgentInfo info = agentInfoOf(id);
   if (Status s = allocator_->addAgent(id, info, std::nullopt, total, {}); !s.ok()) return s;
   agents_.emplace(id, std::move(agent).value());
+  LOG(INFO) << "agent " << id << " added with " << total;
   agentChanged(id);
   saveStateSoon();
   return Status();
@@ -303,6 +308,7 @@ Status Master::removeAgent(const std::string& id) {
     if (entry.scheduler) entry.scheduler->failure(id);
   }
   agents_.erase(it);
+  LOG(INFO) << "agent " << id << " removed; its unfinished tasks are lost";
   // The allocator drops the agent's allocations from the shares at once.
   return allocator_->removeAgent(id);
 }
@@ -328,6 +334,8 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
     // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over.
     frameworks_[id].scheduler = scheduler;
     if (Status s = allocator_->activateFramework(id); !s.ok()) return s;
+    LOG(INFO) << "framework " << id << " (" << info.name() << ") resubscribed: failed over to "
+              << "a new scheduler";
     if (scheduler) scheduler->subscribed(id);
     return id;
   }
@@ -340,6 +348,7 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
   frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}};
   saveState();  // At once: agents' reports after a crash must find this framework.
+  LOG(INFO) << "framework " << id << " (" << info.name() << ") subscribed";
   if (scheduler) scheduler->subscribed(id);
   return id;
 }
@@ -593,6 +602,7 @@ Status Master::teardown(const std::string& frameworkId) {
     if (agent != agents_.end()) agent->second->killTask(frameworkId, key.second);
   }
   frameworks_[frameworkId].scheduler = nullptr;
+  LOG(INFO) << "framework " << frameworkId << " torn down; " << own.size() << " offers recovered";
   // Resources come back as its executors exit; the framework stays known until then.
   return allocator_->deactivateFramework(frameworkId);
 }
@@ -673,7 +683,11 @@ void Master::statusUpdate(const TaskStatus& status) {
       break;
     case TaskState::kLost:
       ++stats_.tasksLost;
-      if (status.reason == "REASON_CONTAINER_PREEMPTED") ++stats_.tasksEvicted;
+      if (status.reason == "REASON_CONTAINER_PREEMPTED") {
+        ++stats_.tasksEvicted;
+        LOG(INFO) << "task " << status.task << " of framework " << status.framework
+                  << " evicted from agent " << status.agent;
+      }
       break;
     default:
       break;

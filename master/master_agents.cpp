@@ -125,6 +125,7 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   if (it == agents_.end()) return adoptAgent(std::move(agent));
   Result<Adoption> plan = planAdoption(*agent);
   if (!plan.ok()) return plan.status();
+  LOG(INFO) << "agent " << id << " reregistering: its new registration replaces the old one";
 
   // What the allocator holds for the old registration (tasks and outstanding offers), to put
   // it back should the allocator refuse the new one.

@@ -31,6 +31,7 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry || entry->scheduler != scheduler || scheduler == nullptr) return;
   entry->scheduler = nullptr;
+  LOG(INFO) << "framework " << frameworkId << " disconnected; its offers are rescinded";
   std::vector<std::string> own;
   for (const auto& [id, offer] : offers_) {
     if (offer.framework == frameworkId) own.push_back(id);

@@ -6,6 +6,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-compiler
           libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev clang)
+packages+=(libgflags-dev)  # apps/flags.h: every program's flags.
 packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench-summary.sh.
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,7 @@
 // harvest-loadtest: a bounded load test of the network master.
 //
 //   harvest-loadtest [--agents=1000] [--frameworks=200] [--rounds=20] [--master=HOST:PORT]
-//                    [--allocation_interval=0.1] [--json=PATH]
+//                    [--allocation_interval=100ms] [--json=PATH]    (--help lists them)
 //
 // Without --master it starts a NetworkMaster in-process on an ephemeral loopback port, driven
 // by its own thread. Then, from two client threads:
@@ -29,6 +29,7 @@
 // the agents, an agent's calls always on the same one since their sequence numbers must arrive
 // in order), and responses are matched to calls in order. Bytes are parsed with the project's
 // ResponseParser and RecordDecoder.
+#include <gflags/gflags.h>
 #include <glog/logging.h>
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
@@ -59,10 +60,12 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "agent/runtime/agent_wire.h"
+#include "apps/flags.h"
 #include "clients.h"
 #include "common/results.h"
 #include "master/network/network_master.h"
@@ -73,6 +76,14 @@
 #include "resources/proto/convert.h"
 #include "transport.h"
 #include "wire/scheduler_codec.h"
+
+DEFINE_int32(agents, 1000, "N: fake agents to register (1..1000000)");
+DEFINE_int32(frameworks, 200, "N: frameworks to subscribe (1..1000000)");
+DEFINE_int32(rounds, 20, "N: rounds of offers answered (1..1000000)");
+DEFINE_string(allocation_interval, "100ms",
+              "DURATION: the in-process master's allocation interval (1ms..60secs)");
+DEFINE_string(master, "", "HOST:PORT: an external master; empty starts one in-process");
+DEFINE_string(json, "", "PATH: write the results here (schema harvest-loadtest 2)");
 
 namespace harvest::master {
 namespace {
@@ -157,14 +168,6 @@ Status raiseFileLimit(uint64_t needed) {
   return Status();
 }
 
-int usage(const char* problem) {
-  if (problem != nullptr) std::fprintf(stderr, "harvest-loadtest: %s\n", problem);
-  std::fprintf(stderr,
-               "usage: harvest-loadtest [--agents=N] [--frameworks=N] [--rounds=N] "
-               "[--master=HOST:PORT] [--allocation_interval=SECONDS] [--json=PATH]\n");
-  return 2;
-}
-
 bool parsePositive(const char* text, int* out) {
   char* end = nullptr;
   errno = 0;
@@ -223,7 +226,9 @@ int run(const Options& options) {
     int parsed = 0;
     if (colon == std::string::npos || colon == 0 ||
         !parsePositive(options.master.c_str() + colon + 1, &parsed) || parsed > 65535) {
-      return usage("bad value for --master (HOST:PORT)");
+      std::fprintf(stderr, "harvest-loadtest: bad value '%s' for --master: expected HOST:PORT\n",
+                   options.master.c_str());
+      return 2;
     }
     host = options.master.substr(0, colon);
     port = static_cast<uint16_t>(parsed);
@@ -544,45 +549,25 @@ int run(const Options& options) {
 }  // namespace harvest::master
 
 int main(int argc, char** argv) {
-  FLAGS_logtostderr = true;
-  FLAGS_minloglevel = 1;  // The master's per-agent INFO lines would drown the summary.
-  google::InitGoogleLogging(argv[0]);
+  harvest::apps::Flags flags("harvest-loadtest", __FILE__, "usage: harvest-loadtest [flags]");
+  if (std::optional<int> exit = flags.parse(argc, argv)) return *exit;
+  // The master's per-agent INFO lines would drown the summary.
+  flags.initLogging(argv[0], /*quiet=*/true);
   harvest::master::Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&arg](const char* flag) -> const char* {
-      const size_t n = std::strlen(flag);
-      return arg.compare(0, n, flag) == 0 ? arg.c_str() + n : nullptr;
-    };
-    if (arg == "--help" || arg == "-h") {
-      harvest::master::usage(nullptr);
-      return 0;
-    } else if (const char* v = value("--agents=")) {
-      if (!harvest::master::parsePositive(v, &options.agents)) {
-        return harvest::master::usage("bad value for --agents");
-      }
-    } else if (const char* v = value("--frameworks=")) {
-      if (!harvest::master::parsePositive(v, &options.frameworks)) {
-        return harvest::master::usage("bad value for --frameworks");
-      }
-    } else if (const char* v = value("--rounds=")) {
-      if (!harvest::master::parsePositive(v, &options.rounds)) {
-        return harvest::master::usage("bad value for --rounds");
-      }
-    } else if (const char* v = value("--allocation_interval=")) {
-      char* end = nullptr;
-      options.allocationInterval = std::strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || !(options.allocationInterval >= 0.001) ||
-          options.allocationInterval > 60) {
-        return harvest::master::usage("bad value for --allocation_interval (0.001..60 seconds)");
-      }
-    } else if (const char* v = value("--master=")) {
-      options.master = v;
-    } else if (const char* v = value("--json=")) {
-      options.json = v;
-    } else {
-      return harvest::master::usage(("unknown argument '" + arg + "'").c_str());
-    }
+  for (auto [name, value, out] : {std::tuple{"agents", FLAGS_agents, &options.agents},
+                                  std::tuple{"frameworks", FLAGS_frameworks, &options.frameworks},
+                                  std::tuple{"rounds", FLAGS_rounds, &options.rounds}}) {
+    if (value < 1 || value > 1'000'000) return flags.bad(name, std::to_string(value), "1..1000000");
+    *out = value;
   }
+  std::optional<harvest::TimeNanos> interval =
+      flags.duration("allocation_interval", FLAGS_allocation_interval);
+  if (!interval) return 2;
+  if (*interval < harvest::kNanosPerMilli || *interval > 60 * harvest::kNanosPerSecond) {
+    return flags.bad("allocation_interval", FLAGS_allocation_interval, "1ms..60secs");
+  }
+  options.allocationInterval = static_cast<double>(*interval) / harvest::kNanosPerSecond;
+  options.master = FLAGS_master;
+  options.json = FLAGS_json;
   return harvest::master::run(options);
 }
