@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace harvest::master {
@@ -324,6 +325,10 @@ const AgentLink* Master::agent(const std::string& id) const {
 
 Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler) {
   std::string id = info.has_id() ? info.id().value() : "";
+  if (removedFrameworks_.count(id)) {
+    // As Mesos: a removed framework's id is dead; the scheduler must start as a new one.
+    return Status::failedPrecondition("framework " + id + " has been removed");
+  }
   if (!id.empty() && frameworks_.count(id)) {
     // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over.
     frameworks_[id].scheduler = scheduler;
@@ -338,7 +343,7 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(id);
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
-  frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}};
+  frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}, 0};
   saveState();  // At once: agents' reports after a crash must find this framework.
   if (scheduler) scheduler->subscribed(id);
   return id;
@@ -509,9 +514,23 @@ Status Master::suppress(const std::string& frameworkId, const std::set<std::stri
   return allocator_->suppressOffers(frameworkId, roles);
 }
 
-Status Master::kill(const std::string& frameworkId, const std::string& task) {
+Status Master::kill(const std::string& frameworkId, const std::string& task, bool answerUnknown) {
   auto it = tasks_.find({frameworkId, task});
-  if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
+  if (it == tasks_.end()) {
+    // Mesos answers a kill it cannot act on with an update, so the framework stops waiting
+    // for one: TASK_UNKNOWN to a partition-aware framework, TASK_LOST to others.
+    FrameworkEntry* entry = framework(frameworkId);
+    if (answerUnknown && entry && entry->scheduler) {
+      const bool partitionAware = std::ranges::any_of(
+          entry->info.capabilities(), [](const v1::FrameworkInfo::Capability& c) {
+            return c.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE;
+          });
+      entry->scheduler->update(
+          {task, frameworkId, "", partitionAware ? TaskState::kUnknown : TaskState::kLost,
+           "REASON_RECONCILIATION", "the master does not know this task", loop_->now()});
+    }
+    return Status::error("unknown task '" + task + "'");
+  }
   if (isTerminal(it->second.state)) return Status();
   auto agent = agents_.find(it->second.agent);
   if (agent != agents_.end()) agent->second->killTask(frameworkId, task);
@@ -591,6 +610,7 @@ Status Master::teardown(const std::string& frameworkId) {
     if (agent != agents_.end()) agent->second->killTask(frameworkId, key.second);
   }
   frameworks_[frameworkId].scheduler = nullptr;
+  removedFrameworks_.insert(frameworkId);
   // Resources come back as its executors exit; the framework stays known until then.
   return allocator_->deactivateFramework(frameworkId);
 }
@@ -653,6 +673,7 @@ void Master::statusUpdate(const TaskStatus& status) {
                   task.launchedAt);
         break;
       case TaskState::kStaging:
+      case TaskState::kUnknown:
         break;
     }
   }

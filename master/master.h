@@ -143,6 +143,7 @@ class Master final : public AgentReports {
   }
 
   // Scheduler calls.
+  // failedPrecondition for the id of a framework that was torn down.
   Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler);
   Status accept(const std::string& framework, const std::vector<std::string>& offers,
                 const std::vector<TaskLaunch>& launches, const v1::Filters& filters);
@@ -150,7 +151,9 @@ class Master final : public AgentReports {
                  const v1::Filters& filters);
   Status revive(const std::string& framework, const std::set<std::string>& roles);
   Status suppress(const std::string& framework, const std::set<std::string>& roles);
-  Status kill(const std::string& framework, const std::string& task);
+  // A task the master does not know is answered with an update (TASK_UNKNOWN or TASK_LOST,
+  // as Mesos) when `answerUnknown`; either way the result is an error.
+  Status kill(const std::string& framework, const std::string& task, bool answerUnknown = true);
   Status acknowledge(const std::string& framework, const std::string& task);
   Status reconcile(const std::string& framework);
   // Explicit reconciliation: the state of each named task, TASK_LOST for tasks the master
@@ -161,8 +164,10 @@ class Master final : public AgentReports {
   // permissionDenied when `info` names another principal than the framework's.
   Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info);
   // The scheduler's connection went away: the framework stays registered, gets no offers,
-  // and its outstanding offers are rescinded. Ignored unless `scheduler` is still its current
-  // scheduler (a failed-over framework's old connection closing changes nothing).
+  // and its outstanding offers are rescinded; unless a scheduler subscribes for it within its
+  // FrameworkInfo.failover_timeout, it is then torn down (teardown()). Ignored unless `scheduler`
+  // is still its current scheduler (a failed-over framework's old connection closing changes
+  // nothing).
   void disconnect(const std::string& framework, const Scheduler* scheduler);
   // ACCEPT's RESERVE / UNRESERVE / CREATE / DESTROY: converts the named offers' resources in
   // place (the allocator checks and applies them); a following accept() uses the result.
@@ -216,6 +221,8 @@ class Master final : public AgentReports {
     v1::FrameworkInfo info;
     Scheduler* scheduler = nullptr;
     FrameworkCounters counters;
+    // Counts disconnections: a failover timer acts only for the latest one.
+    uint64_t disconnections = 0;
   };
   struct TaskEntry {
     std::string framework;
@@ -272,6 +279,8 @@ class Master final : public AgentReports {
   LoadedAllocator allocator_;
   std::map<std::string, std::unique_ptr<AgentLink>> agents_;
   std::map<std::string, FrameworkEntry> frameworks_;
+  // Torn down: SUBSCRIBE with one of these ids is refused (kept for the master's life).
+  std::set<std::string> removedFrameworks_;
   std::map<std::string, Offer> offers_;                // Outstanding, by id.
   std::map<std::string, InverseOffer> inverseOffers_;  // Outstanding, by id.
   std::set<std::string> rescindedOffers_;              // To tell a rescind race from a bad id.

@@ -252,6 +252,8 @@ TEST(NetworkMasterTest, LaunchGroupSendsEveryTaskOfTheGroup) {
 TEST(NetworkMasterTest, ReserveAndUnreserveChangeTheFollowingOffers) {
   v1::FrameworkInfo info = frameworkInfo("web");
   info.set_principal("ops");
+  // The post-1.4 form; mesos_compat_test checks the old one.
+  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   Cluster cluster("cpus:8;mem:16384", info);
   const v1::Offer first = cluster.framework.offer();
   const ResourceProtos reserved = reservedCpus("web", "ops");
