@@ -67,6 +67,9 @@ int run(int argc, char** argv) {
   double offerTimeoutSeconds = 0;
   std::string workDir;
   double recoveryTimeoutSeconds = 60, recoveryMinFraction = 0.8;
+  harvest::master::MasterOptions defaults;
+  size_t maxCompletedFrameworks = defaults.maxCompletedFrameworks;
+  size_t maxCompletedTasks = defaults.maxCompletedTasksPerFramework;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&arg](const char* flag) -> const char* {
@@ -117,6 +120,21 @@ int run(int argc, char** argv) {
         return 2;
       }
       network.maxConnectionsPerPeer = static_cast<size_t>(limit);
+    } else if (const char* v = value("--max_completed_frameworks=")) {
+      char* end = nullptr;
+      maxCompletedFrameworks = std::strtoull(v, &end, 10);
+      if (*v == '\0' || *v == '-' || *end != '\0') {
+        std::fprintf(stderr, "harvest-master: bad value '%s' for --max_completed_frameworks\n", v);
+        return 2;
+      }
+    } else if (const char* v = value("--max_completed_tasks_per_framework=")) {
+      char* end = nullptr;
+      maxCompletedTasks = std::strtoull(v, &end, 10);
+      if (*v == '\0' || *v == '-' || *end != '\0') {
+        std::fprintf(stderr,
+                     "harvest-master: bad value '%s' for --max_completed_tasks_per_framework\n", v);
+        return 2;
+      }
     } else if (const char* v = value("--credentials="))
       network.credentialsPath = v;
     else if (const char* v = value("--acls="))
@@ -161,7 +179,8 @@ int run(int argc, char** argv) {
                    "[--modules=M] [--allocator=NAME] [--allocation_interval=SECONDS] "
                    "[--offer_timeout=SECONDS] [--work_dir=DIR] [--recovery_timeout=SECONDS] "
                    "[--recovery_min_fraction=F] [--request_head_timeout=SECONDS] "
-                   "[--max_connections_per_peer=N] [--module_parameter=KEY=VALUE ...]\n",
+                   "[--max_connections_per_peer=N] [--max_completed_frameworks=N] "
+                   "[--max_completed_tasks_per_framework=N] [--module_parameter=KEY=VALUE ...]\n",
                    argv[i]);
       return 2;
     }
@@ -193,6 +212,8 @@ int run(int argc, char** argv) {
     options.recoveryTimeout =
         static_cast<harvest::TimeNanos>(recoveryTimeoutSeconds * harvest::kNanosPerSecond);
     options.recoveryMinFraction = recoveryMinFraction;
+    options.maxCompletedFrameworks = maxCompletedFrameworks;
+    options.maxCompletedTasksPerFramework = maxCompletedTasks;
     return serve(network, options);
   }
   harvest::Result<harvest::sim::Scenario> scenario = harvest::sim::loadScenario(

@@ -537,20 +537,62 @@ Status Master::kill(const std::string& frameworkId, const std::string& task, boo
   return Status();
 }
 
-Status Master::acknowledge(const std::string& frameworkId, const std::string& task) {
+Status Master::acknowledge(const std::string& frameworkId, const std::string& task,
+                           const std::string& uuid) {
   auto it = tasks_.find({frameworkId, task});
-  if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
+  if (it == tasks_.end()) return Status::notFound("unknown task '" + task + "'");
+  TaskEntry& entry = it->second;
+  // Only the latest update's uuid settles it; an older one was overtaken (Mesos ignores it).
+  if (entry.pendingUuid.empty() || entry.pendingUuid != uuid) return Status();
+  entry.pendingUuid.clear();
   // Terminal tasks are forgotten once acknowledged and their executor has freed what it held
   // (or never held anything): the agent's FREED must still find the task it names.
-  TaskEntry& entry = it->second;
   if (!isTerminal(entry.state)) return Status();
   auto agent = agents_.find(entry.agent);
   if (entry.freed || agent == agents_.end() || !agent->second->holdsExecutor(frameworkId, task)) {
-    tasks_.erase(it);
+    forgetTask(it);
   } else {
     entry.acknowledged = true;
   }
   return Status();
+}
+
+void Master::forgetTask(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it) {
+  const TaskEntry& entry = it->second;
+  std::deque<CompletedTask>& completed = completedTasks_[it->first.first];
+  completed.push_back(
+      {it->first.first, it->first.second, entry.agent, entry.role, entry.resources, entry.state});
+  while (completed.size() > options_.maxCompletedTasksPerFramework) completed.pop_front();
+  if (completed.empty()) completedTasks_.erase(it->first.first);
+  tasks_.erase(it);
+}
+
+std::string Master::newUuid() {
+  std::string bytes(16, '\0');
+  for (size_t i = 0; i < bytes.size(); i += 8) {
+    const uint64_t bits = uuidBits_();
+    for (size_t j = 0; j < 8; ++j) bytes[i + j] = static_cast<char>(bits >> (8 * j));
+  }
+  // RFC 4122 version 4, variant 1, as Mesos's UUID::random().
+  bytes[6] = static_cast<char>((bytes[6] & 0x0F) | 0x40);
+  bytes[8] = static_cast<char>((bytes[8] & 0x3F) | 0x80);
+  return bytes;
+}
+
+void Master::retryUpdate(const std::string& frameworkId, const std::string& task,
+                         const std::string& uuid, TimeNanos delay) {
+  later(delay, [this, frameworkId, task, uuid, delay] {
+    auto it = tasks_.find({frameworkId, task});
+    if (it == tasks_.end() || it->second.pendingUuid != uuid) return;  // Settled.
+    // A removed framework never acknowledges: Mesos drops its updates.
+    if (removedFrameworks_.count(frameworkId)) return;
+    // A disconnected framework gets it when it is back: the timer keeps running.
+    const TaskStatus again = it->second.pending;  // update() may forget the task.
+    if (FrameworkEntry* entry = framework(frameworkId); entry && entry->scheduler) {
+      entry->scheduler->updateToAcknowledge(again, uuid);
+    }
+    retryUpdate(frameworkId, task, uuid, std::min(delay * 2, options_.statusRetryMax));
+  });
 }
 
 Status Master::reconcile(const std::string& frameworkId) {
@@ -611,6 +653,10 @@ Status Master::teardown(const std::string& frameworkId) {
   }
   frameworks_[frameworkId].scheduler = nullptr;
   removedFrameworks_.insert(frameworkId);
+  completedFrameworks_.push_back(frameworks_[frameworkId].info);
+  while (completedFrameworks_.size() > options_.maxCompletedFrameworks) {
+    completedFrameworks_.pop_front();
+  }
   // Resources come back as its executors exit; the framework stays known until then.
   return allocator_->deactivateFramework(frameworkId);
 }
@@ -707,9 +753,16 @@ void Master::statusUpdate(const TaskStatus& status) {
       task.freed = true;
     }
   }
+  // The framework acknowledges this update by its uuid; until then it is sent again. A copy
+  // goes out: an acknowledgement from inside update() may forget the task.
+  task.pending = status;
+  task.pendingUuid = newUuid();
+  const TaskStatus sent = status;
+  const std::string uuid = task.pendingUuid;
   if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
-    entry->scheduler->update(status);
+    entry->scheduler->updateToAcknowledge(sent, uuid);
   }
+  retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
 }
 
 void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {
@@ -721,7 +774,7 @@ void Master::resourcesFreed(const std::string& agentId, const agent::Freed& free
                            << s.message();
   if (it != tasks_.end()) {
     it->second.freed = true;
-    if (it->second.acknowledged) tasks_.erase(it);
+    if (it->second.acknowledged) forgetTask(it);
   }
   agentChanged(agentId);
 }

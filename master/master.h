@@ -12,9 +12,11 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +55,14 @@ struct MasterOptions {
   // Non-empty: offer ids are "o-<runId>-N", unique across master restarts (the network
   // master sets a random one; the harness keeps plain "o-N" for reproducible runs).
   std::string runId;
+  // Mesos's --max_completed_frameworks and --max_completed_tasks_per_framework: how many
+  // removed frameworks, and acknowledged terminal tasks per framework, the master remembers.
+  size_t maxCompletedFrameworks = 50;
+  size_t maxCompletedTasksPerFramework = 1000;
+  // An unacknowledged status update is sent again after statusRetryMin, then after twice as
+  // long each time up to statusRetryMax (Mesos's agent retries 10 s doubling to 10 min).
+  TimeNanos statusRetryMin = 10 * kNanosPerSecond;
+  TimeNanos statusRetryMax = 600 * kNanosPerSecond;
   // Module parameters set on top of the manifest's (e.g. host_affinity=true).
   std::map<std::string, std::string> moduleParameters;
 };
@@ -154,7 +164,10 @@ class Master final : public AgentReports {
   // A task the master does not know is answered with an update (TASK_UNKNOWN or TASK_LOST,
   // as Mesos) when `answerUnknown`; either way the result is an error.
   Status kill(const std::string& framework, const std::string& task, bool answerUnknown = true);
-  Status acknowledge(const std::string& framework, const std::string& task);
+  // Settles the task's pending update if `uuid` is its uuid (a stale uuid changes nothing); a
+  // terminal task is then forgotten (moved to the completed tasks) once its executor is freed.
+  Status acknowledge(const std::string& framework, const std::string& task,
+                     const std::string& uuid);
   Status reconcile(const std::string& framework);
   // Explicit reconciliation: the state of each named task, TASK_LOST for tasks the master
   // does not know. While recovering the answer waits for recovery to end, since a task may
@@ -202,6 +215,18 @@ class Master final : public AgentReports {
   };
   void forEachFramework(const std::function<void(const FrameworkView&)>& visit) const;
   void forEachTask(const std::function<void(const TaskView&)>& visit) const;
+  // Acknowledged terminal tasks, oldest first, at most maxCompletedTasksPerFramework each.
+  struct CompletedTask {
+    std::string framework, task, agent, role;
+    Resources resources;
+    TaskState state;
+  };
+  const std::map<std::string, std::deque<CompletedTask>>& completedTasks() const {
+    return completedTasks_;
+  }
+  // Removed frameworks (torn down or failed over too late), oldest first, at most
+  // maxCompletedFrameworks.
+  const std::deque<v1::FrameworkInfo>& completedFrameworks() const { return completedFrameworks_; }
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
   const std::map<std::string, Offer>& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
@@ -236,6 +261,10 @@ class Master final : public AgentReports {
     // The framework acknowledged the terminal state: forgotten once the executor is freed
     // too (a FREED arriving after the acknowledgement must still find its task).
     bool acknowledged = false;
+    // The latest update sent to the framework and its uuid, until it is acknowledged (the
+    // uuid is empty after).
+    TaskStatus pending{};
+    std::string pendingUuid{};
   };
   // What taking an agent in will change, worked out before anything changes.
   struct Adoption {
@@ -266,6 +295,12 @@ class Master final : public AgentReports {
   void placement(const std::string& agent, const std::string& role, PlacementEvent event,
                  TimeNanos startedAt = 0);
   void offerAnswered(const Offer& offer, uint32_t tasksLaunched);
+  // Sends the task's pending update again after `delay` unless acknowledged by then.
+  void retryUpdate(const std::string& framework, const std::string& task, const std::string& uuid,
+                   TimeNanos delay);
+  // A terminal, acknowledged, freed task leaves tasks_ for the completed list.
+  void forgetTask(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it);
+  std::string newUuid();
   // Recovery (master_recovery.cpp).
   Status recoverFromDisk();
   void checkRecovery();
@@ -281,6 +316,9 @@ class Master final : public AgentReports {
   std::map<std::string, FrameworkEntry> frameworks_;
   // Torn down: SUBSCRIBE with one of these ids is refused (kept for the master's life).
   std::set<std::string> removedFrameworks_;
+  std::deque<v1::FrameworkInfo> completedFrameworks_;
+  std::map<std::string, std::deque<CompletedTask>> completedTasks_;
+  std::mt19937_64 uuidBits_{std::random_device{}()};
   std::map<std::string, Offer> offers_;                // Outstanding, by id.
   std::map<std::string, InverseOffer> inverseOffers_;  // Outstanding, by id.
   std::set<std::string> rescindedOffers_;              // To tell a rescind race from a bad id.

@@ -115,6 +115,14 @@ void HttpScheduler::update(const TaskStatus& status) {
   send(event);
 }
 
+void HttpScheduler::updateToAcknowledge(const TaskStatus& status, const std::string& uuid) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::UPDATE);
+  *event.mutable_update()->mutable_status() = toProtoStatus(status, context_->unixEpochOffset);
+  event.mutable_update()->mutable_status()->set_uuid(uuid);
+  send(event);
+}
+
 void HttpScheduler::inverseOffers(const std::vector<InverseOffer>& offers) {
   v1::scheduler::Event event;
   event.set_type(v1::scheduler::Event::INVERSE_OFFERS);

@@ -52,6 +52,7 @@ class HttpScheduler final : public Scheduler {
   void offers(const std::vector<Offer>& offers) override;
   void rescind(const std::string& offer) override;
   void update(const TaskStatus& status) override;
+  void updateToAcknowledge(const TaskStatus& status, const std::string& uuid) override;
   void inverseOffers(const std::vector<InverseOffer>& offers) override;
   void failure(const std::string& agent) override;
   void error(const std::string& message) override;

@@ -530,7 +530,8 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
                           /*answerUnknown=*/false);
       break;
     case Call::ACKNOWLEDGE:
-      (void)master_->acknowledge(framework, call.acknowledge().task_id().value());
+      (void)master_->acknowledge(framework, call.acknowledge().task_id().value(),
+                                 call.acknowledge().uuid());
       break;
     case Call::RECONCILE: {
       std::vector<std::string> tasks;

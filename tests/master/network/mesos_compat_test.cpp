@@ -18,6 +18,7 @@
 #include "testing/fake_agent.h"
 #include "testing/framework_client.h"
 #include "testing/master_thread.h"
+#include "testing/operator_client.h"
 
 namespace harvest::master {
 namespace {
@@ -289,6 +290,114 @@ TEST(MesosCompatTest, AFrameworkThatSubscribesWithinItsFailoverTimeoutKeepsEvery
   std::vector<v1::Offer> offers;
   EXPECT_EQ(nextOffered(successor, &offers), R("cpus:7;mem:16320"));
   EXPECT_FALSE(agent.next(200).has_value());
+}
+
+Call acknowledgeCall(const v1::TaskStatus& status) {
+  Call call;
+  call.set_type(Call::ACKNOWLEDGE);
+  call.mutable_acknowledge()->mutable_agent_id()->set_value(status.agent_id().value());
+  call.mutable_acknowledge()->mutable_task_id()->set_value(status.task_id().value());
+  call.mutable_acknowledge()->set_uuid(status.uuid());
+  return call;
+}
+
+// Retries every 100 ms doubling to 400 ms instead of Mesos's 10 s to 10 min.
+MasterOptions quickRetries() {
+  MasterOptions options = fastOptions();
+  options.statusRetryMin = 100 * kNanosPerMilli;
+  options.statusRetryMax = 400 * kNanosPerMilli;
+  return options;
+}
+
+TEST(MesosCompatTest, AgentUpdatesCarryAUuidAndAreRetriedUntilAcknowledged) {
+  MasterThread master({}, quickRetries());
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:16384");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  FrameworkClient framework(master.port());
+  ASSERT_EQ(framework.subscribe(frameworkInfo("web")), 200);
+  const v1::Offer offer = framework.offer();
+  ASSERT_EQ(framework.call(acceptCall(offer, {launch({taskInfo("t1", "a1", "cpus:1;mem:64")})}, 0))
+                .status,
+            202);
+  std::optional<RunTask> task = agent.expectRunTask();
+  ASSERT_TRUE(task.has_value());
+  ASSERT_EQ(agent.status(*task, TaskState::kRunning), 202);
+  const v1::TaskStatus running = framework.update();
+  ASSERT_EQ(running.uuid().size(), 16u);
+  // Not acknowledged: the same update (same uuid) comes again.
+  const v1::TaskStatus again = framework.update();
+  EXPECT_EQ(again.task_id().value(), "t1");
+  EXPECT_EQ(again.state(), v1::TASK_RUNNING);
+  EXPECT_EQ(again.uuid(), running.uuid());
+  // A wrong uuid settles nothing; the right one stops the retries.
+  v1::TaskStatus wrong = running;
+  wrong.set_uuid(std::string(16, 'x'));
+  ASSERT_EQ(framework.call(acknowledgeCall(wrong)).status, 202);
+  EXPECT_EQ(framework.update().uuid(), running.uuid());
+  ASSERT_EQ(framework.call(acknowledgeCall(running)).status, 202);
+  framework.drain(50);  // A retry already on its way may still arrive.
+  while (framework.next(0).has_value()) {
+  }
+  EXPECT_FALSE(framework.waitFor(Event::UPDATE, 900).has_value());
+  // Master-generated updates (reconciliation) need no acknowledgement: no uuid.
+  Call reconcile;
+  reconcile.set_type(Call::RECONCILE);
+  reconcile.mutable_reconcile();
+  ASSERT_EQ(framework.call(reconcile).status, 202);
+  const v1::TaskStatus reconciled = framework.update();
+  EXPECT_EQ(reconciled.reason(), v1::TaskStatus::REASON_RECONCILIATION);
+  EXPECT_FALSE(reconciled.has_uuid());
+}
+
+// Finishes `count` tasks t0.. of the framework and acknowledges each.
+void finishAcknowledged(FrameworkClient& framework, FakeAgent& agent, int count) {
+  for (int i = 0; i < count; ++i) {
+    const std::string id = "t" + std::to_string(i);
+    const v1::Offer offer = framework.offer();
+    ASSERT_EQ(framework.call(acceptCall(offer, {launch({taskInfo(id, "a1", "cpus:1;mem:64")})}, 0))
+                  .status,
+              202);
+    std::optional<RunTask> task = agent.expectRunTask();
+    ASSERT_TRUE(task.has_value());
+    agent.finish(*task, TaskState::kFinished);
+    const v1::TaskStatus finished = framework.update();
+    ASSERT_EQ(finished.state(), v1::TASK_FINISHED);
+    ASSERT_EQ(framework.call(acknowledgeCall(finished)).status, 202);
+  }
+}
+
+TEST(MesosCompatTest, AcknowledgedTerminalTasksMoveToABoundedCompletedList) {
+  MasterOptions options = quickRetries();
+  options.maxCompletedTasksPerFramework = 2;
+  options.maxCompletedFrameworks = 1;
+  MasterThread master({}, options);
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:16384");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  FrameworkClient framework(master.port());
+  ASSERT_EQ(framework.subscribe(frameworkInfo("web")), 200);
+  finishAcknowledged(framework, agent, 3);
+
+  const Struct listed = state(master.port());
+  EXPECT_TRUE(entries(listed, "tasks").empty());
+  std::vector<Struct> completed = entries(listed, "completed_tasks");
+  ASSERT_EQ(completed.size(), 2u);  // The oldest (t0) fell off.
+  EXPECT_EQ(field(completed[0], "id"), "t1");
+  EXPECT_EQ(field(completed[1], "id"), "t2");
+  EXPECT_EQ(field(completed[1], "framework_id"), framework.id());
+  EXPECT_EQ(field(completed[1], "state"), "TASK_FINISHED");
+
+  // Two frameworks torn down; only the last is remembered.
+  Call teardown;
+  teardown.set_type(Call::TEARDOWN);
+  ASSERT_EQ(framework.call(teardown).status, 202);
+  FrameworkClient second(master.port());
+  ASSERT_EQ(second.subscribe(frameworkInfo("web", "second")), 200);
+  ASSERT_EQ(second.call(teardown).status, 202);
+  ASSERT_TRUE(second.streamEnds(kTimeoutMs));
+  std::vector<Struct> gone = entries(state(master.port()), "completed_frameworks");
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_EQ(field(gone[0], "id"), second.id());
+  EXPECT_EQ(field(gone[0], "name"), "second");
 }
 
 }  // namespace

@@ -212,7 +212,8 @@ TEST(NetworkMasterTest, LaunchReachesTheAgentAndItsUpdatesReachTheFramework) {
   acknowledge.set_type(Call::ACKNOWLEDGE);
   acknowledge.mutable_acknowledge()->mutable_agent_id()->set_value("a1");
   acknowledge.mutable_acknowledge()->mutable_task_id()->set_value("t1");
-  acknowledge.mutable_acknowledge()->set_uuid(std::string(16, '\x01'));
+  ASSERT_EQ(finished.uuid().size(), 16u);
+  acknowledge.mutable_acknowledge()->set_uuid(finished.uuid());
   EXPECT_EQ(cluster.framework.call(acknowledge).status, 202);
   EXPECT_TRUE(entries(state(cluster.master.port()), "tasks").empty());
 
