@@ -57,6 +57,9 @@ DEFINE_uint64(max_connections_per_peer, 1024,
 DEFINE_string(credentials, "",
               "PATH: Mesos credentials (JSON, file:// too); set, every call must authenticate");
 DEFINE_string(acls, "", "PATH: Mesos ACLs (JSON, file:// too); empty allows everything");
+DEFINE_uint64(max_completed_frameworks, 50, "N: removed frameworks kept in /state");
+DEFINE_uint64(max_completed_tasks_per_framework, 1000,
+              "N: acknowledged terminal tasks kept in /state per framework");
 
 namespace {
 
@@ -98,7 +101,9 @@ constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
                                                             "request_head_timeout",
                                                             "max_connections_per_peer",
                                                             "credentials",
-                                                            "acls"};
+                                                            "acls",
+                                                            "max_completed_frameworks",
+                                                            "max_completed_tasks_per_framework"};
 constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
 
 int run(const harvest::apps::Flags& flags) {
@@ -164,6 +169,9 @@ int run(const harvest::apps::Flags& flags) {
     options.workDir = FLAGS_work_dir;
     options.recoveryTimeout = *recoveryTimeout;
     options.recoveryMinFraction = FLAGS_recovery_min_fraction;
+    options.maxCompletedFrameworks = static_cast<size_t>(FLAGS_max_completed_frameworks);
+    options.maxCompletedTasksPerFramework =
+        static_cast<size_t>(FLAGS_max_completed_tasks_per_framework);
     return serve(network, options);
   }
   if (int rc = flags.rejectInMode(kListenOnly, "scenario mode (it needs --listen)")) return rc;

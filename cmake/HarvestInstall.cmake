@@ -24,7 +24,7 @@ install(FILES ${harvest_resource_headers} DESTINATION ${HARVEST_INSTALL_INCLUDED
 file(GLOB harvest_protos RELATIVE ${CMAKE_SOURCE_DIR}/protos CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/protos/*.proto)
 list(TRANSFORM harvest_protos REPLACE "\\.proto$" ".pb.h")
-list(TRANSFORM harvest_protos PREPEND ${CMAKE_BINARY_DIR}/protos/)
+list(TRANSFORM harvest_protos PREPEND ${CMAKE_BINARY_DIR}/virtual_includes/harvest_protos/protos/)
 install(FILES ${harvest_protos} DESTINATION ${HARVEST_INSTALL_INCLUDEDIR}/protos)
 
 configure_package_config_file(cmake/HarvestConfig.cmake.in

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace harvest::master {
@@ -330,6 +331,10 @@ const AgentLink* Master::agent(const std::string& id) const {
 
 Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler) {
   std::string id = info.has_id() ? info.id().value() : "";
+  if (removedFrameworks_.count(id)) {
+    // As Mesos: a removed framework's id is dead; the scheduler must start as a new one.
+    return Status::failedPrecondition("framework " + id + " has been removed");
+  }
   if (!id.empty() && frameworks_.count(id)) {
     // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over.
     frameworks_[id].scheduler = scheduler;
@@ -346,7 +351,7 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(id);
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
-  frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}};
+  frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}, 0};
   saveState();  // At once: agents' reports after a crash must find this framework.
   LOG(INFO) << "framework " << id << " (" << info.name() << ") subscribed";
   if (scheduler) scheduler->subscribed(id);
@@ -518,31 +523,87 @@ Status Master::suppress(const std::string& frameworkId, const std::set<std::stri
   return allocator_->suppressOffers(frameworkId, roles);
 }
 
-Status Master::kill(const std::string& frameworkId, const std::string& task) {
+Status Master::kill(const std::string& frameworkId, const std::string& task, bool answerUnknown) {
   auto it = tasks_.find({frameworkId, task});
-  if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
+  if (it == tasks_.end()) {
+    // Mesos answers a kill it cannot act on with an update, so the framework stops waiting
+    // for one: TASK_UNKNOWN to a partition-aware framework, TASK_LOST to others.
+    FrameworkEntry* entry = framework(frameworkId);
+    if (answerUnknown && entry && entry->scheduler) {
+      const bool partitionAware = std::ranges::any_of(
+          entry->info.capabilities(), [](const v1::FrameworkInfo::Capability& c) {
+            return c.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE;
+          });
+      entry->scheduler->update(
+          {task, frameworkId, "", partitionAware ? TaskState::kUnknown : TaskState::kLost,
+           "REASON_RECONCILIATION", "the master does not know this task", loop_->now()});
+    }
+    return Status::error("unknown task '" + task + "'");
+  }
   if (isTerminal(it->second.state)) return Status();
   auto agent = agents_.find(it->second.agent);
   if (agent != agents_.end()) agent->second->killTask(frameworkId, task);
   return Status();
 }
 
-Status Master::acknowledge(const std::string& frameworkId, const std::string& task) {
+Status Master::acknowledge(const std::string& frameworkId, const std::string& task,
+                           const std::string& uuid) {
   auto it = tasks_.find({frameworkId, task});
-  if (it == tasks_.end()) return Status::error("unknown task '" + task + "'");
+  if (it == tasks_.end()) return Status::notFound("unknown task '" + task + "'");
+  TaskEntry& entry = it->second;
+  // Only the latest update's uuid settles it; an older one was overtaken (Mesos ignores it).
+  if (entry.pendingUuid.empty() || entry.pendingUuid != uuid) return Status();
+  entry.pendingUuid.clear();
   // Terminal tasks are forgotten once acknowledged and their resources are back: the agent's
   // FREED must still find the task it names. Whether the agent holds the executor when the
   // update is processed does not tell: an agent frees an ended executor in its books before its
   // FREED reaches the master, and forgetting the task then would refuse that FREED and leave
   // the allocator holding the resources for good.
-  TaskEntry& entry = it->second;
   if (!isTerminal(entry.state)) return Status();
   if (entry.freed || !agents_.count(entry.agent)) {
-    tasks_.erase(it);
+    forgetTask(it);
   } else {
     entry.acknowledged = true;
   }
   return Status();
+}
+
+void Master::forgetTask(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it) {
+  const TaskEntry& entry = it->second;
+  std::deque<CompletedTask>& completed = completedTasks_[it->first.first];
+  completed.push_back(
+      {it->first.first, it->first.second, entry.agent, entry.role, entry.resources, entry.state});
+  while (completed.size() > options_.maxCompletedTasksPerFramework) completed.pop_front();
+  if (completed.empty()) completedTasks_.erase(it->first.first);
+  tasks_.erase(it);
+}
+
+std::string Master::newUuid() {
+  std::string bytes(16, '\0');
+  for (size_t i = 0; i < bytes.size(); i += 8) {
+    const uint64_t bits = uuidBits_();
+    for (size_t j = 0; j < 8; ++j) bytes[i + j] = static_cast<char>(bits >> (8 * j));
+  }
+  // RFC 4122 version 4, variant 1, as Mesos's UUID::random().
+  bytes[6] = static_cast<char>((bytes[6] & 0x0F) | 0x40);
+  bytes[8] = static_cast<char>((bytes[8] & 0x3F) | 0x80);
+  return bytes;
+}
+
+void Master::retryUpdate(const std::string& frameworkId, const std::string& task,
+                         const std::string& uuid, TimeNanos delay) {
+  later(delay, [this, frameworkId, task, uuid, delay] {
+    auto it = tasks_.find({frameworkId, task});
+    if (it == tasks_.end() || it->second.pendingUuid != uuid) return;  // Settled.
+    // A removed framework never acknowledges: Mesos drops its updates.
+    if (removedFrameworks_.count(frameworkId)) return;
+    // A disconnected framework gets it when it is back: the timer keeps running.
+    const TaskStatus again = it->second.pending;  // update() may forget the task.
+    if (FrameworkEntry* entry = framework(frameworkId); entry && entry->scheduler) {
+      entry->scheduler->updateToAcknowledge(again, uuid);
+    }
+    retryUpdate(frameworkId, task, uuid, std::min(delay * 2, options_.statusRetryMax));
+  });
 }
 
 Status Master::reconcile(const std::string& frameworkId) {
@@ -602,6 +663,11 @@ Status Master::teardown(const std::string& frameworkId) {
     if (agent != agents_.end()) agent->second->killTask(frameworkId, key.second);
   }
   frameworks_[frameworkId].scheduler = nullptr;
+  removedFrameworks_.insert(frameworkId);
+  completedFrameworks_.push_back(frameworks_[frameworkId].info);
+  while (completedFrameworks_.size() > options_.maxCompletedFrameworks) {
+    completedFrameworks_.pop_front();
+  }
   LOG(INFO) << "framework " << frameworkId << " torn down; " << own.size() << " offers recovered";
   // Resources come back as its executors exit; the framework stays known until then.
   return allocator_->deactivateFramework(frameworkId);
@@ -665,6 +731,7 @@ void Master::statusUpdate(const TaskStatus& status) {
                   task.launchedAt);
         break;
       case TaskState::kStaging:
+      case TaskState::kUnknown:
         break;
     }
   }
@@ -702,9 +769,16 @@ void Master::statusUpdate(const TaskStatus& status) {
       task.freed = true;
     }
   }
+  // The framework acknowledges this update by its uuid; until then it is sent again. A copy
+  // goes out: an acknowledgement from inside update() may forget the task.
+  task.pending = status;
+  task.pendingUuid = newUuid();
+  const TaskStatus sent = status;
+  const std::string uuid = task.pendingUuid;
   if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
-    entry->scheduler->update(status);
+    entry->scheduler->updateToAcknowledge(sent, uuid);
   }
+  retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
 }
 
 void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {
@@ -716,7 +790,7 @@ void Master::resourcesFreed(const std::string& agentId, const agent::Freed& free
                            << s.message();
   if (it != tasks_.end()) {
     it->second.freed = true;
-    if (it->second.acknowledged) tasks_.erase(it);
+    if (it->second.acknowledged) forgetTask(it);
   }
   agentChanged(agentId);
 }

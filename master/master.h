@@ -12,9 +12,11 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +55,14 @@ struct MasterOptions {
   // Non-empty: offer ids are "o-<runId>-N", unique across master restarts (the network
   // master sets a random one; the harness keeps plain "o-N" for reproducible runs).
   std::string runId;
+  // Mesos's --max_completed_frameworks and --max_completed_tasks_per_framework: how many
+  // removed frameworks, and acknowledged terminal tasks per framework, the master remembers.
+  size_t maxCompletedFrameworks = 50;
+  size_t maxCompletedTasksPerFramework = 1000;
+  // An unacknowledged status update is sent again after statusRetryMin, then after twice as
+  // long each time up to statusRetryMax (Mesos's agent retries 10 s doubling to 10 min).
+  TimeNanos statusRetryMin = 10 * kNanosPerSecond;
+  TimeNanos statusRetryMax = 600 * kNanosPerSecond;
   // Module parameters set on top of the manifest's (e.g. host_affinity=true).
   std::map<std::string, std::string> moduleParameters;
 };
@@ -143,6 +153,7 @@ class Master final : public AgentReports {
   }
 
   // Scheduler calls.
+  // failedPrecondition for the id of a framework that was torn down.
   Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler);
   Status accept(const std::string& framework, const std::vector<std::string>& offers,
                 const std::vector<TaskLaunch>& launches, const v1::Filters& filters);
@@ -150,8 +161,13 @@ class Master final : public AgentReports {
                  const v1::Filters& filters);
   Status revive(const std::string& framework, const std::set<std::string>& roles);
   Status suppress(const std::string& framework, const std::set<std::string>& roles);
-  Status kill(const std::string& framework, const std::string& task);
-  Status acknowledge(const std::string& framework, const std::string& task);
+  // A task the master does not know is answered with an update (TASK_UNKNOWN or TASK_LOST,
+  // as Mesos) when `answerUnknown`; either way the result is an error.
+  Status kill(const std::string& framework, const std::string& task, bool answerUnknown = true);
+  // Settles the task's pending update if `uuid` is its uuid (a stale uuid changes nothing); a
+  // terminal task is then forgotten (moved to the completed tasks) once its executor is freed.
+  Status acknowledge(const std::string& framework, const std::string& task,
+                     const std::string& uuid);
   Status reconcile(const std::string& framework);
   // Explicit reconciliation: the state of each named task, TASK_LOST for tasks the master
   // does not know. While recovering the answer waits for recovery to end, since a task may
@@ -161,8 +177,10 @@ class Master final : public AgentReports {
   // permissionDenied when `info` names another principal than the framework's.
   Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info);
   // The scheduler's connection went away: the framework stays registered, gets no offers,
-  // and its outstanding offers are rescinded. Ignored unless `scheduler` is still its current
-  // scheduler (a failed-over framework's old connection closing changes nothing).
+  // and its outstanding offers are rescinded; unless a scheduler subscribes for it within its
+  // FrameworkInfo.failover_timeout, it is then torn down (teardown()). Ignored unless `scheduler`
+  // is still its current scheduler (a failed-over framework's old connection closing changes
+  // nothing).
   void disconnect(const std::string& framework, const Scheduler* scheduler);
   // ACCEPT's RESERVE / UNRESERVE / CREATE / DESTROY: converts the named offers' resources in
   // place (the allocator checks and applies them); a following accept() uses the result.
@@ -197,6 +215,18 @@ class Master final : public AgentReports {
   };
   void forEachFramework(const std::function<void(const FrameworkView&)>& visit) const;
   void forEachTask(const std::function<void(const TaskView&)>& visit) const;
+  // Acknowledged terminal tasks, oldest first, at most maxCompletedTasksPerFramework each.
+  struct CompletedTask {
+    std::string framework, task, agent, role;
+    Resources resources;
+    TaskState state;
+  };
+  const std::map<std::string, std::deque<CompletedTask>>& completedTasks() const {
+    return completedTasks_;
+  }
+  // Removed frameworks (torn down or failed over too late), oldest first, at most
+  // maxCompletedFrameworks.
+  const std::deque<v1::FrameworkInfo>& completedFrameworks() const { return completedFrameworks_; }
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
   const std::map<std::string, Offer>& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
@@ -216,6 +246,8 @@ class Master final : public AgentReports {
     v1::FrameworkInfo info;
     Scheduler* scheduler = nullptr;
     FrameworkCounters counters;
+    // Counts disconnections: a failover timer acts only for the latest one.
+    uint64_t disconnections = 0;
   };
   struct TaskEntry {
     std::string framework;
@@ -229,6 +261,10 @@ class Master final : public AgentReports {
     // The framework acknowledged the terminal state: forgotten once the executor is freed
     // too (a FREED arriving after the acknowledgement must still find its task).
     bool acknowledged = false;
+    // The latest update sent to the framework and its uuid, until it is acknowledged (the
+    // uuid is empty after).
+    TaskStatus pending{};
+    std::string pendingUuid{};
   };
   // What taking an agent in will change, worked out before anything changes.
   struct Adoption {
@@ -259,6 +295,12 @@ class Master final : public AgentReports {
   void placement(const std::string& agent, const std::string& role, PlacementEvent event,
                  TimeNanos startedAt = 0);
   void offerAnswered(const Offer& offer, uint32_t tasksLaunched);
+  // Sends the task's pending update again after `delay` unless acknowledged by then.
+  void retryUpdate(const std::string& framework, const std::string& task, const std::string& uuid,
+                   TimeNanos delay);
+  // A terminal, acknowledged, freed task leaves tasks_ for the completed list.
+  void forgetTask(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it);
+  std::string newUuid();
   // Recovery (master_recovery.cpp).
   Status recoverFromDisk();
   void checkRecovery();
@@ -272,6 +314,11 @@ class Master final : public AgentReports {
   LoadedAllocator allocator_;
   std::map<std::string, std::unique_ptr<AgentLink>> agents_;
   std::map<std::string, FrameworkEntry> frameworks_;
+  // Torn down: SUBSCRIBE with one of these ids is refused (kept for the master's life).
+  std::set<std::string> removedFrameworks_;
+  std::deque<v1::FrameworkInfo> completedFrameworks_;
+  std::map<std::string, std::deque<CompletedTask>> completedTasks_;
+  std::mt19937_64 uuidBits_{std::random_device{}()};
   std::map<std::string, Offer> offers_;                // Outstanding, by id.
   std::map<std::string, InverseOffer> inverseOffers_;  // Outstanding, by id.
   std::set<std::string> rescindedOffers_;              // To tell a rescind race from a bad id.

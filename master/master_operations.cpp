@@ -4,6 +4,7 @@
 // operator endpoints.
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <set>
 
 #include "master/master.h"
@@ -39,6 +40,26 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
   for (const std::string& id : own) rescindOffer(id, /*expired=*/false);
   Status s = allocator_->deactivateFramework(frameworkId);
   LOG_IF(WARNING, !s.ok()) << "deactivating " << frameworkId << ": " << s.message();
+  // As Mesos: unless it subscribes again within FrameworkInfo.failover_timeout (default 0),
+  // the framework is removed. A year bounds the wait (and the clock arithmetic); a value that
+  // is not a non-negative number counts as 0.
+  constexpr double kMaxFailoverSeconds = 365.0 * 24 * 3600;
+  const double seconds = entry->info.failover_timeout();
+  const TimeNanos delay = static_cast<TimeNanos>(
+      (seconds >= 0 ? std::min(seconds, kMaxFailoverSeconds) : 0) * kNanosPerSecond);
+  const uint64_t disconnection = ++entry->disconnections;
+  later(delay, [this, frameworkId, disconnection] {
+    FrameworkEntry* gone = framework(frameworkId);
+    // Back in time (or gone since, or disconnected again: that disconnection's timer decides).
+    if (!gone || gone->scheduler != nullptr || gone->disconnections != disconnection ||
+        removedFrameworks_.count(frameworkId)) {
+      return;
+    }
+    LOG(INFO) << "framework " << frameworkId << " did not fail over within "
+              << gone->info.failover_timeout() << " s: removing it";
+    Status removed = teardown(frameworkId);
+    LOG_IF(WARNING, !removed.ok()) << "removing " << frameworkId << ": " << removed.message();
+  });
 }
 
 Status Master::applyOperations(const std::string& frameworkId,

@@ -46,6 +46,12 @@ class Scheduler {
   virtual void offers(const std::vector<Offer>& offers) { (void)offers; }
   virtual void rescind(const std::string& offer) { (void)offer; }
   virtual void update(const TaskStatus& status) { (void)status; }
+  // An agent's update, which the framework acknowledges by `uuid` (16 bytes); until then the
+  // master sends it again. Schedulers that do not acknowledge see it as update().
+  virtual void updateToAcknowledge(const TaskStatus& status, const std::string& uuid) {
+    (void)uuid;
+    update(status);
+  }
   virtual void inverseOffers(const std::vector<InverseOffer>& offers) { (void)offers; }
   virtual void failure(const std::string& agent) { (void)agent; }
   virtual void error(const std::string& message) { (void)message; }

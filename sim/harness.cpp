@@ -140,9 +140,15 @@ class SimFramework final : public Scheduler {
     }
   }
 
+  // Every agent update is acknowledged, as a framework does; the master's own (refused
+  // launches) need no acknowledgement.
+  void updateToAcknowledge(const TaskStatus& status, const std::string& uuid) override {
+    (void)master()->acknowledge(id_, status.task, uuid);
+    update(status);
+  }
+
   void update(const TaskStatus& status) override {
     if (status.state == TaskState::kRunning || status.state == TaskState::kStaging) return;
-    (void)master()->acknowledge(id_, status.task);
     if (status.state == TaskState::kFinished && active_ &&
         spec_.spec.workload().relaunch_finished()) {
       vacated_.insert(status.agent);

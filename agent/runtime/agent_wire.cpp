@@ -34,6 +34,8 @@ v1::TaskState taskStateToProto(TaskState state) {
       return v1::TASK_LOST;
     case TaskState::kError:
       return v1::TASK_ERROR;
+    case TaskState::kUnknown:
+      return v1::TASK_UNKNOWN;
   }
   return v1::TASK_UNKNOWN;
 }

@@ -18,6 +18,8 @@ const char* toString(TaskState state) {
       return "TASK_LOST";
     case TaskState::kError:
       return "TASK_ERROR";
+    case TaskState::kUnknown:
+      return "TASK_UNKNOWN";
   }
   return "TASK_UNKNOWN";
 }

@@ -9,7 +9,18 @@
 
 namespace harvest::agent {
 
-enum class TaskState : uint8_t { kStaging, kRunning, kFinished, kFailed, kKilled, kLost, kError };
+// kUnknown is only ever the master's answer about a task it does not know (Mesos's
+// TASK_UNKNOWN, for partition-aware frameworks); no agent reports it.
+enum class TaskState : uint8_t {
+  kStaging,
+  kRunning,
+  kFinished,
+  kFailed,
+  kKilled,
+  kLost,
+  kError,
+  kUnknown
+};
 const char* toString(TaskState state);  // "TASK_RUNNING", ...
 inline bool isTerminal(TaskState state) {
   return state == TaskState::kFinished || state == TaskState::kFailed ||

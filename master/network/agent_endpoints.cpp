@@ -62,6 +62,12 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
   }
   std::shared_ptr<http::Stream> stream = responder.startStream(200, kProtobuf);
   raw->attach(stream);
+  // The peer is "ip:port" (the agent's outgoing port, which says nothing about where it
+  // listens); offers name its ip.
+  const size_t colon = request.peer.rfind(':');
+  std::string ip = colon == std::string::npos ? "" : request.peer.substr(0, colon);
+  if (ip.size() > 2 && ip.front() == '[') ip = ip.substr(1, ip.size() - 2);  // IPv6.
+  agentIps_[id] = ip;
   v1::AgentEvent registered;
   registered.set_type(v1::AgentEvent::REGISTERED);
   registered.set_master_id(runId_);
@@ -146,7 +152,11 @@ http::Response NetworkMaster::applyAgentCall(RemoteAgent& agent, const v1::Agent
         return refuseAgent(403, id, s.message());
       }
       agent.noteHolds(status->framework, status->task, call.status().holds_resources());
-      master_->statusUpdate(*status);
+      // Stamped on arrival: the agent's clock has another zero than the master's, and
+      // frameworks get Unix time from the master's.
+      TaskStatus stamped = *status;
+      stamped.time = loop_.now();
+      master_->statusUpdate(stamped);
       break;
     }
     case v1::AgentCall::FREED: {

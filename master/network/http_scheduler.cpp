@@ -2,18 +2,38 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+
 #include "agent/runtime/agent_wire.h"
 #include "net/recordio.h"
 #include "resources/proto/convert.h"
 
 namespace harvest::master {
+namespace {
+
+// A resource in the form Mesos sends frameworks without RESERVATION_REFINEMENT: the reserving
+// role in `role`, and for a dynamic reservation its principal and labels in `reservation`.
+// A refined reservation (more than one) has no such form; Harvest never makes one (RESERVE
+// pushes one level), so it is left as it is.
+void downgradeReservation(v1::Resource& resource) {
+  if (resource.reservations_size() != 1) return;
+  const v1::Resource::ReservationInfo reservation = resource.reservations(0);
+  resource.clear_reservations();
+  resource.set_role(reservation.role());
+  if (reservation.type() == v1::Resource::ReservationInfo::STATIC) return;
+  v1::Resource::ReservationInfo& old = *resource.mutable_reservation();
+  if (reservation.has_principal()) old.set_principal(reservation.principal());
+  if (reservation.has_labels()) *old.mutable_labels() = reservation.labels();
+}
+
+}  // namespace
 
 HttpScheduler::HttpScheduler(std::shared_ptr<http::Stream> stream, Format format,
-                             std::string streamId, double heartbeatSeconds)
+                             std::string streamId, const SchedulerContext* context)
     : stream_(std::move(stream)),
       format_(format),
       streamId_(std::move(streamId)),
-      heartbeatSeconds_(heartbeatSeconds) {}
+      context_(context) {}
 
 void HttpScheduler::send(const v1::scheduler::Event& event) {
   if (!stream_->open()) return;
@@ -25,7 +45,8 @@ void HttpScheduler::subscribed(const std::string& framework) {
   v1::scheduler::Event event;
   event.set_type(v1::scheduler::Event::SUBSCRIBED);
   event.mutable_subscribed()->mutable_framework_id()->set_value(framework);
-  event.mutable_subscribed()->set_heartbeat_interval_seconds(heartbeatSeconds_);
+  event.mutable_subscribed()->set_heartbeat_interval_seconds(context_->heartbeatSeconds);
+  *event.mutable_subscribed()->mutable_master_info() = context_->masterInfo;
   send(event);
 }
 
@@ -40,7 +61,18 @@ void HttpScheduler::offers(const std::vector<Offer>& offers) {
     out.set_hostname(offer.hostname);
     // Revocable resources carry `revocable` (with throttle_info when throttleable).
     *out.mutable_resources() = toProto(offer.resources, offer.role);
+    if (!refinement_) {
+      for (v1::Resource& resource : *out.mutable_resources()) downgradeReservation(resource);
+    }
     out.mutable_allocation_info()->set_role(offer.role);
+    // Mesos always fills it and some clients read it unconditionally.
+    v1::URL& url = *out.mutable_url();
+    url.set_scheme("http");
+    const std::string ip = context_->agentIp ? context_->agentIp(offer.agent) : "";
+    url.mutable_address()->set_ip(ip.empty() ? "127.0.0.1" : ip);
+    url.mutable_address()->set_hostname(offer.hostname);
+    url.mutable_address()->set_port(kAgentPort);
+    url.set_path("/slave(1)");
   }
   send(event);
 }
@@ -52,7 +84,7 @@ void HttpScheduler::rescind(const std::string& offer) {
   send(event);
 }
 
-v1::TaskStatus toProtoStatus(const TaskStatus& status) {
+v1::TaskStatus toProtoStatus(const TaskStatus& status, double unixEpochOffset) {
   v1::TaskStatus out;
   out.mutable_task_id()->set_value(status.task);
   out.set_state(agent::taskStateToProto(status.state));
@@ -67,8 +99,10 @@ v1::TaskStatus toProtoStatus(const TaskStatus& status) {
     }
   }
   if (!message.empty()) out.set_message(message);
-  out.set_timestamp(static_cast<double>(status.time) / 1e9);
-  out.set_source(status.reason == "REASON_INVALID_OFFERS" || status.reason == "REASON_TASK_INVALID"
+  out.set_timestamp(unixEpochOffset + static_cast<double>(status.time) / 1e9);
+  out.set_source(status.reason == "REASON_INVALID_OFFERS" ||
+                         status.reason == "REASON_TASK_INVALID" ||
+                         status.reason == "REASON_RECONCILIATION"
                      ? v1::TaskStatus::SOURCE_MASTER
                      : v1::TaskStatus::SOURCE_AGENT);
   return out;
@@ -77,7 +111,15 @@ v1::TaskStatus toProtoStatus(const TaskStatus& status) {
 void HttpScheduler::update(const TaskStatus& status) {
   v1::scheduler::Event event;
   event.set_type(v1::scheduler::Event::UPDATE);
-  *event.mutable_update()->mutable_status() = toProtoStatus(status);
+  *event.mutable_update()->mutable_status() = toProtoStatus(status, context_->unixEpochOffset);
+  send(event);
+}
+
+void HttpScheduler::updateToAcknowledge(const TaskStatus& status, const std::string& uuid) {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::UPDATE);
+  *event.mutable_update()->mutable_status() = toProtoStatus(status, context_->unixEpochOffset);
+  event.mutable_update()->mutable_status()->set_uuid(uuid);
   send(event);
 }
 
@@ -106,6 +148,12 @@ void HttpScheduler::error(const std::string& message) {
   event.set_type(v1::scheduler::Event::ERROR);
   event.mutable_error()->set_message(message);
   send(event);
+}
+
+void HttpScheduler::setCapabilities(const v1::FrameworkInfo& info) {
+  refinement_ = std::ranges::any_of(info.capabilities(), [](const auto& capability) {
+    return capability.type() == v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT;
+  });
 }
 
 void HttpScheduler::heartbeat() {

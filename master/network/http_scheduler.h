@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,19 +27,38 @@ using wire::requestFormat;
 using wire::responseFormat;
 using wire::taskDurationNanos;
 
+// The agent port a Mesos agent listens on by default. Harvest agents call the master and
+// listen nowhere, so an offer's `url` names this port, as Mesos clients expect one.
+inline constexpr int kAgentPort = 5051;
+
+// What every subscription of one master shares: what SUBSCRIBED announces, how to turn the
+// master's clock into Unix time, and where each agent is.
+struct SchedulerContext {
+  v1::MasterInfo masterInfo;
+  double heartbeatSeconds = 15;
+  // Unix time (seconds) of the master clock's zero: event timestamps are Unix time, as Mesos's.
+  double unixEpochOffset = 0;
+  // The IP an agent registered from, or "" when the master does not know one.
+  std::function<std::string(const std::string& agent)> agentIp;
+};
+
 class HttpScheduler final : public Scheduler {
  public:
+  // `context` outlives the scheduler (the NetworkMaster owns both).
   HttpScheduler(std::shared_ptr<http::Stream> stream, Format format, std::string streamId,
-                double heartbeatSeconds);
+                const SchedulerContext* context);
 
   void subscribed(const std::string& framework) override;
   void offers(const std::vector<Offer>& offers) override;
   void rescind(const std::string& offer) override;
   void update(const TaskStatus& status) override;
+  void updateToAcknowledge(const TaskStatus& status, const std::string& uuid) override;
   void inverseOffers(const std::vector<InverseOffer>& offers) override;
   void failure(const std::string& agent) override;
   void error(const std::string& message) override;
   void heartbeat();
+  // Takes the capabilities that change what events look like (RESERVATION_REFINEMENT).
+  void setCapabilities(const v1::FrameworkInfo& info);
 
   const std::string& streamId() const { return streamId_; }
   const std::string& framework() const { return framework_; }
@@ -51,11 +71,14 @@ class HttpScheduler final : public Scheduler {
   std::shared_ptr<http::Stream> stream_;
   Format format_;
   std::string streamId_;
-  double heartbeatSeconds_;
+  const SchedulerContext* context_;
   std::string framework_;
+  // Without RESERVATION_REFINEMENT, reserved resources go out in the pre-1.4 form.
+  bool refinement_ = false;
 };
 
-// The v1 TaskStatus of a master TaskStatus (reason by name when Mesos has it).
-v1::TaskStatus toProtoStatus(const TaskStatus& status);
+// The v1 TaskStatus of a master TaskStatus (reason by name when Mesos has it); its timestamp
+// is Unix time: the master clock's reading plus `unixEpochOffset`.
+v1::TaskStatus toProtoStatus(const TaskStatus& status, double unixEpochOffset);
 
 }  // namespace harvest::master

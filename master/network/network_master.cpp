@@ -1,13 +1,37 @@
 #include "master/network/network_master.h"
 
+#include <arpa/inet.h>
 #include <glog/logging.h>
+#include <unistd.h>
 
+#include <array>
 #include <random>
 
+#include "common/results.h"
 #include "resources/proto/convert.h"
 
 namespace harvest::master {
 namespace {
+
+// Resources in the post-1.4 form: a framework without RESERVATION_REFINEMENT names a
+// reservation by `role` (+ `reservation` when dynamic), as its offers showed it; Mesos upgrades
+// such resources on arrival too.
+ResourceProtos upgraded(const ResourceProtos& protos) {
+  ResourceProtos out = protos;
+  for (v1::Resource& resource : out) {
+    if (resource.reservations_size() > 0 || !resource.has_role() || resource.role() == "*") {
+      continue;
+    }
+    v1::Resource::ReservationInfo info = resource.reservation();
+    info.set_type(resource.has_reservation() ? v1::Resource::ReservationInfo::DYNAMIC
+                                             : v1::Resource::ReservationInfo::STATIC);
+    info.set_role(resource.role());
+    *resource.add_reservations() = info;
+    resource.clear_role();
+    resource.clear_reservation();
+  }
+  return out;
+}
 
 // The resources of a RESERVE/UNRESERVE with the newest reservation taken off each.
 Result<Resources> withoutLastReservation(const ResourceProtos& protos) {
@@ -46,6 +70,26 @@ Result<ResourceConversion> conversionOf(const ResourceProtos& protos,
                                              (rich.ok() ? plain.message() : rich.message()));
   }
   return adds ? ResourceConversion{*plain, *rich} : ResourceConversion{*rich, *plain};
+}
+
+// MasterInfo as Mesos fills it: `ip` is the IPv4 address as its bytes lie in memory in network
+// order, read as a host integer (0 for a listen address that is not IPv4).
+v1::MasterInfo masterInfoOf(const std::string& id, const std::string& address, uint16_t port) {
+  v1::MasterInfo info;
+  info.set_id(id);
+  in_addr packed{};
+  info.set_ip(inet_pton(AF_INET, address.c_str(), &packed) == 1 ? packed.s_addr : 0);
+  info.set_port(port);
+  std::array<char, 256> host{};
+  const std::string hostname =
+      gethostname(host.data(), host.size() - 1) == 0 ? host.data() : address;
+  info.set_hostname(hostname);
+  info.set_pid("master@" + address + ":" + std::to_string(port));
+  info.set_version(harvestVersion());
+  info.mutable_address()->set_hostname(hostname);
+  info.mutable_address()->set_ip(address);
+  info.mutable_address()->set_port(port);
+  return info;
 }
 
 }  // namespace
@@ -105,6 +149,16 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
       });
   if (!started.ok()) return started.status();
   self->server_ = std::move(started).value();
+  SchedulerContext& context = self->context_;
+  context.masterInfo = masterInfoOf(self->runId_, network.address, self->port());
+  context.heartbeatSeconds = network.heartbeatSeconds;
+  const double unixNow =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  context.unixEpochOffset = unixNow - static_cast<double>(self->realNow()) / 1e9;
+  context.agentIp = [raw](const std::string& agent) {
+    auto it = raw->agentIps_.find(agent);
+    return it == raw->agentIps_.end() ? std::string() : it->second;
+  };
   self->heartbeats();
   LOG(INFO) << "harvest-master listening on " << network.address << ":" << self->port() << " (run "
             << self->runId_ << ", "
@@ -311,9 +365,9 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
   std::shared_ptr<http::Stream> stream =
       responder.startStream(200, mediaType(format), {{"Mesos-Stream-Id", streamId}});
   if (!stream->open()) return;
-  auto subscription =
-      std::make_unique<HttpScheduler>(stream, format, streamId, options_.heartbeatSeconds);
+  auto subscription = std::make_unique<HttpScheduler>(stream, format, streamId, &context_);
   HttpScheduler* scheduler = subscription.get();
+  scheduler->setCapabilities(info);
   subscriptions_[streamId] = std::move(subscription);
   ++counters_.subscribers;
   Result<std::string> framework = master_->subscribe(info, scheduler);
@@ -384,8 +438,8 @@ http::Response NetworkMaster::accept(const std::string& framework,
       case v1::Offer::Operation::RESERVE:
       case v1::Offer::Operation::UNRESERVE: {
         const bool reserve = operation.type() == v1::Offer::Operation::RESERVE;
-        const ResourceProtos& protos =
-            reserve ? operation.reserve().resources() : operation.unreserve().resources();
+        const ResourceProtos protos =
+            upgraded(reserve ? operation.reserve().resources() : operation.unreserve().resources());
         for (const v1::Resource& resource : protos) {
           const std::string role =
               resource.reservations_size() > 0
@@ -405,8 +459,8 @@ http::Response NetworkMaster::accept(const std::string& framework,
       case v1::Offer::Operation::CREATE:
       case v1::Offer::Operation::DESTROY: {
         const bool create = operation.type() == v1::Offer::Operation::CREATE;
-        const ResourceProtos& protos =
-            create ? operation.create().volumes() : operation.destroy().volumes();
+        const ResourceProtos protos =
+            upgraded(create ? operation.create().volumes() : operation.destroy().volumes());
         Result<ResourceConversion> conversion =
             conversionOf(protos, &withoutPersistence, create, create ? "CREATE" : "DESTROY");
         if (!conversion.ok()) return refuse(400, conversion.message());
@@ -465,15 +519,19 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
       s = master_->suppress(framework, roles(call.suppress().roles()));
       break;
     case Call::KILL:
-      // Unknown or finished tasks are not an error of the call (Mesos answers 202 too).
+      // Unknown or finished tasks are not an error of the call (Mesos answers 202 too); an
+      // unknown one gets its TASK_LOST / TASK_UNKNOWN update.
       (void)master_->kill(framework, call.kill().task_id().value());
       break;
     case Call::SHUTDOWN:
-      // One executor per task here: shutting the executor down kills its task.
-      (void)master_->kill(framework, call.shutdown().executor_id().value());
+      // One executor per task here: shutting the executor down kills its task. Mesos says
+      // nothing about an unknown executor, so neither does this.
+      (void)master_->kill(framework, call.shutdown().executor_id().value(),
+                          /*answerUnknown=*/false);
       break;
     case Call::ACKNOWLEDGE:
-      (void)master_->acknowledge(framework, call.acknowledge().task_id().value());
+      (void)master_->acknowledge(framework, call.acknowledge().task_id().value(),
+                                 call.acknowledge().uuid());
       break;
     case Call::RECONCILE: {
       std::vector<std::string> tasks;
@@ -512,7 +570,15 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
       if (s.ok() && !suppressed.empty()) {
         s = master_->suppress(framework, {suppressed.begin(), suppressed.end()});
       }
-      if (s.ok()) return http::Response::text(200, "");
+      if (s.ok()) {
+        auto current = streamOfFramework_.find(framework);
+        if (current != streamOfFramework_.end()) {
+          if (auto it = subscriptions_.find(current->second); it != subscriptions_.end()) {
+            it->second->setCapabilities(info);
+          }
+        }
+        return http::Response::text(200, "");
+      }
       break;
     }
     default:

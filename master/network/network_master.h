@@ -121,6 +121,8 @@ class NetworkMaster {
   Authorizer authorizer_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::string runId_;
+  // Shared by every subscription (they point at it, so it is declared before them).
+  SchedulerContext context_;
   // Open scheduler subscriptions by stream id; the Master points at them. Erased after
   // their stream has closed (outside the stream's own callback).
   std::map<std::string, std::unique_ptr<HttpScheduler>> subscriptions_;
@@ -128,6 +130,8 @@ class NetworkMaster {
   std::vector<std::string> closedStreams_;
   NetworkCounters counters_;
   uint64_t nextStream_ = 1;
+  // The IP each agent last registered from (for offers' `url`).
+  std::map<std::string, std::string> agentIps_;
 };
 
 }  // namespace harvest::master

@@ -155,6 +155,26 @@ std::string NetworkMaster::stateJson() const {
            ",\"resources\":" + jsonString(task.resources.toString()) + "}";
     first = false;
   });
+  // Mesos's bounded lists of what ended: acknowledged terminal tasks and removed frameworks.
+  out += "],\"completed_tasks\":[";
+  first = true;
+  for (const auto& [framework, tasks] : master_->completedTasks()) {
+    for (const Master::CompletedTask& task : tasks) {
+      out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(task.task) +
+             ",\"framework_id\":" + jsonString(task.framework) +
+             ",\"agent_id\":" + jsonString(task.agent) + ",\"role\":" + jsonString(task.role) +
+             ",\"state\":" + jsonString(toString(task.state)) +
+             ",\"resources\":" + jsonString(task.resources.toString()) + "}";
+      first = false;
+    }
+  }
+  out += "],\"completed_frameworks\":[";
+  first = true;
+  for (const v1::FrameworkInfo& info : master_->completedFrameworks()) {
+    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(info.id().value()) +
+           ",\"name\":" + jsonString(info.name()) + "}";
+    first = false;
+  }
   return out + "]}";
 }
 

@@ -459,8 +459,10 @@ class FrameworkSide {
     call.mutable_framework_id()->set_value(framework.id);
     *call.mutable_acknowledge()->mutable_agent_id() = status.agent_id();
     *call.mutable_acknowledge()->mutable_task_id() = status.task_id();
-    // Updates here carry no uuid; the call needs one of 16 bytes.
-    call.mutable_acknowledge()->set_uuid(std::string(16, '\x2a'));
+    // The update's own uuid settles it; the master's own updates have none, and the call
+    // needs 16 bytes anyway (the master ignores a uuid it did not send).
+    call.mutable_acknowledge()->set_uuid(status.has_uuid() ? status.uuid()
+                                                           : std::string(16, '\x2a'));
     ++counts_.acknowledges;
     send(framework, call, "ACKNOWLEDGE");
   }

@@ -212,7 +212,8 @@ TEST(NetworkMasterTest, LaunchReachesTheAgentAndItsUpdatesReachTheFramework) {
   acknowledge.set_type(Call::ACKNOWLEDGE);
   acknowledge.mutable_acknowledge()->mutable_agent_id()->set_value("a1");
   acknowledge.mutable_acknowledge()->mutable_task_id()->set_value("t1");
-  acknowledge.mutable_acknowledge()->set_uuid(std::string(16, '\x01'));
+  ASSERT_EQ(finished.uuid().size(), 16u);
+  acknowledge.mutable_acknowledge()->set_uuid(finished.uuid());
   EXPECT_EQ(cluster.framework.call(acknowledge).status, 202);
   EXPECT_TRUE(entries(state(cluster.master.port()), "tasks").empty());
 
@@ -239,12 +240,13 @@ TEST(NetworkMasterTest, AFreedAfterTheAcknowledgementStillReturnsTheResources) {
   ASSERT_EQ(cluster.agent.status(*task, TaskState::kRunning), 202);
   EXPECT_EQ(cluster.framework.update().state(), v1::TASK_RUNNING);
   ASSERT_EQ(cluster.agent.status(*task, TaskState::kFinished, /*holdsResources=*/false), 202);
-  EXPECT_EQ(cluster.framework.update().state(), v1::TASK_FINISHED);
+  const v1::TaskStatus finished = cluster.framework.update();
+  EXPECT_EQ(finished.state(), v1::TASK_FINISHED);
   Call acknowledge;
   acknowledge.set_type(Call::ACKNOWLEDGE);
   acknowledge.mutable_acknowledge()->mutable_agent_id()->set_value("a1");
   acknowledge.mutable_acknowledge()->mutable_task_id()->set_value("t1");
-  acknowledge.mutable_acknowledge()->set_uuid(std::string(16, '\x01'));
+  acknowledge.mutable_acknowledge()->set_uuid(finished.uuid());
   ASSERT_EQ(cluster.framework.call(acknowledge).status, 202);
   // Still known: its FREED has not come.
   EXPECT_EQ(entries(state(cluster.master.port()), "tasks").size(), 1u);
@@ -283,6 +285,8 @@ TEST(NetworkMasterTest, LaunchGroupSendsEveryTaskOfTheGroup) {
 TEST(NetworkMasterTest, ReserveAndUnreserveChangeTheFollowingOffers) {
   v1::FrameworkInfo info = frameworkInfo("web");
   info.set_principal("ops");
+  // The post-1.4 form; mesos_compat_test checks the old one.
+  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   Cluster cluster("cpus:8;mem:16384", info);
   const v1::Offer first = cluster.framework.offer();
   const ResourceProtos reserved = reservedCpus("web", "ops");
