@@ -60,7 +60,7 @@ std::string formatDuration(double seconds) {
   return buffer;
 }
 
-std::string jsonString(const std::string& text) {
+std::string jsonString(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     switch (c) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harvest {
@@ -47,7 +48,7 @@ inline std::string formatMillis(double millis) {
 
 // JSON pieces: a quoted, escaped string; a number (%.6g, finite: non-finite becomes null);
 // a string map as an object; the dataItems array.
-std::string jsonString(const std::string& text);
+std::string jsonString(std::string_view text);
 std::string jsonNumber(double value);
 std::string jsonObject(const std::map<std::string, std::string>& values);
 std::string dataItemsJson(const std::vector<DataItem>& items);

@@ -3,36 +3,11 @@
 #include <iomanip>
 #include <sstream>
 
+#include "common/results.h"
 #include "master/network/network_master.h"
 
 namespace harvest::master {
 namespace {
-
-std::string jsonString(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string jsonNumber(double value) {
   if (!std::isfinite(value)) return "0";
