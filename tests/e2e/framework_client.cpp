@@ -170,11 +170,13 @@ void FrameworkClient::handle(const v1::scheduler::Event& event, http::Connection
         if (it != tasks_.end()) it->second.state = status.state();
         if (status.reason() == v1::TaskStatus::REASON_CONTAINER_PREEMPTED) ++preempted_;
       }
+      // Only updates with a uuid want an acknowledgement, and it must name that uuid: the
+      // master resends the update until it does.
+      if (!status.has_uuid()) break;
       call.set_type(v1::scheduler::Call::ACKNOWLEDGE);
-      call.mutable_acknowledge()->mutable_agent_id()->set_value(
-          status.has_agent_id() ? status.agent_id().value() : "unknown");
+      call.mutable_acknowledge()->mutable_agent_id()->set_value(status.agent_id().value());
       call.mutable_acknowledge()->mutable_task_id()->set_value(status.task_id().value());
-      call.mutable_acknowledge()->set_uuid(std::string(16, 'u'));
+      call.mutable_acknowledge()->set_uuid(status.uuid());
       post(calls, call);
       break;
     }
