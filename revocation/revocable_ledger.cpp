@@ -3,17 +3,6 @@
 #include <algorithm>
 
 namespace harvest {
-namespace {
-
-// a - b where `a` holds it, without the clamping surprises of Resources::operator-= for
-// amounts b lacks: a scalar of `a` larger than b's keeps the difference, ranges keep what b
-// lacks. Both sides are revocable resources keyed by class.
-Resources beyond(const Resources& a, const Resources& b) {
-  return a - b;
-}
-
-}  // namespace
-
 void RevocableLedger::setIdleReserved(const Resources& idleReserved) {
   Resources total = total_.ofClass(Revocability::kThrottleable) +
                     idleReserved.reserved().regular().lentAs(Revocability::kNonThrottleable);
@@ -32,12 +21,14 @@ void RevocableLedger::setUsageSlack(const Resources& estimate) {
   }
 }
 
+// Resources' difference keeps, per key, only what the left side has beyond the right: for
+// these class-keyed revocable sums that is exactly "what is left" and "what is short".
 Resources RevocableLedger::available() const {
-  return beyond(total_, allocated_);
+  return total_ - allocated_;
 }
 
 Resources RevocableLedger::excess() const {
-  return beyond(allocated_, total_);
+  return allocated_ - total_;
 }
 
 Resources RevocableLedger::overcommit() const {
@@ -68,13 +59,22 @@ Status RevocableLedger::release(uint32_t framework, uint32_t role, const Resourc
   if (!heldBy(framework, role).contains(resources)) {
     return Status::error("revocable " + resources.toString() + " not held");
   }
+  // Grants with a rescind in flight are settled first, then the newest. The master's answer
+  // to a rescind is a release of exactly those resources; taking them from another grant
+  // instead would leave the mark on resources nobody is rescinding, and chooseRescinds()
+  // would count them as covered and lend past the total for good. A release of some other
+  // offer settles a marked grant too: that can only over-count the uncovered excess (an extra
+  // rescind), never under-count it.
   Resources left = resources;
-  for (auto it = grants_.rbegin(); it != grants_.rend() && !left.empty(); ++it) {
-    if (it->framework != framework || it->role != role) continue;
-    // What of `left` this grant can give back.
-    const Resources taken = it->resources - (it->resources - left);
-    it->resources -= taken;
-    left -= taken;
+  for (bool rescinding : {true, false}) {
+    for (auto it = grants_.rbegin(); it != grants_.rend() && !left.empty(); ++it) {
+      if (it->framework != framework || it->role != role) continue;
+      if (it->rescindRequested != rescinding) continue;
+      // What of `left` this grant can give back.
+      const Resources taken = it->resources - (it->resources - left);
+      it->resources -= taken;
+      left -= taken;
+    }
   }
   std::erase_if(grants_, [](const Grant& grant) { return grant.resources.empty(); });
   allocated_ -= resources;

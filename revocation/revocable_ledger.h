@@ -47,8 +47,8 @@ class RevocableLedger {
   Resources overcommit() const;
 
   void grant(uint32_t framework, uint32_t role, uint64_t sequence, const Resources& resources);
-  // Takes `resources` back from the holder's grants, newest first. Refuses (leaving the ledger
-  // unchanged) when the holder's grants do not contain them.
+  // Takes `resources` back from the holder's grants: those being rescinded first, then newest
+  // first. Refuses (leaving the ledger unchanged) when the holder's grants do not contain them.
   Status release(uint32_t framework, uint32_t role, const Resources& resources);
   // Drops every grant of the framework (it left); returns them for the caller's bookkeeping.
   std::vector<Grant> releaseFramework(uint32_t framework);
