@@ -1,9 +1,8 @@
 // HttpServer and the client over loopback: plain and keep-alive requests, chunked uploads,
 // streams, disconnects, every limit, deferred answers, pipelining and timeouts.
 //
-// The server runs on its own thread, as the master's loop would drive it: poll() with a short
-// timeout, then whatever tasks the test posted (the master's timers). Everything that touches
-// the server or its streams runs on that thread.
+// The server runs on its own thread (testkit::ServerThread), as the master's loop would drive
+// it; everything that touches the server or its streams runs on that thread.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -24,63 +23,20 @@
 #include "net/http_client.h"
 #include "net/http_server.h"
 #include "net/recordio.h"
+#include "testing/server_thread.h"
 
 namespace harvest::http {
 namespace {
 
 constexpr int kTimeoutMs = 2000;
 
-class ServerThread {
+// The shared server thread, with the stats probes these tests use.
+class ServerThread : public testkit::ServerThread {
  public:
-  ServerThread(ServerOptions options, HttpServer::Handler handler) {
-    Result<std::unique_ptr<HttpServer>> started =
-        HttpServer::start(std::move(options), std::move(handler));
-    CHECK(started.ok()) << started.message();
-    server_ = std::move(started).value();
-    port_ = server_->port();
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        server_->poll(2);
-        std::vector<std::function<void()>> tasks;
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          tasks.swap(tasks_);
-        }
-        for (auto& task : tasks) task();
-      }
-    });
-  }
-  ~ServerThread() {
-    stop_ = true;
-    thread_.join();
-    server_.reset();
-  }
-
-  uint16_t port() const { return port_; }
-
-  void post(std::function<void()> task) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    tasks_.push_back(std::move(task));
-  }
-
-  // Runs `task` on the server thread and waits for its result.
-  template <typename F>
-  auto call(F task) -> decltype(task()) {
-    std::promise<decltype(task())> done;
-    auto future = done.get_future();
-    post([&] {
-      if constexpr (std::is_void_v<decltype(task())>) {
-        task();
-        done.set_value();
-      } else {
-        done.set_value(task());
-      }
-    });
-    return future.get();
-  }
+  using testkit::ServerThread::ServerThread;
 
   ServerStats stats() {
-    return call([this] { return server_->stats(); });
+    return call([this] { return server().stats(); });
   }
 
   // Polls the stats until `ready` holds, for at most kTimeoutMs.
@@ -92,14 +48,6 @@ class ServerThread {
     }
     return false;
   }
-
- private:
-  std::unique_ptr<HttpServer> server_;
-  uint16_t port_ = 0;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::mutex mutex_;
-  std::vector<std::function<void()>> tasks_;
 };
 
 bool waitUntil(const std::function<bool()>& ready) {

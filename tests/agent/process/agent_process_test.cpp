@@ -24,6 +24,7 @@
 #include "net/http_server.h"
 #include "net/recordio.h"
 #include "resources/parse.h"
+#include "testing/server_thread.h"
 
 namespace harvest::agent {
 namespace {
@@ -68,33 +69,17 @@ class FakeMaster {
   explicit FakeMaster(uint16_t port = 0) {
     http::ServerOptions options;
     options.port = port;
-    Result<std::unique_ptr<http::HttpServer>> started = http::HttpServer::start(
+    server_ = std::make_unique<testkit::ServerThread>(
         options, [this](const http::Request& request, http::Responder& responder) {
           handle(request, responder);
         });
-    CHECK(started.ok()) << started.message();
-    server_ = std::move(started).value();
-    port_ = server_->port();
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        server_->poll(2);
-        std::vector<std::function<void()>> tasks;
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          tasks.swap(tasks_);
-        }
-        for (auto& task : tasks) task();
-      }
-    });
   }
   ~FakeMaster() {
-    stop_ = true;
-    thread_.join();
-    stream_.reset();
+    server_->call([this] { stream_.reset(); });  // The stream belongs to the server thread.
     server_.reset();
   }
 
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return server_->port(); }
 
   // Events go out on the current stream, in the order posted.
   void send(const v1::AgentEvent& event) { sendChunk(record(event)); }
@@ -158,10 +143,7 @@ class FakeMaster {
   }
 
  private:
-  void post(std::function<void()> task) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    tasks_.push_back(std::move(task));
-  }
+  void post(std::function<void()> task) { server_->post(std::move(task)); }
 
   v1::AgentEvent registeredEvent() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -221,14 +203,10 @@ class FakeMaster {
     }
   }
 
-  std::unique_ptr<http::HttpServer> server_;
-  uint16_t port_ = 0;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
+  std::unique_ptr<testkit::ServerThread> server_;
   std::shared_ptr<http::Stream> stream_;  // Server thread only.
 
   std::mutex mutex_;  // Guards everything below.
-  std::vector<std::function<void()>> tasks_;
   std::deque<int> callAnswers_;
   int registerAnswer_ = 200;
   bool autoRegistered_ = true;
