@@ -1,9 +1,13 @@
 #include "wire/call_json.h"
 
+#include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
-#include <set>
+#include <string>
 
 #include "common/base64.h"
 #include "wire/json_text.h"
@@ -12,45 +16,52 @@ namespace harvest::wire {
 namespace {
 
 using google::protobuf::Descriptor;
+using google::protobuf::EnumValueDescriptor;
 using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
 using namespace text;  // NOLINT: the small helpers read better unqualified here.
 
-// Checks a request body against RFC 8259 and rewrites it for protobuf's JSON parser, guided by
-// the Call schema:
-//  - protobuf's parser also takes unquoted names, single quotes and trailing commas. Mesos's
-//    parser refuses them, so a client gets 400 from both rather than from one.
-//  - a member whose value is null is dropped: null means "absent" for every kind of field.
-//    Protobuf's JSON mapping says the same, but here it does not depend on the library.
-//  - a null element of a list is refused; protobuf would drop it silently, shifting the rest.
-//  - base64 of bytes fields is decoded leniently (see base64Decode) and re-encoded canonically.
+// Reads a request body into a message in one pass: RFC 8259 syntax, checked as Mesos's parser
+// checks it, and protobuf's JSON mapping for the values, applied through reflection as each
+// member is read (no second parser, no rewritten copy of the text).
+//  - unquoted names, single quotes and trailing commas are refused (protobuf's own parser takes
+//    them; Mesos's does not).
+//  - a member whose value is null is absent, whatever the field's kind.
+//  - a null element of a list is refused; dropping it would shift the rest.
 //  - a member name given twice in one object is refused, at any depth, and so is a field named
-//    both by its .proto name and its JSON name ("framework_id" and "frameworkId"). Protobuf
-//    keeps the last value and other parsers the first: {"type":"REVIVE","type":"TEARDOWN"}
-//    must not mean one thing to a proxy or an audit log and another to the master.
-// Inside unknown fields only the syntax is checked; protobuf then ignores them.
-class JsonPrepass {
+//    both by its .proto name and its JSON name ("framework_id" and "frameworkId"): last-wins
+//    would let {"type":"REVIVE","type":"TEARDOWN"} mean one thing to a proxy or an audit log
+//    and another to the master.
+//  - unknown members are skipped (their syntax is still checked), and so are enum values this
+//    build does not know: a newer client's additions are ignored as protobuf ignores them.
+//  - integers are JSON numbers or strings holding one (int64 values usually come as strings);
+//    an integral value in exponent form (1e3) is taken, a fraction or an out-of-range value is
+//    not. Floating-point fields also take "NaN", "Infinity" and "-Infinity".
+//  - bytes are base64, decoded leniently (see base64Decode).
+class JsonReader {
  public:
-  explicit JsonPrepass(std::string_view text) : text_(text) { out_.reserve(text.size()); }
+  explicit JsonReader(std::string_view text) : text_(text) {}
 
-  // The rewritten text, or what is wrong with the input.
-  Result<std::string> run(const Descriptor* root) {
+  Status run(Message* root) {
     skipSpace();
-    if (atEnd()) return Result<std::string>::error("empty body; expected a JSON object");
+    if (atEnd()) return Status::error("empty body; expected a JSON object");
     if (text_[pos_] != '{') {
       fail("expected a JSON object");
       return error();
     }
-    if (!object(root, 1)) return error();
+    if (!object(root, root->GetDescriptor(), 1)) return error();
     skipSpace();
     if (!atEnd()) {
       fail("unexpected text after the JSON object");
       return error();
     }
-    return std::move(out_);
+    return Status();
   }
 
  private:
   bool atEnd() const { return pos_ >= text_.size(); }
+  char peek() const { return atEnd() ? '\0' : text_[pos_]; }
   void skipSpace() {
     while (!atEnd() && isSpace(text_[pos_])) ++pos_;
   }
@@ -65,16 +76,17 @@ class JsonPrepass {
     if (error_.empty()) error_ = "malformed JSON at offset " + std::to_string(pos_) + ": " + what;
     return false;
   }
-  Result<std::string> error() const { return Result<std::string>::error(error_); }
-
-  static const Descriptor* messageType(const FieldDescriptor* field) {
-    if (field == nullptr || field->type() != FieldDescriptor::TYPE_MESSAGE || field->is_map()) {
-      return nullptr;
+  // A well-formed value that does not fit the field it is given for.
+  bool mismatch(const FieldDescriptor* field, const std::string& what) {
+    if (error_.empty()) {
+      error_ = "JSON is not a " + root_ + ": field '" + field->name() + "' " + what + " (offset " +
+               std::to_string(valueStart_) + ")";
     }
-    return field->message_type();
+    return false;
   }
+  Status error() const { return Status::error(error_); }
 
-  // Protobuf's JSON parser takes the .proto name or the lowerCamel JSON name.
+  // Protobuf's JSON mapping takes the .proto name or the lowerCamel JSON name.
   static const FieldDescriptor* findField(const Descriptor* type, const std::string& name) {
     if (type == nullptr) return nullptr;
     if (const FieldDescriptor* field = type->FindFieldByName(name)) return field;
@@ -84,115 +96,342 @@ class JsonPrepass {
     return nullptr;
   }
 
-  // One value. `field` is what it is a value of (nullptr: not a known field); `element` says
-  // it is one element of that repeated field's array.
-  bool value(const FieldDescriptor* field, bool element, int depth) {
-    skipSpace();
-    if (atEnd()) return fail("unexpected end; expected a value");
-    const size_t start = pos_;
-    const char c = text_[pos_];
-    bool ok = false;
-    switch (c) {
-      case '{':
-        return object(messageType(field), depth + 1);
-      case '[':
-        // Only the outermost array of a repeated field has element semantics.
-        return array(field != nullptr && field->is_repeated() && !element ? field : nullptr,
-                     depth + 1);
-      case '"':
-        if (field != nullptr && field->type() == FieldDescriptor::TYPE_BYTES) return bytes(field);
-        ok = string(nullptr);
-        break;
-      case 't':
-        ok = literal("true");
-        break;
-      case 'f':
-        ok = literal("false");
-        break;
-      case 'n':
-        if (field != nullptr && element) {
-          return fail("null in the list of field '" + field->name() + "'");
-        }
-        ok = literal("null");
-        break;
-      default:
-        if (c == '-' || isDigit(c)) {
-          ok = number();
-        } else {
-          return fail("unexpected character " + quoted(text_.substr(pos_, 1)));
-        }
-    }
-    if (!ok) return false;
-    out_.append(text_.substr(start, pos_ - start));
-    return true;
-  }
-
-  bool object(const Descriptor* type, int depth) {
+  // An object into `message` of `type`; both null for an object inside an unknown member,
+  // which is only checked.
+  bool object(Message* message, const Descriptor* type, int depth) {
     if (depth > kMaxJsonDepth) return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
+    if (root_.empty() && type != nullptr) root_ = type->name();
     ++pos_;  // '{'
-    out_ += '{';
     skipSpace();
-    if (consume('}')) {
-      out_ += '}';
-      return true;
-    }
-    bool first = true;
-    std::set<std::string> names;              // Decoded, so "\u0074ype" is "type".
-    std::set<const FieldDescriptor*> fields;  // Both spellings of a field are one member.
+    if (consume('}')) return true;
+    // Objects are small: a linear search beats a set and allocates nothing.
+    boost::container::small_vector<const FieldDescriptor*, 16> fields;  // Both spellings: one.
+    boost::container::small_vector<std::string, 4> unknownNames;        // Decoded.
+    std::string key;
     while (true) {
       skipSpace();
       if (atEnd() || text_[pos_] != '"') return fail("expected a member name in double quotes");
       const size_t keyStart = pos_;
-      std::string key;
+      key.clear();
       if (!string(&key)) return false;
-      const std::string_view rawKey = text_.substr(keyStart, pos_ - keyStart);
       const FieldDescriptor* field = findField(type, key);
-      if (!names.insert(key).second || (field != nullptr && !fields.insert(field).second)) {
+      bool duplicate = false;
+      if (field != nullptr) {
+        duplicate = std::find(fields.begin(), fields.end(), field) != fields.end();
+        fields.push_back(field);
+      } else {
+        duplicate = std::find(unknownNames.begin(), unknownNames.end(), key) != unknownNames.end();
+        unknownNames.push_back(key);
+      }
+      if (duplicate) {
         pos_ = keyStart;
         return fail("duplicate member " + quoted(key));
       }
       skipSpace();
       if (!consume(':')) return fail("expected ':' after member name");
       skipSpace();
-      if (!atEnd() && text_[pos_] == 'n') {
+      if (peek() == 'n') {
         if (!literal("null")) return false;  // Absent: the member is left out.
-      } else {
-        if (!first) out_ += ',';
-        out_.append(rawKey);
-        out_ += ':';
-        if (!value(field, false, depth)) return false;
-        first = false;
+      } else if (field == nullptr) {
+        if (!skipValue(depth)) return false;
+      } else if (!member(message, field, depth)) {
+        return false;
       }
       skipSpace();
       if (consume(',')) continue;
-      if (consume('}')) break;
+      if (consume('}')) return true;
       return fail("expected ',' or '}'");
     }
-    out_ += '}';
+  }
+
+  bool member(Message* message, const FieldDescriptor* field, int depth) {
+    valueStart_ = pos_;
+    if (field->is_map()) return mismatch(field, "is a map, which calls do not use");
+    if (!field->is_repeated()) return singular(message, field, depth);
+    if (peek() != '[') {
+      if (!skipValue(depth)) return false;
+      return mismatch(field, "expects a list");
+    }
+    if (depth + 1 > kMaxJsonDepth) {
+      return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
+    }
+    ++pos_;  // '['
+    skipSpace();
+    if (consume(']')) return true;
+    while (true) {
+      skipSpace();
+      if (peek() == 'n') return fail("null in the list of field '" + field->name() + "'");
+      if (!singular(message, field, depth + 1)) return false;
+      skipSpace();
+      if (consume(',')) continue;
+      if (consume(']')) return true;
+      return fail("expected ',' or ']'");
+    }
+  }
+
+  // One value of `field` (an element when the field is repeated), set on or added to `message`.
+  bool singular(Message* message, const FieldDescriptor* field, int depth) {
+    valueStart_ = pos_;
+    const Reflection* reflection = message->GetReflection();
+    const bool add = field->is_repeated();
+    const char c = peek();
+    switch (field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_MESSAGE: {
+        if (c != '{') return wrongKind(field, depth, "expects an object");
+        Message* sub = add ? reflection->AddMessage(message, field)
+                           : reflection->MutableMessage(message, field);
+        return object(sub, field->message_type(), depth + 1);
+      }
+      case FieldDescriptor::CPPTYPE_STRING: {
+        if (c != '"') return wrongKind(field, depth, "expects a string");
+        const size_t start = pos_;
+        std::string value;
+        if (!string(&value)) return false;
+        if (field->type() == FieldDescriptor::TYPE_BYTES) {
+          std::optional<std::string> raw = base64Decode(value);
+          if (!raw) {
+            pos_ = start;
+            return fail("field '" + field->name() + "' is not base64: " + quoted(value));
+          }
+          value = std::move(*raw);
+        }
+        add ? reflection->AddString(message, field, std::move(value))
+            : reflection->SetString(message, field, std::move(value));
+        return true;
+      }
+      case FieldDescriptor::CPPTYPE_BOOL: {
+        if (c != 't' && c != 'f') return wrongKind(field, depth, "expects true or false");
+        const bool value = c == 't';
+        if (!literal(value ? "true" : "false")) return false;
+        add ? reflection->AddBool(message, field, value)
+            : reflection->SetBool(message, field, value);
+        return true;
+      }
+      case FieldDescriptor::CPPTYPE_ENUM:
+        return enumValue(message, field, depth);
+      case FieldDescriptor::CPPTYPE_FLOAT:
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        return floating(message, field, depth);
+      default:
+        return integer(message, field, depth);
+    }
+  }
+
+  // Checks the value's syntax first, so a malformed one is reported as such.
+  bool wrongKind(const FieldDescriptor* field, int depth, const std::string& what) {
+    if (!skipValue(depth)) return false;
+    return mismatch(field, what);
+  }
+
+  bool enumValue(Message* message, const FieldDescriptor* field, int depth) {
+    const Reflection* reflection = message->GetReflection();
+    const EnumValueDescriptor* value = nullptr;
+    if (peek() == '"') {
+      std::string name;
+      if (!string(&name)) return false;
+      value = field->enum_type()->FindValueByName(name);
+    } else if (peek() == '-' || isDigit(peek())) {
+      std::string_view token;
+      if (!numberToken(&token)) return false;
+      std::optional<int64_t> number = integral(token, INT32_MIN, INT32_MAX);
+      if (!number) return mismatch(field, "holds " + quoted(token) + ", not an enum value");
+      value = field->enum_type()->FindValueByNumber(static_cast<int>(*number));
+    } else {
+      return wrongKind(field, depth, "expects an enum name");
+    }
+    if (value == nullptr) return true;  // Unknown to this build: ignored.
+    field->is_repeated() ? reflection->AddEnum(message, field, value)
+                         : reflection->SetEnum(message, field, value);
     return true;
   }
 
-  bool array(const FieldDescriptor* repeated, int depth) {
-    if (depth > kMaxJsonDepth) return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
-    ++pos_;  // '['
-    out_ += '[';
-    skipSpace();
-    if (consume(']')) {
-      out_ += ']';
+  bool integer(Message* message, const FieldDescriptor* field, int depth) {
+    std::string_view token;
+    std::string quotedText;
+    if (!numberOrString(field, depth, &token, &quotedText)) return false;
+    const Reflection* reflection = message->GetReflection();
+    const bool add = field->is_repeated();
+    switch (field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_INT32: {
+        const std::optional<int64_t> v = integral(token, INT32_MIN, INT32_MAX);
+        if (!v) return notInRange(field, token);
+        add ? reflection->AddInt32(message, field, static_cast<int32_t>(*v))
+            : reflection->SetInt32(message, field, static_cast<int32_t>(*v));
+        return true;
+      }
+      case FieldDescriptor::CPPTYPE_INT64: {
+        const std::optional<int64_t> v = integral(token, INT64_MIN, INT64_MAX);
+        if (!v) return notInRange(field, token);
+        add ? reflection->AddInt64(message, field, *v) : reflection->SetInt64(message, field, *v);
+        return true;
+      }
+      case FieldDescriptor::CPPTYPE_UINT32: {
+        const std::optional<uint64_t> v = unsignedIntegral(token, UINT32_MAX);
+        if (!v) return notInRange(field, token);
+        add ? reflection->AddUInt32(message, field, static_cast<uint32_t>(*v))
+            : reflection->SetUInt32(message, field, static_cast<uint32_t>(*v));
+        return true;
+      }
+      default: {
+        const std::optional<uint64_t> v = unsignedIntegral(token, UINT64_MAX);
+        if (!v) return notInRange(field, token);
+        add ? reflection->AddUInt64(message, field, *v) : reflection->SetUInt64(message, field, *v);
+        return true;
+      }
+    }
+  }
+
+  bool floating(Message* message, const FieldDescriptor* field, int depth) {
+    std::string_view token;
+    std::string quotedText;
+    const bool wasString = peek() == '"';
+    if (!numberOrString(field, depth, &token, &quotedText)) return false;
+    double value = 0;
+    if (wasString && token == "NaN") {
+      value = std::numeric_limits<double>::quiet_NaN();
+    } else if (wasString && (token == "Infinity" || token == "-Infinity")) {
+      value = token[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+    } else {
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+      if (ec != std::errc() || end != token.data() + token.size() || !std::isfinite(value)) {
+        return notInRange(field, token);
+      }
+    }
+    const Reflection* reflection = message->GetReflection();
+    const bool add = field->is_repeated();
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE) {
+      add ? reflection->AddDouble(message, field, value)
+          : reflection->SetDouble(message, field, value);
       return true;
     }
+    if (std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max()) {
+      return notInRange(field, token);
+    }
+    add ? reflection->AddFloat(message, field, static_cast<float>(value))
+        : reflection->SetFloat(message, field, static_cast<float>(value));
+    return true;
+  }
+
+  bool notInRange(const FieldDescriptor* field, std::string_view token) {
+    return mismatch(field, "cannot hold " + quoted(token));
+  }
+
+  // A number token, or a string: its content goes to `*token` (decoded into `*storage` when
+  // it is a string). A string holding a number must hold a JSON number and nothing else;
+  // floating() also takes the names of the special values.
+  bool numberOrString(const FieldDescriptor* field, int depth, std::string_view* token,
+                      std::string* storage) {
+    const char c = peek();
+    if (c == '"') {
+      if (!string(storage)) return false;
+      *token = *storage;
+      const bool special = *token == "NaN" || *token == "Infinity" || *token == "-Infinity";
+      const bool floatingField = field->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT ||
+                                 field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE;
+      if ((special && floatingField) || isNumber(*token)) return true;
+      return mismatch(field, "holds " + quoted(*token) + ", not a number");
+    }
+    if (c == '-' || isDigit(c)) return numberToken(token);
+    return wrongKind(field, depth, "expects a number");
+  }
+
+  bool numberToken(std::string_view* token) {
+    const size_t start = pos_;
+    if (!number()) return false;
+    *token = text_.substr(start, pos_ - start);
+    return true;
+  }
+
+  // True when `s` is exactly one JSON number.
+  static bool isNumber(std::string_view s) {
+    JsonReader reader(s);
+    return reader.number() && reader.atEnd();
+  }
+
+  // The integer a number token denotes, if it is one within [min, max]: digits only, or an
+  // integral value in fraction or exponent form (1e3, 2.0) that a double holds exactly.
+  static std::optional<int64_t> integral(std::string_view token, int64_t min, int64_t max) {
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (ec == std::errc() && end == token.data() + token.size()) {
+      if (value < min || value > max) return std::nullopt;
+      return value;
+    }
+    if (ec == std::errc::result_out_of_range) return std::nullopt;
+    const std::optional<double> d = integralDouble(token);
+    // 2^63 is the first double past INT64_MAX.
+    if (!d || *d < static_cast<double>(min) || *d >= 9223372036854775808.0) return std::nullopt;
+    const int64_t converted = static_cast<int64_t>(*d);
+    if (converted > max) return std::nullopt;
+    return converted;
+  }
+
+  static std::optional<uint64_t> unsignedIntegral(std::string_view token, uint64_t max) {
+    if (!token.empty() && token[0] == '-') {
+      // "-0" is zero; any other negative is out of range.
+      const std::optional<double> d = integralDouble(token);
+      if (d && *d == 0) return 0;
+      return std::nullopt;
+    }
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (ec == std::errc() && end == token.data() + token.size()) {
+      if (value > max) return std::nullopt;
+      return value;
+    }
+    if (ec == std::errc::result_out_of_range) return std::nullopt;
+    const std::optional<double> d = integralDouble(token);
+    // 2^64 is the first double past UINT64_MAX.
+    if (!d || *d >= 18446744073709551616.0) return std::nullopt;
+    const uint64_t converted = static_cast<uint64_t>(*d);
+    if (converted > max) return std::nullopt;
+    return converted;
+  }
+
+  static std::optional<double> integralDouble(std::string_view token) {
+    double value = 0;
+    const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (ec != std::errc() || end != token.data() + token.size()) return std::nullopt;
+    if (!std::isfinite(value) || std::trunc(value) != value) return std::nullopt;
+    return value;
+  }
+
+  // Any value, checked but not kept: what an unknown member holds.
+  bool skipValue(int depth) {
+    skipSpace();
+    if (atEnd()) return fail("unexpected end; expected a value");
+    const char c = text_[pos_];
+    switch (c) {
+      case '{':
+        return object(nullptr, nullptr, depth + 1);
+      case '[':
+        return skipArray(depth + 1);
+      case '"':
+        return string(nullptr);
+      case 't':
+        return literal("true");
+      case 'f':
+        return literal("false");
+      case 'n':
+        return literal("null");
+      default:
+        if (c == '-' || isDigit(c)) return number();
+        return fail("unexpected character " + quoted(text_.substr(pos_, 1)));
+    }
+  }
+
+  bool skipArray(int depth) {
+    if (depth > kMaxJsonDepth) return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
+    ++pos_;  // '['
+    skipSpace();
+    if (consume(']')) return true;
     while (true) {
-      if (!value(repeated, repeated != nullptr, depth)) return false;
+      if (!skipValue(depth)) return false;
       skipSpace();
-      if (consume(',')) {
-        out_ += ',';
-        continue;
-      }
-      if (consume(']')) break;
+      if (consume(',')) continue;
+      if (consume(']')) return true;
       return fail("expected ',' or ']'");
     }
-    out_ += ']';
-    return true;
   }
 
   // A string token; its decoded UTF-8 goes to `decoded` when that is not null.
@@ -311,31 +550,17 @@ class JsonPrepass {
     return true;
   }
 
-  bool bytes(const FieldDescriptor* field) {
-    const size_t start = pos_;
-    std::string text;
-    if (!string(&text)) return false;
-    const std::optional<std::string> raw = base64Decode(text);
-    if (!raw) {
-      pos_ = start;
-      return fail("field '" + field->name() + "' is not base64: " + quoted(text));
-    }
-    out_ += '"';
-    out_ += harvest::base64Encode(*raw);
-    out_ += '"';
-    return true;
-  }
-
   std::string_view text_;
   size_t pos_ = 0;
-  std::string out_;
+  std::string root_;       // The root message's name, for schema errors.
+  size_t valueStart_ = 0;  // Where the value being read began, for schema errors.
   std::string error_;
 };
 
 }  // namespace
 
-Result<std::string> normalizeCallJson(std::string_view body, const Descriptor* root) {
-  return JsonPrepass(body).run(root);
+Status readJsonMessage(std::string_view body, google::protobuf::Message* message) {
+  return JsonReader(body).run(message);
 }
 
 }  // namespace harvest::wire

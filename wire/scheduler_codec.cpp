@@ -1,7 +1,6 @@
 #include "wire/scheduler_codec.h"
 
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/util/json_util.h>
 
 #include <array>
 #include <charconv>
@@ -259,16 +258,8 @@ HttpResult<v1::scheduler::Call> decodeCall(std::string_view contentType, std::st
       return badRequest("string field '" + *field + "' is not UTF-8");
     }
   } else {
-    Result<std::string> json = normalizeCallJson(body, Call::descriptor());
-    if (!json.ok()) return badRequest(json.message());
-    google::protobuf::util::JsonParseOptions options;
-    options.ignore_unknown_fields = true;
-    const auto status = google::protobuf::util::JsonStringToMessage(*json, &call, options);
-    if (!status.ok()) {
-      // Its messages go on with an excerpt of the (rewritten) input; the first line says it.
-      const std::string message(status.message());
-      return badRequest("JSON is not a Call: " + message.substr(0, message.find('\n')));
-    }
+    const Status read = readJsonMessage(body, &call);
+    if (!read.ok()) return badRequest(read.message());
   }
   if (!call.IsInitialized()) {
     return badRequest("Call is missing required fields: " + call.InitializationErrorString());

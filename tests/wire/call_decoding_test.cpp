@@ -2,8 +2,12 @@
 // refusal with its HTTP status, and response format negotiation.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "codec_test_support.h"
 
@@ -225,6 +229,108 @@ TEST(SchedulerCodecBinary, RoundTripsEveryCallType) {
       EXPECT_TRUE(MessageDifferencer::Equals(call, *decoded)) << decoded->DebugString();
     }
   }
+}
+
+// The JSON reader against protobuf's own printer, in both of its name styles, over calls
+// with every kind of field the reader sets: int64 (as strings), uint64, double, bool, enum,
+// string, bytes, repeated strings and messages.
+TEST(SchedulerCodecJson, ReadsWhatProtobufsPrinterWritesExactly) {
+  for (const char* text : {
+           R"(type: SUBSCRIBE subscribe { framework_info { user: "u" name: "n" roles: "a"
+              roles: "b" failover_timeout: 1.5 checkpoint: true
+              capabilities { type: REVOCABLE_RESOURCES } capabilities { type: MULTI_ROLE } }
+              suppressed_roles: "a" })",
+           R"(framework_id { value: "f" } type: ACCEPT accept { offer_ids { value: "o" }
+              operations { type: LAUNCH launch { task_infos { name: "t" task_id { value: "t" }
+              agent_id { value: "a" }
+              resources { name: "cpus" type: SCALAR scalar { value: 0.25 } }
+              resources { name: "ports" type: RANGES ranges {
+                range { begin: 31000 end: 31009 } range { begin: 18446744073709551615
+                end: 18446744073709551615 } } }
+              command { value: "sleep 1" shell: false } } } }
+              filters { refuse_seconds: 1e-3 } })",
+           R"(framework_id { value: "f" } type: KILL kill { task_id { value: "t" }
+              kill_policy { grace_period { nanoseconds: -9223372036854775808 } } })",
+           R"(framework_id { value: "f" } type: MESSAGE message { agent_id { value: "a" }
+              executor_id { value: "e" } data: "\000\377\"q" })",
+       }) {
+    const Call call = fromText<Call>(text);
+    for (bool protoNames : {true, false}) {
+      google::protobuf::util::JsonPrintOptions options;
+      options.preserve_proto_field_names = protoNames;
+      std::string json;
+      ASSERT_TRUE(google::protobuf::util::MessageToJsonString(call, &json, options).ok());
+      const HttpResult<Call> decoded = decodeCall(kJson, json);
+      ASSERT_TRUE(decoded.ok()) << json << ": " << decoded.message();
+      EXPECT_TRUE(MessageDifferencer::Equals(call, *decoded)) << json << "\n"
+                                                              << decoded->DebugString();
+    }
+  }
+}
+
+TEST(SchedulerCodecJson, NumbersTakeEveryFormTheMappingAllowsAndNoOther) {
+  const auto graceOf = [](const std::string& nanoseconds) {
+    return R"({"framework_id": {"value": "f"}, "type": "KILL", "kill": {"task_id": {"value": "t"},
+              "kill_policy": {"grace_period": {"nanoseconds": )" +
+           nanoseconds + "}}}}";
+  };
+  for (const auto& [given, expected] :
+       std::vector<std::pair<std::string, int64_t>>{{"5", 5},
+                                                    {"\"5\"", 5},
+                                                    {"1e3", 1000},
+                                                    {"\"1e3\"", 1000},
+                                                    {"2.0", 2},
+                                                    {"-0", 0},
+                                                    {"\"-9223372036854775808\"", INT64_MIN},
+                                                    {"9223372036854775807", INT64_MAX}}) {
+    const HttpResult<Call> call = decodeCall(kJson, graceOf(given));
+    ASSERT_TRUE(call.ok()) << given << ": " << call.message();
+    EXPECT_EQ(call->kill().kill_policy().grace_period().nanoseconds(), expected) << given;
+  }
+  for (const std::string refused : {"1.5", "\"1.5\"", "9223372036854775808", "1e19", "\" 5\"",
+                                    "\"5 \"", "\"0x10\"", "\"\"", "true", "{}", "[5]"}) {
+    const HttpResult<Call> call = decodeCall(kJson, graceOf(refused));
+    ASSERT_FALSE(call.ok()) << refused;
+    EXPECT_EQ(call.message().rfind("JSON is not a Call: field 'nanoseconds' ", 0), 0u)
+        << refused << ": " << call.message();
+  }
+  const auto declineFor = [](const std::string& seconds) {
+    return R"({"framework_id": {"value": "f"}, "type": "DECLINE", "decline": {"offer_ids":
+              [{"value": "o"}], "filters": {"refuse_seconds": )" +
+           seconds + "}}}";
+  };
+  const auto refuseSecondsOf = [&](const std::string& seconds) {
+    return decodeCall(kJson, declineFor(seconds))->decline().filters().refuse_seconds();
+  };
+  EXPECT_EQ(refuseSecondsOf("\"2.5\""), 2.5);
+  EXPECT_EQ(refuseSecondsOf("\"Infinity\""), HUGE_VAL);
+  EXPECT_TRUE(std::isnan(refuseSecondsOf("\"NaN\"")));
+  const std::string nan = declineFor("\"nan\"");
+  EXPECT_EQ(decodeCall(kJson, nan).message(),
+            "JSON is not a Call: field 'refuse_seconds' holds 'nan', not a number (offset " +
+                std::to_string(nan.find("\"nan\"")) + ")");
+}
+
+TEST(SchedulerCodecJson, UnknownEnumValuesAreIgnoredAndWrongKindsRefused) {
+  // A capability from a newer Mesos is dropped, as protobuf drops it; the known one stays.
+  expectDecodes(R"({"type": "SUBSCRIBE", "subscribe": {"framework_info": {"user": "u",
+                    "name": "n", "capabilities": [{"type": "FROM_THE_FUTURE"},
+                    {"type": "MULTI_ROLE"}, {"type": 7}, {"type": 99}]}}})",
+                R"(type: SUBSCRIBE subscribe { framework_info { user: "u" name: "n"
+                   capabilities {} capabilities { type: MULTI_ROLE }
+                   capabilities { type: RESERVATION_REFINEMENT } capabilities {} } })");
+  expectJsonRefused(R"({"framework_id": "f", "type": "TEARDOWN"})",
+                    "JSON is not a Call: field 'framework_id' expects an object");
+  expectJsonRefused(R"({"framework_id": {"value": 5}, "type": "TEARDOWN"})",
+                    "JSON is not a Call: field 'value' expects a string");
+  expectJsonRefused(
+      R"({"framework_id": {"value": "f"}, "type": "REVIVE", "revive": {"roles": "r"}})",
+      "JSON is not a Call: field 'roles' expects a list");
+  expectJsonRefused(R"({"type": "SUBSCRIBE", "subscribe": {"framework_info": {"user": "u",
+                        "name": "n", "checkpoint": "true"}}})",
+                    "JSON is not a Call: field 'checkpoint' expects true or false");
+  // A malformed value is reported as malformed even where the kind is wrong too.
+  expectJsonRefused(R"({"framework_id": {"value": tru}, "type": "TEARDOWN"})", "invalid literal");
 }
 
 TEST(SchedulerCodecBinary, GarbageAndMissingRequiredFieldsAreBadRequests) {
