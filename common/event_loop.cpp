@@ -1,18 +1,32 @@
 #include "common/event_loop.h"
 
+#include <algorithm>
+
 namespace harvest {
 
 void EventLoop::at(TimeNanos when, std::function<void()> action) {
-  timers_.push(Timer{std::max(when, now_), nextSequence_++, std::move(action)});
+  uint32_t slot;
+  if (freeSlots_.empty()) {
+    slot = static_cast<uint32_t>(actions_.size());
+    actions_.push_back(std::move(action));
+  } else {
+    slot = freeSlots_.back();
+    freeSlots_.pop_back();
+    actions_[slot] = std::move(action);
+  }
+  timers_.push(Timer{std::max(when, now_), nextSequence_++, slot});
 }
 
 void EventLoop::runUntil(TimeNanos until) {
   while (!timers_.empty() && timers_.top().when <= until) {
-    // Copy out before popping: the action may schedule more timers.
-    Timer timer = timers_.top();
+    const Timer timer = timers_.top();
     timers_.pop();
+    // Moved out and the slot freed first: the action may schedule more timers.
+    std::function<void()> action = std::move(actions_[timer.slot]);
+    actions_[timer.slot] = nullptr;
+    freeSlots_.push_back(timer.slot);
     now_ = timer.when;
-    timer.action();
+    action();
   }
   now_ = std::max(now_, until);
 }

@@ -30,15 +30,20 @@ class EventLoop {
   }
 
  private:
+  // The heap orders small plain records; the actions live apart in slots reused through a free
+  // list, so sifting moves 24 bytes instead of std::function objects, and a due action is
+  // moved out, never copied.
   struct Timer {
     TimeNanos when;
     uint64_t sequence;
-    std::function<void()> action;
+    uint32_t slot;
     bool operator>(const Timer& other) const {
       return when != other.when ? when > other.when : sequence > other.sequence;
     }
   };
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::vector<std::function<void()>> actions_;  // By slot.
+  std::vector<uint32_t> freeSlots_;
   TimeNanos now_ = 0;
   uint64_t nextSequence_ = 0;
 };
