@@ -222,7 +222,16 @@ class Framework {
     return undefined;
   }
 
-  async offered(agent, summary, since, timeoutMs) {
+  // When `offer` arrived.
+  arrival(offer) {
+    return this.events
+        .find(
+            (e) => e.type === 'OFFERS' && e.body.offers.some((o) => o.id.value === offer.id.value))
+        .at;
+  }
+
+  // An outstanding offer on `agent` of exactly `summary` (see describe), waiting up to timeoutMs.
+  async offered(agent, summary, timeoutMs) {
     await until(
         `${this.name}: an offer of ${summary} on ${agent}`,
         () => this.offerOn(agent, summary) !== undefined,
@@ -383,9 +392,9 @@ async function scenario() {
 
   // Offers: each agent's unreserved resources, and a2's idle reservation as revocable in an
   // offer of its own; every offer with the agent's url.
-  const a1Offer = await batch.offered('a1', 'cpus:4;mem:4096', t, 5000);
-  const a2Offer = await batch.offered('a2', 'cpus:1;mem:1024', t, 5000);
-  const lentOffer = await batch.offered('a2', 'cpus{REV}:2;mem{REV}:2048', t, 5000);
+  const a1Offer = await batch.offered('a1', 'cpus:4;mem:4096', 5000);
+  const a2Offer = await batch.offered('a2', 'cpus:1;mem:1024', 5000);
+  const lentOffer = await batch.offered('a2', 'cpus{REV}:2;mem{REV}:2048', 5000);
   expect('outstanding offers', batch.offers.size, 3);
   for (const offer of [a1Offer, a2Offer, lentOffer]) {
     expect('offer url', offer.url, {
@@ -399,13 +408,8 @@ async function scenario() {
   // Decline with filters: no offer of a1 for refuse_seconds, then a1 comes back.
   t = now();
   await batch.decline([a1Offer], 2);
-  const again = await batch.offered('a1', 'cpus:4;mem:4096', t, 4000);
-  const reofferedAfterMs = batch.eventsOf('OFFERS', t)
-                               .find(
-                                   (e) => e.body.offers.some((o) => o.id.value === again.id.value),
-                                   )
-                               .at -
-      t;
+  const again = await batch.offered('a1', 'cpus:4;mem:4096', 4000);
+  const reofferedAfterMs = batch.arrival(again) - t;
   expect('a1 offered again after its 2 s filter', reofferedAfterMs >= 2000, true);
   expect('a1 offered again within two seconds of its filter', reofferedAfterMs < 4000, true);
   expect(
@@ -470,12 +474,12 @@ async function scenario() {
     uuid: true,
   });
   // What the launch left of the offer comes back at once (refuse_seconds 0).
-  await batch.offered('a2', 'cpus{REV}:1;mem{REV}:1536', t, 3000);
+  await batch.offered('a2', 'cpus{REV}:1;mem{REV}:1536', 3000);
   report('launch_revocable', {task: 'rev-1', acknowledged: await batch.allAcknowledged()});
 
   // Suppress, then decline everything without a filter: no offers while suppressed. Revive:
-  // offers at once, a1's too although the library's accept left it filtered for the default
-  // 5 s (revive clears filters).
+  // offers at once, a1's too, before the default 5 s filter the library's accept left on it
+  // would have expired (revive clears filters).
   await batch.suppress();
   t = now();
   await batch.decline([...batch.offers.values()], 0);
@@ -483,11 +487,12 @@ async function scenario() {
   expect('offers while suppressed', batch.eventsOf('OFFERS', t).length, 0);
   t = now();
   await batch.call('sent_revive', (s) => s.revive());
+  const a1Revived = await batch.offered('a1', 'cpus:3.5;mem:3968', 3000);
   expect(
-      'the library\'s accept filter still in force at the revive', t - libraryAccept < 5000, true);
-  await batch.offered('a1', 'cpus:3.5;mem:3968', t, 3000);
-  await batch.offered('a2', 'cpus:0.5;mem:896', t, 3000);
-  const lentRest = await batch.offered('a2', 'cpus{REV}:1;mem{REV}:1536', t, 3000);
+      'a1 offered before the library\'s filter expired',
+      batch.arrival(a1Revived) < libraryAccept + 5000, true);
+  await batch.offered('a2', 'cpus:0.5;mem:896', 3000);
+  const lentRest = await batch.offered('a2', 'cpus{REV}:1;mem{REV}:1536', 3000);
   report('suppress_revive', {quiet_ms: 1500, revived_offers: batch.offers.size});
 
   // Reconcile: explicit (a known task, an unknown one) and implicit; master-generated updates
@@ -534,7 +539,7 @@ async function scenario() {
   await analytics.subscribe();
   const rescind = await batch.next('RESCIND', () => true, t, 5000, 'RESCIND');
   expect('rescinded offer', rescind.body.offer_id.value, lentRest.id.value);
-  const reserved = await analytics.offered('a2', 'cpus(analytics):2;mem(analytics):2048', t, 5000);
+  const reserved = await analytics.offered('a2', 'cpus(analytics):2;mem(analytics):2048', 5000);
   await analytics.launch(reserved, [
     {id: 'owner-1', resources: take(reserved, {cpus: 2, mem: 2048})},
   ]);
@@ -597,8 +602,8 @@ async function scenario() {
   await batch.subscribe();
   const resubscribed = await batch.next('SUBSCRIBED', () => true, t, 3000, 'SUBSCRIBED');
   expect('framework id after failover', resubscribed.body.framework_id.value, frameworkId);
-  await batch.offered('a1', 'cpus:4;mem:4096', t, 3000);
-  await batch.offered('a2', 'cpus:0.5;mem:896', t, 3000);
+  await batch.offered('a1', 'cpus:4;mem:4096', 3000);
+  await batch.offered('a2', 'cpus:0.5;mem:896', 3000);
   await sleep(disconnected + failoverSeconds * 1000 + 500 - now());
   t = now();
   await batch.call('sent_reconcile', (s) => s.reconcile(survivor, 'a2'));
