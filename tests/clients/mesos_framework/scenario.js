@@ -372,7 +372,7 @@ async function scenario() {
     instances: 2,
     priority: 1,
     resources: {cpus: 0.5, mem: 128, disk: 0, ports: 0},
-    commandInfo: new mesos.CommandInfo(null, null, true, 'sleep 3600'),
+    commandInfo: new mesos.CommandInfo({shell: true, value: 'sleep 3600'}),
   };
   const batchOptions = {role: 'batch', revocable: true, failoverTimeout: failoverSeconds};
   let batch = new Framework(port, 'batch', {...batchOptions, tasks: {web: webTask}});
@@ -655,6 +655,7 @@ async function scenario() {
 
   // Teardown: the owner's framework goes with its task, and its id is refused too.
   const analyticsId = analytics.scheduler.frameworkId;
+  // The master ends the stream of a torn-down framework; the library would subscribe again.
   analytics.scheduler.subscribe = () => {};
   await analytics.call('sent_teardown', (s) => s.teardown());
   await until('a2 no longer runs owner-1', () => !('owner-1' in agentTasks(a2)), 3000);
@@ -668,7 +669,6 @@ async function scenario() {
       'subscription after teardown', gone.body.message,
       `framework ${analyticsId} has been removed`);
   report('teardown', {framework_id: analyticsId});
-
 
   // What the library itself reported as errors (a call answered other than 202, an event it
   // could not parse, its stream ending): only the end of the stream TEARDOWN closes.
