@@ -102,6 +102,23 @@ function startAgent(port, id, resources) {
   return stateFile;
 }
 
+// Sends SIGTERM and resolves with the exit code, or the signal that ended the process (at once
+// for one that has already ended).
+function stop(child, timeoutMs) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve(child.exitCode ?? child.signalCode);
+  }
+  return new Promise((resolve, reject) => {
+    const timer =
+        setTimeout(() => reject(new Mismatch(`${child.spawnfile} ignored SIGTERM`)), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(code ?? signal);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 // The tasks an agent holds, from its --state_file: {"<task>": "<state>"}.
 function agentTasks(stateFile) {
   const tasks = {};
@@ -677,6 +694,11 @@ async function scenario() {
     ['analytics', [STREAM_CLOSED]],
     ['batch', []],
   ]);
+
+  // The master and the agents end cleanly (under the sanitizers, leaks are reported here).
+  const codes = await Promise.all(children.map((child) => stop(child, 20000)));
+  expect('exit codes after SIGTERM', codes, [0, 0, 0]);
+  report('shutdown', {exit_codes: codes});
 }
 
 function cleanUp() {
