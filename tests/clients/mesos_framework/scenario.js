@@ -3,8 +3,9 @@
 // mesos-framework (pinned in package-lock.json) drives a master and two harvest-agent processes on
 // loopback through subscribe, offers (regular and revocable), launch, updates and their
 // acknowledgements, decline filters, suppress/revive, reconciliation, kill, rescind, eviction,
-// failover within and past failover_timeout, and teardown. Each step is checked against exact
-// expected values and reported as one JSON line on stdout; the first mismatch exits 1.
+// failover within and past failover_timeout, teardown, and clean exits. Each step is checked
+// against exact expected values and reported as one JSON line on stdout; the first mismatch
+// exits 1 and keeps the logs and the events each scheduler received.
 //
 // Usage: node scenario.js <harvest-master> <harvest-agent>
 //
