@@ -178,10 +178,8 @@ class Framework {
     this.acknowledgements = 0;
     this.errors = [];
     this.offers = new Map();  // Outstanding offers by id.
-    const record = (type) => function(body) {
-      self.events.push({type, body, at: now()});
-    };
     const self = this;
+    const record = (type) => function(body) { self.events.push({type, body, at: now()}); };
     this.scheduler = new mesosFramework.Scheduler({
       masterUrl: '127.0.0.1',
       port,
