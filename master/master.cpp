@@ -339,6 +339,10 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
     // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over.
     frameworks_[id].scheduler = scheduler;
     if (Status s = allocator_->activateFramework(id); !s.ok()) return s;
+    // As Mesos: what the old scheduler suppressed or filtered does not bind the new one. Its
+    // SUBSCRIBE's suppressed_roles (applied by the caller) say what stays suppressed, and Mesos
+    // drops a framework's filters when it deactivates it.
+    if (Status s = allocator_->reviveOffers(id, {}); !s.ok()) return s;
     LOG(INFO) << "framework " << id << " (" << info.name() << ") resubscribed: failed over to "
               << "a new scheduler";
     if (scheduler) scheduler->subscribed(id);

@@ -153,7 +153,8 @@ class Master final : public AgentReports {
   }
 
   // Scheduler calls.
-  // failedPrecondition for the id of a framework that was torn down.
+  // failedPrecondition for the id of a framework that was torn down. The id of a framework the
+  // master has is a failover: the new scheduler starts unsuppressed and unfiltered.
   Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler);
   Status accept(const std::string& framework, const std::vector<std::string>& offers,
                 const std::vector<TaskLaunch>& launches, const v1::Filters& filters);

@@ -8,6 +8,9 @@ packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-
           libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev clang)
 packages+=(libgflags-dev)  # apps/flags.h: every program's flags.
 packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench-summary.sh.
+# The real-client test (tests/clients/) runs on Node.js; a Node.js that brings its own npm (as
+# NodeSource's does) is kept rather than replaced by Debian's.
+command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,4 +20,12 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The scheduler library that test drives, at the versions its package-lock.json pins, from npm's
+# registry; again only when the lock is newer than what npm ci last installed.
+client="$(dirname "$0")/../tests/clients/mesos_framework"
+if [ "$client/package-lock.json" -nt "$client/node_modules/.package-lock.json" ]; then
+  echo "install-deps: npm ci in tests/clients/mesos_framework"
+  (cd "$client" && npm ci --no-audit --no-fund --loglevel=error)
 fi

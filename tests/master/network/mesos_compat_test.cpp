@@ -292,6 +292,29 @@ TEST(MesosCompatTest, AFrameworkThatSubscribesWithinItsFailoverTimeoutKeepsEvery
   EXPECT_FALSE(agent.next(200).has_value());
 }
 
+TEST(MesosCompatTest, AFailedOverSchedulerIsNotBoundByItsPredecessorsSuppressOrFilters) {
+  MasterThread master;
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:16384");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  v1::FrameworkInfo info = frameworkInfo("web");
+  info.set_failover_timeout(5);
+  std::optional<FrameworkClient> framework(std::in_place, master.port());
+  ASSERT_EQ(framework->subscribe(info), 200);
+  const std::string id = framework->id();
+  // The old scheduler filters the agent for an hour and suppresses, then goes away.
+  ASSERT_EQ(framework->call(declineCall(framework->offer(), 3600)).status, 202);
+  ASSERT_EQ(framework->call(rolesCall(Call::SUPPRESS, {"web"})).status, 202);
+  framework.reset();
+
+  // Its successor subscribes without suppressed_roles: as in Mesos, it is offered at once.
+  info.mutable_id()->set_value(id);
+  FrameworkClient successor(master.port());
+  ASSERT_EQ(successor.subscribe(info), 200);
+  ASSERT_EQ(successor.firstEvent().type(), Event::SUBSCRIBED);
+  std::vector<v1::Offer> offers;
+  EXPECT_EQ(nextOffered(successor, &offers), R("cpus:8;mem:16384"));
+}
+
 Call acknowledgeCall(const v1::TaskStatus& status) {
   Call call;
   call.set_type(Call::ACKNOWLEDGE);
