@@ -518,19 +518,24 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
     updated.push_back(fr);
   }
   for (const FrameworkRole& old : framework.roles) {
-    if (std::find(roleIds.begin(), roleIds.end(), old.role) == roleIds.end()) {
+    const bool dropped = std::find(roleIds.begin(), roleIds.end(), old.role) == roleIds.end();
+    if (dropped) {
       roles_[old.role].frameworkSorter->remove(old.sorterClient);
       roles_[old.role].frameworks.erase(*index);
     }
-    // Revocable clients are rebuilt below from the new capability and roles.
-    if (old.revocableClient != kNoClient) {
+    // A revocable client goes only with its role or the capability (both checked above to
+    // hold nothing): while both stay, it carries what the framework holds revocably.
+    if (old.revocableClient != kNoClient && (dropped || !revocable)) {
       roles_[old.role].revocableFrameworkSorter->remove(old.revocableClient);
       --roles_[old.role].revocableFrameworks;
     }
   }
   for (FrameworkRole& fr : updated) {
-    fr.revocableClient = kNoClient;
-    if (revocable) addRevocableClient(*index, &fr);
+    if (!revocable) {
+      fr.revocableClient = kNoClient;
+    } else if (fr.revocableClient == kNoClient) {
+      addRevocableClient(*index, &fr);
+    }
   }
   framework.info = info;
   framework.revocable = revocable;

@@ -251,5 +251,39 @@ TEST_F(RevocableStageTest, RevocableRecoveryErrorsLeaveStateUnchanged) {
       "lent as throttleable revocable)");
 }
 
+// UPDATE_FRAMEWORK while holding lent resources (a scheduler renaming itself, say) must keep
+// what the framework holds in the revocable sorters: rebuilding its clients from zero made
+// the release of those resources unallocate more than the sorter knew, a CHECK failure that
+// any tenant could trigger.
+TEST_F(RevocableStageTest, UpdateFrameworkKeepsWhatItHoldsRevocably) {
+  initialize();
+  ASSERT_TRUE(allocator_->addFramework("owner", framework({"R"}), {}, /*active=*/false, {}).ok());
+  addFramework("F", {"S"}, /*revocable=*/true);
+  addAgent("agent", "cpus(R):8;mem(R):8192");
+  std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_DOUBLE_EQ(metric("revocable/roles/S/shares/dominant"), 1.0);
+  v1::FrameworkInfo renamed = framework({"S"}, /*revocable=*/true);
+  renamed.set_name("renamed");
+  ASSERT_TRUE(allocator_->updateFramework("F", renamed, {}).ok());
+  EXPECT_DOUBLE_EQ(metric("revocable/roles/S/shares/dominant"), 1.0);
+  ASSERT_TRUE(
+      allocator_
+          ->recoverResources("F", "agent", "S", nonThrottleable("cpus:8;mem:8192"), std::nullopt)
+          .ok());
+  EXPECT_DOUBLE_EQ(metric("revocable/roles/S/shares/dominant"), 0.0);
+  // Dropping the capability while holding lent resources is refused, and changes nothing.
+  offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(allocator_->updateFramework("F", framework({"S"}, /*revocable=*/false), {}).message(),
+            "framework 'F' still holds revocable resources under role 'S'");
+  ASSERT_TRUE(
+      allocator_
+          ->recoverResources("F", "agent", "S", nonThrottleable("cpus:8;mem:8192"), std::nullopt)
+          .ok());
+  ASSERT_TRUE(allocator_->updateFramework("F", framework({"S"}, /*revocable=*/false), {}).ok());
+  EXPECT_TRUE(cycle().empty());  // No longer revocable-capable: nothing to lend it.
+}
+
 }  // namespace
 }  // namespace harvest

@@ -316,6 +316,42 @@ std::string readAll(int fd, int ms) {
   }
 }
 
+// The lent offers of the next events, until `count` of them or the timeout.
+std::vector<v1::Offer> revocableOffers(FrameworkClient& framework, size_t count) {
+  std::vector<v1::Offer> lent;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(kTimeoutMs);
+  while (lent.size() < count && Clock::now() < deadline) {
+    for (const v1::Offer& offer : framework.offers(remainingMs(deadline))) {
+      if (offer.resources_size() > 0 && offer.resources(0).has_revocable()) lent.push_back(offer);
+    }
+  }
+  return lent;
+}
+
+// Found after issue 14: a tenant holding lent resources renames its framework, then declines
+// them. The update rebuilt the framework's revocable bookkeeping from zero, so the decline
+// gave back more than the allocator knew it held: a CHECK failure, and the master was gone.
+TEST(AttackTest, UpdatingAFrameworkThatHoldsLentResourcesCannotCrashTheMaster) {
+  v1::FrameworkInfo info = frameworkInfo("web");
+  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
+  Cluster cluster("cpus:4;mem:4096;cpus(other):2;mem(other):1024", info);
+  const Resources lent = R("cpus(other):2;mem(other):1024").lentAs(Revocability::kNonThrottleable);
+  std::vector<v1::Offer> offers = revocableOffers(cluster.framework, 1);
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(resourcesOf(offers[0].resources()), lent);
+
+  v1::FrameworkInfo renamed = info;
+  renamed.set_name("renamed");
+  ASSERT_EQ(cluster.framework.call(updateFramework(cluster.framework.id(), renamed)).status, 200);
+  ASSERT_EQ(cluster.framework.call(declineCall(offers[0], 0)).status, 202);
+
+  // The master lives on: the reservation is lent again, and it answers.
+  offers = revocableOffers(cluster.framework, 1);
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(resourcesOf(offers[0].resources()), lent);
+  EXPECT_EQ(request(cluster.master.port(), "GET", "/health").status, 200);
+}
+
 TEST(AttackTest, SlowRequestHeadsCannotCrowdOutAuthenticatedCallers) {
   TempFile credentials("credentials", kCredentials);
   NetworkOptions network;
