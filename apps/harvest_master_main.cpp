@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "apps/flags.h"
 #include "master/network/network_master.h"
@@ -148,6 +149,17 @@ int run(const harvest::apps::Flags& flags) {
       return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
     }
     network.requestHeadTimeoutMs = static_cast<int>(*headTimeout / harvest::kNanosPerMilli);
+    // /flags and /master/state show this program's flags with the values in effect.
+    std::vector<gflags::CommandLineFlagInfo> all;
+    gflags::GetAllFlags(&all);
+    for (const gflags::CommandLineFlagInfo& info : all) {
+      if (info.filename == __FILE__) network.flags[info.name] = info.current_value;
+    }
+    std::string parameters;
+    for (const auto& [key, value] : moduleParameters) {
+      parameters += (parameters.empty() ? "" : ",") + key + "=" + value;
+    }
+    network.flags["module_parameter"] = parameters;
     if (!(FLAGS_recovery_min_fraction >= 0 && FLAGS_recovery_min_fraction <= 1)) {
       return flags.bad("recovery_min_fraction", std::to_string(FLAGS_recovery_min_fraction),
                        "a fraction in 0..1");

@@ -192,6 +192,9 @@ class Master final : public AgentReports {
   // Operator calls.
   Status updateWeights(const std::map<std::string, double>& weights);
   Status updateQuota(const std::string& role, const Quota& quota);
+  // As last set (or recovered): roles not named have weight 1 and no quota.
+  const std::map<std::string, double>& weights() const { return weights_; }
+  const std::map<std::string, Quota>& quotas() const { return quotas_; }
 
   size_t outstandingOffers() const { return offers_.size(); }
 
@@ -227,6 +230,10 @@ class Master final : public AgentReports {
   // Removed frameworks (torn down or failed over too late), oldest first, at most
   // maxCompletedFrameworks.
   const std::deque<v1::FrameworkInfo>& completedFrameworks() const { return completedFrameworks_; }
+  // Torn down (or failed over too late): forEachFramework still visits it until its tasks end.
+  bool isRemoved(const std::string& framework) const {
+    return removedFrameworks_.contains(framework);
+  }
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
   const std::map<std::string, Offer>& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
