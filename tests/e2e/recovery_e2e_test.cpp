@@ -204,6 +204,14 @@ TEST(RecoveryEndToEnd, FaultsAtRandomPointsLoseNothing) {
   Cluster cluster(dir);
   cluster.startMaster();
   ASSERT_GE(cluster.waitRecoveryState("RUNNING", 10), 0) << "master did not start";
+  // The process shows the flags in effect, as given on its command line (Mesos's /flags).
+  const std::optional<std::string> flags = get(cluster.port(), "/flags");
+  ASSERT_TRUE(flags.has_value());
+  for (const std::string& pair : std::vector<std::string>{
+           "\"allocation_interval\":\"0.1\"", "\"recovery_timeout\":\"10\"",
+           "\"work_dir\":\"" + dir + "/master\"", "\"recovery_min_fraction\":\"0.8\""}) {
+    EXPECT_NE(flags->find(pair), std::string::npos) << pair << " not in " << *flags;
+  }
   for (size_t i = 0; i < kAgents.size(); ++i) cluster.startAgent(i);
   FrameworkClient batch(cluster.port(), "batch", /*revocable=*/true, "cpus:1;mem:512", 1.5, 0);
   // The owner's tasks run on its reservation until the end.
