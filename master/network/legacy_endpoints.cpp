@@ -42,6 +42,9 @@ const std::map<std::string, Endpoint>& endpoints() {
   static const std::map<std::string, Endpoint> kEndpoints{
       {"/master/state", Endpoint::kState},
       {"/state", Endpoint::kState},
+      // The deprecated .json forms, still read by older Mesos tools.
+      {"/master/state.json", Endpoint::kState},
+      {"/state.json", Endpoint::kState},
       {"/master/state-summary", Endpoint::kStateSummary},
       {"/master/frameworks", Endpoint::kFrameworks},
       {"/master/slaves", Endpoint::kSlaves},
@@ -49,6 +52,7 @@ const std::map<std::string, Endpoint>& endpoints() {
       {"/master/redirect", Endpoint::kRedirect},
       {"/version", Endpoint::kVersion},
       {"/flags", Endpoint::kFlags},
+      {"/master/flags", Endpoint::kFlags},
       {"/metrics/snapshot", Endpoint::kMetricsSnapshot},
       {"/metrics", Endpoint::kMetricsPrometheus}};
   return kEndpoints;

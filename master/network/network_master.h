@@ -6,8 +6,9 @@
 //   GET  /metrics/snapshot      flat JSON: the allocator's metrics and the master's, Mesos's
 //                               names where the meaning is Mesos's (operator_json.cpp)
 //   GET  /metrics               the same in Prometheus's text format (prometheus.h)
-//   GET  /master/state, /state, /master/state-summary, /master/frameworks, /master/slaves,
-//        /master/roles, /master/redirect, /version, /flags
+//   GET  /master/state (/state, /master/state.json, /state.json), /master/state-summary,
+//        /master/frameworks, /master/slaves, /master/roles, /master/redirect, /version,
+//        /flags (/master/flags)
 //                               Mesos's legacy endpoints, in its shapes (legacy_endpoints.cpp)
 //   GET  /health                200 "ok"
 // Single-threaded: sockets, timers and allocation cycles all run in runOnce().

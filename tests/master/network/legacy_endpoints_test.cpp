@@ -185,7 +185,9 @@ TEST_F(LegacyEndpointsTest, MasterStateHasMesossShape) {
 
 TEST_F(LegacyEndpointsTest, StateIsAnAliasAndTheListsAreStatesParts) {
   const Struct state = get("/master/state");
-  EXPECT_TRUE(MessageDifferencer::Equals(get("/state"), state));
+  for (const char* alias : {"/state", "/master/state.json", "/state.json"}) {
+    EXPECT_TRUE(MessageDifferencer::Equals(get(alias), state)) << alias;
+  }
   const Struct frameworks = get("/master/frameworks");
   EXPECT_EQ(frameworks.fields().size(), 3u);
   EXPECT_TRUE(MessageDifferencer::Equals(frameworks.fields().at("frameworks"),
@@ -244,7 +246,9 @@ TEST_F(LegacyEndpointsTest, VersionFlagsAndRedirect) {
   if (version.fields().contains("git_sha")) {
     EXPECT_EQ(field(version, "git_sha").size(), 40u);
   }
-  expectJson(get("/flags"), R"({"flags": {"allocation_interval": "50ms", "work_dir": ""}})");
+  for (const char* path : {"/flags", "/master/flags"}) {
+    expectJson(get(path), R"({"flags": {"allocation_interval": "50ms", "work_dir": ""}})");
+  }
 
   const http::ClientResponse redirect = request(master.port(), "GET", "/master/redirect");
   EXPECT_EQ(redirect.status, 307);
@@ -260,9 +264,10 @@ TEST(LegacyEndpointsSecurityTest, EveryLegacyEndpointNeedsAuthentication) {
   NetworkOptions network;
   network.credentialsPath = credentials.path();
   MasterThread master(network);
-  for (const char* path : {"/master/state", "/state", "/master/state-summary", "/master/frameworks",
-                           "/master/slaves", "/master/roles", "/master/redirect", "/version",
-                           "/flags", "/metrics", "/metrics/snapshot"}) {
+  for (const char* path :
+       {"/master/state", "/state", "/master/state.json", "/state.json", "/master/state-summary",
+        "/master/frameworks", "/master/slaves", "/master/roles", "/master/redirect", "/version",
+        "/flags", "/master/flags", "/metrics", "/metrics/snapshot"}) {
     EXPECT_EQ(request(master.port(), "GET", path).status, 401) << path;
     const int authenticated =
         request(master.port(), "GET", path, basicAuth("ops", "secret-o")).status;
