@@ -120,6 +120,7 @@ std::map<std::string, double> NetworkMaster::metrics(std::set<std::string>* coun
   counter("master/tasks_evicted", stats.tasksEvicted);
   counter("master/tasks_killed", stats.tasksKilled);
   counter("master/tasks_error", stats.tasksError);
+  counter("master/tasks_failed", stats.tasksFailed);
   counter("master/allocation_cycles", stats.allocationCycles);
   const RecoveryStatus& recovery = master_->recovery();
   gauge("master/recovery/state", static_cast<double>(recovery.state));

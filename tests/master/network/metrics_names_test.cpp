@@ -94,6 +94,7 @@ TEST_F(MetricsNamesTest, MesosNamesHaveTheirValuesAfterALaunch) {
       {"master/tasks_staging", 0},
       {"master/tasks_running", 1},
       {"master/tasks_finished", 0},
+      {"master/tasks_failed", 0},
       {"master/cpus_total", 8},
       {"master/cpus_used", 1},
       {"master/cpus_percent", 0.125},
@@ -153,6 +154,16 @@ TEST_F(MetricsNamesTest, FinishingTheTaskMovesItFromRunningToFinished) {
   EXPECT_EQ(m.at("master/tasks_finished"), 1);
   EXPECT_EQ(m.at("master/cpus_used"), 0);
   EXPECT_EQ(m.at("master/cpus_percent"), 0);
+}
+
+TEST_F(MetricsNamesTest, AFailedTaskCountsAsFailed) {
+  ASSERT_NO_FATAL_FAILURE(launchOne());
+  cluster.agent.finish(*task, TaskState::kFailed);
+  ASSERT_EQ(cluster.framework.update().state(), v1::TASK_FAILED);
+  const std::map<std::string, double> m = metrics(cluster.master.port());
+  EXPECT_EQ(m.at("master/tasks_failed"), 1);
+  EXPECT_EQ(m.at("master/tasks_finished"), 0);
+  EXPECT_EQ(m.at("master/tasks_running"), 0);
 }
 
 // Every line of /metrics is a HELP, a TYPE, or a sample of the family just typed; the values
