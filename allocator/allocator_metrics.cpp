@@ -1,31 +1,34 @@
-// The allocator's metrics snapshot, with Mesos-style keys under "allocator/harvest/".
-#include <glog/logging.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
+// The allocator's metrics snapshot: keys under "allocator/harvest/", and those whose meaning
+// is the same as in Mesos's allocator copied under "allocator/mesos/" (Mesos's monitoring
+// documentation names them), so dashboards built for Mesos find them.
+#include <string_view>
 
 #include "allocator/hierarchical_allocator.h"
+#include "common/results.h"
 #include "resources/roles.h"
 
 namespace harvest {
+namespace {
+
+// `key` (below "allocator/harvest/") is one Mesos's allocator documents with this meaning.
+// Role names may hold '/', so roles are matched by what surrounds them.
+bool sharedWithMesos(std::string_view key) {
+  auto around = [key](std::string_view head, std::string_view tail) {
+    return key.size() > head.size() + tail.size() && key.starts_with(head) && key.ends_with(tail);
+  };
+  return key == "allocation_runs" || key.starts_with("allocation_run_ms/") ||
+         around("resources/", "/total") || around("resources/", "/offered_or_allocated") ||
+         around("roles/", "/shares/dominant") || around("offer_filters/roles/", "/active") ||
+         around("quota/roles/", "/guarantee");
+}
+
+}  // namespace
 
 std::map<std::string, double> HierarchicalAllocator::metrics() const {
   const std::string prefix = "allocator/harvest/";
   std::map<std::string, double> out;
   out[prefix + "allocation_runs"] = static_cast<double>(allocationRuns_);
-  std::vector<double> sorted = runMillis_;
-  std::sort(sorted.begin(), sorted.end());
-  auto percentile = [&sorted](double p) {
-    if (sorted.empty()) return 0.0;
-    const size_t rank = static_cast<size_t>(std::ceil(p * sorted.size()));
-    return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
-  };
-  out[prefix + "allocation_run_ms/p50"] = percentile(0.50);
-  out[prefix + "allocation_run_ms/p90"] = percentile(0.90);
-  out[prefix + "allocation_run_ms/p99"] = percentile(0.99);
-  out[prefix + "allocation_run_ms/max"] = sorted.empty() ? 0.0 : sorted.back();
-  out[prefix + "event_queue_dispatches"] = 0;
+  addTimerMetrics(out, prefix + "allocation_run_ms", runMillis_);
   // 0 new, 1 registered, 2 recovering, 3 running.
   out[prefix + "recovery/state"] = static_cast<double>(state_);
   out[prefix + "recovery/expected_agents"] = expectedAgents_;
@@ -128,6 +131,12 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
     out[prefix + "host_affinity/events_refused"] = static_cast<double>(affinity_->eventsRefused());
     out[prefix + "host_affinity/dormant_records"] = static_cast<double>(history.dormantRecords());
   }
+  std::map<std::string, double> mesos;
+  for (const auto& [key, value] : out) {
+    const std::string_view own = std::string_view(key).substr(prefix.size());
+    if (sharedWithMesos(own)) mesos.emplace("allocator/mesos/" + std::string(own), value);
+  }
+  out.merge(mesos);
   return out;
 }
 

@@ -16,8 +16,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "apps/flags.h"
+#include "common/results.h"
 #include "master/network/network_master.h"
 #include "sim/harness.h"
 #include "sim/progress.h"
@@ -148,6 +150,23 @@ int run(const harvest::apps::Flags& flags) {
       return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
     }
     network.requestHeadTimeoutMs = static_cast<int>(*headTimeout / harvest::kNanosPerMilli);
+    // /flags and /master/state show the flags this mode reads, with the values in effect.
+    std::vector<gflags::CommandLineFlagInfo> all;
+    gflags::GetAllFlags(&all);
+    for (const gflags::CommandLineFlagInfo& info : all) {
+      if (info.filename != __FILE__) continue;
+      // gflags prints doubles with 17 digits ("0.80000000000000004"); people wrote 0.8.
+      network.flags[info.name] = info.type == "double"
+                                     ? harvest::jsonNumber(std::stod(info.current_value))
+                                     : info.current_value;
+    }
+    for (const char* name : kScenarioOnly) network.flags.erase(name);
+    if (intervalSeconds <= 0) network.flags["allocation_interval"] = "1secs";
+    std::string parameters;
+    for (const auto& [key, value] : moduleParameters) {
+      parameters += (parameters.empty() ? "" : ",") + key + "=" + value;
+    }
+    network.flags["module_parameter"] = parameters;
     if (!(FLAGS_recovery_min_fraction >= 0 && FLAGS_recovery_min_fraction <= 1)) {
       return flags.bad("recovery_min_fraction", std::to_string(FLAGS_recovery_min_fraction),
                        "a fraction in 0..1");

@@ -18,17 +18,35 @@ Percentiles percentilesOf(std::vector<double> values) {
   const size_t n = values.size();
   auto rank = [&](double q) {
     // ceil(q * n) - 1, computed in integers: q * n in doubles is 98.99999 for q=.99, n=100.
-    const auto permille = static_cast<size_t>(std::llround(q * 1000));
-    return values[std::max<size_t>(1, (permille * n + 999) / 1000) - 1];
+    constexpr size_t kParts = 100'000;
+    const auto parts = static_cast<size_t>(std::llround(q * kParts));
+    return values[std::max<size_t>(1, (parts * n + kParts - 1) / kParts) - 1];
   };
   p.count = n;
+  p.min = values.front();
   p.p50 = rank(0.50);
   p.p90 = rank(0.90);
   p.p95 = rank(0.95);
   p.p99 = rank(0.99);
+  p.p999 = rank(0.999);
+  p.p9999 = rank(0.9999);
   p.max = values.back();
   p.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
   return p;
+}
+
+void addTimerMetrics(std::map<std::string, double>& metrics, const std::string& name,
+                     const std::vector<double>& samples) {
+  const Percentiles p = percentilesOf(samples);
+  metrics[name + "/count"] = static_cast<double>(p.count);
+  metrics[name + "/min"] = p.min;
+  metrics[name + "/max"] = p.max;
+  metrics[name + "/p50"] = p.p50;
+  metrics[name + "/p90"] = p.p90;
+  metrics[name + "/p95"] = p.p95;
+  metrics[name + "/p99"] = p.p99;
+  metrics[name + "/p999"] = p.p999;
+  metrics[name + "/p9999"] = p.p9999;
 }
 
 DataItem latencyItem(const Percentiles& p, const std::string& unit,

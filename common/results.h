@@ -30,9 +30,14 @@ struct DataItem {
 // of values in one unit. All zero for no values.
 struct Percentiles {
   size_t count = 0;
-  double p50 = 0, p90 = 0, p95 = 0, p99 = 0, max = 0, mean = 0;
+  double min = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0, p9999 = 0, max = 0, mean = 0;
 };
 Percentiles percentilesOf(std::vector<double> values);
+
+// A timer as Mesos's /metrics/snapshot shows one: `<name>/count`, `/min`, `/max`, `/p50`,
+// `/p90`, `/p95`, `/p99`, `/p999` and `/p9999` of `samples` (all zero for none).
+void addTimerMetrics(std::map<std::string, double>& metrics, const std::string& name,
+                     const std::vector<double>& samples);
 
 // {"Perc50", "Perc90", "Perc95", "Perc99", "Max", "Average", "Count"}, as scheduler_perf names
 // them.

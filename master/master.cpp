@@ -21,6 +21,7 @@ void MasterStats::add(const MasterStats& o) {
   tasksEvicted += o.tasksEvicted;
   tasksKilled += o.tasksKilled;
   tasksError += o.tasksError;
+  tasksFailed += o.tasksFailed;
   lostToRescindRace += o.lostToRescindRace;
   masterRestarts += o.masterRestarts;
   allocationCycles += o.allocationCycles;
@@ -751,6 +752,9 @@ void Master::statusUpdate(const TaskStatus& status) {
       break;
     case TaskState::kError:
       ++stats_.tasksError;
+      break;
+    case TaskState::kFailed:
+      ++stats_.tasksFailed;
       break;
     case TaskState::kLost:
       ++stats_.tasksLost;

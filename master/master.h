@@ -87,7 +87,7 @@ struct MasterStats {
   uint64_t offersMade = 0, revocableOffersMade = 0, offersAccepted = 0, offersDeclined = 0;
   uint64_t offersRescinded = 0, offersExpired = 0;
   uint64_t tasksLaunched = 0, tasksRunning = 0, tasksFinished = 0, tasksLost = 0;
-  uint64_t tasksEvicted = 0, tasksKilled = 0, tasksError = 0;
+  uint64_t tasksEvicted = 0, tasksKilled = 0, tasksError = 0, tasksFailed = 0;
   uint64_t lostToRescindRace = 0;  // Launches that named an offer rescinded before them.
   uint64_t masterRestarts = 0;
   uint64_t allocationCycles = 0;
@@ -193,6 +193,9 @@ class Master final : public AgentReports {
   // Operator calls.
   Status updateWeights(const std::map<std::string, double>& weights);
   Status updateQuota(const std::string& role, const Quota& quota);
+  // As last set (or recovered): roles not named have weight 1 and no quota.
+  const std::map<std::string, double>& weights() const { return weights_; }
+  const std::map<std::string, Quota>& quotas() const { return quotas_; }
 
   size_t outstandingOffers() const { return offers_.size(); }
 
@@ -228,6 +231,10 @@ class Master final : public AgentReports {
   // Removed frameworks (torn down or failed over too late), oldest first, at most
   // maxCompletedFrameworks.
   const std::deque<v1::FrameworkInfo>& completedFrameworks() const { return completedFrameworks_; }
+  // Torn down (or failed over too late): forEachFramework still visits it until its tasks end.
+  bool isRemoved(const std::string& framework) const {
+    return removedFrameworks_.contains(framework);
+  }
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
   const std::map<std::string, Offer>& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;

@@ -3,6 +3,8 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "net/basic_auth.h"
 #include "testing/common.h"
 
@@ -44,7 +46,7 @@ std::map<std::string, double> metrics(uint16_t port, const http::Headers& auth) 
 }
 
 Struct state(uint16_t port, const http::Headers& auth) {
-  const http::ClientResponse response = request(port, "GET", "/state", auth);
+  const http::ClientResponse response = request(port, "GET", "/master/state", auth);
   EXPECT_EQ(response.status, 200) << response.body;
   return parseJson(response.body);
 }
@@ -53,13 +55,60 @@ std::vector<Struct> entries(const Struct& state, const std::string& kind) {
   std::vector<Struct> out;
   auto it = state.fields().find(kind);
   if (it == state.fields().end()) {
-    ADD_FAILURE() << "/state has no '" << kind << "'";
+    ADD_FAILURE() << "no list '" << kind << "'";
     return out;
   }
   for (const google::protobuf::Value& value : it->second.list_value().values()) {
     out.push_back(value.struct_value());
   }
   return out;
+}
+
+namespace {
+
+std::vector<Struct> nested(const Struct& state, const std::vector<std::string>& frameworkLists,
+                           const std::string& kind) {
+  std::vector<Struct> out;
+  for (const std::string& list : frameworkLists) {
+    for (const Struct& framework : entries(state, list)) {
+      for (Struct& entry : entries(framework, kind)) out.push_back(std::move(entry));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Struct> tasks(const Struct& state) {
+  return nested(state, {"frameworks"}, "tasks");
+}
+
+std::vector<Struct> offers(const Struct& state) {
+  return nested(state, {"frameworks"}, "offers");
+}
+
+std::vector<Struct> completedTasks(const Struct& state) {
+  return nested(state, {"frameworks", "completed_frameworks"}, "completed_tasks");
+}
+
+double number(const Struct& entry, const std::string& name) {
+  auto it = entry.fields().find(name);
+  if (it == entry.fields().end() ||
+      it->second.kind_case() != google::protobuf::Value::kNumberValue) {
+    ADD_FAILURE() << "no number '" << name << "'";
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return it->second.number_value();
+}
+
+Struct object(const Struct& entry, const std::string& name) {
+  auto it = entry.fields().find(name);
+  if (it == entry.fields().end() ||
+      it->second.kind_case() != google::protobuf::Value::kStructValue) {
+    ADD_FAILURE() << "no object '" << name << "'";
+    return {};
+  }
+  return it->second.struct_value();
 }
 
 std::string field(const Struct& entry, const std::string& name) {
@@ -75,8 +124,11 @@ bool flag(const Struct& entry, const std::string& name) {
 
 std::optional<Struct> frameworkInState(uint16_t port, const std::string& id,
                                        const http::Headers& auth) {
-  for (const Struct& framework : entries(state(port, auth), "frameworks")) {
-    if (field(framework, "id") == id) return framework;
+  const Struct listed = state(port, auth);
+  for (const char* list : {"frameworks", "completed_frameworks"}) {
+    for (const Struct& framework : entries(listed, list)) {
+      if (field(framework, "id") == id) return framework;
+    }
   }
   return std::nullopt;
 }

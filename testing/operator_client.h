@@ -1,5 +1,5 @@
-// Operator-side HTTP for tests: one request on a fresh connection, and the master's /state and
-// /metrics/snapshot read back as values to compare exactly.
+// Operator-side HTTP for tests: one request on a fresh connection, and the master's
+// /master/state (Mesos's shape) and /metrics/snapshot read back as values to compare exactly.
 #pragma once
 
 #include <google/protobuf/message.h>
@@ -27,15 +27,30 @@ Struct parseJson(const std::string& text);
 // /metrics/snapshot, checked to be one flat object of numbers.
 std::map<std::string, double> metrics(uint16_t port, const http::Headers& auth = {});
 
+// /master/state.
 Struct state(uint16_t port, const http::Headers& auth = {});
 
-// The entries of /state's list `kind` ("agents", "frameworks", "offers", "tasks").
+// The entries of the list `kind` of an object ("slaves", "frameworks", "completed_frameworks"
+// of /master/state; "tasks", "offers" of a framework).
 std::vector<Struct> entries(const Struct& state, const std::string& kind);
+
+// /master/state's lists nested in its frameworks: every framework's "tasks", "offers", and
+// "completed_tasks" (of the completed frameworks too).
+std::vector<Struct> tasks(const Struct& state);
+std::vector<Struct> offers(const Struct& state);
+std::vector<Struct> completedTasks(const Struct& state);
 
 std::string field(const Struct& entry, const std::string& name);
 
 bool flag(const Struct& entry, const std::string& name);
 
+// A number field; NaN when it is missing (a failure).
+double number(const Struct& entry, const std::string& name);
+
+// An object field (a resources object, "allocation_info"); empty when missing (a failure).
+Struct object(const Struct& entry, const std::string& name);
+
+// The framework's entry in /master/state: among its frameworks, or its completed ones.
 std::optional<Struct> frameworkInState(uint16_t port, const std::string& id,
                                        const http::Headers& auth = {});
 

@@ -68,6 +68,7 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
   std::string ip = colon == std::string::npos ? "" : request.peer.substr(0, colon);
   if (ip.size() > 2 && ip.front() == '[') ip = ip.substr(1, ip.size() - 2);  // IPv6.
   agentIps_[id] = ip;
+  agentRegisteredAt_.emplace(id, unixNow());
   v1::AgentEvent registered;
   registered.set_type(v1::AgentEvent::REGISTERED);
   registered.set_master_id(runId_);

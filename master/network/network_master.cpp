@@ -243,8 +243,7 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
     responder.respond(std::move(response));
   };
   const bool known = path == "/api/v1/scheduler" || path == "/agent/v1/register" ||
-                     path == "/agent/v1/call" || path == "/metrics/snapshot" || path == "/state" ||
-                     path == "/health";
+                     path == "/agent/v1/call" || path == "/health" || isOperatorGet(path);
   if (!known) {
     answerAnonymous(http::Response::text(404, "no such endpoint: " + path));
     return;
@@ -281,12 +280,10 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
     agentRegister(request, responder, principal);
   } else if (path == "/agent/v1/call") {
     agentCall(request, responder, principal);
-  } else if (path == "/metrics/snapshot") {
-    responder.respond(http::Response::json(200, metricsJson()));
-  } else if (path == "/state") {
-    responder.respond(http::Response::json(200, stateJson()));
-  } else {
+  } else if (path == "/health") {
     responder.respond(http::Response::text(200, "ok"));
+  } else {
+    responder.respond(operatorGet(path));
   }
 }
 
@@ -385,6 +382,7 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
       }
     }
     streamOfFramework_[*framework] = streamId;
+    frameworkRegisteredAt_.emplace(*framework, unixNow());
     const auto& suppressed = call.subscribe().suppressed_roles();
     if (!suppressed.empty()) {
       Status s = master_->suppress(*framework, {suppressed.begin(), suppressed.end()});

@@ -3,8 +3,13 @@
 //   POST /api/v1/scheduler      the Mesos v1 scheduler HTTP API (JSON or protobuf)
 //   POST /agent/v1/register     harvest-agent registration (protos/agent_api.proto), a stream
 //   POST /agent/v1/call         harvest-agent reports (status, freed resources, estimates)
-//   GET  /metrics/snapshot      flat JSON: the allocator's metrics and the master's counters
-//   GET  /state                 agents, frameworks, offers and tasks as JSON
+//   GET  /metrics/snapshot      flat JSON: the allocator's metrics and the master's, Mesos's
+//                               names where the meaning is Mesos's (operator_json.cpp)
+//   GET  /metrics               the same in Prometheus's text format (prometheus.h)
+//   GET  /master/state (/state, /master/state.json, /state.json), /master/state-summary,
+//        /master/frameworks, /master/slaves, /master/roles, /master/redirect, /version,
+//        /flags (/master/flags)
+//                               Mesos's legacy endpoints, in its shapes (legacy_endpoints.cpp)
 //   GET  /health                200 "ok"
 // Single-threaded: sockets, timers and allocation cycles all run in runOnce().
 //
@@ -24,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +58,8 @@ struct NetworkOptions {
   int requestHeadTimeoutMs = 5000;
   // A subscriber that falls this far behind is disconnected (its stream closed).
   size_t maxStreamBufferBytes = 8 * 1024 * 1024;
+  // The program's effective flags (name -> value), as /flags and /master/state show them.
+  std::map<std::string, std::string> flags;
 };
 
 struct NetworkCounters {
@@ -81,14 +89,26 @@ class NetworkMaster {
   void runOnce(int maxWaitMs = 50);
   void run(const std::atomic<bool>& stop);
 
-  std::string metricsJson() const;
-  std::string stateJson() const;
+  // The metrics snapshot; `counters` (optional) receives the keys that are counters (the
+  // rest are gauges).
+  std::map<std::string, double> metrics(std::set<std::string>* counters = nullptr) const;
+  // GET /master/state (and /state).
+  std::string masterStateJson() const;
 
  private:
   NetworkMaster(const NetworkOptions& options);
   TimeNanos realNow() const;
+  double unixNow() const { return context_.unixEpochOffset + static_cast<double>(realNow()) / 1e9; }
   void advanceClock();
   void handle(const http::Request& request, http::Responder& responder);
+  // The operator's GET endpoints (legacy_endpoints.cpp): whether `path` is one, and its answer.
+  static bool isOperatorGet(const std::string& path);
+  http::Response operatorGet(const std::string& path) const;
+  // /master/frameworks and /master/slaves without their braces: /master/state holds them.
+  std::string frameworksFields() const;
+  std::string slavesFields() const;
+  std::string rolesJson() const;
+  std::string stateSummaryJson() const;
   void schedulerCall(const http::Request& request, http::Responder& responder,
                      const std::string& principal);
   void subscribe(const v1::scheduler::Call& call, Format format, const std::string& principal,
@@ -120,6 +140,10 @@ class NetworkMaster {
   std::optional<http::CredentialStore> credentials_;
   Authorizer authorizer_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  // Unix seconds: when each framework and agent first registered with this master (Mesos's
+  // registered_time).
+  std::map<std::string, double> frameworkRegisteredAt_;
+  std::map<std::string, double> agentRegisteredAt_;
   std::string runId_;
   // Shared by every subscription (they point at it, so it is declared before them).
   SchedulerContext context_;

@@ -1,156 +1,153 @@
-// NetworkMaster's operator endpoints as JSON: /metrics/snapshot and /state.
-#include <cmath>
-#include <iomanip>
-#include <sstream>
+// NetworkMaster's metrics snapshot: the allocator's metrics, and the master's under Mesos's
+// names wherever the meaning is Mesos's (its monitoring documentation), Harvest's own names
+// otherwise.
+#include <array>
+#include <string_view>
 
-#include "common/results.h"
 #include "master/network/network_master.h"
+#include "resources/kinds.h"
 
 namespace harvest::master {
 namespace {
 
-std::string jsonNumber(double value) {
-  if (!std::isfinite(value)) return "0";
-  std::ostringstream out;
-  out << std::setprecision(15) << value;
-  return out.str();
+// The allocator's metrics that count events (the rest are gauges), by their last component.
+bool isAllocatorCounter(const std::string& key) {
+  static constexpr std::array<std::string_view, 8> kLeaves{
+      "/allocation_runs", "/rescinds_sent",    "/saves",           "/save_failures",
+      "/events_refused",  "/preferred_offers", "/preference_hits", "/escalations"};
+  if (!key.starts_with("allocator/")) return false;
+  for (std::string_view leaf : kLeaves) {
+    if (key.ends_with(leaf)) return true;
+  }
+  return false;
 }
+
+struct KindName {
+  KindId kind;
+  const char* name;
+};
+constexpr std::array<KindName, 4> kMesosKinds{
+    {{kinds::kCpus, "cpus"}, {kinds::kMem, "mem"}, {kinds::kDisk, "disk"}, {kinds::kGpus, "gpus"}}};
 
 }  // namespace
 
-std::string NetworkMaster::metricsJson() const {
-  std::map<std::string, double> metrics = master_->allocator().metrics();
-  const MasterStats& stats = master_->stats();
-  metrics["master/outstanding_offers"] = static_cast<double>(master_->outstandingOffers());
-  metrics["master/offers_sent"] = static_cast<double>(stats.offersMade);
-  metrics["master/offers_accepted"] = static_cast<double>(stats.offersAccepted);
-  metrics["master/offers_declined"] = static_cast<double>(stats.offersDeclined);
-  metrics["master/offers_rescinded"] = static_cast<double>(stats.offersRescinded);
-  metrics["master/tasks_launched"] = static_cast<double>(stats.tasksLaunched);
-  metrics["master/tasks_running"] = static_cast<double>(stats.tasksRunning);
-  metrics["master/tasks_finished"] = static_cast<double>(stats.tasksFinished);
-  metrics["master/tasks_lost"] = static_cast<double>(stats.tasksLost);
-  metrics["master/tasks_evicted"] = static_cast<double>(stats.tasksEvicted);
-  metrics["master/tasks_killed"] = static_cast<double>(stats.tasksKilled);
-  metrics["master/allocation_cycles"] = static_cast<double>(stats.allocationCycles);
-  const RecoveryStatus& recovery = master_->recovery();
-  metrics["master/recovery/state"] = static_cast<double>(recovery.state);
-  metrics["master/recovery/expected_agents"] = static_cast<double>(recovery.expectedAgents);
-  metrics["master/recovery/recovered_agents"] = static_cast<double>(recovery.recoveredAgents);
-  metrics["master/recovery/lost_agents"] = static_cast<double>(recovery.lostAgents.size());
-  metrics["master/recovery/rejected_allocations"] =
-      static_cast<double>(recovery.rejectedAllocations);
-  metrics["master/recovery/duration_ms"] = recovery.recoveryMillis;
-  master_->forEachFramework([&](const Master::FrameworkView& f) {
-    const std::string prefix = "master/frameworks/" + f.id + "/";
-    metrics[prefix + "offers_sent"] = static_cast<double>(f.counters.offersSent);
-    metrics[prefix + "offers_accepted"] = static_cast<double>(f.counters.offersAccepted);
-    metrics[prefix + "offers_declined"] = static_cast<double>(f.counters.offersDeclined);
-    metrics[prefix + "offers_rescinded"] = static_cast<double>(f.counters.offersRescinded);
-    metrics[prefix + "connected"] = f.connected ? 1 : 0;
-  });
-  metrics["master/http/scheduler_calls"] = static_cast<double>(counters_.schedulerCalls);
-  metrics["master/http/agent_calls"] = static_cast<double>(counters_.agentCalls);
-  metrics["master/http/refused_401"] = static_cast<double>(counters_.refused401);
-  metrics["master/http/refused_403"] = static_cast<double>(counters_.refused403);
-  metrics["master/http/bad_requests"] = static_cast<double>(counters_.badRequests);
-  metrics["master/http/subscribers"] = static_cast<double>(counters_.subscribers);
-  metrics["master/agents_connected"] = static_cast<double>(counters_.agentsConnected);
-  metrics["master/agents/calls_refused"] = static_cast<double>(counters_.agentCallsRefused);
-  metrics["master/agents/registrations_refused"] =
-      static_cast<double>(counters_.agentRegistrationsRefused);
-  const http::ServerStats& server = server_->stats();
-  metrics["master/http/connections"] = static_cast<double>(server.connectionsCurrent);
-  metrics["master/http/connections_rejected"] = static_cast<double>(server.connectionsRejected);
-  metrics["master/http/streams_closed_slow_reader"] =
-      static_cast<double>(server.streamsClosedSlowReader);
-  metrics["master/http/requests_malformed"] = static_cast<double>(server.badRequests);
-  metrics["master/http/request_head_timeouts"] = static_cast<double>(server.headTimeouts);
-  metrics["master/http/connections_rejected_per_peer"] =
-      static_cast<double>(server.connectionsRejectedPerPeer);
-  metrics["master/http/connections_evicted"] = static_cast<double>(server.connectionsEvicted);
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [key, value] : metrics) {
-    out += (first ? "" : ",") + jsonString(key) + ":" + jsonNumber(value);
-    first = false;
+std::map<std::string, double> NetworkMaster::metrics(std::set<std::string>* counters) const {
+  std::map<std::string, double> out = master_->allocator().metrics();
+  std::set<std::string> counted;
+  for (const auto& [key, value] : out) {
+    if (isAllocatorCounter(key)) counted.insert(key);
   }
-  return out + "}";
-}
+  auto counter = [&](const std::string& key, uint64_t value) {
+    out[key] = static_cast<double>(value);
+    counted.insert(key);
+  };
+  auto gauge = [&](const std::string& key, double value) { out[key] = value; };
 
-std::string NetworkMaster::stateJson() const {
-  const RecoveryStatus& recovery = master_->recovery();
-  std::string lost;
-  for (const std::string& id : recovery.lostAgents)
-    lost += (lost.empty() ? "" : ",") + jsonString(id);
-  std::string out = "{\"run_id\":" + jsonString(runId_) +
-                    ",\"recovery\":{\"state\":" + jsonString(toString(recovery.state)) +
-                    ",\"reason\":" + jsonString(recovery.reason) +
-                    ",\"expected_agents\":" + std::to_string(recovery.expectedAgents) +
-                    ",\"recovered_agents\":" + std::to_string(recovery.recoveredAgents) +
-                    ",\"rejected_allocations\":" + std::to_string(recovery.rejectedAllocations) +
-                    ",\"duration_ms\":" + jsonNumber(recovery.recoveryMillis) +
-                    ",\"lost_agents\":[" + lost + "]},\"agents\":[";
-  bool first = true;
+  gauge("master/uptime_secs", static_cast<double>(realNow()) / 1e9);
+  gauge("master/elected", 1);  // A single master always leads.
+
+  // Agents and frameworks: Mesos deactivates a disconnected one, so active means connected.
+  size_t agents = 0, agentsConnected = 0;
+  Resources agentTotals;
   master_->forEachAgent([&](const AgentLink& agent) {
+    ++agents;
     const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(agent.id()) +
-           ",\"resources\":" + jsonString(agent.total().toString()) +
-           ",\"connected\":" + (remote == nullptr || remote->connected() ? "true" : "false") + "}";
-    first = false;
+    if (remote == nullptr || remote->connected()) ++agentsConnected;
+    agentTotals += agent.total();
   });
-  out += "],\"frameworks\":[";
-  first = true;
+  gauge("master/slaves_connected", static_cast<double>(agentsConnected));
+  gauge("master/slaves_disconnected", static_cast<double>(agents - agentsConnected));
+  gauge("master/slaves_active", static_cast<double>(agentsConnected));
+  gauge("master/slaves_inactive", static_cast<double>(agents - agentsConnected));
+  size_t frameworks = 0, frameworksConnected = 0;
   master_->forEachFramework([&](const Master::FrameworkView& f) {
-    std::string roles;
-    for (const std::string& role : f.info.roles())
-      roles += (roles.empty() ? "" : ",") + jsonString(role);
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(f.id) +
-           ",\"name\":" + jsonString(f.info.name()) +
-           ",\"principal\":" + jsonString(f.info.principal()) + ",\"roles\":[" + roles +
-           "],\"connected\":" + (f.connected ? "true" : "false") + "}";
-    first = false;
-  });
-  out += "],\"offers\":[";
-  first = true;
-  for (const auto& [id, offer] : master_->offers()) {
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(id) +
-           ",\"framework_id\":" + jsonString(offer.framework) +
-           ",\"agent_id\":" + jsonString(offer.agent) + ",\"role\":" + jsonString(offer.role) +
-           ",\"resources\":" + jsonString(offer.resources.toString()) + "}";
-    first = false;
-  }
-  out += "],\"tasks\":[";
-  first = true;
-  master_->forEachTask([&](const Master::TaskView& task) {
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(task.task) +
-           ",\"framework_id\":" + jsonString(task.framework) +
-           ",\"agent_id\":" + jsonString(task.agent) + ",\"role\":" + jsonString(task.role) +
-           ",\"state\":" + jsonString(toString(task.state)) +
-           ",\"resources\":" + jsonString(task.resources.toString()) + "}";
-    first = false;
-  });
-  // Mesos's bounded lists of what ended: acknowledged terminal tasks and removed frameworks.
-  out += "],\"completed_tasks\":[";
-  first = true;
-  for (const auto& [framework, tasks] : master_->completedTasks()) {
-    for (const Master::CompletedTask& task : tasks) {
-      out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(task.task) +
-             ",\"framework_id\":" + jsonString(task.framework) +
-             ",\"agent_id\":" + jsonString(task.agent) + ",\"role\":" + jsonString(task.role) +
-             ",\"state\":" + jsonString(toString(task.state)) +
-             ",\"resources\":" + jsonString(task.resources.toString()) + "}";
-      first = false;
+    if (!master_->isRemoved(f.id)) {
+      ++frameworks;
+      if (f.connected) ++frameworksConnected;
     }
+    const std::string prefix = "master/frameworks/" + f.id + "/";
+    counter(prefix + "offers_sent", f.counters.offersSent);
+    counter(prefix + "offers_accepted", f.counters.offersAccepted);
+    counter(prefix + "offers_declined", f.counters.offersDeclined);
+    counter(prefix + "offers_rescinded", f.counters.offersRescinded);
+    gauge(prefix + "connected", f.connected ? 1 : 0);
+  });
+  gauge("master/frameworks_connected", static_cast<double>(frameworksConnected));
+  gauge("master/frameworks_disconnected", static_cast<double>(frameworks - frameworksConnected));
+  gauge("master/frameworks_active", static_cast<double>(frameworksConnected));
+  gauge("master/frameworks_inactive", static_cast<double>(frameworks - frameworksConnected));
+
+  // Tasks now, and resources as Mesos counts them: total is every agent's, used is what
+  // unfinished tasks hold (offers are not use), revocable apart.
+  size_t staging = 0, running = 0;
+  Resources used;
+  master_->forEachTask([&](const Master::TaskView& task) {
+    if (isTerminal(task.state)) return;
+    if (task.state == TaskState::kStaging) ++staging;
+    if (task.state == TaskState::kRunning) ++running;
+    used += task.resources;
+  });
+  gauge("master/tasks_staging", static_cast<double>(staging));
+  gauge("master/tasks_running", static_cast<double>(running));
+  for (const KindName& k : kMesosKinds) {
+    const std::string name = std::string("master/") + k.name;
+    const double total = agentTotals.regular().scalar(k.kind).toDouble();
+    const double inUse = used.regular().scalar(k.kind).toDouble();
+    gauge(name + "_total", total);
+    gauge(name + "_used", inUse);
+    gauge(name + "_percent", total > 0 ? inUse / total : 0);
+    // What the agents can lend now, as the allocator's stage 3 counts it.
+    double revocableTotal = 0;
+    for (const char* cls : {"non_throttleable", "throttleable"}) {
+      auto it = out.find(std::string("allocator/harvest/revocable/") + cls + "/total/" + k.name);
+      if (it != out.end()) revocableTotal += it->second;
+    }
+    const double revocableUsed = used.revocable().scalar(k.kind).toDouble();
+    gauge(name + "_revocable_total", revocableTotal);
+    gauge(name + "_revocable_used", revocableUsed);
+    gauge(name + "_revocable_percent", revocableTotal > 0 ? revocableUsed / revocableTotal : 0);
   }
-  out += "],\"completed_frameworks\":[";
-  first = true;
-  for (const v1::FrameworkInfo& info : master_->completedFrameworks()) {
-    out += std::string(first ? "" : ",") + "{\"id\":" + jsonString(info.id().value()) +
-           ",\"name\":" + jsonString(info.name()) + "}";
-    first = false;
-  }
-  return out + "]}";
+
+  const MasterStats& stats = master_->stats();
+  gauge("master/outstanding_offers", static_cast<double>(master_->outstandingOffers()));
+  counter("master/offers_sent", stats.offersMade);
+  counter("master/offers_accepted", stats.offersAccepted);
+  counter("master/offers_declined", stats.offersDeclined);
+  counter("master/offers_rescinded", stats.offersRescinded);
+  counter("master/tasks_launched", stats.tasksLaunched);
+  counter("master/tasks_finished", stats.tasksFinished);
+  counter("master/tasks_lost", stats.tasksLost);
+  counter("master/tasks_evicted", stats.tasksEvicted);
+  counter("master/tasks_killed", stats.tasksKilled);
+  counter("master/tasks_error", stats.tasksError);
+  counter("master/tasks_failed", stats.tasksFailed);
+  counter("master/allocation_cycles", stats.allocationCycles);
+  const RecoveryStatus& recovery = master_->recovery();
+  gauge("master/recovery/state", static_cast<double>(recovery.state));
+  gauge("master/recovery/expected_agents", static_cast<double>(recovery.expectedAgents));
+  gauge("master/recovery/recovered_agents", static_cast<double>(recovery.recoveredAgents));
+  gauge("master/recovery/lost_agents", static_cast<double>(recovery.lostAgents.size()));
+  counter("master/recovery/rejected_allocations", recovery.rejectedAllocations);
+  gauge("master/recovery/duration_ms", recovery.recoveryMillis);
+
+  counter("master/http/scheduler_calls", counters_.schedulerCalls);
+  counter("master/http/agent_calls", counters_.agentCalls);
+  counter("master/http/refused_401", counters_.refused401);
+  counter("master/http/refused_403", counters_.refused403);
+  counter("master/http/bad_requests", counters_.badRequests);
+  gauge("master/http/subscribers", static_cast<double>(counters_.subscribers));
+  counter("master/agents/calls_refused", counters_.agentCallsRefused);
+  counter("master/agents/registrations_refused", counters_.agentRegistrationsRefused);
+  const http::ServerStats& server = server_->stats();
+  gauge("master/http/connections", static_cast<double>(server.connectionsCurrent));
+  counter("master/http/connections_rejected", server.connectionsRejected);
+  counter("master/http/streams_closed_slow_reader", server.streamsClosedSlowReader);
+  counter("master/http/requests_malformed", server.badRequests);
+  counter("master/http/request_head_timeouts", server.headTimeouts);
+  counter("master/http/connections_rejected_per_peer", server.connectionsRejectedPerPeer);
+  counter("master/http/connections_evicted", server.connectionsEvicted);
+  if (counters != nullptr) *counters = std::move(counted);
+  return out;
 }
 
 }  // namespace harvest::master

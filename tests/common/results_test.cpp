@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace harvest {
 namespace {
@@ -37,6 +40,28 @@ TEST(ResultsTest, NearestRankPercentiles) {
   const Percentiles three = percentilesOf({3, 1, 2});
   EXPECT_EQ(three.p50, 2);
   EXPECT_EQ(three.p90, 3);
+}
+
+TEST(ResultsTest, TimerMetricsHaveMesosSuffixes) {
+  std::vector<double> samples;
+  for (int i = 2000; i >= 1; --i) samples.push_back(i);
+  std::map<std::string, double> metrics;
+  addTimerMetrics(metrics, "allocator/mesos/allocation_run_ms", samples);
+  const std::map<std::string, double> expected{{"allocator/mesos/allocation_run_ms/count", 2000},
+                                               {"allocator/mesos/allocation_run_ms/min", 1},
+                                               {"allocator/mesos/allocation_run_ms/max", 2000},
+                                               {"allocator/mesos/allocation_run_ms/p50", 1000},
+                                               {"allocator/mesos/allocation_run_ms/p90", 1800},
+                                               {"allocator/mesos/allocation_run_ms/p95", 1900},
+                                               {"allocator/mesos/allocation_run_ms/p99", 1980},
+                                               {"allocator/mesos/allocation_run_ms/p999", 1998},
+                                               // ceil(0.9999 * 2000) = 2000: the largest sample.
+                                               {"allocator/mesos/allocation_run_ms/p9999", 2000}};
+  EXPECT_EQ(metrics, expected);
+  metrics.clear();
+  addTimerMetrics(metrics, "t", {});
+  EXPECT_EQ(metrics.at("t/count"), 0);
+  EXPECT_EQ(metrics.at("t/p9999"), 0);
 }
 
 TEST(ResultsTest, DataItemsHaveSchedulerPerfShape) {

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,7 +13,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 
 #include "net/http_client.h"
 #include "resources/kinds.h"
@@ -75,25 +76,6 @@ void add(Totals& totals, const Resources& resources) {
   }
 }
 
-void addText(Totals& totals, const std::string& text) {
-  size_t begin = 0;
-  while (begin < text.size()) {
-    size_t end = text.find(';', begin);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(begin, end - begin);
-    begin = end + 1;
-    const size_t colon = item.rfind(':');
-    // Ranges and sets ("ports:[...]") are not scalars; the test uses none.
-    if (colon == std::string::npos || item.find_first_of("[{", colon) != std::string::npos) {
-      continue;
-    }
-    const std::string key = item.substr(0, colon);
-    const bool lent = key.find("{REV") != std::string::npos;
-    totals[key.substr(0, key.find_first_of("({[")) + (lent ? " revocable" : "")] +=
-        std::strtod(item.c_str() + colon + 1, nullptr);
-  }
-}
-
 bool sameTotals(const Totals& a, const Totals& b) {
   auto covered = [](const Totals& x, const Totals& y) {
     for (const auto& [kind, amount] : x) {
@@ -116,35 +98,62 @@ std::string describe(const Totals& totals) {
   return out.empty() ? "nothing" : out;
 }
 
+namespace {
+
+using google::protobuf::Struct;
+using google::protobuf::Value;
+
+const Value* member(const Struct& object, const std::string& name) {
+  auto it = object.fields().find(name);
+  return it == object.fields().end() ? nullptr : &it->second;
+}
+
+std::string text(const Struct& object, const std::string& name) {
+  const Value* value = member(object, name);
+  return value == nullptr ? "" : value->string_value();
+}
+
+std::vector<const Struct*> list(const Struct& object, const std::string& name) {
+  std::vector<const Struct*> out;
+  if (const Value* value = member(object, name)) {
+    for (const Value& item : value->list_value().values()) out.push_back(&item.struct_value());
+  }
+  return out;
+}
+
+// A `*_full` array of Mesos Resource messages: scalars by name, revocable ones apart.
+void addFull(Totals& totals, const Struct& holder, const std::string& name) {
+  for (const Struct* resource : list(holder, name)) {
+    const Value* scalar = member(*resource, "scalar");
+    if (scalar == nullptr) continue;  // Ranges and sets: the test uses none.
+    const Value* amount = member(scalar->struct_value(), "value");
+    const bool lent = member(*resource, "revocable") != nullptr;
+    totals[text(*resource, "name") + (lent ? " revocable" : "")] +=
+        amount == nullptr ? 0 : amount->number_value();
+  }
+}
+
+}  // namespace
+
 MasterView parseState(const std::string& state) {
   MasterView view;
-  static const std::regex kRecovery(R"re("recovery":\{"state":"([A-Z]*)")re");
-  std::smatch recovery;
-  if (std::regex_search(state, recovery, kRecovery)) view.recoveryState = recovery[1];
-  static const std::regex kAgent(R"re(\{"id":"([^"]*)","resources":"[^"]*","connected":true\})re");
-  for (std::sregex_iterator it(state.begin(), state.end(), kAgent), end; it != end; ++it) {
-    view.connectedAgents.insert((*it)[1]);
+  Struct parsed;
+  if (!google::protobuf::util::JsonStringToMessage(state, &parsed).ok()) return view;
+  if (const Value* recovery = member(parsed, "recovery")) {
+    view.recoveryState = text(recovery->struct_value(), "state");
   }
-  const size_t offers = state.find("\"offers\":[");
-  const size_t tasks = state.find("\"tasks\":[");
-  if (offers == std::string::npos || tasks == std::string::npos) return view;
-  static const std::regex kOffer(
-      R"re(\{"id":"[^"]*","framework_id":"[^"]*","agent_id":"[^"]*","role":"[^"]*","resources":"([^"]*)"\})re");
-  for (std::sregex_iterator it(state.begin() + static_cast<long>(offers),
-                               state.begin() + static_cast<long>(tasks), kOffer),
-       end;
-       it != end; ++it) {
-    addText(view.offerTotals, (*it)[1]);
+  for (const Struct* agent : list(parsed, "slaves")) {
+    const Value* active = member(*agent, "active");
+    if (active != nullptr && active->bool_value()) view.connectedAgents.insert(text(*agent, "id"));
+    addFull(view.taskTotals, *agent, "used_resources_full");
+    addFull(view.offerTotals, *agent, "offered_resources_full");
   }
-  static const std::regex kTask(
-      R"re(\{"id":"([^"]*)","framework_id":"([^"]*)","agent_id":"([^"]*)","role":"[^"]*","state":"([^"]*)","resources":"([^"]*)"\})re");
-  for (std::sregex_iterator it(state.begin() + static_cast<long>(tasks), state.end(), kTask), end;
-       it != end; ++it) {
-    const std::string taskState = (*it)[4];
-    if (taskState != "TASK_RUNNING" && taskState != "TASK_STAGING") continue;
-    Totals& task = view.tasks[{(*it)[2], (*it)[1], (*it)[3]}];
-    addText(task, (*it)[5]);
-    addText(view.taskTotals, (*it)[5]);
+  for (const Struct* framework : list(parsed, "frameworks")) {
+    for (const Struct* task : list(*framework, "tasks")) {
+      const std::string taskState = text(*task, "state");
+      if (taskState != "TASK_RUNNING" && taskState != "TASK_STAGING") continue;
+      view.tasks.insert({text(*task, "framework_id"), text(*task, "id"), text(*task, "slave_id")});
+    }
   }
   return view;
 }

@@ -1,5 +1,5 @@
 // What the kill-and-restart test needs around the processes it runs: spawning and killing
-// them, reading the master's /state and /metrics/snapshot, the agents' --state_file, and
+// them, reading the master's /master/state and /metrics/snapshot, the agents' --state_file, and
 // resource totals to compare the three.
 #pragma once
 
@@ -35,15 +35,13 @@ using TaskKey = std::tuple<std::string, std::string, std::string>;
 // Scalar amounts by kind name, revocable ones under "<kind> revocable".
 using Totals = std::map<std::string, double>;
 void add(Totals& totals, const Resources& resources);
-// The same sum over Resources::toString() text as /state prints it ("cpus(owner){REV}:1").
-void addText(Totals& totals, const std::string& text);
 bool sameTotals(const Totals& a, const Totals& b);
 std::string describe(const Totals& totals);
 
-// /state: the tasks that hold resources (staging or running) with their resources, and the
-// totals of the offers outstanding.
+// /master/state: the tasks that hold resources (staging or running), what unfinished tasks
+// hold and what offers hold (its agents' used_resources_full and offered_resources_full).
 struct MasterView {
-  std::map<TaskKey, Totals> tasks;
+  std::set<TaskKey> tasks;
   Totals taskTotals;
   Totals offerTotals;
   std::string recoveryState;

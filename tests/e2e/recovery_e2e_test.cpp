@@ -88,7 +88,7 @@ class Cluster {
   double waitRecoveryState(const std::string& state, double timeout) const {
     const auto start = Clock::now();
     while (secondsSince(start) < timeout) {
-      if (std::optional<std::string> body = get(port_, "/state");
+      if (std::optional<std::string> body = get(port_, "/master/state");
           body && parseState(*body).recoveryState == state) {
         return secondsSince(start);
       }
@@ -145,7 +145,7 @@ class Cluster {
     // Metrics before and after /state: the allocator's counts are compared with /state only
     // when nothing changed meanwhile.
     std::optional<std::string> before = get(port_, "/metrics/snapshot");
-    std::optional<std::string> state = get(port_, "/state");
+    std::optional<std::string> state = get(port_, "/master/state");
     std::optional<std::string> after = get(port_, "/metrics/snapshot");
     if (!before || !state || !after) return "master not answering";
     const std::vector<std::string> kinds = {"cpus", "mem"};
@@ -157,7 +157,7 @@ class Cluster {
       return std::to_string(view.connectedAgents.size()) + " agents connected at the master";
     }
     size_t onlyMaster = 0, onlyAgent = 0;
-    for (const auto& [task, totals] : view.tasks) onlyMaster += agentTasks.count(task) ? 0 : 1;
+    for (const TaskKey& task : view.tasks) onlyMaster += agentTasks.count(task) ? 0 : 1;
     Totals launched;
     for (const TaskKey& task : agentTasks) {
       onlyAgent += view.tasks.count(task) ? 0 : 1;
@@ -204,6 +204,14 @@ TEST(RecoveryEndToEnd, FaultsAtRandomPointsLoseNothing) {
   Cluster cluster(dir);
   cluster.startMaster();
   ASSERT_GE(cluster.waitRecoveryState("RUNNING", 10), 0) << "master did not start";
+  // The process shows the flags in effect, as given on its command line (Mesos's /flags).
+  const std::optional<std::string> flags = get(cluster.port(), "/flags");
+  ASSERT_TRUE(flags.has_value());
+  for (const std::string& pair : std::vector<std::string>{
+           "\"allocation_interval\":\"0.1\"", "\"recovery_timeout\":\"10\"",
+           "\"work_dir\":\"" + dir + "/master\"", "\"recovery_min_fraction\":\"0.8\""}) {
+    EXPECT_NE(flags->find(pair), std::string::npos) << pair << " not in " << *flags;
+  }
   for (size_t i = 0; i < kAgents.size(); ++i) cluster.startAgent(i);
   FrameworkClient batch(cluster.port(), "batch", /*revocable=*/true, "cpus:1;mem:512", 1.5, 0);
   // The owner's tasks run on its reservation until the end.

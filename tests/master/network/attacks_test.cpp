@@ -209,7 +209,7 @@ TEST(AttackTest, ASequenceOf2To64Minus1DoesNotSwallowLaterCalls) {
   // The real next call is applied, not taken for a retry of the poisoned one.
   EXPECT_EQ(s.a1.status(s.t1, TaskState::kFinished), 202);
   EXPECT_EQ(s.web.update().state(), v1::TASK_FINISHED);
-  std::vector<Struct> tasks = entries(state(s.master.port(), Secured::auth("web")), "tasks");
+  std::vector<Struct> tasks = testkit::tasks(state(s.master.port(), Secured::auth("web")));
   ASSERT_EQ(tasks.size(), 1u);
   EXPECT_EQ(field(tasks[0], "state"), "TASK_FINISHED");
 }

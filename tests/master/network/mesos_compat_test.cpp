@@ -401,8 +401,8 @@ TEST(MesosCompatTest, AcknowledgedTerminalTasksMoveToABoundedCompletedList) {
   finishAcknowledged(framework, agent, 3);
 
   const Struct listed = state(master.port());
-  EXPECT_TRUE(entries(listed, "tasks").empty());
-  std::vector<Struct> completed = entries(listed, "completed_tasks");
+  EXPECT_TRUE(testkit::tasks(listed).empty());
+  std::vector<Struct> completed = testkit::completedTasks(listed);
   ASSERT_EQ(completed.size(), 2u);  // The oldest (t0) fell off.
   EXPECT_EQ(field(completed[0], "id"), "t1");
   EXPECT_EQ(field(completed[1], "id"), "t2");

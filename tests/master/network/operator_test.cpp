@@ -94,22 +94,24 @@ TEST(NetworkMasterTest, OperatorEndpointsShowAgentsFrameworksOffersAndTasks) {
 
   const v1::Offer offer = cluster.framework.offer();
   Struct before = state(port);
-  std::vector<Struct> agents = entries(before, "agents");
+  std::vector<Struct> agents = entries(before, "slaves");
   ASSERT_EQ(agents.size(), 1u);
   EXPECT_EQ(field(agents[0], "id"), "a1");
-  EXPECT_EQ(field(agents[0], "resources"), R("cpus:8;mem:16384").toString());
-  EXPECT_TRUE(flag(agents[0], "connected"));
+  EXPECT_EQ(number(object(agents[0], "resources"), "cpus"), 8);
+  EXPECT_EQ(number(object(agents[0], "resources"), "mem"), 16384);
+  EXPECT_TRUE(flag(agents[0], "active"));
   std::vector<Struct> frameworks = entries(before, "frameworks");
   ASSERT_EQ(frameworks.size(), 1u);
   EXPECT_EQ(field(frameworks[0], "id"), cluster.framework.id());
   EXPECT_EQ(frameworks[0].fields().at("roles").list_value().values(0).string_value(), "web");
-  std::vector<Struct> offers = entries(before, "offers");
+  std::vector<Struct> offers = testkit::offers(before);
   ASSERT_EQ(offers.size(), 1u);
   EXPECT_EQ(field(offers[0], "id"), offer.id().value());
   EXPECT_EQ(field(offers[0], "framework_id"), cluster.framework.id());
-  EXPECT_EQ(field(offers[0], "agent_id"), "a1");
-  EXPECT_EQ(field(offers[0], "role"), "web");
-  EXPECT_EQ(field(offers[0], "resources"), R("cpus:8;mem:16384").toString());
+  EXPECT_EQ(field(offers[0], "slave_id"), "a1");
+  EXPECT_EQ(field(object(offers[0], "allocation_info"), "role"), "web");
+  EXPECT_EQ(number(object(offers[0], "resources"), "cpus"), 8);
+  EXPECT_EQ(number(object(offers[0], "resources"), "mem"), 16384);
   EXPECT_EQ(metrics(port).at("master/outstanding_offers"), 1);
 
   // The rest of the offer is filtered for 10 s: nothing is outstanding after the launch.
@@ -123,12 +125,12 @@ TEST(NetworkMasterTest, OperatorEndpointsShowAgentsFrameworksOffersAndTasks) {
   EXPECT_EQ(cluster.framework.update().state(), v1::TASK_RUNNING);
 
   Struct after = state(port);
-  EXPECT_TRUE(entries(after, "offers").empty());
-  std::vector<Struct> tasks = entries(after, "tasks");
+  EXPECT_TRUE(testkit::offers(after).empty());
+  std::vector<Struct> tasks = testkit::tasks(after);
   ASSERT_EQ(tasks.size(), 1u);
   EXPECT_EQ(field(tasks[0], "id"), "t1");
   EXPECT_EQ(field(tasks[0], "framework_id"), cluster.framework.id());
-  EXPECT_EQ(field(tasks[0], "agent_id"), "a1");
+  EXPECT_EQ(field(tasks[0], "slave_id"), "a1");
   EXPECT_EQ(field(tasks[0], "role"), "web");
   EXPECT_EQ(field(tasks[0], "state"), "TASK_RUNNING");
 
@@ -150,7 +152,7 @@ TEST(NetworkMasterTest, OperatorEndpointsShowAgentsFrameworksOffersAndTasks) {
   EXPECT_EQ(m.at(framework + "connected"), 1);
   EXPECT_EQ(m.at("master/tasks_launched"), 1);
   EXPECT_EQ(m.at("master/tasks_running"), 1);
-  EXPECT_EQ(m.at("master/agents_connected"), 1);
+  EXPECT_EQ(m.at("master/slaves_connected"), 1);
   EXPECT_EQ(m.at("master/http/subscribers"), 1);
   EXPECT_EQ(m.at("master/http/refused_401"), 0);
 }
