@@ -6,6 +6,7 @@
 //   GET  /metrics/snapshot      flat JSON: the allocator's metrics and the master's counters
 //   GET  /state                 agents, frameworks, offers and tasks as JSON
 //   GET  /health                200 "ok"
+//   POST /api/v1                the Mesos v1 operator API (operator_api.h)
 // Single-threaded: sockets, timers and allocation cycles all run in runOnce().
 //
 // Security (README, "Security"): it listens on 127.0.0.1 unless told otherwise. With a
@@ -30,6 +31,7 @@
 #include "master/master.h"
 #include "master/network/authorizer.h"
 #include "master/network/http_scheduler.h"
+#include "master/network/operator_api.h"
 #include "master/network/remote_agent.h"
 #include "net/basic_auth.h"
 #include "net/http_server.h"
@@ -85,7 +87,10 @@ class NetworkMaster {
   std::string stateJson() const;
 
  private:
+  friend class OperatorApi;  // The operator API reads and changes what the endpoints do.
   NetworkMaster(const NetworkOptions& options);
+  // Ends the framework's scheduler stream, if it has one (after a teardown).
+  void closeFrameworkStream(const std::string& framework);
   TimeNanos realNow() const;
   void advanceClock();
   void handle(const http::Request& request, http::Responder& responder);
@@ -132,6 +137,7 @@ class NetworkMaster {
   uint64_t nextStream_ = 1;
   // The IP each agent last registered from (for offers' `url`).
   std::map<std::string, std::string> agentIps_;
+  OperatorApi operatorApi_{this};
 };
 
 }  // namespace harvest::master
