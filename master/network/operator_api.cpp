@@ -413,7 +413,37 @@ http::Response OperatorApi::markAgentGone(const std::string& agent, const std::s
 
 // ---- Views -------------------------------------------------------------------------------
 
-v1::master::Response::GetAgents::Agent OperatorApi::agentView(const std::string& id) const {
+// What tasks and offers hold, by agent and by framework: one pass over both serves a whole
+// listing, where a pass per agent or framework would make it quadratic.
+struct OperatorApi::Holdings {
+  std::map<std::string, ResourceProtos> allocatedOnAgent, offeredOnAgent, allocatedToFramework;
+  std::map<std::string, std::vector<v1::Offer>> offersToFramework;
+};
+
+OperatorApi::Holdings OperatorApi::holdings() const {
+  Master& master = network_->master();
+  Holdings out;
+  master.forEachTask([&](const Master::TaskView& task) {
+    if (agent::isTerminal(task.state)) return;
+    const ResourceProtos held = toProto(task.resources, task.role);
+    out.allocatedOnAgent[task.agent].MergeFrom(held);
+    out.allocatedToFramework[task.framework].MergeFrom(held);
+  });
+  for (const auto& [offerId, offer] : master.offers()) {
+    v1::Offer proto;
+    proto.mutable_id()->set_value(offerId);
+    proto.mutable_framework_id()->set_value(offer.framework);
+    proto.mutable_agent_id()->set_value(offer.agent);
+    proto.set_hostname(offer.hostname.empty() ? offer.agent : offer.hostname);
+    *proto.mutable_resources() = toProto(offer.resources, offer.role);
+    out.offeredOnAgent[offer.agent].MergeFrom(proto.resources());
+    out.offersToFramework[offer.framework].push_back(std::move(proto));
+  }
+  return out;
+}
+
+v1::master::Response::GetAgents::Agent OperatorApi::agentView(const std::string& id,
+                                                              const Holdings& holdings) const {
   Master& master = network_->master();
   Response::GetAgents::Agent out;
   v1::AgentInfo& info = *out.mutable_agent_info();
@@ -421,60 +451,54 @@ v1::master::Response::GetAgents::Agent OperatorApi::agentView(const std::string&
   info.mutable_id()->set_value(id);
   out.set_active(true);
   out.set_version(harvestVersion());
-  const AgentLink* link = master.agent(id);
-  if (link) {
+  if (const AgentLink* link = master.agent(id)) {
     *out.mutable_total_resources() = toProto(master.currentTotal(*link));
     *info.mutable_resources() = out.total_resources();
   }
-  master.forEachTask([&](const Master::TaskView& task) {
-    if (task.agent != id || agent::isTerminal(task.state)) return;
-    for (const v1::Resource& r : toProto(task.resources, task.role)) {
-      *out.add_allocated_resources() = r;
-    }
-  });
-  for (const auto& [offerId, offer] : master.offers()) {
-    if (offer.agent != id) continue;
-    for (const v1::Resource& r : toProto(offer.resources, offer.role)) {
-      *out.add_offered_resources() = r;
-    }
+  if (auto it = holdings.allocatedOnAgent.find(id); it != holdings.allocatedOnAgent.end()) {
+    *out.mutable_allocated_resources() = it->second;
+  }
+  if (auto it = holdings.offeredOnAgent.find(id); it != holdings.offeredOnAgent.end()) {
+    *out.mutable_offered_resources() = it->second;
   }
   return out;
 }
 
 v1::master::Response::GetAgents OperatorApi::agents() const {
+  const Holdings held = holdings();
   Response::GetAgents out;
   network_->master().forEachAgent(
-      [&](const AgentLink& link) { *out.add_agents() = agentView(link.id()); });
+      [&](const AgentLink& link) { *out.add_agents() = agentView(link.id(), held); });
+  return out;
+}
+
+v1::master::Response::GetFrameworks::Framework OperatorApi::frameworkView(
+    const Master::FrameworkView& view, const Holdings& holdings) const {
+  Response::GetFrameworks::Framework out;
+  *out.mutable_framework_info() = view.info;
+  out.set_active(view.connected);
+  out.set_connected(view.connected);
+  out.set_recovered(false);
+  if (auto it = holdings.allocatedToFramework.find(view.id);
+      it != holdings.allocatedToFramework.end()) {
+    *out.mutable_allocated_resources() = it->second;
+  }
+  if (auto it = holdings.offersToFramework.find(view.id); it != holdings.offersToFramework.end()) {
+    for (const v1::Offer& offer : it->second) {
+      *out.add_offers() = offer;
+      out.mutable_offered_resources()->MergeFrom(offer.resources());
+    }
+  }
   return out;
 }
 
 v1::master::Response::GetFrameworks::Framework OperatorApi::frameworkView(
     const std::string& id) const {
-  Master& master = network_->master();
+  const Holdings held = holdings();
   Response::GetFrameworks::Framework out;
-  master.forEachFramework([&](const Master::FrameworkView& view) {
-    if (view.id != id) return;
-    *out.mutable_framework_info() = view.info;
-    out.set_active(view.connected);
-    out.set_connected(view.connected);
+  network_->master().forEachFramework([&](const Master::FrameworkView& view) {
+    if (view.id == id) out = frameworkView(view, held);
   });
-  out.set_recovered(false);
-  master.forEachTask([&](const Master::TaskView& task) {
-    if (task.framework != id || agent::isTerminal(task.state)) return;
-    for (const v1::Resource& r : toProto(task.resources, task.role)) {
-      *out.add_allocated_resources() = r;
-    }
-  });
-  for (const auto& [offerId, offer] : master.offers()) {
-    if (offer.framework != id) continue;
-    v1::Offer& proto = *out.add_offers();
-    proto.mutable_id()->set_value(offerId);
-    proto.mutable_framework_id()->set_value(id);
-    proto.mutable_agent_id()->set_value(offer.agent);
-    proto.set_hostname(offer.hostname.empty() ? offer.agent : offer.hostname);
-    *proto.mutable_resources() = toProto(offer.resources, offer.role);
-    for (const v1::Resource& r : proto.resources()) *out.add_offered_resources() = r;
-  }
   return out;
 }
 
@@ -488,8 +512,9 @@ v1::master::Response::GetFrameworks OperatorApi::frameworks() const {
     done.set_connected(false);
     done.set_recovered(false);
   }
+  const Holdings held = holdings();
   master.forEachFramework([&](const Master::FrameworkView& view) {
-    if (!master.isRemoved(view.id)) *out.add_frameworks() = frameworkView(view.id);
+    if (!master.isRemoved(view.id)) *out.add_frameworks() = frameworkView(view, held);
   });
   return out;
 }
@@ -711,7 +736,7 @@ void OperatorApi::agentAdded(const std::string& agent) {
   if (subscribers_.empty()) return;
   Event event;
   event.set_type(Event::AGENT_ADDED);
-  *event.mutable_agent_added()->mutable_agent() = agentView(agent);
+  *event.mutable_agent_added()->mutable_agent() = agentView(agent, holdings());
   broadcast(event);
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "master/master.h"
 #include "master/master_observer.h"
 #include "net/http_server.h"
 #include "protos/master_api.pb.h"
@@ -70,9 +71,15 @@ class OperatorApi final : public MasterObserver {
   void broadcast(const v1::master::Event& event);
 
   v1::master::Response::GetState state() const;
+  // What tasks and offers hold, by agent and by framework (operator_api.cpp).
+  struct Holdings;
+  Holdings holdings() const;
   v1::master::Response::GetAgents agents() const;
-  v1::master::Response::GetAgents::Agent agentView(const std::string& id) const;
+  v1::master::Response::GetAgents::Agent agentView(const std::string& id,
+                                                   const Holdings& holdings) const;
   v1::master::Response::GetFrameworks frameworks() const;
+  v1::master::Response::GetFrameworks::Framework frameworkView(const Master::FrameworkView& view,
+                                                               const Holdings& holdings) const;
   v1::master::Response::GetFrameworks::Framework frameworkView(const std::string& id) const;
   v1::master::Response::GetTasks tasks() const;
   v1::master::Task taskView(const std::string& framework, const std::string& task) const;
