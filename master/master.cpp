@@ -305,12 +305,17 @@ Status Master::removeAgent(const std::string& id) {
       entry->scheduler->update({key.second, key.first, id, TaskState::kLost, "REASON_AGENT_REMOVED",
                                 "agent removed", loop_->now()});
     }
+    if (observer_) {
+      observer_->taskUpdated({key.second, key.first, id, TaskState::kLost, "REASON_AGENT_REMOVED",
+                              "agent removed", loop_->now()});
+    }
   }
   for (auto& [frameworkId, entry] : frameworks_) {
     if (entry.scheduler) entry.scheduler->failure(id);
   }
   agents_.erase(it);
   LOG(INFO) << "agent " << id << " removed; its unfinished tasks are lost";
+  if (observer_) observer_->agentRemoved(id);
   // The allocator drops the agent's allocations from the shares at once.
   return allocator_->removeAgent(id);
 }
@@ -347,6 +352,7 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
     LOG(INFO) << "framework " << id << " (" << info.name() << ") resubscribed: failed over to "
               << "a new scheduler";
     if (scheduler) scheduler->subscribed(id);
+    if (observer_) observer_->frameworkUpdated(id);
     return id;
   }
   if (id.empty()) {
@@ -360,6 +366,7 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   saveState();  // At once: agents' reports after a crash must find this framework.
   LOG(INFO) << "framework " << id << " (" << info.name() << ") subscribed";
   if (scheduler) scheduler->subscribed(id);
+  if (observer_) observer_->frameworkAdded(id);
   return id;
 }
 
@@ -485,6 +492,7 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
     tasks_[{frameworkId, launch.task}] =
         TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging, loop_->now()};
     ++stats_.tasksLaunched;
+    if (observer_) observer_->taskAdded(frameworkId, launch.task);
     RunTask message{frameworkId, role, launch, {}};
     // Hints: what the master believes runs revocably on the agent (the agent recomputes).
     if (launch.resources.revocable().empty()) {
@@ -674,6 +682,7 @@ Status Master::teardown(const std::string& frameworkId) {
     completedFrameworks_.pop_front();
   }
   LOG(INFO) << "framework " << frameworkId << " torn down; " << own.size() << " offers recovered";
+  if (observer_) observer_->frameworkRemoved(frameworkId);
   // Resources come back as its executors exit; the framework stays known until then.
   return allocator_->deactivateFramework(frameworkId);
 }
@@ -716,6 +725,7 @@ void Master::statusUpdate(const TaskStatus& status) {
   TaskEntry& task = it->second;
   if (isTerminal(task.state)) return;
   task.state = status.state;
+  if (observer_) observer_->taskUpdated(status);
   if (isTerminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
   if (task.resources.revocable().empty() && agents_.count(task.agent)) {
     // Host affinity: eviction is not a failure; a kill is a release as asked.
@@ -737,6 +747,7 @@ void Master::statusUpdate(const TaskStatus& status) {
         break;
       case TaskState::kStaging:
       case TaskState::kUnknown:
+      case TaskState::kGoneByOperator:
         break;
     }
   }

@@ -23,6 +23,7 @@
 
 #include "agent/runtime/sim_agent.h"
 #include "common/event_loop.h"
+#include "master/master_observer.h"
 #include "master/module_loader.h"
 #include "master/scheduler_api.h"
 
@@ -115,6 +116,7 @@ class Master final : public AgentReports {
   // The loaded module: name, library, the parameters it was created with.
   const LoadedAllocator& allocatorModule() const { return allocator_; }
   const MasterStats& stats() const { return stats_; }
+  const MasterOptions& options() const { return options_; }
   const RecoveryStatus& recovery() const { return recovery_; }
   EventLoop& loop() { return *loop_; }
 
@@ -147,6 +149,9 @@ class Master final : public AgentReports {
   Status checkFreedFrom(const std::string& agent, const agent::Freed& freed) const;
   Status removeAgent(const std::string& id);
   const AgentLink* agent(const std::string& id) const;
+  // The agent's total as the allocator has it: its static total with the reservations and
+  // volumes made since replayed over it.
+  Resources currentTotal(const AgentLink& agent) const;
   AgentLink* agentLink(const std::string& id) {
     auto it = agents_.find(id);
     return it == agents_.end() ? nullptr : it->second.get();
@@ -190,12 +195,37 @@ class Master final : public AgentReports {
   Status answerInverseOffers(const std::string& framework, const std::vector<std::string>& ids,
                              bool accepted, const v1::Filters& filters);
 
-  // Operator calls.
+  // Operator calls (master_operator.cpp for the ones below updateQuota).
   Status updateWeights(const std::map<std::string, double>& weights);
   Status updateQuota(const std::string& role, const Quota& quota);
-  // As last set (or recovered): roles not named have weight 1 and no quota.
+  // Quotas of several roles, all or nothing: every one is checked by the allocator's rules
+  // before any is applied (invalidArgument names the first bad one).
+  Status updateQuotas(const std::map<std::string, Quota>& quotas);
   const std::map<std::string, double>& weights() const { return weights_; }
   const std::map<std::string, Quota>& quotas() const { return quotas_; }
+  // RESERVE / UNRESERVE of an agent's unallocated resources; persisted like an offer's.
+  Status convertAvailable(const std::string& agent,
+                          const std::vector<ResourceConversion>& conversions);
+  // The agent is gone for good: removed, its unfinished tasks TASK_GONE_BY_OPERATOR (to
+  // partition-aware frameworks, TASK_LOST to others), and its id refused from now on
+  // (failedPrecondition, also across restarts).
+  Status markAgentGone(const std::string& agent);
+  bool isGone(const std::string& agent) const { return goneAgents_.count(agent) > 0; }
+  // Maintenance as Mesos's: the schedule names machines (an agent's machine is its id) with
+  // their unavailability, which the allocator turns into inverse offers; START_MAINTENANCE
+  // takes scheduled machines down (their agents removed and refused until STOP), and
+  // STOP_MAINTENANCE brings them up and out of the schedule.
+  struct MaintenanceWindow {
+    std::vector<std::string> machines;
+    v1::Unavailability unavailability;
+  };
+  Status updateMaintenanceSchedule(const std::vector<MaintenanceWindow>& schedule);
+  Status startMaintenance(const std::vector<std::string>& machines);
+  Status stopMaintenance(const std::vector<std::string>& machines);
+  const std::vector<MaintenanceWindow>& maintenanceSchedule() const { return schedule_; }
+  bool isDown(const std::string& machine) const { return downMachines_.count(machine) > 0; }
+  // At most one; nullptr to stop.
+  void setObserver(MasterObserver* observer) { observer_ = observer; }
 
   size_t outstandingOffers() const { return offers_.size(); }
 
@@ -219,6 +249,9 @@ class Master final : public AgentReports {
   };
   void forEachFramework(const std::function<void(const FrameworkView&)>& visit) const;
   void forEachTask(const std::function<void(const TaskView&)>& visit) const;
+  // The task's view, if the master has it.
+  bool visitTask(const std::string& framework, const std::string& task,
+                 const std::function<void(const TaskView&)>& visit) const;
   // Acknowledged terminal tasks, oldest first, at most maxCompletedTasksPerFramework each.
   struct CompletedTask {
     std::string framework, task, agent, role;
@@ -353,6 +386,10 @@ class Master final : public AgentReports {
   bool saveScheduled_ = false;
   std::vector<std::pair<std::string, std::vector<std::string>>> pendingReconciles_;
   std::chrono::steady_clock::time_point createdAt_ = std::chrono::steady_clock::now();
+  std::set<std::string> goneAgents_;  // Marked gone by the operator: never taken in again.
+  std::vector<MaintenanceWindow> schedule_;
+  std::set<std::string> downMachines_;
+  MasterObserver* observer_ = nullptr;
 };
 
 }  // namespace harvest::master

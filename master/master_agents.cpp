@@ -41,20 +41,7 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
     plan.used[task.framework][task.role] += task.resources;
     plan.kept.push_back(task);
   }
-  // The agent reports its static resources; the reservations and volumes made here since
-  // are replayed over them.
-  plan.total = agent.total();
-  if (auto applied = agentConversions_.find(id); applied != agentConversions_.end()) {
-    for (const ResourceConversion& c : applied->second) {
-      if (!plan.total.contains(c.consumed)) {
-        LOG(WARNING) << "agent " << id << ": cannot replay " << c.consumed << " -> " << c.converted
-                     << " over " << plan.total;
-        continue;
-      }
-      plan.total -= c.consumed;
-      plan.total += c.converted;
-    }
-  }
+  plan.total = currentTotal(agent);
   // The allocator's own refusals (allocator.h), made here so that a re-registration it would
   // refuse is refused before the old one is undone.
   if (!plan.total.revocable().empty()) {
@@ -95,6 +82,10 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& pla
   }
   agent->setReports(this);
   agents_.emplace(id, std::move(agent));
+  if (observer_) {
+    observer_->agentAdded(id);
+    for (const HeldTask& task : plan.kept) observer_->taskAdded(task.framework, task.task);
+  }
   agentChanged(id);
   recovery_.lostAgents.erase(id);
   if (recovery_.state == RecoveryState::kRecovering && expectedAgents_.erase(id)) {
@@ -104,8 +95,32 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& pla
   saveStateSoon();
 }
 
+Resources Master::currentTotal(const AgentLink& agent) const {
+  // The agent reports its static resources; the reservations and volumes made here since
+  // are replayed over them.
+  Resources total = agent.total();
+  auto applied = agentConversions_.find(agent.id());
+  if (applied == agentConversions_.end()) return total;
+  for (const ResourceConversion& c : applied->second) {
+    if (!total.contains(c.consumed)) {
+      LOG(WARNING) << "agent " << agent.id() << ": cannot replay " << c.consumed << " -> "
+                   << c.converted << " over " << total;
+      continue;
+    }
+    total -= c.consumed;
+    total += c.converted;
+  }
+  return total;
+}
+
 Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
   const std::string id = agent->id();
+  if (goneAgents_.count(id)) {
+    return Status::failedPrecondition("agent '" + id + "' was marked gone by the operator");
+  }
+  if (downMachines_.count(id)) {
+    return Status::failedPrecondition("agent '" + id + "' is down for maintenance");
+  }
   if (agents_.count(id)) return Status::failedPrecondition("agent '" + id + "' already registered");
   Result<Adoption> plan = planAdoption(*agent);
   if (!plan.ok()) return plan.status();

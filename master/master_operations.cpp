@@ -25,6 +25,7 @@ Status Master::updateFramework(const std::string& frameworkId, const v1::Framewo
   withId.mutable_id()->set_value(frameworkId);
   if (Status s = allocator_->updateFramework(frameworkId, withId, {}); !s.ok()) return s;
   entry->info = withId;
+  if (observer_) observer_->frameworkUpdated(frameworkId);
   return Status();
 }
 
@@ -40,6 +41,7 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
   for (const std::string& id : own) rescindOffer(id, /*expired=*/false);
   Status s = allocator_->deactivateFramework(frameworkId);
   LOG_IF(WARNING, !s.ok()) << "deactivating " << frameworkId << ": " << s.message();
+  if (observer_) observer_->frameworkUpdated(frameworkId);
   // As Mesos: unless it subscribes again within FrameworkInfo.failover_timeout (default 0),
   // the framework is removed. A year bounds the wait (and the clock arithmetic); a value that
   // is not a non-negative number counts as 0.

@@ -103,7 +103,9 @@ Status Master::recoverFromDisk() {
       agentConversions_[agent.agent_id()].push_back({*consumed, *converted});
     }
   }
+  goneAgents_ = std::set<std::string>(state.gone_agent_ids().begin(), state.gone_agent_ids().end());
   expectedAgents_ = std::set<std::string>(state.agent_ids().begin(), state.agent_ids().end());
+  for (const std::string& gone : goneAgents_) expectedAgents_.erase(gone);
   recovery_.expectedAgents = expectedAgents_.size();
   if (Status s = allocator_->recover(static_cast<int>(expectedAgents_.size()), quotas); !s.ok()) {
     return s;
@@ -182,6 +184,7 @@ void Master::saveState() {
   agents.insert(recovery_.lostAgents.begin(), recovery_.lostAgents.end());
   for (const auto& [id, agent] : agents_) agents.insert(id);
   for (const std::string& id : agents) state.add_agent_ids(id);
+  for (const std::string& id : goneAgents_) state.add_gone_agent_ids(id);
   for (const auto& [id, entry] : frameworks_) *state.add_frameworks() = entry.info;
   for (const auto& [role, weight] : weights_) {
     auto* w = state.add_weights();

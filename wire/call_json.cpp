@@ -146,7 +146,7 @@ class JsonReader {
 
   bool member(Message* message, const FieldDescriptor* field, int depth) {
     valueStart_ = pos_;
-    if (field->is_map()) return mismatch(field, "is a map, which calls do not use");
+    if (field->is_map()) return mapValue(message, field, depth);
     if (!field->is_repeated()) return singular(message, field, depth);
     if (peek() != '[') {
       if (!skipValue(depth)) return false;
@@ -166,6 +166,78 @@ class JsonReader {
       if (consume(',')) continue;
       if (consume(']')) return true;
       return fail("expected ',' or ']'");
+    }
+  }
+
+  // A map is a JSON object whose member names are the keys.
+  bool mapValue(Message* message, const FieldDescriptor* field, int depth) {
+    if (peek() != '{') return wrongKind(field, depth, "expects an object");
+    if (depth + 1 > kMaxJsonDepth) {
+      return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
+    }
+    const FieldDescriptor* keyField = field->message_type()->map_key();
+    const FieldDescriptor* valueField = field->message_type()->map_value();
+    ++pos_;  // '{'
+    skipSpace();
+    if (consume('}')) return true;
+    boost::container::small_vector<std::string, 8> keys;
+    std::string key;
+    while (true) {
+      skipSpace();
+      if (atEnd() || text_[pos_] != '"') return fail("expected a member name in double quotes");
+      const size_t keyStart = pos_;
+      key.clear();
+      if (!string(&key)) return false;
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+        pos_ = keyStart;
+        return fail("duplicate member " + quoted(key));
+      }
+      keys.push_back(key);
+      skipSpace();
+      if (!consume(':')) return fail("expected ':' after member name");
+      skipSpace();
+      if (peek() == 'n') return fail("null in the map of field '" + field->name() + "'");
+      Message* entry = message->GetReflection()->AddMessage(message, field);
+      valueStart_ = keyStart;
+      if (!mapKey(entry, keyField, key)) return false;
+      if (!singular(entry, valueField, depth + 1)) return false;
+      skipSpace();
+      if (consume(',')) continue;
+      if (consume('}')) return true;
+      return fail("expected ',' or '}'");
+    }
+  }
+
+  bool mapKey(Message* entry, const FieldDescriptor* keyField, const std::string& key) {
+    const Reflection* reflection = entry->GetReflection();
+    switch (keyField->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_STRING:
+        reflection->SetString(entry, keyField, key);
+        return true;
+      case FieldDescriptor::CPPTYPE_BOOL:
+        if (key != "true" && key != "false") return notInRange(keyField, key);
+        reflection->SetBool(entry, keyField, key == "true");
+        return true;
+      case FieldDescriptor::CPPTYPE_INT32:
+      case FieldDescriptor::CPPTYPE_INT64: {
+        const bool wide = keyField->cpp_type() == FieldDescriptor::CPPTYPE_INT64;
+        const std::optional<int64_t> v = isNumber(key) ? integral(key, wide ? INT64_MIN : INT32_MIN,
+                                                                  wide ? INT64_MAX : INT32_MAX)
+                                                       : std::nullopt;
+        if (!v) return notInRange(keyField, key);
+        wide ? reflection->SetInt64(entry, keyField, *v)
+             : reflection->SetInt32(entry, keyField, static_cast<int32_t>(*v));
+        return true;
+      }
+      default: {
+        const bool wide = keyField->cpp_type() == FieldDescriptor::CPPTYPE_UINT64;
+        const std::optional<uint64_t> v =
+            isNumber(key) ? unsignedIntegral(key, wide ? UINT64_MAX : UINT32_MAX) : std::nullopt;
+        if (!v) return notInRange(keyField, key);
+        wide ? reflection->SetUInt64(entry, keyField, *v)
+             : reflection->SetUInt32(entry, keyField, static_cast<uint32_t>(*v));
+        return true;
+      }
     }
   }
 

@@ -26,7 +26,6 @@ using namespace text;  // NOLINT: the small helpers read better unqualified here
 // Mesos clients reading plain JSON do not expect), bytes as padded base64. Strings are made
 // valid UTF-8 (a bad byte becomes U+FFFD): an Event's strings come from agents, modules and
 // files as well as from checked calls, and one bad byte must not make the stream unreadable.
-// Map fields would come out as lists of entries; none of the scheduler messages has one.
 class JsonWriter {
  public:
   std::string take() { return std::move(out_); }
@@ -43,7 +42,9 @@ class JsonWriter {
       first = false;
       string(field->name());
       out_ += ':';
-      if (field->is_repeated()) {
+      if (field->is_map()) {
+        map(message, field);
+      } else if (field->is_repeated()) {
         out_ += '[';
         const int size = reflection->FieldSize(message, field);
         for (int i = 0; i < size; ++i) {
@@ -59,6 +60,30 @@ class JsonWriter {
   }
 
  private:
+  // A map field as protobuf's JSON mapping writes it (and Mesos's operator API, e.g. quota
+  // limits): an object keyed by the entries' keys as text.
+  void map(const Message& message, const FieldDescriptor* field) {
+    const Reflection* reflection = message.GetReflection();
+    const FieldDescriptor* key = field->message_type()->map_key();
+    const FieldDescriptor* mapped = field->message_type()->map_value();
+    out_ += '{';
+    const int size = reflection->FieldSize(message, field);
+    for (int i = 0; i < size; ++i) {
+      if (i > 0) out_ += ',';
+      const Message& entry = reflection->GetRepeatedMessage(message, field, i);
+      if (key->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+        value(entry, key, -1);
+      } else {
+        out_ += '"';
+        value(entry, key, -1);
+        out_ += '"';
+      }
+      out_ += ':';
+      value(entry, mapped, -1);
+    }
+    out_ += '}';
+  }
+
   // Field `field` of `message`; element `index` of a repeated field, or -1 for a singular one.
   void value(const Message& message, const FieldDescriptor* field, int index) {
     const Reflection* r = message.GetReflection();

@@ -36,6 +36,8 @@ v1::TaskState taskStateToProto(TaskState state) {
       return v1::TASK_ERROR;
     case TaskState::kUnknown:
       return v1::TASK_UNKNOWN;
+    case TaskState::kGoneByOperator:
+      return v1::TASK_GONE_BY_OPERATOR;
   }
   return v1::TASK_UNKNOWN;
 }

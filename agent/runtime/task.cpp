@@ -20,6 +20,8 @@ const char* toString(TaskState state) {
       return "TASK_ERROR";
     case TaskState::kUnknown:
       return "TASK_UNKNOWN";
+    case TaskState::kGoneByOperator:
+      return "TASK_GONE_BY_OPERATOR";
   }
   return "TASK_UNKNOWN";
 }

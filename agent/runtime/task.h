@@ -19,12 +19,15 @@ enum class TaskState : uint8_t {
   kKilled,
   kLost,
   kError,
-  kUnknown
+  kUnknown,
+  // The operator marked the agent gone (MARK_AGENT_GONE): the task will not come back.
+  kGoneByOperator
 };
 const char* toString(TaskState state);  // "TASK_RUNNING", ...
 inline bool isTerminal(TaskState state) {
   return state == TaskState::kFinished || state == TaskState::kFailed ||
-         state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError;
+         state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError ||
+         state == TaskState::kGoneByOperator;
 }
 
 struct TaskStatus {

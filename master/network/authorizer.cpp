@@ -59,18 +59,50 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   if (Status s = read(acls.reserve_resources(), &out.reserveRules_, "reserve_resources"); !s.ok()) {
     return s;
   }
-  for (const v1::Acls::AgentRule& rule : acls.register_agents()) {
-    if (rule.principal().empty()) {
-      return Status::error(source + ": register_agents rule without a principal");
-    }
-    for (const std::string& id : rule.agent_ids()) {
-      if (id.empty()) {
-        return Status::error(source + ": register_agents rule for '" + rule.principal() +
-                             "': empty agent id");
+  if (Status s = read(acls.update_quotas(), &out.quotaRules_, "update_quotas"); !s.ok()) return s;
+  if (Status s = read(acls.update_weights(), &out.weightRules_, "update_weights"); !s.ok()) {
+    return s;
+  }
+  // Rules whose patterns are names or "*": agent ids, principals.
+  auto readNames = [&](const auto& rules, auto names, Rules* into, const char* kind) -> Status {
+    for (const auto& rule : rules) {
+      if (rule.principal().empty()) {
+        return Status::error(source + ": " + kind + " rule without a principal");
       }
+      for (const std::string& name : names(rule)) {
+        if (name.empty()) {
+          return Status::error(source + ": " + kind + " rule for '" + rule.principal() +
+                               "': empty name");
+        }
+      }
+      auto& patterns = (*into)[rule.principal()];
+      patterns.insert(patterns.end(), names(rule).begin(), names(rule).end());
     }
-    auto& ids = out.agentRules_[rule.principal()];
-    ids.insert(ids.end(), rule.agent_ids().begin(), rule.agent_ids().end());
+    return Status();
+  };
+  auto agentIds = [](const v1::Acls::AgentRule& rule) -> const auto& {
+    return rule.agent_ids();
+  };
+  auto principals = [](const v1::Acls::PrincipalRule& rule) -> const auto& {
+    return rule.principals();
+  };
+  if (Status s = readNames(acls.register_agents(), agentIds, &out.agentRules_, "register_agents");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = readNames(acls.manage_agents(), agentIds, &out.manageAgentRules_, "manage_agents");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = readNames(acls.unreserve_resources(), principals, &out.unreserveRules_,
+                           "unreserve_resources");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = readNames(acls.teardown_frameworks(), principals, &out.teardownRules_,
+                           "teardown_frameworks");
+      !s.ok()) {
+    return s;
   }
   return out;
 }
@@ -83,12 +115,13 @@ Result<Authorizer> Authorizer::load(const std::string& path) {
   return parse(text.str(), path);
 }
 
-bool Authorizer::mayRegisterAgent(const std::string& principal, const std::string& agentId) const {
+bool Authorizer::allowedName(const Rules& rules, const std::string& principal,
+                             const std::string& name) const {
   if (!configured_) return true;
-  auto it = agentRules_.find(principal);
-  if (it == agentRules_.end()) return permissive_;
-  for (const std::string& id : it->second) {
-    if (id == "*" || id == agentId) return true;
+  auto it = rules.find(principal);
+  if (it == rules.end()) return permissive_;
+  for (const std::string& pattern : it->second) {
+    if (pattern == "*" || pattern == name) return true;
   }
   return false;
 }

@@ -23,17 +23,42 @@ class Authorizer {
   bool mayReserve(const std::string& principal, const std::string& role) const {
     return allowed(reserveRules_, principal, role);
   }
-  bool mayRegisterAgent(const std::string& principal, const std::string& agentId) const;
+  bool mayRegisterAgent(const std::string& principal, const std::string& agentId) const {
+    return allowedName(agentRules_, principal, agentId);
+  }
+  // The operator API's permissions (protos/security.proto).
+  bool mayUpdateQuota(const std::string& principal, const std::string& role) const {
+    return allowed(quotaRules_, principal, role);
+  }
+  bool mayUpdateWeight(const std::string& principal, const std::string& role) const {
+    return allowed(weightRules_, principal, role);
+  }
+  bool mayUnreserveFrom(const std::string& principal, const std::string& reserver) const {
+    return allowedName(unreserveRules_, principal, reserver);
+  }
+  bool mayTeardown(const std::string& principal, const std::string& frameworkPrincipal) const {
+    return allowedName(teardownRules_, principal, frameworkPrincipal);
+  }
+  bool mayManageAgent(const std::string& principal, const std::string& agentId) const {
+    return allowedName(manageAgentRules_, principal, agentId);
+  }
 
  private:
   using Rules = std::map<std::string, std::vector<std::string>>;  // principal -> patterns
   bool allowed(const Rules& rules, const std::string& principal, const std::string& role) const;
+  // Patterns that are names or "*" (principals, agent ids).
+  bool allowedName(const Rules& rules, const std::string& principal, const std::string& name) const;
 
   bool configured_ = false;
   bool permissive_ = true;
   Rules registerRules_;
   Rules reserveRules_;
   Rules agentRules_;  // principal -> agent ids, or "*"
+  Rules quotaRules_;
+  Rules weightRules_;
+  Rules unreserveRules_;  // principal -> reserver principals, or "*"
+  Rules teardownRules_;   // principal -> framework principals, or "*"
+  Rules manageAgentRules_;
 };
 
 }  // namespace harvest::master

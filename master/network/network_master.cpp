@@ -111,6 +111,7 @@ NetworkMaster::NetworkMaster(const NetworkOptions& options)
 
 NetworkMaster::~NetworkMaster() {
   // Schedulers and agents point into the server's connections; the master goes first.
+  if (master_) master_->setObserver(nullptr);
   master_.reset();
   subscriptions_.clear();
 }
@@ -133,6 +134,7 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
   Result<std::unique_ptr<Master>> master = Master::create(masterOptions, &self->loop_);
   if (!master.ok()) return master.status();
   self->master_ = std::move(master).value();
+  self->master_->setObserver(&self->operatorApi_);
 
   http::ServerOptions server;
   server.address = network.address;
@@ -211,6 +213,7 @@ void NetworkMaster::heartbeats(bool agents) {
     loop_.after(every(options_.agentHeartbeatSeconds), [this] { heartbeats(true); });
   } else {
     for (auto& [id, subscription] : subscriptions_) subscription->heartbeat();
+    operatorApi_.heartbeat();
     loop_.after(every(options_.heartbeatSeconds), [this] { heartbeats(false); });
   }
 }
@@ -242,8 +245,9 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
     if (credentials_) response.headers.emplace_back("Connection", "close");
     responder.respond(std::move(response));
   };
-  const bool known = path == "/api/v1/scheduler" || path == "/agent/v1/register" ||
-                     path == "/agent/v1/call" || path == "/health" || isOperatorGet(path);
+  const bool known = path == "/api/v1/scheduler" || path == "/api/v1" ||
+                     path == "/agent/v1/register" || path == "/agent/v1/call" ||
+                     path == "/health" || isOperatorGet(path);
   if (!known) {
     answerAnonymous(http::Response::text(404, "no such endpoint: " + path));
     return;
@@ -266,7 +270,7 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
     }
     principal = *who;
   }
-  const bool post = path == "/api/v1/scheduler" || path.starts_with("/agent/");
+  const bool post = path.starts_with("/api/v1") || path.starts_with("/agent/");
   if (request.method != (post ? "POST" : "GET")) {
     http::Response response =
         http::Response::text(405, "use " + std::string(post ? "POST" : "GET") + " for " + path);
@@ -276,6 +280,8 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
   }
   if (path == "/api/v1/scheduler") {
     schedulerCall(request, responder, principal);
+  } else if (path == "/api/v1") {
+    operatorApi_.handle(request, responder, principal);
   } else if (path == "/agent/v1/register") {
     agentRegister(request, responder, principal);
   } else if (path == "/agent/v1/call") {
@@ -542,16 +548,10 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
     case Call::ACKNOWLEDGE_OPERATION_STATUS:
     case Call::RECONCILE_OPERATIONS:
       break;  // Accepted and dropped: simulated executors take no messages, as documented.
-    case Call::TEARDOWN: {
+    case Call::TEARDOWN:
       s = master_->teardown(framework);
-      auto current = streamOfFramework_.find(framework);
-      if (current != streamOfFramework_.end()) {
-        if (auto it = subscriptions_.find(current->second); it != subscriptions_.end()) {
-          it->second->close();
-        }
-      }
+      closeFrameworkStream(framework);
       break;
-    }
     case Call::UPDATE_FRAMEWORK: {
       v1::FrameworkInfo info = call.update_framework().framework_info();
       // As on SUBSCRIBE, an authenticated caller's principal is the framework's; one that
@@ -584,6 +584,14 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
   }
   if (!s.ok()) return refuse(s.code() == StatusCode::kPermissionDenied ? 403 : 400, s.message());
   return http::Response::text(202, "");
+}
+
+void NetworkMaster::closeFrameworkStream(const std::string& framework) {
+  auto current = streamOfFramework_.find(framework);
+  if (current == streamOfFramework_.end()) return;
+  if (auto it = subscriptions_.find(current->second); it != subscriptions_.end()) {
+    it->second->close();
+  }
 }
 
 Status NetworkMaster::authorizeRoles(const v1::FrameworkInfo& info) const {

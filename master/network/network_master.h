@@ -11,6 +11,7 @@
 //        /flags (/master/flags)
 //                               Mesos's legacy endpoints, in its shapes (legacy_endpoints.cpp)
 //   GET  /health                200 "ok"
+//   POST /api/v1                the Mesos v1 operator API (operator_api.h)
 // Single-threaded: sockets, timers and allocation cycles all run in runOnce().
 //
 // Security (README, "Security"): it listens on 127.0.0.1 unless told otherwise. With a
@@ -36,6 +37,7 @@
 #include "master/master.h"
 #include "master/network/authorizer.h"
 #include "master/network/http_scheduler.h"
+#include "master/network/operator_api.h"
 #include "master/network/remote_agent.h"
 #include "net/basic_auth.h"
 #include "net/http_server.h"
@@ -96,7 +98,10 @@ class NetworkMaster {
   std::string masterStateJson() const;
 
  private:
+  friend class OperatorApi;  // The operator API reads and changes what the endpoints do.
   NetworkMaster(const NetworkOptions& options);
+  // Ends the framework's scheduler stream, if it has one (after a teardown).
+  void closeFrameworkStream(const std::string& framework);
   TimeNanos realNow() const;
   double unixNow() const { return context_.unixEpochOffset + static_cast<double>(realNow()) / 1e9; }
   void advanceClock();
@@ -156,6 +161,7 @@ class NetworkMaster {
   uint64_t nextStream_ = 1;
   // The IP each agent last registered from (for offers' `url`).
   std::map<std::string, std::string> agentIps_;
+  OperatorApi operatorApi_{this};
 };
 
 }  // namespace harvest::master

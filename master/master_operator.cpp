@@ -1,0 +1,187 @@
+// Master calls only an operator makes (the v1 operator API): quotas of several roles at once,
+// reservations on an agent's unallocated resources, marking an agent gone, and maintenance.
+#include <glog/logging.h>
+
+#include <algorithm>
+
+#include "master/master.h"
+
+namespace harvest::master {
+
+Status Master::updateQuotas(const std::map<std::string, Quota>& quotas) {
+  // The allocator checks one role at a time; what it would refuse is refused here first so
+  // that a bad role leaves every other role's quota as it was.
+  for (const auto& [role, quota] : quotas) {
+    if (!quota.limit) continue;
+    for (const auto& [kind, amount] : quota.guarantee) {
+      if (quota.limit->get(kind) && amount > *quota.limit->get(kind)) {
+        return Status::error("quota of role '" + role + "': the guarantee of '" +
+                             kinds::name(kind) + "' exceeds its limit");
+      }
+    }
+  }
+  std::map<std::string, Quota> previous;
+  for (const auto& [role, quota] : quotas) {
+    auto it = quotas_.find(role);
+    previous[role] = it == quotas_.end() ? Quota{} : it->second;
+  }
+  for (const auto& [role, quota] : quotas) {
+    if (Status s = allocator_->updateQuota(role, quota); !s.ok()) {
+      // Undo what was applied: all or nothing.
+      for (const auto& [done, before] : previous) {
+        if (done == role) break;
+        Status undo = allocator_->updateQuota(done, before);
+        LOG_IF(ERROR, !undo.ok()) << "restoring the quota of " << done << ": " << undo.message();
+      }
+      return s;
+    }
+  }
+  for (const auto& [role, quota] : quotas) {
+    const bool unset = quota.guarantee.empty() && !quota.limit;
+    if (unset) {
+      quotas_.erase(role);
+    } else {
+      quotas_[role] = quota;
+    }
+  }
+  saveState();
+  return Status();
+}
+
+Status Master::convertAvailable(const std::string& agentId,
+                                const std::vector<ResourceConversion>& conversions) {
+  if (!agents_.count(agentId)) return Status::notFound("unknown agent '" + agentId + "'");
+  if (Status s = allocator_->updateAvailable(agentId, conversions); !s.ok()) {
+    // As Mesos: outstanding offers on the agent are rescinded to free what the operation
+    // needs, and it is tried once more.
+    std::vector<std::string> onAgent;
+    for (const auto& [id, offer] : offers_) {
+      if (offer.agent == agentId) onAgent.push_back(id);
+    }
+    if (onAgent.empty()) return s;
+    for (const std::string& id : onAgent) rescindOffer(id, /*expired=*/false);
+    if (Status again = allocator_->updateAvailable(agentId, conversions); !again.ok()) {
+      return again;
+    }
+  }
+  auto& applied = agentConversions_[agentId];
+  applied.insert(applied.end(), conversions.begin(), conversions.end());
+  saveState();  // At once: a reservation must survive a crash right after it.
+  agentChanged(agentId);
+  return Status();
+}
+
+Status Master::markAgentGone(const std::string& agentId) {
+  if (goneAgents_.count(agentId)) return Status();  // Mesos answers a repeat with 200 too.
+  auto it = agents_.find(agentId);
+  if (it == agents_.end()) return Status::notFound("unknown agent '" + agentId + "'");
+  for (auto& [key, task] : tasks_) {
+    if (task.agent != agentId || isTerminal(task.state)) continue;
+    FrameworkEntry* entry = framework(key.first);
+    const bool partitionAware =
+        entry && std::ranges::any_of(entry->info.capabilities(), [](const auto& c) {
+          return c.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE;
+        });
+    const TaskStatus status{key.second,
+                            key.first,
+                            agentId,
+                            partitionAware ? TaskState::kGoneByOperator : TaskState::kLost,
+                            "REASON_AGENT_REMOVED_BY_OPERATOR",
+                            "the agent was marked gone by the operator",
+                            loop_->now()};
+    task.state = status.state;
+    if (entry && entry->scheduler) entry->scheduler->update(status);
+    if (observer_) observer_->taskUpdated(status);
+  }
+  goneAgents_.insert(agentId);
+  LOG(INFO) << "agent " << agentId << " marked gone by the operator";
+  // removeAgent reports the remaining (none) unfinished tasks, saves state via the allocator's
+  // removal, and tells the observer.
+  Status removed = removeAgent(agentId);
+  saveState();
+  return removed;
+}
+
+Status Master::updateMaintenanceSchedule(const std::vector<MaintenanceWindow>& schedule) {
+  std::set<std::string> scheduled;
+  for (const MaintenanceWindow& window : schedule) {
+    if (window.machines.empty()) return Status::error("a maintenance window names no machine");
+    for (const std::string& machine : window.machines) {
+      if (machine.empty()) return Status::error("a machine needs a hostname or an ip");
+      if (!scheduled.insert(machine).second) {
+        return Status::error("machine '" + machine + "' is in more than one window");
+      }
+    }
+  }
+  for (const std::string& down : downMachines_) {
+    if (!scheduled.count(down)) {
+      return Status::error("machine '" + down + "' is down: stop its maintenance first");
+    }
+  }
+  std::set<std::string> before;
+  for (const MaintenanceWindow& window : schedule_) {
+    before.insert(window.machines.begin(), window.machines.end());
+  }
+  schedule_ = schedule;
+  for (const MaintenanceWindow& window : schedule_) {
+    for (const std::string& machine : window.machines) {
+      if (!agents_.count(machine)) continue;
+      Status s = allocator_->updateUnavailability(machine, window.unavailability);
+      LOG_IF(WARNING, !s.ok()) << "unavailability of " << machine << ": " << s.message();
+    }
+  }
+  for (const std::string& machine : before) {
+    if (scheduled.count(machine) || !agents_.count(machine)) continue;
+    Status s = allocator_->updateUnavailability(machine, std::nullopt);
+    LOG_IF(WARNING, !s.ok()) << "unavailability of " << machine << ": " << s.message();
+  }
+  return Status();
+}
+
+Status Master::startMaintenance(const std::vector<std::string>& machines) {
+  std::set<std::string> scheduled;
+  for (const MaintenanceWindow& window : schedule_) {
+    scheduled.insert(window.machines.begin(), window.machines.end());
+  }
+  for (const std::string& machine : machines) {
+    if (!scheduled.count(machine)) {
+      return Status::error("machine '" + machine + "' is not in the maintenance schedule");
+    }
+    if (downMachines_.count(machine)) {
+      return Status::error("machine '" + machine + "' is already down");
+    }
+  }
+  for (const std::string& machine : machines) {
+    downMachines_.insert(machine);
+    if (agents_.count(machine)) {
+      Status s = removeAgent(machine);
+      LOG_IF(WARNING, !s.ok()) << "taking " << machine << " down: " << s.message();
+    }
+  }
+  return Status();
+}
+
+Status Master::stopMaintenance(const std::vector<std::string>& machines) {
+  for (const std::string& machine : machines) {
+    if (!downMachines_.count(machine)) {
+      return Status::error("machine '" + machine + "' is not down");
+    }
+  }
+  for (const std::string& machine : machines) {
+    downMachines_.erase(machine);
+    for (MaintenanceWindow& window : schedule_) std::erase(window.machines, machine);
+  }
+  std::erase_if(schedule_, [](const MaintenanceWindow& w) { return w.machines.empty(); });
+  return Status();
+}
+
+bool Master::visitTask(const std::string& framework, const std::string& task,
+                       const std::function<void(const TaskView&)>& visit) const {
+  auto it = tasks_.find({framework, task});
+  if (it == tasks_.end()) return false;
+  visit(TaskView{it->first.first, it->first.second, it->second.agent, it->second.role,
+                 it->second.resources, it->second.state});
+  return true;
+}
+
+}  // namespace harvest::master
