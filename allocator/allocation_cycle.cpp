@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "allocator/hierarchical_allocator.h"
@@ -138,16 +139,21 @@ bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
   return it != agent.filters.end() && it->second.blocks(candidate);
 }
 
-void HierarchicalAllocator::expireFilters(AgentState& agent, TimeNanos now) {
+void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, TimeNanos now) {
+  AgentState& agent = *agents_[agentIdx];
   if (agent.filters.empty()) return;
+  TimeNanos nextExpiry = std::numeric_limits<TimeNanos>::max();
   for (auto it = agent.filters.begin(); it != agent.filters.end();) {
     if (it->second.expired(now, allocationRuns_)) {
       --roles_[it->first.role].activeFilters;
       it = agent.filters.erase(it);
     } else {
+      nextExpiry = std::min(nextExpiry, it->second.expiry);
       ++it;
     }
   }
+  // Periodic cycles skip agents nothing happened to: the end of a filter is such a happening.
+  if (!agent.filters.empty()) worklist_.wakeAt(agentIdx, nextExpiry);
 }
 
 bool HierarchicalAllocator::wantsOffers(const RoleState& role) const {
@@ -175,12 +181,14 @@ Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
 }
 
 void HierarchicalAllocator::allocate() {
-  std::vector<AgentIdx> all;
-  all.reserve(agents_.size());
-  for (AgentIdx i{}; i < agents_.size(); ++i) {
-    if (agents_[i]) all.push_back(i);
-  }
-  runCycle(std::move(all));
+  if (!initialized_ || paused_ || state_ == State::kRecovering) return;  // Keep what is due.
+  // Quota headroom and limits tie every agent's offers to allocations anywhere, and host
+  // affinity holds end with time: with either, every agent is due every cycle.
+  const bool anyQuota = std::any_of(roles_.begin(), roles_.end(),
+                                    [](const RoleState& role) { return role.quota.has_value(); });
+  if (affinity_ || anyQuota) worklist_.markAll();
+  runCycle(worklist_.takeDue(options_.clock(), agents_.size(),
+                             [this](AgentIdx agent) { return agents_[agent] != nullptr; }));
 }
 
 void HierarchicalAllocator::allocate(const std::set<std::string>& ids) {
@@ -197,6 +205,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   if (state_ == State::kRegistered) state_ = State::kRunning;
   const auto started = std::chrono::steady_clock::now();
   ++allocationRuns_;
+  lastCycleAgents_ = agentOrder.size();
   const TimeNanos now = options_.clock();
   std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
   if (affinity_) affinity_->beginCycle(now);
@@ -412,7 +421,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       for (AgentIdx a : picks) {
         if (!mayHold(roleIdx)) break;
         AgentState& agent = *agents_[a];
-        expireFilters(agent, now);
+        expireFilters(a, now);
         if (agent.available.empty()) continue;
         if (std::optional<AgentClaim> claim = affinity_->claim(a, now);
             claim && claim->role != roleIdx && claim->decision != PlacementDecision::kEscalate &&
@@ -428,7 +437,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
 
   for (AgentIdx agentIdx : agentOrder) {
     AgentState& agent = *agents_[agentIdx];
-    expireFilters(agent, now);
+    expireFilters(agentIdx, now);
     if (!agent.active || agent.available.empty()) continue;
     if (affinity_) {
       if (std::optional<AgentClaim> claim = affinity_->claim(agentIdx, now);
@@ -538,7 +547,10 @@ void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& a
       if (agent.inverseOffered.count(holder.framework)) continue;
       auto filter = agent.inverseOfferFilters.find(holder.framework);
       if (filter != agent.inverseOfferFilters.end()) {
-        if (now < filter->second) continue;
+        if (now < filter->second) {
+          worklist_.wakeAt(agentIdx, filter->second);
+          continue;
+        }
         agent.inverseOfferFilters.erase(filter);
       }
       agent.inverseOffered.insert(holder.framework);

@@ -26,6 +26,7 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   out[prefix + "allocation_run_ms/p99"] = percentile(0.99);
   out[prefix + "allocation_run_ms/max"] = sorted.empty() ? 0.0 : sorted.back();
   out[prefix + "event_queue_dispatches"] = 0;
+  out[prefix + "allocation_run_agents_visited"] = static_cast<double>(lastCycleAgents_);
   // 0 new, 1 registered, 2 recovering, 3 running.
   out[prefix + "recovery/state"] = static_cast<double>(state_);
   out[prefix + "recovery/expected_agents"] = expectedAgents_;

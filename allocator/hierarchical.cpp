@@ -425,6 +425,7 @@ Status HierarchicalAllocator::addFramework(
       }
     }
   }
+  worklist_.markAll();
   VLOG(1) << "Added framework " << id;
   return Status();
 }
@@ -464,6 +465,7 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
     }
   }
   releaseFrameworkIndex(*index);
+  worklist_.markAll();
   return Status();
 }
 
@@ -472,6 +474,7 @@ Status HierarchicalAllocator::activateFramework(const std::string& id) {
   if (!index.ok()) return index.status();
   frameworks_[*index]->active = true;
   for (const FrameworkRole& fr : frameworks_[*index]->roles) updateFrameworkClient(*index, fr);
+  worklist_.markAll();
   return Status();
 }
 
@@ -539,6 +542,7 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   framework.refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   framework.roles = std::move(updated);
   for (const FrameworkRole& fr : framework.roles) updateFrameworkClient(*index, fr);
+  worklist_.markAll();
   return Status();
 }
 
@@ -580,6 +584,7 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
   addReservations(state.total, +1);
   trackAllocation(*agent, holder, after);
   state.available = availableBefore;
+  worklist_.mark(*agent);
   return Status();
 }
 
@@ -609,6 +614,7 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
   addReservations(state.total, +1);
   state.available = available;
   state.revocableDirty = true;
+  worklist_.mark(*agent);
   return Status();
 }
 
@@ -654,6 +660,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
     filter.createdAfterRun = allocationRuns_;
   }
   dropPlaceholderIfIdle(holder.framework);
+  worklist_.mark(*agent);
   return Status();
 }
 
@@ -699,6 +706,7 @@ Status HierarchicalAllocator::reviveOffers(const std::string& id,
       if (agent->filters.erase(Holder{*index, fr.role})) --roles_[fr.role].activeFilters;
     }
   }
+  worklist_.markAll();
   return Status();
 }
 
@@ -717,6 +725,7 @@ Status HierarchicalAllocator::updateQuota(const std::string& name, const Quota& 
   if (!role.ok()) return role.status();
   const bool empty = quota.guarantee.empty() && !quota.limit;
   roles_[*role].quota = empty ? std::nullopt : std::optional<Quota>(quota);
+  worklist_.markAll();
   return Status();
 }
 
@@ -732,6 +741,7 @@ Status HierarchicalAllocator::updateWeights(const std::map<std::string, double>&
     roleSorter_->updateWeight(role, weight);
     revocableRoleSorter_->updateWeight(role, weight);
   }
+  worklist_.markAll();
   return Status();
 }
 
