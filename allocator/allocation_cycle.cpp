@@ -254,11 +254,17 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   std::vector<PendingOffer> offers;
   std::vector<PendingRescind> rescinds;
   auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
-                   const Resources& resources, bool preferred) {
+                   Resources resources, bool preferred) {
     trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
     if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
-    offers.push_back({frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, resources});
+    if (quotaRoles.empty()) {  // No headroom or consumption to follow.
+      offers.push_back(
+          {frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, std::move(resources)});
+      return;
+    }
     const Quantities unreserved = unreservedQuantities(resources);
+    offers.push_back(
+        {frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, std::move(resources)});
     availableHeadroom -= unreserved;
     for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
       if (quotaSlot[ancestor] < 0) continue;
@@ -368,7 +374,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     });
     // Coarse grained: the agent's offerable leftover goes whole.
     if (chosen != UINT32_MAX) {
-      offer(agentIdx, chosen, roleIdx, *candidates[chosenVariant], preferred);
+      offer(agentIdx, chosen, roleIdx, std::move(*candidates[chosenVariant]), preferred);
     }
   };
 

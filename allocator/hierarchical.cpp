@@ -308,13 +308,22 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
                                             const Resources& resources) {
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
+  const bool reserved = resources.hasReserved();
   // Only reserved resources change what the agent can lend (its idle reservations).
-  if (resources.hasReserved()) agent.revocableDirty = true;
-  agent.allocations[holder] += resources;
-  agent.available -= resources;
+  if (reserved) agent.revocableDirty = true;
+  if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
+    held->second += resources;
+  }
+  // Offers are coarse grained: taking the whole leftover is the usual case, and clearing is
+  // much cheaper than subtracting ranges.
+  if (agent.available == resources) {
+    agent.available = Resources();
+  } else {
+    agent.available -= resources;
+  }
   const Quantities quantities = resources.quantities();
   RoleState& role = roles_[holder.role];
-  role.allocatedUnreserved += unreservedQuantities(resources);
+  role.allocatedUnreserved += reserved ? unreservedQuantities(resources) : quantities;
   roleSorter_->allocated(role.sorterClient, quantities);
   if (const FrameworkRole* fr = frameworks_[holder.framework]
                                     ? frameworks_[holder.framework]->findRole(holder.role)
