@@ -215,6 +215,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   struct QuotaRole {
     RoleIdx role;
     Quantities consumed;
+    Quantities need;  // Guarantee not yet consumed; kept up to date as offers are made.
   };
   std::vector<QuotaRole> quotaRoles;
   // RoleIdx -> index into quotaRoles, or -1: lets the hot loops walk a role's ancestors
@@ -223,7 +224,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   for (RoleIdx r{}; r < roles_.size(); ++r) {
     if (!roles_[r].quota) continue;
     quotaSlot[r] = static_cast<int>(quotaRoles.size());
-    quotaRoles.push_back(QuotaRole{r, Quantities()});
+    quotaRoles.push_back(QuotaRole{r, Quantities(), Quantities()});
   }
   // Consumption of a quota role = its subtree's reservations + unreserved holdings: add each
   // role's own part to every quota'd role on its path to the root. The same sums give the
@@ -240,8 +241,12 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     }
   }
   Quantities requiredHeadroom;
-  for (const QuotaRole& q : quotaRoles) {
-    requiredHeadroom += shortfall(roles_[q.role].quota->guarantee, q.consumed);
+  // Stage 1 is skipped on every agent once no guarantee is unmet.
+  size_t unmetGuarantees = 0;
+  for (QuotaRole& q : quotaRoles) {
+    q.need = shortfall(roles_[q.role].quota->guarantee, q.consumed);
+    requiredHeadroom += q.need;
+    if (!q.need.empty()) ++unmetGuarantees;
   }
   Quantities availableHeadroom;
   if (!requiredHeadroom.empty()) availableHeadroom = clusterTotal_ - reservedOrHeld;
@@ -269,12 +274,12 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
       if (quotaSlot[ancestor] < 0) continue;
       QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
-      {
-        const Quantities before = shortfall(roles_[q.role].quota->guarantee, q.consumed);
-        // Allocating a role's own idle reservation does not raise its consumption.
-        q.consumed += unreserved;
-        requiredHeadroom -= before - shortfall(roles_[q.role].quota->guarantee, q.consumed);
-      }
+      const Quantities before = std::move(q.need);
+      // Allocating a role's own idle reservation does not raise its consumption.
+      q.consumed += unreserved;
+      q.need = shortfall(roles_[q.role].quota->guarantee, q.consumed);
+      requiredHeadroom -= before - q.need;
+      if (!before.empty() && q.need.empty()) --unmetGuarantees;
     }
   };
 
@@ -456,15 +461,13 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       }
     }
     // Stage 1: unmet guarantees first.
-    if (!quotaRoles.empty()) {
+    if (unmetGuarantees > 0) {
       for (ClientId client : roleSorter_->sort()) {
         const RoleIdx roleIdx = roleOfClient_[client];
-        if (quotaSlot[roleIdx] < 0) continue;
-        const QuotaRole* q = &quotaRoles[quotaSlot[roleIdx]];
-        const Quantities need = shortfall(roles_[roleIdx].quota->guarantee, q->consumed);
-        if (need.empty()) continue;
+        if (quotaSlot[roleIdx] < 0 || quotaRoles[quotaSlot[roleIdx]].need.empty()) continue;
+        const Quantities need = quotaRoles[quotaSlot[roleIdx]].need;  // Offers change it.
         tryFrameworks(agentIdx, roleIdx, &need, false);
-        if (agent.available.empty()) break;
+        if (agent.available.empty() || unmetGuarantees == 0) break;
       }
     }
     // Stage 2: weighted DRF over every role.
