@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "allocator/hierarchical_allocator.h"
@@ -138,16 +139,21 @@ bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
   return it != agent.filters.end() && it->second.blocks(candidate);
 }
 
-void HierarchicalAllocator::expireFilters(AgentState& agent, TimeNanos now) {
+void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, TimeNanos now) {
+  AgentState& agent = *agents_[agentIdx];
   if (agent.filters.empty()) return;
+  TimeNanos nextExpiry = std::numeric_limits<TimeNanos>::max();
   for (auto it = agent.filters.begin(); it != agent.filters.end();) {
     if (it->second.expired(now, allocationRuns_)) {
       --roles_[it->first.role].activeFilters;
       it = agent.filters.erase(it);
     } else {
+      nextExpiry = std::min(nextExpiry, it->second.expiry);
       ++it;
     }
   }
+  // Periodic cycles skip agents nothing happened to: the end of a filter is such a happening.
+  if (!agent.filters.empty()) worklist_.wakeAt(agentIdx, nextExpiry);
 }
 
 bool HierarchicalAllocator::wantsOffers(const RoleState& role) const {
@@ -175,12 +181,14 @@ Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
 }
 
 void HierarchicalAllocator::allocate() {
-  std::vector<AgentIdx> all;
-  all.reserve(agents_.size());
-  for (AgentIdx i{}; i < agents_.size(); ++i) {
-    if (agents_[i]) all.push_back(i);
-  }
-  runCycle(std::move(all));
+  if (!initialized_ || paused_ || state_ == State::kRecovering) return;  // Keep what is due.
+  // Quota headroom and limits tie every agent's offers to allocations anywhere, and host
+  // affinity holds end with time: with either, every agent is due every cycle.
+  const bool anyQuota = std::any_of(roles_.begin(), roles_.end(),
+                                    [](const RoleState& role) { return role.quota.has_value(); });
+  if (affinity_ || anyQuota) worklist_.markAll();
+  runCycle(worklist_.takeDue(options_.clock(), agents_.size(),
+                             [this](AgentIdx agent) { return agents_[agent] != nullptr; }));
 }
 
 void HierarchicalAllocator::allocate(const std::set<std::string>& ids) {
@@ -197,6 +205,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   if (state_ == State::kRegistered) state_ = State::kRunning;
   const auto started = std::chrono::steady_clock::now();
   ++allocationRuns_;
+  lastCycleAgents_ = agentOrder.size();
   const TimeNanos now = options_.clock();
   std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
   if (affinity_) affinity_->beginCycle(now);
@@ -206,6 +215,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   struct QuotaRole {
     RoleIdx role;
     Quantities consumed;
+    Quantities need;  // Guarantee not yet consumed; kept up to date as offers are made.
   };
   std::vector<QuotaRole> quotaRoles;
   // RoleIdx -> index into quotaRoles, or -1: lets the hot loops walk a role's ancestors
@@ -214,7 +224,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   for (RoleIdx r{}; r < roles_.size(); ++r) {
     if (!roles_[r].quota) continue;
     quotaSlot[r] = static_cast<int>(quotaRoles.size());
-    quotaRoles.push_back(QuotaRole{r, Quantities()});
+    quotaRoles.push_back(QuotaRole{r, Quantities(), Quantities()});
   }
   // Consumption of a quota role = its subtree's reservations + unreserved holdings: add each
   // role's own part to every quota'd role on its path to the root. The same sums give the
@@ -231,8 +241,12 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     }
   }
   Quantities requiredHeadroom;
-  for (const QuotaRole& q : quotaRoles) {
-    requiredHeadroom += shortfall(roles_[q.role].quota->guarantee, q.consumed);
+  // Stage 1 is skipped on every agent once no guarantee is unmet.
+  size_t unmetGuarantees = 0;
+  for (QuotaRole& q : quotaRoles) {
+    q.need = shortfall(roles_[q.role].quota->guarantee, q.consumed);
+    requiredHeadroom += q.need;
+    if (!q.need.empty()) ++unmetGuarantees;
   }
   Quantities availableHeadroom;
   if (!requiredHeadroom.empty()) availableHeadroom = clusterTotal_ - reservedOrHeld;
@@ -245,21 +259,27 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   std::vector<PendingOffer> offers;
   std::vector<PendingRescind> rescinds;
   auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
-                   const Resources& resources, bool preferred) {
+                   Resources resources, bool preferred) {
     trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
     if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
-    offers.push_back({frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, resources});
+    if (quotaRoles.empty()) {  // No headroom or consumption to follow.
+      offers.push_back(
+          {frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, std::move(resources)});
+      return;
+    }
     const Quantities unreserved = unreservedQuantities(resources);
+    offers.push_back(
+        {frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, std::move(resources)});
     availableHeadroom -= unreserved;
     for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
       if (quotaSlot[ancestor] < 0) continue;
       QuotaRole& q = quotaRoles[quotaSlot[ancestor]];
-      {
-        const Quantities before = shortfall(roles_[q.role].quota->guarantee, q.consumed);
-        // Allocating a role's own idle reservation does not raise its consumption.
-        q.consumed += unreserved;
-        requiredHeadroom -= before - shortfall(roles_[q.role].quota->guarantee, q.consumed);
-      }
+      const Quantities before = std::move(q.need);
+      // Allocating a role's own idle reservation does not raise its consumption.
+      q.consumed += unreserved;
+      q.need = shortfall(roles_[q.role].quota->guarantee, q.consumed);
+      requiredHeadroom -= before - q.need;
+      if (!before.empty() && q.need.empty()) --unmetGuarantees;
     }
   };
 
@@ -359,7 +379,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     });
     // Coarse grained: the agent's offerable leftover goes whole.
     if (chosen != UINT32_MAX) {
-      offer(agentIdx, chosen, roleIdx, *candidates[chosenVariant], preferred);
+      offer(agentIdx, chosen, roleIdx, std::move(*candidates[chosenVariant]), preferred);
     }
   };
 
@@ -412,7 +432,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       for (AgentIdx a : picks) {
         if (!mayHold(roleIdx)) break;
         AgentState& agent = *agents_[a];
-        expireFilters(agent, now);
+        expireFilters(a, now);
         if (agent.available.empty()) continue;
         if (std::optional<AgentClaim> claim = affinity_->claim(a, now);
             claim && claim->role != roleIdx && claim->decision != PlacementDecision::kEscalate &&
@@ -428,7 +448,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
 
   for (AgentIdx agentIdx : agentOrder) {
     AgentState& agent = *agents_[agentIdx];
-    expireFilters(agent, now);
+    expireFilters(agentIdx, now);
     if (!agent.active || agent.available.empty()) continue;
     if (affinity_) {
       if (std::optional<AgentClaim> claim = affinity_->claim(agentIdx, now);
@@ -441,15 +461,13 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       }
     }
     // Stage 1: unmet guarantees first.
-    if (!quotaRoles.empty()) {
+    if (unmetGuarantees > 0) {
       for (ClientId client : roleSorter_->sort()) {
         const RoleIdx roleIdx = roleOfClient_[client];
-        if (quotaSlot[roleIdx] < 0) continue;
-        const QuotaRole* q = &quotaRoles[quotaSlot[roleIdx]];
-        const Quantities need = shortfall(roles_[roleIdx].quota->guarantee, q->consumed);
-        if (need.empty()) continue;
+        if (quotaSlot[roleIdx] < 0 || quotaRoles[quotaSlot[roleIdx]].need.empty()) continue;
+        const Quantities need = quotaRoles[quotaSlot[roleIdx]].need;  // Offers change it.
         tryFrameworks(agentIdx, roleIdx, &need, false);
-        if (agent.available.empty()) break;
+        if (agent.available.empty() || unmetGuarantees == 0) break;
       }
     }
     // Stage 2: weighted DRF over every role.
@@ -538,7 +556,10 @@ void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& a
       if (agent.inverseOffered.count(holder.framework)) continue;
       auto filter = agent.inverseOfferFilters.find(holder.framework);
       if (filter != agent.inverseOfferFilters.end()) {
-        if (now < filter->second) continue;
+        if (now < filter->second) {
+          worklist_.wakeAt(agentIdx, filter->second);
+          continue;
+        }
         agent.inverseOfferFilters.erase(filter);
       }
       agent.inverseOffered.insert(holder.framework);

@@ -308,13 +308,22 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
                                             const Resources& resources) {
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
+  const bool reserved = resources.hasReserved();
   // Only reserved resources change what the agent can lend (its idle reservations).
-  if (resources.hasReserved()) agent.revocableDirty = true;
-  agent.allocations[holder] += resources;
-  agent.available -= resources;
+  if (reserved) agent.revocableDirty = true;
+  if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
+    held->second += resources;
+  }
+  // Offers are coarse grained: taking the whole leftover is the usual case, and clearing is
+  // much cheaper than subtracting ranges.
+  if (agent.available == resources) {
+    agent.available = Resources();
+  } else {
+    agent.available -= resources;
+  }
   const Quantities quantities = resources.quantities();
   RoleState& role = roles_[holder.role];
-  role.allocatedUnreserved += unreservedQuantities(resources);
+  role.allocatedUnreserved += reserved ? unreservedQuantities(resources) : quantities;
   roleSorter_->allocated(role.sorterClient, quantities);
   if (const FrameworkRole* fr = frameworks_[holder.framework]
                                     ? frameworks_[holder.framework]->findRole(holder.role)
@@ -425,6 +434,7 @@ Status HierarchicalAllocator::addFramework(
       }
     }
   }
+  worklist_.markAll();
   VLOG(1) << "Added framework " << id;
   return Status();
 }
@@ -464,6 +474,7 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
     }
   }
   releaseFrameworkIndex(*index);
+  worklist_.markAll();
   return Status();
 }
 
@@ -472,6 +483,7 @@ Status HierarchicalAllocator::activateFramework(const std::string& id) {
   if (!index.ok()) return index.status();
   frameworks_[*index]->active = true;
   for (const FrameworkRole& fr : frameworks_[*index]->roles) updateFrameworkClient(*index, fr);
+  worklist_.markAll();
   return Status();
 }
 
@@ -544,6 +556,7 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   framework.refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   framework.roles = std::move(updated);
   for (const FrameworkRole& fr : framework.roles) updateFrameworkClient(*index, fr);
+  worklist_.markAll();
   return Status();
 }
 
@@ -585,6 +598,7 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
   addReservations(state.total, +1);
   trackAllocation(*agent, holder, after);
   state.available = availableBefore;
+  worklist_.mark(*agent);
   return Status();
 }
 
@@ -614,6 +628,7 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
   addReservations(state.total, +1);
   state.available = available;
   state.revocableDirty = true;
+  worklist_.mark(*agent);
   return Status();
 }
 
@@ -659,6 +674,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
     filter.createdAfterRun = allocationRuns_;
   }
   dropPlaceholderIfIdle(holder.framework);
+  worklist_.mark(*agent);
   return Status();
 }
 
@@ -704,6 +720,7 @@ Status HierarchicalAllocator::reviveOffers(const std::string& id,
       if (agent->filters.erase(Holder{*index, fr.role})) --roles_[fr.role].activeFilters;
     }
   }
+  worklist_.markAll();
   return Status();
 }
 
@@ -722,6 +739,7 @@ Status HierarchicalAllocator::updateQuota(const std::string& name, const Quota& 
   if (!role.ok()) return role.status();
   const bool empty = quota.guarantee.empty() && !quota.limit;
   roles_[*role].quota = empty ? std::nullopt : std::optional<Quota>(quota);
+  worklist_.markAll();
   return Status();
 }
 
@@ -737,6 +755,7 @@ Status HierarchicalAllocator::updateWeights(const std::map<std::string, double>&
     roleSorter_->updateWeight(role, weight);
     revocableRoleSorter_->updateWeight(role, weight);
   }
+  worklist_.markAll();
   return Status();
 }
 

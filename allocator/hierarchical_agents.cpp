@@ -76,6 +76,7 @@ Status HierarchicalAllocator::addAgent(
   agent->unavailability = unavailability;
   agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
+  worklist_.mark(index);
   if (affinity_) affinity_->addAgent(index, id);
   if (state_ == State::kRecovering && ++recoveredAgents_ >= expectedAgents_) {
     finishRecovery("every expected agent is back");
@@ -205,6 +206,7 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
   agent.multiRole = hasCapability(info, v1::AgentInfo::Capability::MULTI_ROLE);
   agent.hierarchicalRole = hasCapability(info, v1::AgentInfo::Capability::HIERARCHICAL_ROLE);
   agent.refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
+  worklist_.mark(*index);
   return Status();
 }
 
@@ -212,6 +214,7 @@ Status HierarchicalAllocator::activateAgent(const std::string& id) {
   Result<AgentIdx> index = agentIndex(id);
   if (!index.ok()) return index.status();
   agents_[*index]->active = true;
+  worklist_.mark(*index);
   return Status();
 }
 
@@ -231,6 +234,7 @@ Status HierarchicalAllocator::updateUnavailability(
   // A new schedule is a new question: earlier answers no longer hold.
   agent.inverseOffered.clear();
   agent.inverseOfferFilters.clear();
+  worklist_.mark(*index);
   return Status();
 }
 
@@ -252,6 +256,7 @@ Status HierarchicalAllocator::updateInverseOffer(const std::string& agentId,
           static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
     }
   }
+  worklist_.mark(*agent);
   return Status();
 }
 

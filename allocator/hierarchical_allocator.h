@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "allocator/agent_worklist.h"
 #include "allocator/allocator.h"
 #include "allocator/allocator_state.h"
 #include "allocator/host_affinity.h"
@@ -124,7 +125,8 @@ class HierarchicalAllocator final : public Allocator {
                         RoleIdx role) const;
   bool offerable(const Resources& resources) const;
   bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
-  void expireFilters(AgentState& agent, TimeNanos now);
+  // Drops the agent's ended filters and wakes it when the next one ends.
+  void expireFilters(AgentIdx agent, TimeNanos now);
   void runCycle(std::vector<AgentIdx> agents);
   // Some framework of the role is active and not suppressing it.
   bool wantsOffers(const RoleState& role) const;
@@ -190,10 +192,12 @@ class HierarchicalAllocator final : public Allocator {
   uint64_t rescindsSent_ = 0;
   std::map<std::string, double> weights_;
   std::unique_ptr<HostAffinity> affinity_;  // Null when host affinity is off.
+  AgentWorklist worklist_;                  // Agents the next allocate() must look at.
 
   uint64_t allocationRuns_ = 0;
   std::vector<double> runMillis_;  // Ring of the last kRunSamples cycle durations.
   size_t runMillisNext_ = 0;
+  size_t lastCycleAgents_ = 0;  // Agents the last cycle looked at.
   static constexpr size_t kRunSamples = 1000;
 };
 

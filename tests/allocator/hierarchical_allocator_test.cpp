@@ -351,6 +351,54 @@ TEST_F(AllocatorTest, AgentUsedResourcesAreNotOfferedAgain) {
   EXPECT_DOUBLE_EQ(share(*allocator_, "role"), 1.0);
 }
 
+TEST_F(AllocatorTest, PeriodicCycleLooksOnlyAtAgentsThatChangedOrWhoseFilterEnded) {
+  initialize();
+  addFramework("f", {"role"});
+  for (const char* id : {"a", "b", "c"}) addAgent(id, "cpus:1;mem:512");
+  EXPECT_EQ(cycle().size(), 3u);
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 3);
+  EXPECT_TRUE(cycle().empty());  // Everything is held: nothing changed.
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 0);
+
+  v1::Filters filters;
+  filters.set_refuse_seconds(5);
+  ASSERT_TRUE(allocator_->recoverResources("f", "b", "role", R("cpus:1;mem:512"), filters).ok());
+  EXPECT_TRUE(cycle().empty());
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 1);
+  now_ += 4 * kNanosPerSecond;
+  EXPECT_TRUE(cycle().empty());
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 0);
+  now_ += kNanosPerSecond;
+  expectOffer(cycle(), "f", "role", "b", "cpus:1;mem:512");
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 1);
+
+  addFramework("g", {"other"});  // A new framework may want any agent.
+  EXPECT_TRUE(cycle().empty());
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 3);
+}
+
+TEST_F(AllocatorTest, DeclinedInverseOfferIsAskedAgainWhenItsFilterEnds) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  ASSERT_EQ(cycle().size(), 1u);
+  v1::Unavailability unavailability;
+  unavailability.mutable_start()->set_nanoseconds(60 * kNanosPerSecond);
+  ASSERT_TRUE(allocator_->updateUnavailability("agent", unavailability).ok());
+  cycle();
+  ASSERT_EQ(inverseOffers_.size(), 1u);
+  v1::Filters filters;
+  filters.set_refuse_seconds(10);
+  ASSERT_TRUE(allocator_->updateInverseOffer("agent", "f", false, filters).ok());
+  cycle();
+  now_ += 9 * kNanosPerSecond;
+  cycle();
+  EXPECT_EQ(inverseOffers_.size(), 1u);
+  now_ += kNanosPerSecond;
+  cycle();
+  EXPECT_EQ(inverseOffers_.size(), 2u);
+}
+
 }  // namespace
 }  // namespace harvest
 

@@ -1,0 +1,65 @@
+#include "allocator/agent_worklist.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace harvest {
+namespace {
+
+bool everyAgentLives(AgentIdx) {
+  return true;
+}
+
+std::vector<AgentIdx> agents(std::initializer_list<uint32_t> ids) {
+  return std::vector<AgentIdx>(ids.begin(), ids.end());
+}
+
+TEST(AgentWorklistTest, EveryAgentIsDueFirstThenOnlyMarkedOnes) {
+  AgentWorklist worklist;
+  EXPECT_EQ(worklist.takeDue(0, 4, everyAgentLives), agents({0, 1, 2, 3}));
+  EXPECT_TRUE(worklist.takeDue(0, 4, everyAgentLives).empty());
+  worklist.mark(3);
+  worklist.mark(1);
+  worklist.mark(3);
+  EXPECT_EQ(worklist.takeDue(0, 4, everyAgentLives), agents({1, 3}));
+  EXPECT_TRUE(worklist.takeDue(0, 4, everyAgentLives).empty());
+  worklist.markAll();
+  EXPECT_EQ(worklist.takeDue(0, 4, everyAgentLives), agents({0, 1, 2, 3}));
+}
+
+TEST(AgentWorklistTest, RemovedAgentsAreNeverDue) {
+  AgentWorklist worklist;
+  auto odd = [](AgentIdx agent) { return agent % 2 == 1; };
+  EXPECT_EQ(worklist.takeDue(0, 4, odd), agents({1, 3}));
+  worklist.mark(2);
+  worklist.mark(3);
+  EXPECT_EQ(worklist.takeDue(0, 4, odd), agents({3}));
+}
+
+TEST(AgentWorklistTest, AWakeMakesItsAgentDueOnceItsTimeComes) {
+  AgentWorklist worklist;
+  worklist.takeDue(0, 3, everyAgentLives);
+  worklist.wakeAt(2, 100);
+  worklist.wakeAt(0, 50);
+  EXPECT_TRUE(worklist.takeDue(49, 3, everyAgentLives).empty());
+  EXPECT_EQ(worklist.takeDue(50, 3, everyAgentLives), agents({0}));
+  EXPECT_EQ(worklist.takeDue(1000, 3, everyAgentLives), agents({2}));
+  EXPECT_TRUE(worklist.takeDue(2000, 3, everyAgentLives).empty());
+}
+
+TEST(AgentWorklistTest, TheEarliestWakeOfAnAgentWinsAndLaterOnesAreDropped) {
+  AgentWorklist worklist;
+  worklist.takeDue(0, 2, everyAgentLives);
+  worklist.wakeAt(1, 100);
+  worklist.wakeAt(1, 30);  // Earlier: replaces the wake at 100.
+  worklist.wakeAt(1, 60);  // Later than the live wake: ignored.
+  EXPECT_EQ(worklist.takeDue(30, 2, everyAgentLives), agents({1}));
+  EXPECT_TRUE(worklist.takeDue(1000, 2, everyAgentLives).empty());
+  // Once a wake has fired, a later one may be set again.
+  worklist.wakeAt(1, 2000);
+  EXPECT_EQ(worklist.takeDue(2000, 2, everyAgentLives), agents({1}));
+}
+
+}  // namespace
+}  // namespace harvest
