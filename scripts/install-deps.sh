@@ -8,6 +8,8 @@ packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-
           libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev clang)
 packages+=(libgflags-dev)  # apps/flags.h: every program's flags.
 packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench-summary.sh.
+# ha/: the ZooKeeper C client; the tests start Debian's ZooKeeper server on loopback (needs Java).
+packages+=(libzookeeper-mt-dev zookeeper default-jre-headless)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
