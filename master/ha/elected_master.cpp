@@ -104,7 +104,7 @@ int serveWhenElected(const ElectionOptions& election, NetworkOptions network,
   if (stop.load()) return 0;
 
   detector.reset();  // It points at the standby server.
-  standby.reset();  // Frees the port for the elected master.
+  standby.reset();   // Frees the port for the elected master.
   auto serving = NetworkMaster::start(network, master);
   if (!serving.ok()) {
     std::fprintf(stderr, "harvest-master: elected, but cannot serve: %s\n",

@@ -244,7 +244,7 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
   };
   const bool known = path == "/api/v1/scheduler" || path == "/agent/v1/register" ||
                      path == "/agent/v1/call" || path == "/metrics/snapshot" || path == "/state" ||
-                     path == "/health";
+                     path == "/health" || path == "/master/redirect" || path == "/redirect";
   if (!known) {
     answerAnonymous(http::Response::text(404, "no such endpoint: " + path));
     return;
@@ -285,6 +285,12 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
     responder.respond(http::Response::json(200, metricsJson()));
   } else if (path == "/state") {
     responder.respond(http::Response::json(200, stateJson()));
+  } else if (path.ends_with("/redirect")) {
+    // Mesos's leader points at itself, as a standby points at it (master/ha/standby_server.h).
+    const std::string location = "//" + options_.address + ":" + std::to_string(port());
+    http::Response response = http::Response::text(307, "the leading master is at " + location);
+    response.headers.emplace_back("Location", location);
+    responder.respond(std::move(response));
   } else {
     responder.respond(http::Response::text(200, "ok"));
   }

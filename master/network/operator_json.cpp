@@ -21,6 +21,8 @@ std::string jsonNumber(double value) {
 std::string NetworkMaster::metricsJson() const {
   std::map<std::string, double> metrics = master_->allocator().metrics();
   const MasterStats& stats = master_->stats();
+  // Mesos's gauge: a NetworkMaster runs only when elected (or without --zk); standbys answer 0.
+  metrics["master/elected"] = 1;
   metrics["master/outstanding_offers"] = static_cast<double>(master_->outstandingOffers());
   metrics["master/offers_sent"] = static_cast<double>(stats.offersMade);
   metrics["master/offers_accepted"] = static_cast<double>(stats.offersAccepted);

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "ha/contender_nodes.h"
-#include "zookeeper_server.h"
+#include "tests/ha/zookeeper_server.h"
 
 namespace harvest::ha {
 namespace {

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "ha/leader_contender.h"
-#include "zookeeper_server.h"
+#include "tests/ha/zookeeper_server.h"
 
 namespace harvest::ha {
 namespace {

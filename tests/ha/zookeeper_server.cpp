@@ -1,4 +1,4 @@
-#include "zookeeper_server.h"
+#include "tests/ha/zookeeper_server.h"
 
 #include <netinet/in.h>
 #include <signal.h>
@@ -66,7 +66,7 @@ std::string tail(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<ZooKeeperServer>> ZooKeeperServer::start() {
+Result<std::unique_ptr<ZooKeeperServer>> ZooKeeperServer::start(uint16_t port) {
   if (!std::filesystem::exists(kServerJar)) {
     return Status::notFound(std::string(kServerJar) +
                             " is missing: run scripts/install-deps.sh (Debian's zookeeper)");
@@ -76,15 +76,16 @@ Result<std::unique_ptr<ZooKeeperServer>> ZooKeeperServer::start() {
   if (!mkdtemp(pattern.data())) return Status::ioError("mkdtemp " + pattern + " failed");
   server->directory_ = pattern;
   Status launched;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    launched = server->launch();
+  // A free port may be taken before the server binds it: try another. A given one is final.
+  for (int attempt = 0; attempt < (port == 0 ? 3 : 1); ++attempt) {
+    launched = server->launch(port);
     if (launched.ok()) return server;
   }
   return launched;
 }
 
-Status ZooKeeperServer::launch() {
-  port_ = freeLoopbackPort();
+Status ZooKeeperServer::launch(uint16_t port) {
+  port_ = port != 0 ? port : freeLoopbackPort();
   const std::string config = directory_ + "/zoo.cfg";
   const std::string log = directory_ + "/server.log";
   {

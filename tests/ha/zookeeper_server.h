@@ -17,7 +17,8 @@ namespace harvest::ha::testing {
 
 class ZooKeeperServer {
  public:
-  static Result<std::unique_ptr<ZooKeeperServer>> start();
+  // `port` 0: a free one.
+  static Result<std::unique_ptr<ZooKeeperServer>> start(uint16_t port = 0);
   ~ZooKeeperServer();
 
   uint16_t port() const { return port_; }
@@ -29,7 +30,7 @@ class ZooKeeperServer {
 
  private:
   ZooKeeperServer() = default;
-  Status launch();
+  Status launch(uint16_t port);
 
   std::string directory_;
   uint16_t port_ = 0;

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "zookeeper_server.h"
+#include "tests/ha/zookeeper_server.h"
 
 namespace harvest::ha {
 namespace {
