@@ -48,6 +48,11 @@ Status zooStatus(int rc, const std::string& operation, const std::string& path) 
   }
 }
 
+// The client's own complaints (refused connections, timeouts) go to our log, not to stderr.
+void clientLog(const char* message) {
+  LOG(WARNING) << "ZooKeeper client: " << message;
+}
+
 std::optional<WatchEvent> watchEvent(int type) {
   if (type == ZOO_CREATED_EVENT) return WatchEvent::kCreated;
   if (type == ZOO_DELETED_EVENT) return WatchEvent::kDeleted;
@@ -185,15 +190,15 @@ ZooKeeperSession::~ZooKeeperSession() {
 
 Result<std::unique_ptr<ZooKeeperSession>> ZooKeeperSession::connect(const Options& options) {
   static std::once_flag quietClient;
-  // The client logs every refused connection attempt to stderr; our own messages say more.
+  // Errors only: the client's info lines repeat what our own messages say.
   std::call_once(quietClient, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR); });
 
   auto impl = std::make_shared<Impl>();
   // The thread keeps Impl alive on its own, for the case where it is detached (close()).
   impl->eventThread = std::thread([keep = impl] { keep->runEvents(); });
-  impl->handle =
-      zookeeper_init(options.connectString.c_str(), &Impl::sessionWatcher,
-                     static_cast<int>(options.sessionTimeout.count()), nullptr, impl.get(), 0);
+  impl->handle = zookeeper_init2(options.connectString.c_str(), &Impl::sessionWatcher,
+                                 static_cast<int>(options.sessionTimeout.count()), nullptr,
+                                 impl.get(), 0, &clientLog);
   if (!impl->handle) {
     impl->close();
     return Status::error("the ZooKeeper client refused servers '" + options.connectString +
