@@ -61,6 +61,11 @@ bool elected(uint16_t port) {
   return metrics && metrics->body.find("\"master/elected\":1") != std::string::npos;
 }
 
+bool agentConnected(uint16_t port) {
+  auto metrics = call(port, "GET", "/metrics/snapshot");
+  return metrics && metrics->body.find("\"master/agents_connected\":1") != std::string::npos;
+}
+
 bool standingBy(uint16_t port) {
   auto metrics = call(port, "GET", "/metrics/snapshot");
   return metrics && metrics->body == R"({"master/elected":0})";
@@ -102,11 +107,17 @@ class Failover : public ::testing::Test {
     logs_[port] = log;
     return pid;
   }
-  std::vector<pid_t> masters_;
+  void startAgent(uint16_t zkPort) {
+    const std::string log = ::testing::TempDir() + "agent-" + std::to_string(zkPort) + ".log";
+    masters_.push_back(spawn({HARVEST_AGENT_BIN, "--id=a1", "--resources=cpus:4;mem:1024",
+                              "--master=zk://127.0.0.1:" + std::to_string(zkPort) + "/harvest"},
+                             log));
+  }
+  std::vector<pid_t> masters_;  // And the agent: every process TearDown kills.
   std::map<uint16_t, std::string> logs_;
 };
 
-TEST_F(Failover, StandbysRedirectAndOneTakesOverWhenTheLeaderIsKilled) {
+TEST_F(Failover, StandbysRedirectAndOneTakesOverWithTheAgentWhenTheLeaderIsKilled) {
   const uint16_t zkPort = freePort();
   const uint16_t ports[3] = {freePort(), freePort(), freePort()};
 
@@ -131,6 +142,9 @@ TEST_F(Failover, StandbysRedirectAndOneTakesOverWhenTheLeaderIsKilled) {
     EXPECT_EQ(location(standby, "GET", "/master/redirect"), leader);
   }
   EXPECT_EQ(location(ports[0], "GET", "/master/redirect"), leader);
+  // An agent given the ZooKeeper URL registers with the leader.
+  startAgent(zkPort);
+  ASSERT_TRUE(waitUntil([&] { return agentConnected(ports[0]); }, std::chrono::seconds(20)));
 
   const auto killedAt = std::chrono::steady_clock::now();
   kill(first, SIGKILL);
@@ -153,6 +167,11 @@ TEST_F(Failover, StandbysRedirectAndOneTakesOverWhenTheLeaderIsKilled) {
            "//127.0.0.1:" + std::to_string(newLeader);
   }));
   EXPECT_TRUE(standingBy(stillStandby));
+  // The agent follows the leader.
+  const auto electedAt = std::chrono::steady_clock::now();
+  ASSERT_TRUE(waitUntil([&] { return agentConnected(newLeader); }, std::chrono::seconds(20)));
+  std::printf("agent registered with the new leader %.2f s after its election\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - electedAt).count());
 }
 
 TEST_F(Failover, LeaderThatLosesZooKeeperExitsAtOnce) {
