@@ -290,6 +290,22 @@ Result<int32_t> ZooKeeperSession::set(const std::string& path, const std::string
   return stat.version;
 }
 
+Status ZooKeeperSession::setFenced(const std::string& path, const std::string& data,
+                                   const std::string& fence) {
+  zoo_op_t ops[2];
+  zoo_op_result_t results[2];
+  Stat stat{};
+  zoo_check_op_init(&ops[0], fence.c_str(), -1);
+  zoo_set_op_init(&ops[1], path.c_str(), data.data(), static_cast<int>(data.size()), -1, &stat);
+  const int rc = zoo_multi(impl_->handle, 2, ops, results);
+  if (rc == ZOK) return {};
+  if (results[0].err == ZNONODE) {
+    return Status::failedPrecondition("write to " + path + " refused: fence " + fence +
+                                      " is gone (no longer leading)");
+  }
+  return zooStatus(rc, "fenced set", path);
+}
+
 Status ZooKeeperSession::remove(const std::string& path, int32_t expectedVersion) {
   return zooStatus(zoo_delete(impl_->handle, path.c_str(), expectedVersion), "delete", path);
 }

@@ -77,6 +77,10 @@ class ZooKeeperSession {
   // FailedPrecondition when the version differs, NotFound when the node is gone.
   Result<int32_t> set(const std::string& path, const std::string& data,
                       int32_t expectedVersion = -1);
+  // Writes `path` only while `fence` exists, atomically (one multi-operation): a leader fences
+  // its writes with its own ephemeral node, so once its session is gone they fail.
+  // FailedPrecondition when the fence is gone, NotFound when `path` is.
+  Status setFenced(const std::string& path, const std::string& data, const std::string& fence);
   Status remove(const std::string& path, int32_t expectedVersion = -1);
   // Names (not paths) of the children. `watch` fires when the set of children changes.
   Result<std::vector<std::string>> children(const std::string& path, Watch watch = {});
