@@ -12,9 +12,13 @@
 #include "ha/leader_detector.h"
 #include "ha/master_info.h"
 #include "master/ha/standby_server.h"
+#include "master/ha/zookeeper_state_store.h"
 
 namespace harvest::master {
 namespace {
+
+// Beside the contenders' nodes, which detectors tell apart by their json.info_ prefix.
+constexpr std::string_view kStateNode = "harvest_state";
 
 [[noreturn]] void exitLostLeadership(const std::string& why) {
   LOG(ERROR) << "Lost leadership or candidacy (" << why
@@ -105,7 +109,11 @@ int serveWhenElected(const ElectionOptions& election, NetworkOptions network,
 
   detector.reset();  // It points at the standby server.
   standby.reset();   // Frees the port for the elected master.
-  auto serving = NetworkMaster::start(network, master);
+  // The state every standby can read, written only while this master leads.
+  MasterOptions leading = master;
+  leading.stateStore = std::make_shared<ZooKeeperStateStore>(
+      *session, election.url.path + "/" + std::string(kStateNode), (*contender)->node());
+  auto serving = NetworkMaster::start(network, leading);
   if (!serving.ok()) {
     std::fprintf(stderr, "harvest-master: elected, but cannot serve: %s\n",
                  serving.message().c_str());

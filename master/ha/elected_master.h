@@ -1,7 +1,8 @@
 // harvest-master with `--zk`: a master that serves only while ZooKeeper elects it.
 //
 // Until elected it is a standby (StandbyServer on its port: redirects to the leader, no state,
-// no offers). Once elected it recovers what the leader before it persisted (--work_dir) and
+// no offers). Once elected it recovers what the leader before it persisted, from ZooKeeper
+// (`<path>/harvest_state`, fenced by its contender node; --work_dir is not used for it), and
 // serves as NetworkMaster on the same port. The moment it stops leading, or its candidacy
 // is lost (session expired), the process exits, as a Mesos master does: no code path can send
 // an offer after that, and a supervisor restarts it as a fresh standby. ZooKeeper unreachable

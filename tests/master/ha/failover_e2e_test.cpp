@@ -66,6 +66,13 @@ bool agentConnected(uint16_t port) {
   return metrics && metrics->body.find("\"master/agents_connected\":1") != std::string::npos;
 }
 
+// What the master recovered: the agents the previous leader persisted (through ZooKeeper).
+bool expectsOneAgent(uint16_t port) {
+  auto metrics = call(port, "GET", "/metrics/snapshot");
+  return metrics &&
+         metrics->body.find("\"master/recovery/expected_agents\":1") != std::string::npos;
+}
+
 bool standingBy(uint16_t port) {
   auto metrics = call(port, "GET", "/metrics/snapshot");
   return metrics && metrics->body == R"({"master/elected":0})";
@@ -145,6 +152,8 @@ TEST_F(Failover, StandbysRedirectAndOneTakesOverWithTheAgentWhenTheLeaderIsKille
   // An agent given the ZooKeeper URL registers with the leader.
   startAgent(zkPort);
   ASSERT_TRUE(waitUntil([&] { return agentConnected(ports[0]); }, std::chrono::seconds(20)));
+  // The master persists an agent 100 ms after it registers (saves are debounced).
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
 
   const auto killedAt = std::chrono::steady_clock::now();
   kill(first, SIGKILL);
@@ -167,6 +176,9 @@ TEST_F(Failover, StandbysRedirectAndOneTakesOverWithTheAgentWhenTheLeaderIsKille
            "//127.0.0.1:" + std::to_string(newLeader);
   }));
   EXPECT_TRUE(standingBy(stillStandby));
+  // The new leader read the first one's state from ZooKeeper (no --work_dir anywhere): it
+  // expects the agent back.
+  EXPECT_TRUE(expectsOneAgent(newLeader));
   // The agent follows the leader.
   const auto electedAt = std::chrono::steady_clock::now();
   ASSERT_TRUE(waitUntil([&] { return agentConnected(newLeader); }, std::chrono::seconds(20)));
