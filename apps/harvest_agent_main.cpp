@@ -21,6 +21,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "agent/process/agent_process.h"
 #include "apps/flags.h"
@@ -115,7 +116,13 @@ int run(const harvest::apps::Flags& flags) {
     harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_master);
     if (!url.ok()) return flags.bad("master", FLAGS_master, url.message());
     auto started = harvest::ha::LeadingMaster::start(*url, std::chrono::seconds(10));
-    if (!started.ok()) return flags.fail("--master=" + FLAGS_master + ": " + started.message());
+    // As harvest-master does: ZooKeeper down at start is said and retried, not fatal.
+    while (!started.ok()) {
+      std::fprintf(stderr, "harvest-agent: cannot reach ZooKeeper for %s: %s; retrying in 1 s\n",
+                   FLAGS_master.c_str(), started.message().c_str());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      started = harvest::ha::LeadingMaster::start(*url, std::chrono::seconds(10));
+    }
     leadingMaster = std::move(started).value();
     options.findMaster = [follower = leadingMaster.get()] {
       std::optional<harvest::agent::MasterAddress> address;
