@@ -17,19 +17,25 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "agent/process/agent_process.h"
 #include "apps/flags.h"
+#include "ha/leading_master.h"
+#include "ha/zookeeper_url.h"
 #include "resources/parse.h"
 
 DEFINE_string(id, "", "NAME: the agent's id and hostname (required)");
 DEFINE_string(resources, "",
               "RESOURCES: what the agent has, as a Mesos resource string, e.g. "
               "\"cpus:8;mem:16384;cpus(analytics):4\" (required)");
-DEFINE_string(master, "127.0.0.1:5050", "HOST:PORT: the master to register with");
+DEFINE_string(master, "127.0.0.1:5050",
+              "HOST:PORT: the master to register with; zk://HOST:PORT[,...]/PATH: the one "
+              "leading in ZooKeeper, followed when the leader changes");
 DEFINE_string(estimate, "", "RESOURCES: usage slack the master may lend as throttleable revocable");
 DEFINE_string(kill_grace, "2secs", "DURATION: how long a killed or evicted task takes to exit");
 DEFINE_string(duration, "", "DURATION: exit after this long; empty: until SIGTERM or SIGINT");
@@ -105,8 +111,27 @@ int run(const harvest::apps::Flags& flags) {
   if (!total.ok()) return flags.bad("resources", FLAGS_resources, total.message());
   if (total->empty()) return flags.bad("resources", FLAGS_resources, "no resources");
   options.total = *total;
-  if (!parseMaster(FLAGS_master, &options.masterHost, &options.masterPort)) {
-    return flags.bad("master", FLAGS_master, "expected HOST:PORT with a port in 1-65535");
+  std::unique_ptr<harvest::ha::LeadingMaster> leadingMaster;
+  if (FLAGS_master.starts_with("zk://")) {
+    harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_master);
+    if (!url.ok()) return flags.bad("master", FLAGS_master, url.message());
+    auto started = harvest::ha::LeadingMaster::start(*url, std::chrono::seconds(10));
+    // As harvest-master does: ZooKeeper down at start is said and retried, not fatal.
+    while (!started.ok()) {
+      std::fprintf(stderr, "harvest-agent: cannot reach ZooKeeper for %s: %s; retrying in 1 s\n",
+                   FLAGS_master.c_str(), started.message().c_str());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      started = harvest::ha::LeadingMaster::start(*url, std::chrono::seconds(10));
+    }
+    leadingMaster = std::move(started).value();
+    options.findMaster = [follower = leadingMaster.get()] {
+      std::optional<harvest::agent::MasterAddress> address;
+      if (auto leader = follower->address()) address = {leader->host, leader->port};
+      return address;
+    };
+  } else if (!parseMaster(FLAGS_master, &options.masterHost, &options.masterPort)) {
+    return flags.bad("master", FLAGS_master,
+                     "expected HOST:PORT with a port in 1-65535, or zk://HOST:PORT/PATH");
   }
   if (!FLAGS_estimate.empty()) {
     harvest::Result<harvest::Resources> estimate = harvest::parseResources(FLAGS_estimate);

@@ -20,6 +20,8 @@
 
 #include "apps/flags.h"
 #include "common/results.h"
+#include "ha/zookeeper_url.h"
+#include "master/ha/elected_master.h"
 #include "master/network/network_master.h"
 #include "sim/harness.h"
 #include "sim/progress.h"
@@ -59,6 +61,11 @@ DEFINE_uint64(max_connections_per_peer, 1024,
 DEFINE_string(credentials, "",
               "PATH: Mesos credentials (JSON, file:// too); set, every call must authenticate");
 DEFINE_string(acls, "", "PATH: Mesos ACLs (JSON, file:// too); empty allows everything");
+DEFINE_string(zk, "",
+              "zk://HOST:PORT[,HOST:PORT...]/PATH: contend for leadership in ZooKeeper; serve "
+              "only while elected, redirect to the leader otherwise");
+DEFINE_string(zk_session_timeout, "10secs",
+              "DURATION: how long ZooKeeper keeps this master's candidacy without hearing from it");
 DEFINE_uint64(max_completed_frameworks, 50, "N: removed frameworks kept in /state");
 DEFINE_uint64(max_completed_tasks_per_framework, 1000,
               "N: acknowledged terminal tasks kept in /state per framework");
@@ -78,15 +85,19 @@ std::atomic<bool> stopRequested{false};
 
 // The network master: serves frameworks and agents until SIGTERM/SIGINT.
 int serve(const harvest::master::NetworkOptions& network,
-          const harvest::master::MasterOptions& masterOptions) {
+          const harvest::master::MasterOptions& masterOptions,
+          const std::optional<harvest::master::ElectionOptions>& election) {
+  std::signal(SIGTERM, [](int) { stopRequested = true; });
+  std::signal(SIGINT, [](int) { stopRequested = true; });
+  if (election) {
+    return harvest::master::serveWhenElected(*election, network, masterOptions, stopRequested);
+  }
   harvest::Result<std::unique_ptr<harvest::master::NetworkMaster>> master =
       harvest::master::NetworkMaster::start(network, masterOptions);
   if (!master.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", master.message().c_str());
     return 1;
   }
-  std::signal(SIGTERM, [](int) { stopRequested = true; });
-  std::signal(SIGINT, [](int) { stopRequested = true; });
   std::printf("harvest-master listening on %s:%u (allocator %s)\n", network.address.c_str(),
               static_cast<unsigned>((*master)->port()),
               (*master)->master().allocatorDescription().c_str());
@@ -104,6 +115,8 @@ constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
                                                             "max_connections_per_peer",
                                                             "credentials",
                                                             "acls",
+                                                            "zk",
+                                                            "zk_session_timeout",
                                                             "max_completed_frameworks",
                                                             "max_completed_tasks_per_framework"};
 constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
@@ -191,7 +204,21 @@ int run(const harvest::apps::Flags& flags) {
     options.maxCompletedFrameworks = static_cast<size_t>(FLAGS_max_completed_frameworks);
     options.maxCompletedTasksPerFramework =
         static_cast<size_t>(FLAGS_max_completed_tasks_per_framework);
-    return serve(network, options);
+    std::optional<harvest::master::ElectionOptions> election;
+    if (!FLAGS_zk.empty()) {
+      harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_zk);
+      if (!url.ok()) return flags.bad("zk", FLAGS_zk, url.message());
+      std::optional<harvest::TimeNanos> sessionTimeout =
+          flags.duration("zk_session_timeout", FLAGS_zk_session_timeout);
+      if (!sessionTimeout) return 2;
+      if (*sessionTimeout <= 0) {
+        return flags.bad("zk_session_timeout", FLAGS_zk_session_timeout, "> 0");
+      }
+      election = harvest::master::ElectionOptions{
+          .url = *url,
+          .sessionTimeout = std::chrono::milliseconds(*sessionTimeout / harvest::kNanosPerMilli)};
+    }
+    return serve(network, options, election);
   }
   if (int rc = flags.rejectInMode(kListenOnly, "scenario mode (it needs --listen)")) return rc;
   const std::string scenarioSource = harvest::apps::stripFileUrl(FLAGS_scenario);

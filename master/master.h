@@ -26,6 +26,7 @@
 #include "master/master_observer.h"
 #include "master/module_loader.h"
 #include "master/scheduler_api.h"
+#include "master/state_store.h"
 
 namespace harvest::master {
 
@@ -49,6 +50,8 @@ struct MasterOptions {
   // Non-empty: the master persists what it needs to recover (agents, frameworks, weights,
   // quotas) in <workDir>/master-state.pb, and recovers from it at start.
   std::string workDir;
+  // Set: the same state lives here instead of in workDir (harvest-master --zk: ZooKeeper).
+  std::shared_ptr<StateStore> stateStore;
   // Recovery ends when every expected agent is back, or once this long has passed and at
   // least recoveryMinFraction of them are.
   TimeNanos recoveryTimeout = 60 * kNanosPerSecond;

@@ -34,6 +34,7 @@ const char* toString(RecoveryState state) {
 }
 
 std::string Master::statePath() const {
+  if (options_.stateStore) return options_.stateStore->describe();
   return options_.workDir.empty() ? "" : options_.workDir + "/master-state.pb";
 }
 
@@ -45,9 +46,10 @@ Status Master::recoverFromDisk() {
     return Status();
   }
   std::error_code error;
-  std::filesystem::create_directories(options_.workDir, error);
+  if (!options_.stateStore) std::filesystem::create_directories(options_.workDir, error);
   if (error) return Status::error("cannot create work directory '" + options_.workDir + "'");
-  Result<std::string> bytes = readWholeFile(path);
+  Result<std::string> bytes =
+      options_.stateStore ? options_.stateStore->load() : readWholeFile(path);
   if (!bytes.ok()) {
     if (bytes.code() != StatusCode::kNotFound) return bytes.status();
     recovery_.state = RecoveryState::kRunning;
@@ -164,7 +166,7 @@ void Master::finishRecovery(const std::string& how) {
 }
 
 void Master::saveStateSoon() {
-  if (options_.workDir.empty() || saveScheduled_) return;
+  if (statePath().empty() || saveScheduled_) return;
   saveScheduled_ = true;
   later(100 * kNanosPerMilli, [this] {
     saveScheduled_ = false;
@@ -223,7 +225,10 @@ void Master::saveState() {
       *conversion->mutable_converted() = toProto(c.converted);
     }
   }
-  if (Status s = writeFileAtomically(path, state.SerializeAsString()); !s.ok()) {
+  const std::string bytes = state.SerializeAsString();
+  if (Status s =
+          options_.stateStore ? options_.stateStore->save(bytes) : writeFileAtomically(path, bytes);
+      !s.ok()) {
     LOG(ERROR) << "cannot persist master state to " << path << ": " << s.message();
   }
 }

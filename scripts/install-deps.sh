@@ -11,6 +11,8 @@ packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench
 # The real-client test (tests/clients/) runs on Node.js; a Node.js that brings its own npm (as
 # NodeSource's does) is kept rather than replaced by Debian's.
 command -v npm >/dev/null || packages+=(nodejs npm)
+# ha/: the ZooKeeper C client; the tests start Debian's ZooKeeper server on loopback (needs Java).
+packages+=(libzookeeper-mt-dev zookeeper default-jre-headless)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

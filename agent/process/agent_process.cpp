@@ -62,7 +62,7 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   using R = Result<std::unique_ptr<AgentProcess>>;
   if (options.agentId.empty()) return R::error("an agent id is required");
   if (options.total.empty()) return R::error("agent '" + options.agentId + "' has no resources");
-  if (options.masterHost.empty() || options.masterPort == 0) {
+  if (!options.findMaster && (options.masterHost.empty() || options.masterPort == 0)) {
     return R::error("a master host and port are required");
   }
   if (options.killGrace < 0) return R::error("the kill grace cannot be negative");
@@ -207,6 +207,13 @@ void AgentProcess::maybeRegister() {
 
   const v1::AgentCall call = registerCall(
       {options_.agentId, options_.bootId, options_.total, options_.estimate, agent_->heldTasks()});
+  std::optional<MasterAddress> leader;
+  if (options_.findMaster) leader = options_.findMaster();
+  if (leader && (leader->host != options_.masterHost || leader->port != options_.masterPort)) {
+    options_.masterHost = leader->host;
+    options_.masterPort = leader->port;
+    calls_.reset();  // Calls follow the registration to the new master.
+  }
   const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
   auto fail = [&](const std::string& why) {
     const int delay = nextBackoff(&registerBackoffMs_);
@@ -215,6 +222,7 @@ void AgentProcess::maybeRegister() {
                  << "; retrying in " << delay << " ms";
   };
 
+  if (options_.findMaster && !leader) return fail("no master leads in ZooKeeper");
   Result<http::Connection> connection =
       http::Connection::connect(options_.masterHost, options_.masterPort, options_.callTimeoutMs);
   if (!connection.ok()) return fail(connection.message());

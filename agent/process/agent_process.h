@@ -47,9 +47,18 @@
 
 namespace harvest::agent {
 
+struct MasterAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+
 struct AgentProcessOptions {
   std::string masterHost = "127.0.0.1";
   uint16_t masterPort = 5050;
+  // Set (harvest-agent --master=zk://...): asked before every registration attempt for the
+  // leading master, which replaces masterHost:masterPort; nullopt while none leads (the
+  // attempt fails and is retried). So an agent whose master died registers with the next.
+  std::function<std::optional<MasterAddress>()> findMaster;
   // Sent as HTTP Basic authorization with every request, for a master with credentials.
   std::optional<http::Credential> credential;
   std::string agentId;  // Required.

@@ -50,6 +50,7 @@ const std::map<std::string, Endpoint>& endpoints() {
       {"/master/slaves", Endpoint::kSlaves},
       {"/master/roles", Endpoint::kRoles},
       {"/master/redirect", Endpoint::kRedirect},
+      {"/redirect", Endpoint::kRedirect},
       {"/version", Endpoint::kVersion},
       {"/flags", Endpoint::kFlags},
       {"/master/flags", Endpoint::kFlags},
@@ -223,13 +224,14 @@ http::Response NetworkMaster::operatorGet(const std::string& path) const {
     case Endpoint::kRoles:
       return http::Response::json(200, rolesJson());
     case Endpoint::kRedirect: {
-      // A single master leads: the leader's /master is this master's.
+      // The leader's root, as Mesos answers (a standby points at the leader the same way:
+      // master/ha/standby_server.h); the leader points at itself.
       const v1::MasterInfo& info = context_.masterInfo;
       const bool anyAddress = options_.address == "0.0.0.0" || options_.address == "::";
       http::Response response = http::Response::text(307, "");
-      response.headers.emplace_back("Location",
-                                    "//" + (anyAddress ? info.hostname() : options_.address) + ":" +
-                                        std::to_string(port()) + "/master");
+      response.headers.emplace_back(
+          "Location",
+          "//" + (anyAddress ? info.hostname() : options_.address) + ":" + std::to_string(port()));
       return response;
     }
     case Endpoint::kVersion: {

@@ -253,8 +253,9 @@ TEST_F(LegacyEndpointsTest, VersionFlagsAndRedirect) {
   const http::ClientResponse redirect = request(master.port(), "GET", "/master/redirect");
   EXPECT_EQ(redirect.status, 307);
   ASSERT_NE(redirect.header("location"), nullptr);
-  EXPECT_EQ(*redirect.header("location"),
-            "//127.0.0.1:" + std::to_string(master.port()) + "/master");
+  EXPECT_EQ(*redirect.header("location"), "//127.0.0.1:" + std::to_string(master.port()));
+  EXPECT_EQ(*request(master.port(), "GET", "/redirect").header("location"),
+            "//127.0.0.1:" + std::to_string(master.port()));
   EXPECT_EQ(request(master.port(), "GET", "/master/nothing").status, 404);
   EXPECT_EQ(request(master.port(), "POST", "/master/state").status, 405);
 }

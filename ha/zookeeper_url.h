@@ -1,0 +1,34 @@
+// ZooKeeperUrl: Mesos's `zk://host:port[,host:port...]/path`, as `--zk` and `--master` take it.
+//
+// The servers part goes to the ZooKeeper client as its connect string; the path is the folder
+// under which masters contend (Mesos's `/mesos` by convention). Every mistake is refused with a
+// message that names the part at fault, so a typo in a flag stops the master at start rather
+// than leaving it contending under a path nobody watches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace harvest::ha {
+
+struct ZooKeeperServer {
+  std::string host;
+  uint16_t port = 0;
+  bool operator==(const ZooKeeperServer&) const = default;
+};
+
+struct ZooKeeperUrl {
+  std::vector<ZooKeeperServer> servers;
+  std::string path;  // Absolute, no trailing slash: "/mesos".
+
+  static Result<ZooKeeperUrl> parse(std::string_view url);
+  // "host:port,host:port", what zookeeper_init() takes.
+  std::string connectString() const;
+  std::string toString() const;  // The URL again, "zk://" included.
+};
+
+}  // namespace harvest::ha

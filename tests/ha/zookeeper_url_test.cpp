@@ -1,0 +1,44 @@
+#include "ha/zookeeper_url.h"
+
+#include <gtest/gtest.h>
+
+namespace harvest::ha {
+namespace {
+
+TEST(ZooKeeperUrl, ParsesServersAndPath) {
+  auto url = ZooKeeperUrl::parse("zk://10.0.0.1:2181,zk2.example:2182/mesos/prod");
+  ASSERT_TRUE(url.ok()) << url.message();
+  ASSERT_EQ(url->servers.size(), 2u);
+  EXPECT_EQ(url->servers[0], (ZooKeeperServer{"10.0.0.1", 2181}));
+  EXPECT_EQ(url->servers[1], (ZooKeeperServer{"zk2.example", 2182}));
+  EXPECT_EQ(url->path, "/mesos/prod");
+  EXPECT_EQ(url->connectString(), "10.0.0.1:2181,zk2.example:2182");
+  EXPECT_EQ(url->toString(), "zk://10.0.0.1:2181,zk2.example:2182/mesos/prod");
+}
+
+TEST(ZooKeeperUrl, RefusesEachMistakeNamingIt) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"http://h:2181/mesos", "must start with zk://"},
+      {"zk://h:2181", "needs a path"},
+      {"zk://h:2181/", "needs a path"},
+      {"zk://h:2181/mesos/", "needs a path"},
+      {"zk://h:2181/a//b", "empty, '.' or '..' component"},
+      {"zk://h:2181/a/../b", "empty, '.' or '..' component"},
+      {"zk://h/mesos", "server 'h' in ZooKeeper URL 'zk://h/mesos' has no port"},
+      {"zk://h:0/mesos", "port in 1..65535"},
+      {"zk://h:65536/mesos", "port in 1..65535"},
+      {"zk://h:21x/mesos", "port in 1..65535"},
+      {"zk://:2181/mesos", "port in 1..65535"},
+      {"zk://h:2181,,g:2181/mesos", "empty server"},
+      {"zk://u:p@h:2181/mesos", "carries credentials"},
+  };
+  for (const auto& [text, expected] : cases) {
+    auto url = ZooKeeperUrl::parse(text);
+    ASSERT_FALSE(url.ok()) << text;
+    EXPECT_EQ(url.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(url.message().find(expected), std::string::npos) << text << ": " << url.message();
+  }
+}
+
+}  // namespace
+}  // namespace harvest::ha
