@@ -682,6 +682,7 @@ Status Master::teardown(const std::string& frameworkId) {
     completedFrameworks_.pop_front();
   }
   LOG(INFO) << "framework " << frameworkId << " torn down; " << own.size() << " offers recovered";
+  saveState();  // At once: the id must stay refused across a crash right after this.
   if (observer_) observer_->frameworkRemoved(frameworkId);
   // Resources come back as its executors exit; the framework stays known until then.
   return allocator_->deactivateFramework(frameworkId);

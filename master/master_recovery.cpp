@@ -106,6 +106,13 @@ Status Master::recoverFromDisk() {
     }
   }
   goneAgents_ = std::set<std::string>(state.gone_agent_ids().begin(), state.gone_agent_ids().end());
+  removedFrameworks_ = std::set<std::string>(state.removed_framework_ids().begin(),
+                                             state.removed_framework_ids().end());
+  completedFrameworks_.assign(state.completed_frameworks().begin(),
+                              state.completed_frameworks().end());
+  while (completedFrameworks_.size() > options_.maxCompletedFrameworks) {
+    completedFrameworks_.pop_front();
+  }
   expectedAgents_ = std::set<std::string>(state.agent_ids().begin(), state.agent_ids().end());
   for (const std::string& gone : goneAgents_) expectedAgents_.erase(gone);
   recovery_.expectedAgents = expectedAgents_.size();
@@ -115,7 +122,7 @@ Status Master::recoverFromDisk() {
   // Frameworks first: known but disconnected until they subscribe again with their id.
   for (const v1::FrameworkInfo& info : state.frameworks()) {
     const std::string& id = info.id().value();
-    if (id.empty() || frameworks_.count(id)) continue;
+    if (id.empty() || frameworks_.count(id) || removedFrameworks_.count(id)) continue;
     if (Status s = allocator_->addFramework(id, info, {}, /*active=*/false, {}); !s.ok()) {
       LOG(ERROR) << "recovery: framework " << id << " not restored: " << s.message();
       continue;
@@ -187,7 +194,12 @@ void Master::saveState() {
   for (const auto& [id, agent] : agents_) agents.insert(id);
   for (const std::string& id : agents) state.add_agent_ids(id);
   for (const std::string& id : goneAgents_) state.add_gone_agent_ids(id);
-  for (const auto& [id, entry] : frameworks_) *state.add_frameworks() = entry.info;
+  for (const auto& [id, entry] : frameworks_) {
+    if (!removedFrameworks_.count(id)) *state.add_frameworks() = entry.info;
+  }
+  for (const std::string& id : removedFrameworks_) state.add_removed_framework_ids(id);
+  for (const v1::FrameworkInfo& info : completedFrameworks_)
+    *state.add_completed_frameworks() = info;
   for (const auto& [role, weight] : weights_) {
     auto* w = state.add_weights();
     w->set_role(role);

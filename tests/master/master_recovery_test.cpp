@@ -205,6 +205,24 @@ TEST_F(MasterRecoveryTest, DynamicReservationsSurviveTheRestart) {
   EXPECT_EQ(web.received[0].resources, R("cpus:3;mem:3584;cpus(web):1;mem(web):512"));
 }
 
+// As Mesos refuses a removed framework's id for good, a restart must not forget it: the
+// torn-down framework stays refused and listed as completed, and is not restored as known.
+TEST_F(MasterRecoveryTest, ATornDownFrameworkStaysRemovedAfterARestart) {
+  runWorkload();
+  ASSERT_TRUE(master_->teardown(batch_).ok());
+  auto agents = crashAndRestart();
+  EXPECT_EQ(master_->frameworkInfo(batch_), nullptr);
+  Recorder batch;
+  const Result<std::string> again = master_->subscribe(frameworkInfo("batch", batch_), &batch);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.message(), "framework " + batch_ + " has been removed");
+  EXPECT_TRUE(master_->isRemoved(batch_));
+  ASSERT_EQ(master_->completedFrameworks().size(), 1u);
+  EXPECT_EQ(master_->completedFrameworks()[0].id().value(), batch_);
+  Recorder web;
+  EXPECT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+}
+
 TEST_F(MasterRecoveryTest, TasksOfUnknownFrameworksAreRejectedTheRestApplies) {
   runWorkload();
   auto agents = crashAndRestart();
