@@ -1,6 +1,7 @@
 #include "master/master.h"
 
 #include <glog/logging.h>
+#include <google/protobuf/util/message_differencer.h>
 
 #include <algorithm>
 #include <chrono>
@@ -342,7 +343,11 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
     return Status::failedPrecondition("framework " + id + " has been removed");
   }
   if (!id.empty() && frameworks_.count(id)) {
-    // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over.
+    // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over with
+    // the FrameworkInfo it brings, as Mesos applies it (what UPDATE_FRAMEWORK may change).
+    if (!google::protobuf::util::MessageDifferencer::Equals(info, frameworks_[id].info)) {
+      if (Status s = updateFramework(id, info); !s.ok()) return s;
+    }
     frameworks_[id].scheduler = scheduler;
     if (Status s = allocator_->activateFramework(id); !s.ok()) return s;
     // As Mesos: what the old scheduler suppressed or filtered does not bind the new one. Its

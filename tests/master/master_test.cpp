@@ -249,6 +249,41 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   EXPECT_EQ(after.at("allocator/harvest/revocable/non_throttleable/allocated/cpus"), 3);
 }
 
+// As Mesos: a scheduler that fails over brings the FrameworkInfo that holds from then on
+// (name, failover_timeout, roles...), within what an UPDATE_FRAMEWORK could change.
+TEST_F(MasterTest, AFailedOverSchedulerReplacesTheFrameworkInfo) {
+  RecordingScheduler first, second, third;
+  const std::string id = subscribe(&first, "web");
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  cycle();
+  ASSERT_EQ(first.received.size(), 1u);
+  ASSERT_TRUE(
+      master_->accept(id, {first.received[0].id}, {{"t1", R("cpus:1;mem:128"), 0}}, {}).ok());
+
+  v1::FrameworkInfo renamed = info("web");
+  renamed.mutable_id()->set_value(id);
+  renamed.set_name("web-v2");
+  renamed.set_failover_timeout(60);
+  renamed.add_roles("batch");
+  renamed.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
+  const Result<std::string> failedOver = master_->subscribe(renamed, &second);
+  ASSERT_TRUE(failedOver.ok()) << failedOver.message();
+  EXPECT_EQ(*failedOver, id);
+  ASSERT_NE(master_->frameworkInfo(id), nullptr);
+  EXPECT_EQ(master_->frameworkInfo(id)->name(), "web-v2");
+  EXPECT_EQ(master_->frameworkInfo(id)->failover_timeout(), 60);
+  EXPECT_EQ(master_->frameworkInfo(id)->roles_size(), 2);
+
+  // Dropping a role the framework still holds resources under is refused, nothing changes.
+  v1::FrameworkInfo dropped = info("batch");
+  dropped.mutable_id()->set_value(id);
+  dropped.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
+  const Result<std::string> refused = master_->subscribe(dropped, &third);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message(), "framework '" + id + "' still holds resources under role 'web'");
+  EXPECT_EQ(master_->frameworkInfo(id)->name(), "web-v2");
+}
+
 TEST_F(MasterTest, EstimateUpdateKeepsAgentCapabilities) {
   // Nested roles need the agent's HIERARCHICAL_ROLE capability; an estimate update once sent
   // an AgentInfo without capabilities, which made the agent unusable for them.
