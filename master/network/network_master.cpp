@@ -13,26 +13,6 @@
 namespace harvest::master {
 namespace {
 
-// Resources in the post-1.4 form: a framework without RESERVATION_REFINEMENT names a
-// reservation by `role` (+ `reservation` when dynamic), as its offers showed it; Mesos upgrades
-// such resources on arrival too.
-ResourceProtos upgraded(const ResourceProtos& protos) {
-  ResourceProtos out = protos;
-  for (v1::Resource& resource : out) {
-    if (resource.reservations_size() > 0 || !resource.has_role() || resource.role() == "*") {
-      continue;
-    }
-    v1::Resource::ReservationInfo info = resource.reservation();
-    info.set_type(resource.has_reservation() ? v1::Resource::ReservationInfo::DYNAMIC
-                                             : v1::Resource::ReservationInfo::STATIC);
-    info.set_role(resource.role());
-    *resource.add_reservations() = info;
-    resource.clear_role();
-    resource.clear_reservation();
-  }
-  return out;
-}
-
 // The resources of a RESERVE/UNRESERVE with the newest reservation taken off each.
 Result<Resources> withoutLastReservation(const ResourceProtos& protos) {
   ResourceProtos popped = protos;
@@ -442,8 +422,8 @@ http::Response NetworkMaster::accept(const std::string& framework,
       case v1::Offer::Operation::RESERVE:
       case v1::Offer::Operation::UNRESERVE: {
         const bool reserve = operation.type() == v1::Offer::Operation::RESERVE;
-        const ResourceProtos protos =
-            upgraded(reserve ? operation.reserve().resources() : operation.unreserve().resources());
+        const ResourceProtos protos = withReservationsStack(
+            reserve ? operation.reserve().resources() : operation.unreserve().resources());
         for (const v1::Resource& resource : protos) {
           const std::string role =
               resource.reservations_size() > 0
@@ -463,8 +443,8 @@ http::Response NetworkMaster::accept(const std::string& framework,
       case v1::Offer::Operation::CREATE:
       case v1::Offer::Operation::DESTROY: {
         const bool create = operation.type() == v1::Offer::Operation::CREATE;
-        const ResourceProtos protos =
-            upgraded(create ? operation.create().volumes() : operation.destroy().volumes());
+        const ResourceProtos protos = withReservationsStack(create ? operation.create().volumes()
+                                                                   : operation.destroy().volumes());
         Result<ResourceConversion> conversion =
             conversionOf(protos, &withoutPersistence, create, create ? "CREATE" : "DESTROY");
         if (!conversion.ok()) return refuse(400, conversion.message());

@@ -39,22 +39,6 @@ http::Response text(int status, const std::string& body) {
   return http::Response::text(status, body);
 }
 
-// Mesos's reservation form on arrival, as the scheduler API reads it: the old `role` (+
-// `reservation`) becomes the post-1.4 `reservations` stack.
-v1::Resource upgraded(v1::Resource resource) {
-  if (resource.reservations_size() > 0 || !resource.has_role() || resource.role() == "*") {
-    return resource;
-  }
-  v1::Resource::ReservationInfo info = resource.reservation();
-  info.set_type(resource.has_reservation() ? v1::Resource::ReservationInfo::DYNAMIC
-                                           : v1::Resource::ReservationInfo::STATIC);
-  info.set_role(resource.role());
-  *resource.add_reservations() = info;
-  resource.clear_role();
-  resource.clear_reservation();
-  return resource;
-}
-
 v1::TaskState taskStateProto(agent::TaskState state) {
   v1::TaskState out = v1::TASK_UNKNOWN;
   v1::TaskState_Parse(agent::toString(state), &out);
@@ -293,7 +277,7 @@ http::Response OperatorApi::reserve(const std::string& agent,
   ResourceProtos reserved;
   ResourceProtos plain;
   for (const v1::Resource& resource : given) {
-    v1::Resource full = upgraded(resource);
+    v1::Resource full = withReservationsStack(resource);
     if (full.reservations_size() == 0) {
       return network_->refuse(
           400, std::string(name) + ": resource '" + full.name() + "' is not reserved");

@@ -148,4 +148,25 @@ ResourceProtos toProto(const Resources& resources, const std::string& allocation
   return out;
 }
 
+v1::Resource withReservationsStack(v1::Resource resource) {
+  if (resource.reservations_size() > 0 || !resource.has_role() || resource.role() == "*") {
+    return resource;
+  }
+  v1::Resource::ReservationInfo info = resource.reservation();
+  info.set_type(resource.has_reservation() ? v1::Resource::ReservationInfo::DYNAMIC
+                                           : v1::Resource::ReservationInfo::STATIC);
+  info.set_role(resource.role());
+  *resource.add_reservations() = info;
+  resource.clear_role();
+  resource.clear_reservation();
+  return resource;
+}
+
+ResourceProtos withReservationsStack(const ResourceProtos& protos) {
+  ResourceProtos out;
+  out.Reserve(protos.size());
+  for (const v1::Resource& resource : protos) *out.Add() = withReservationsStack(resource);
+  return out;
+}
+
 }  // namespace harvest

@@ -23,4 +23,10 @@ Result<Resources> fromProto(const v1::Resource& proto);
 // allocation_info.role, as Mesos does for offered and allocated resources.
 ResourceProtos toProto(const Resources& resources, const std::string& allocationRole = "");
 
+// `resource` in the post-1.4 form: a framework without RESERVATION_REFINEMENT (or an operator
+// using the old form) names a reservation by `role` (+ `reservation` when dynamic); Mesos
+// upgrades such resources to the `reservations` stack on arrival, and so do the master's APIs.
+v1::Resource withReservationsStack(v1::Resource resource);
+ResourceProtos withReservationsStack(const ResourceProtos& protos);
+
 }  // namespace harvest

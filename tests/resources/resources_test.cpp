@@ -163,6 +163,36 @@ TEST(ResourcesProtoTest, ReadsLegacyRoleField) {
   EXPECT_EQ(r->toString(), "cpus(legacy):4");
 }
 
+TEST(ResourcesProtoTest, TheOldReservationFormIsUpgradedToTheStack) {
+  v1::Resource cpus;
+  cpus.set_name("cpus");
+  cpus.set_type(v1::Value::SCALAR);
+  cpus.mutable_scalar()->set_value(2);
+  v1::Resource unreserved = cpus;
+  unreserved.set_role("*");
+  EXPECT_EQ(withReservationsStack(unreserved).ShortDebugString(), unreserved.ShortDebugString());
+
+  v1::Resource staticRole = cpus;
+  staticRole.set_role("web");
+  EXPECT_EQ(withReservationsStack(staticRole).ShortDebugString(),
+            R"(name: "cpus" type: SCALAR scalar { value: 2 } )"
+            R"(reservations { role: "web" type: STATIC })");
+
+  v1::Resource dynamic = cpus;
+  dynamic.set_role("web");
+  dynamic.mutable_reservation()->set_principal("ops");
+  ResourceProtos both;
+  *both.Add() = staticRole;
+  *both.Add() = dynamic;
+  const ResourceProtos upgraded = withReservationsStack(both);
+  ASSERT_EQ(upgraded.size(), 2);
+  EXPECT_EQ(upgraded[1].ShortDebugString(),
+            R"(name: "cpus" type: SCALAR scalar { value: 2 } )"
+            R"(reservations { principal: "ops" role: "web" type: DYNAMIC })");
+  // Already in the new form: unchanged.
+  EXPECT_EQ(withReservationsStack(upgraded[1]).ShortDebugString(), upgraded[1].ShortDebugString());
+}
+
 TEST(ResourcesProtoTest, RefinedReservationStack) {
   v1::Resource proto;
   proto.set_name("mem");
