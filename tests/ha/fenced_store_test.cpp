@@ -9,15 +9,7 @@
 namespace harvest::ha {
 namespace {
 
-using testing::sharedZooKeeperServer;
-
-std::unique_ptr<ZooKeeperSession> connect() {
-  ZooKeeperSession::Options options;
-  options.connectString = sharedZooKeeperServer().connectString();
-  auto session = ZooKeeperSession::connect(options);
-  CHECK(session.ok()) << session.message();
-  return std::move(session).value();
-}
+using testing::connectToSharedServer;
 
 // The writer's fence: an ephemeral node, as its contender node is.
 std::string fenceFor(ZooKeeperSession& session, const std::string& folder) {
@@ -28,7 +20,7 @@ std::string fenceFor(ZooKeeperSession& session, const std::string& folder) {
 }
 
 TEST(FencedStore, SavesAndLoadsChunkedStateAndDropsOldGenerations) {
-  auto session = connect();
+  auto session = connectToSharedServer();
   const std::string fence = fenceFor(*session, "/store_test/round/masters");
   FencedStore store(*session, "/store_test/round/state", fence);
   auto empty = store.load();
@@ -46,12 +38,12 @@ TEST(FencedStore, SavesAndLoadsChunkedStateAndDropsOldGenerations) {
   EXPECT_EQ(*session->children("/store_test/round/state"), std::vector<std::string>{"g2-0"});
 
   // A standby reads what the leader wrote.
-  auto standby = connect();
+  auto standby = connectToSharedServer();
   EXPECT_EQ(**FencedStore(*standby, "/store_test/round/state", "").load(), "small");
 }
 
 TEST(FencedStore, ADeposedWritersSaveFailsAndChangesNothingReadersSee) {
-  auto deposed = connect();
+  auto deposed = connectToSharedServer();
   const std::string oldFence = fenceFor(*deposed, "/store_test/fence/masters");
   FencedStore oldLeader(*deposed, "/store_test/fence/state", oldFence);
   ASSERT_TRUE(oldLeader.save("agents: a1").ok());
@@ -61,7 +53,7 @@ TEST(FencedStore, ADeposedWritersSaveFailsAndChangesNothingReadersSee) {
   EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(refused.message().find("no longer leading"), std::string::npos) << refused.message();
 
-  auto successor = connect();
+  auto successor = connectToSharedServer();
   const std::string newFence = fenceFor(*successor, "/store_test/fence/masters");
   FencedStore newLeader(*successor, "/store_test/fence/state", newFence);
   EXPECT_EQ(**newLeader.load(), "agents: a1");
@@ -72,7 +64,7 @@ TEST(FencedStore, ADeposedWritersSaveFailsAndChangesNothingReadersSee) {
 }
 
 TEST(FencedStore, AForeignManifestIsCorruption) {
-  auto session = connect();
+  auto session = connectToSharedServer();
   ASSERT_TRUE(session->createParents("/store_test/foreign/state").ok());
   ASSERT_TRUE(session->set("/store_test/foreign/state", "not a manifest").ok());
   EXPECT_EQ(FencedStore(*session, "/store_test/foreign/state", "").load().code(),

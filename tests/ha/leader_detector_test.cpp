@@ -10,20 +10,12 @@
 namespace harvest::ha {
 namespace {
 
-using testing::sharedZooKeeperServer;
+using testing::connectToSharedServer;
 using testing::waitUntil;
-
-std::unique_ptr<ZooKeeperSession> connect() {
-  ZooKeeperSession::Options options;
-  options.connectString = sharedZooKeeperServer().connectString();
-  auto session = ZooKeeperSession::connect(options);
-  CHECK(session.ok()) << session.message();
-  return std::move(session).value();
-}
 
 TEST(LeaderDetector, ReportsEachLeaderInTurnAndNoneWhenAllLeave) {
   const std::string path = "/detector_test/mesos";
-  auto watcherSession = connect();
+  auto watcherSession = connectToSharedServer();
   std::mutex mutex;
   std::vector<std::optional<std::string>> seen;
   auto detector = LeaderDetector::start(*watcherSession, path, [&](const auto& leader) {
@@ -36,12 +28,12 @@ TEST(LeaderDetector, ReportsEachLeaderInTurnAndNoneWhenAllLeave) {
   };
   ASSERT_TRUE(waitUntil([&] { return count() == 1; }));  // Not even the folder exists yet.
 
-  auto aSession = connect();
+  auto aSession = connectToSharedServer();
   auto a = LeaderContender::start(*aSession, path, "A", {});
   ASSERT_TRUE(a.ok()) << a.message();
   auto aContender = std::move(a).value();
   ASSERT_TRUE(waitUntil([&] { return count() == 2; }));
-  auto bSession = connect();
+  auto bSession = connectToSharedServer();
   auto b = LeaderContender::start(*bSession, path, "B", {});
   ASSERT_TRUE(b.ok());
   auto bContender = std::move(b).value();

@@ -163,4 +163,12 @@ ZooKeeperServer::~ZooKeeperServer() {
   std::filesystem::remove_all(directory_, ignored);
 }
 
+std::unique_ptr<ZooKeeperSession> connectToSharedServer() {
+  ZooKeeperSession::Options options;
+  options.connectString = sharedZooKeeperServer().connectString();
+  auto session = ZooKeeperSession::connect(options);
+  CHECK(session.ok()) << session.message();
+  return std::move(session).value();
+}
+
 }  // namespace harvest::ha::testing

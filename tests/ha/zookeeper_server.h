@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "ha/zookeeper_session.h"
 
 namespace harvest::ha::testing {
 
@@ -41,6 +42,9 @@ class ZooKeeperServer {
 // One server for every test of a binary, started on first use and stopped at exit; a test
 // binary that cannot start it fails loudly.
 ZooKeeperServer& sharedZooKeeperServer();
+
+// A session with the shared server, or the process fails: a test cannot go on without it.
+std::unique_ptr<ZooKeeperSession> connectToSharedServer();
 
 // Polls `done` every few milliseconds; false if it is still false after `timeout`.
 bool waitUntil(const std::function<bool()>& done,

@@ -10,16 +10,9 @@
 namespace harvest::ha {
 namespace {
 
+using testing::connectToSharedServer;
 using testing::sharedZooKeeperServer;
 using testing::waitUntil;
-
-std::unique_ptr<ZooKeeperSession> connectToShared() {
-  ZooKeeperSession::Options options;
-  options.connectString = sharedZooKeeperServer().connectString();
-  auto session = ZooKeeperSession::connect(options);
-  CHECK(session.ok()) << session.message();
-  return std::move(session).value();
-}
 
 TEST(ZooKeeperSession, NoServerIsAnIOErrorAfterTheConnectTimeout) {
   ZooKeeperSession::Options options;
@@ -37,7 +30,7 @@ TEST(ZooKeeperSession, NoServerIsAnIOErrorAfterTheConnectTimeout) {
 }
 
 TEST(ZooKeeperSession, CreateGetSetRemoveWithVersionFence) {
-  auto session = connectToShared();
+  auto session = connectToSharedServer();
   EXPECT_EQ(session->state(), SessionState::kConnected);
   ASSERT_TRUE(session->createParents("/session_test/crud/a").ok());
   EXPECT_TRUE(session->createParents("/session_test/crud/a").ok()) << "idempotent";
@@ -70,7 +63,7 @@ TEST(ZooKeeperSession, CreateGetSetRemoveWithVersionFence) {
 }
 
 TEST(ZooKeeperSession, WatchesFireOnceOnTheEventThread) {
-  auto session = connectToShared();
+  auto session = connectToSharedServer();
   ASSERT_TRUE(session->createParents("/session_test/watch").ok());
   std::mutex mutex;
   std::vector<std::pair<WatchEvent, std::string>> events;
@@ -112,9 +105,9 @@ TEST(ZooKeeperSession, WatchesFireOnceOnTheEventThread) {
 }
 
 TEST(ZooKeeperSession, ClosingDeletesEphemeralNodesAtOnce) {
-  auto observer = connectToShared();
+  auto observer = connectToSharedServer();
   ASSERT_TRUE(observer->createParents("/session_test/ephemeral").ok());
-  auto owner = connectToShared();
+  auto owner = connectToSharedServer();
   auto node = owner->create("/session_test/ephemeral/n", "", NodeKind::kEphemeralSequential);
   ASSERT_TRUE(node.ok());
   EXPECT_EQ(*node, "/session_test/ephemeral/n0000000000");
