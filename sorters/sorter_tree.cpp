@@ -101,7 +101,7 @@ void SorterTree::attach(NodeId id) {
   const Child entry{node.share, node.allocations, node.rank, id, node.client};
   SiblingList<Child>& siblings = nodes_[node.parent].children;
   if (order_ == SiblingOrder::kByShare && !sharesStale_) {
-    siblings.insertSorted(entry, [this](const Child& a, const Child& b) { return keyLess(a, b); });
+    siblings.insertSorted(entry, [](const Child& a, const Child& b) { return keyLess(a, b); });
   } else {
     // A stale order is re-sorted wholesale before it is next read.
     siblings.append(entry);
@@ -303,7 +303,7 @@ void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations)
   node.share = shareOf(node);
   if (sharesStale_) return;
 
-  const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
+  const auto less = [](const Child& a, const Child& b) { return keyLess(a, b); };
   const Child old{oldShare, oldAllocations, node.rank, id, node.client};
   const Child moved{node.share, node.allocations, node.rank, id, node.client};
   const bool repositioned = nodes_[node.parent].children.reposition(old, moved, less);
@@ -349,12 +349,6 @@ double SorterTree::shareOf(const Node& node) const {
     if (divisor > 0) dominant = std::max(dominant, static_cast<double>(amount.milli()) / divisor);
   }
   return dominant / node.weight;
-}
-
-bool SorterTree::keyLess(const Child& a, const Child& b) const {
-  if (a.share != b.share) return a.share < b.share;
-  if (a.allocations != b.allocations) return a.allocations < b.allocations;
-  return a.rank < b.rank;
 }
 
 void SorterTree::makeVirtualLeaf(NodeId id) {
@@ -420,7 +414,7 @@ void SorterTree::restoreSiblingOrder() {
   for (NodeId id = kRoot + 1; id < nodes_.size(); ++id) {
     if (nodes_[id].inUse) nodes_[id].share = shareOf(nodes_[id]);
   }
-  const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
+  const auto less = [](const Child& a, const Child& b) { return keyLess(a, b); };
   for (Node& node : nodes_) {
     if (!node.inUse || node.children.empty()) continue;
     node.children.forEachMutable([this](Child& child) {
