@@ -338,11 +338,16 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
       return;
     }
-    // What this role may take here depends on the framework only through the refinement
-    // capability: build each variant once, on first need, not once per framework tried.
+    // Usual case: no caps and nothing reserved, so every framework's candidate is the agent's
+    // whole leftover (`available` holds regular resources only). It is checked in place and
+    // copied only once a framework takes it, not once per agent visited.
+    const bool wholeLeftover =
+        !guaranteeShortfall && caps.empty() && !agent.available.hasReserved();
+    // Otherwise what this role may take here depends on the framework only through the
+    // refinement capability: build each variant once, on first need, not once per framework.
     std::optional<Resources> candidates[2];
-    const bool agentHasReserved = agent.available.hasReserved();
     bool worthOffering[2] = {false, false};
+    if (wholeLeftover) worthOffering[0] = worthOffering[1] = offerable(agent.available);
     // Find the first framework that may take the agent's leftover; offer after the walk,
     // since offering reorders the sorter.
     FrameworkIdx chosen = UINT32_MAX;
@@ -354,7 +359,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
       if (framework.multiRole && !agent.multiRole) return true;
       const int variant = framework.refinement ? 1 : 0;
-      if (!candidates[variant]) {
+      if (!wholeLeftover && !candidates[variant]) {
         if (guaranteeShortfall) {
           Resources whole, unreserved;
           splitForStage1(eligibleFor(agent, framework, roleIdx), poolRoles_, roleIdx, &whole,
@@ -363,8 +368,6 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
           candidates[variant] = guaranteeCaps(unreserved, *guaranteeShortfall, &stageCaps)
                                     ? whole + capped(unreserved, stageCaps)
                                     : Resources();
-        } else if (caps.empty() && !agentHasReserved) {
-          candidates[variant] = agent.available.regular();  // Usual case: no copies to cut.
         } else {
           const Resources eligible = eligibleFor(agent, framework, roleIdx);
           candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
@@ -372,14 +375,17 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
         worthOffering[variant] = offerable(*candidates[variant]);
       }
       if (!worthOffering[variant]) return true;
-      if (filtered(agent, Holder{frameworkIdx, roleIdx}, *candidates[variant])) return true;
+      const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
+      if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) return true;
       chosen = frameworkIdx;
       chosenVariant = variant;
       return false;
     });
     // Coarse grained: the agent's offerable leftover goes whole.
     if (chosen != UINT32_MAX) {
-      offer(agentIdx, chosen, roleIdx, std::move(*candidates[chosenVariant]), preferred);
+      offer(agentIdx, chosen, roleIdx,
+            wholeLeftover ? Resources(agent.available) : std::move(*candidates[chosenVariant]),
+            preferred);
     }
   };
 
