@@ -257,6 +257,9 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   };
 
   std::vector<PendingOffer> offers;
+  // Usually about one offer per agent visited: reserving up front spares moving every
+  // PendingOffer (a Resources with its inline entries) each time the vector grows.
+  offers.reserve(agentOrder.size());
   std::vector<PendingRescind> rescinds;
   auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
                    Resources resources, bool preferred) {
@@ -540,7 +543,7 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
     if (n > 0 && key(order[n - 1]) == key(order[n])) {
       batch.back().resources += o.resources;
     } else {
-      batch.push_back({roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources)});
+      batch.emplace_back(roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources));
     }
     if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
       callbacks_.offer(frameworks_[o.framework]->id, batch);
