@@ -19,8 +19,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <tuple>
+#include <vector>
 
 #include "allocator/hierarchical_allocator.h"
 #include "resources/roles.h"
@@ -100,6 +102,41 @@ void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolR
   }
   for (const auto& entry : eligible.ranges()) whole->addRanges(entry.key, entry.ranges);
   for (const auto& entry : eligible.sets()) whole->addSet(entry.key, entry.items);
+}
+
+// The indices of `offers` stably sorted by `key`, whose first field is the framework.
+// Framework indices are dense, so a counting sort groups the offers by framework in O(offers
+// + frameworks); only each framework's own few offers are then compared, instead of sorting
+// every offer of the cycle against every other.
+template <typename Offers, typename Key>
+std::vector<uint32_t> orderByKey(const Offers& offers, size_t frameworkSlots, const Key& key) {
+  std::vector<uint32_t> groupStart(frameworkSlots + 1, 0);
+  for (const auto& offer : offers) ++groupStart[static_cast<uint32_t>(offer.framework) + 1];
+  for (size_t f = 1; f < groupStart.size(); ++f) groupStart[f] += groupStart[f - 1];
+  std::vector<uint32_t> order(offers.size());
+  std::vector<uint32_t> next(groupStart.begin(), groupStart.end() - 1);
+  for (uint32_t i = 0; i < offers.size(); ++i) {
+    order[next[static_cast<uint32_t>(offers[i].framework)]++] = i;
+  }
+  const auto less = [&key](uint32_t a, uint32_t b) { return key(a) < key(b); };
+  // Insertion sort below this size: stable, and std::stable_sort would allocate a buffer
+  // for every framework.
+  constexpr std::ptrdiff_t kSmallGroup = 16;
+  for (size_t f = 0; f < frameworkSlots; ++f) {
+    const auto first = order.begin() + groupStart[f];
+    const auto last = order.begin() + groupStart[f + 1];
+    if (last - first > kSmallGroup) {
+      std::stable_sort(first, last, less);
+      continue;
+    }
+    for (auto it = first; it != last; ++it) {
+      const uint32_t index = *it;
+      auto hole = it;
+      for (; hole != first && less(index, *(hole - 1)); --hole) *hole = *(hole - 1);
+      *hole = index;
+    }
+  }
+  return order;
 }
 
 }  // namespace
@@ -527,16 +564,13 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
   }
   if (!callbacks_.offer || offers.empty()) return;
   // One callback per framework; stage 1 and stage 2 may give the same framework the same
-  // agent under the same role in one cycle, which is one offer. Sort indices, not the
-  // records: each carries a Resources.
+  // agent under the same role in one cycle, which is one offer. Order indices, not the
+  // records (each carries a Resources), stably by (framework, role, agent, revocability).
   auto key = [&offers](uint32_t i) {
     const PendingOffer& o = offers[i];
     return std::tie(o.framework, o.role, o.agent, o.revocability);
   };
-  std::vector<uint32_t> order(offers.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  const std::vector<uint32_t> order = orderByKey(offers, frameworks_.size(), key);
   OfferedResources batch;
   for (size_t n = 0; n < order.size(); ++n) {
     PendingOffer& o = offers[order[n]];
