@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <limits>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "allocator/hierarchical_allocator.h"
@@ -409,8 +410,11 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
                                     ? whole + capped(unreserved, stageCaps)
                                     : Resources();
         } else {
-          const Resources eligible = eligibleFor(agent, framework, roleIdx);
-          candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
+          Resources eligible = eligibleFor(agent, framework, roleIdx);
+          // Without caps the split and the sum would rebuild `eligible` from two copies.
+          candidates[variant] = caps.empty()
+                                    ? std::move(eligible)
+                                    : eligible.reserved() + capped(eligible.unreserved(), caps);
         }
         worthOffering[variant] = offerable(*candidates[variant]);
       }
