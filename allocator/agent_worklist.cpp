@@ -35,6 +35,14 @@ std::vector<AgentIdx> AgentWorklist::takeDue(TimeNanos now, size_t agentSlots,
     for (AgentIdx agent{}; agent < agentSlots; ++agent) {
       if (live(agent)) due.push_back(agent);
     }
+  } else if (markedList_.size() >= agentSlots / kScanFraction) {
+    // Most agents changed (every one offered last cycle, say): one pass over the marks in
+    // index order is cheaper than sorting the list.
+    due.reserve(markedList_.size());
+    const size_t slots = std::min(agentSlots, marked_.size());
+    for (AgentIdx agent{}; agent < slots; ++agent) {
+      if (marked_[agent] && live(agent)) due.push_back(agent);
+    }
   } else {
     std::sort(markedList_.begin(), markedList_.end());
     for (AgentIdx agent : markedList_) {

@@ -35,6 +35,9 @@ class AgentWorklist {
 
  private:
   static constexpr TimeNanos kNever = std::numeric_limits<TimeNanos>::max();
+  // takeDue() scans the marks instead of sorting the marked list once at least one agent slot
+  // in this many is marked: sorting m agents costs ~m log2 m steps, the scan one per slot.
+  static constexpr size_t kScanFraction = 8;
   struct Wake {
     TimeNanos at;
     AgentIdx agent;

@@ -19,8 +19,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "allocator/hierarchical_allocator.h"
 #include "resources/roles.h"
@@ -100,6 +103,41 @@ void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolR
   }
   for (const auto& entry : eligible.ranges()) whole->addRanges(entry.key, entry.ranges);
   for (const auto& entry : eligible.sets()) whole->addSet(entry.key, entry.items);
+}
+
+// The indices of `offers` stably sorted by `key`, whose first field is the framework.
+// Framework indices are dense, so a counting sort groups the offers by framework in O(offers
+// + frameworks); only each framework's own few offers are then compared, instead of sorting
+// every offer of the cycle against every other.
+template <typename Offers, typename Key>
+std::vector<uint32_t> orderByKey(const Offers& offers, size_t frameworkSlots, const Key& key) {
+  std::vector<uint32_t> groupStart(frameworkSlots + 1, 0);
+  for (const auto& offer : offers) ++groupStart[static_cast<uint32_t>(offer.framework) + 1];
+  for (size_t f = 1; f < groupStart.size(); ++f) groupStart[f] += groupStart[f - 1];
+  std::vector<uint32_t> order(offers.size());
+  std::vector<uint32_t> next(groupStart.begin(), groupStart.end() - 1);
+  for (uint32_t i = 0; i < offers.size(); ++i) {
+    order[next[static_cast<uint32_t>(offers[i].framework)]++] = i;
+  }
+  const auto less = [&key](uint32_t a, uint32_t b) { return key(a) < key(b); };
+  // Insertion sort below this size: stable, and std::stable_sort would allocate a buffer
+  // for every framework.
+  constexpr std::ptrdiff_t kSmallGroup = 16;
+  for (size_t f = 0; f < frameworkSlots; ++f) {
+    const auto first = order.begin() + groupStart[f];
+    const auto last = order.begin() + groupStart[f + 1];
+    if (last - first > kSmallGroup) {
+      std::stable_sort(first, last, less);
+      continue;
+    }
+    for (auto it = first; it != last; ++it) {
+      const uint32_t index = *it;
+      auto hole = it;
+      for (; hole != first && less(index, *(hole - 1)); --hole) *hole = *(hole - 1);
+      *hole = index;
+    }
+  }
+  return order;
 }
 
 }  // namespace
@@ -257,6 +295,9 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   };
 
   std::vector<PendingOffer> offers;
+  // Usually about one offer per agent visited: reserving up front spares moving every
+  // PendingOffer (a Resources with its inline entries) each time the vector grows.
+  offers.reserve(agentOrder.size());
   std::vector<PendingRescind> rescinds;
   auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
                    Resources resources, bool preferred) {
@@ -338,11 +379,16 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
       return;
     }
-    // What this role may take here depends on the framework only through the refinement
-    // capability: build each variant once, on first need, not once per framework tried.
+    // Usual case: no caps and nothing reserved, so every framework's candidate is the agent's
+    // whole leftover (`available` holds regular resources only). It is checked in place and
+    // copied only once a framework takes it, not once per agent visited.
+    const bool wholeLeftover =
+        !guaranteeShortfall && caps.empty() && !agent.available.hasReserved();
+    // Otherwise what this role may take here depends on the framework only through the
+    // refinement capability: build each variant once, on first need, not once per framework.
     std::optional<Resources> candidates[2];
-    const bool agentHasReserved = agent.available.hasReserved();
     bool worthOffering[2] = {false, false};
+    if (wholeLeftover) worthOffering[0] = worthOffering[1] = offerable(agent.available);
     // Find the first framework that may take the agent's leftover; offer after the walk,
     // since offering reorders the sorter.
     FrameworkIdx chosen = UINT32_MAX;
@@ -354,7 +400,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
       if (framework.multiRole && !agent.multiRole) return true;
       const int variant = framework.refinement ? 1 : 0;
-      if (!candidates[variant]) {
+      if (!wholeLeftover && !candidates[variant]) {
         if (guaranteeShortfall) {
           Resources whole, unreserved;
           splitForStage1(eligibleFor(agent, framework, roleIdx), poolRoles_, roleIdx, &whole,
@@ -363,23 +409,27 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
           candidates[variant] = guaranteeCaps(unreserved, *guaranteeShortfall, &stageCaps)
                                     ? whole + capped(unreserved, stageCaps)
                                     : Resources();
-        } else if (caps.empty() && !agentHasReserved) {
-          candidates[variant] = agent.available.regular();  // Usual case: no copies to cut.
         } else {
-          const Resources eligible = eligibleFor(agent, framework, roleIdx);
-          candidates[variant] = eligible.reserved() + capped(eligible.unreserved(), caps);
+          Resources eligible = eligibleFor(agent, framework, roleIdx);
+          // Without caps the split and the sum would rebuild `eligible` from two copies.
+          candidates[variant] = caps.empty()
+                                    ? std::move(eligible)
+                                    : eligible.reserved() + capped(eligible.unreserved(), caps);
         }
         worthOffering[variant] = offerable(*candidates[variant]);
       }
       if (!worthOffering[variant]) return true;
-      if (filtered(agent, Holder{frameworkIdx, roleIdx}, *candidates[variant])) return true;
+      const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
+      if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) return true;
       chosen = frameworkIdx;
       chosenVariant = variant;
       return false;
     });
     // Coarse grained: the agent's offerable leftover goes whole.
     if (chosen != UINT32_MAX) {
-      offer(agentIdx, chosen, roleIdx, std::move(*candidates[chosenVariant]), preferred);
+      offer(agentIdx, chosen, roleIdx,
+            wholeLeftover ? Resources(agent.available) : std::move(*candidates[chosenVariant]),
+            preferred);
     }
   };
 
@@ -518,23 +568,20 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
   }
   if (!callbacks_.offer || offers.empty()) return;
   // One callback per framework; stage 1 and stage 2 may give the same framework the same
-  // agent under the same role in one cycle, which is one offer. Sort indices, not the
-  // records: each carries a Resources.
+  // agent under the same role in one cycle, which is one offer. Order indices, not the
+  // records (each carries a Resources), stably by (framework, role, agent, revocability).
   auto key = [&offers](uint32_t i) {
     const PendingOffer& o = offers[i];
     return std::tie(o.framework, o.role, o.agent, o.revocability);
   };
-  std::vector<uint32_t> order(offers.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  const std::vector<uint32_t> order = orderByKey(offers, frameworks_.size(), key);
   OfferedResources batch;
   for (size_t n = 0; n < order.size(); ++n) {
     PendingOffer& o = offers[order[n]];
     if (n > 0 && key(order[n - 1]) == key(order[n])) {
       batch.back().resources += o.resources;
     } else {
-      batch.push_back({roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources)});
+      batch.emplace_back(roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources));
     }
     if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
       callbacks_.offer(frameworks_[o.framework]->id, batch);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 #include "allocator/hierarchical_allocator.h"
 #include "resources/roles.h"
@@ -311,14 +312,18 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
   const bool reserved = resources.hasReserved();
   // Only reserved resources change what the agent can lend (its idle reservations).
   if (reserved) agent.revocableDirty = true;
-  if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
-    held->second += resources;
-  }
-  // Offers are coarse grained: taking the whole leftover is the usual case, and clearing is
-  // much cheaper than subtracting ranges.
+  // Offers are coarse grained: taking the whole leftover is the usual case. The leftover then
+  // moves into the holder's books, which saves copying it (with its port ranges on the heap)
+  // and subtracting ranges.
   if (agent.available == resources) {
-    agent.available = Resources();
+    Resources whole = std::exchange(agent.available, Resources());
+    if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(whole)); !added) {
+      held->second += resources;
+    }
   } else {
+    if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
+      held->second += resources;
+    }
     agent.available -= resources;
   }
   const Quantities quantities = resources.quantities();

@@ -43,7 +43,9 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
   node.client = client;
   node.inUse = true;
   node.virtualLeaf = false;
+  node.rank = 0;
   node.children.clear();
+  node.byPath.clear();
   activeLeaves_[id] = 0;
   return id;
 }
@@ -54,15 +56,52 @@ void SorterTree::freeNode(NodeId id) {
   node.parent = kNoNode;
   node.client = kNoClient;
   node.children.clear();
+  node.byPath.clear();
   freeNodes_.push_back(id);
 }
 
-void SorterTree::attach(NodeId id) {
+std::string_view SorterTree::siblingLabel(NodeId id) const {
   const Node& node = nodes_[id];
-  const Child entry{node.share, node.allocations, id, node.client};
+  if (node.virtualLeaf) return ".";
+  const std::string_view path = node.path;
+  return path.substr(path.rfind('/') + 1);
+}
+
+// Siblings share their parent's path, so ordering them by last label is ordering them by path.
+void SorterTree::rankAmongSiblings(NodeId id) {
+  Node& parent = nodes_[nodes_[id].parent];
+  std::vector<NodeId>& byPath = parent.byPath;
+  const std::string_view label = siblingLabel(id);
+  const auto at = std::lower_bound(
+      byPath.begin(), byPath.end(), label,
+      [this](NodeId sibling, std::string_view other) { return siblingLabel(sibling) < other; });
+  if (at == byPath.end()) {
+    // Clients added in name order, the common case, take the next rank and move nobody.
+    nodes_[id].rank = byPath.empty() ? 0 : nodes_[byPath.back()].rank + 1;
+    byPath.push_back(id);
+    return;
+  }
+  byPath.insert(at, id);
+  for (uint32_t position = 0; position < byPath.size(); ++position) {
+    nodes_[byPath[position]].rank = position;
+  }
+  // Every sibling keeps its relative order, so the child array stays sorted.
+  parent.children.forEachMutable([this](Child& child) { child.rank = nodes_[child.node].rank; });
+}
+
+void SorterTree::takeRankOf(NodeId id, NodeId replacement) {
+  std::vector<NodeId>& byPath = nodes_[nodes_[id].parent].byPath;
+  *std::find(byPath.begin(), byPath.end(), id) = replacement;
+  nodes_[replacement].rank = nodes_[id].rank;
+}
+
+void SorterTree::attach(NodeId id) {
+  rankAmongSiblings(id);
+  const Node& node = nodes_[id];
+  const Child entry{node.share, node.allocations, node.rank, id, node.client};
   SiblingList<Child>& siblings = nodes_[node.parent].children;
   if (order_ == SiblingOrder::kByShare && !sharesStale_) {
-    siblings.insertSorted(entry, [this](const Child& a, const Child& b) { return keyLess(a, b); });
+    siblings.insertSorted(entry, [](const Child& a, const Child& b) { return keyLess(a, b); });
   } else {
     // A stale order is re-sorted wholesale before it is next read.
     siblings.append(entry);
@@ -79,7 +118,9 @@ SorterTree::Child& SorterTree::entryOf(NodeId id) {
 }
 
 void SorterTree::detach(NodeId id) {
-  nodes_[nodes_[id].parent].children.eraseIf([id](const Child& child) { return child.node == id; });
+  Node& parent = nodes_[nodes_[id].parent];
+  parent.children.eraseIf([id](const Child& child) { return child.node == id; });
+  parent.byPath.erase(std::find(parent.byPath.begin(), parent.byPath.end(), id));
 }
 
 SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId parent) {
@@ -105,8 +146,11 @@ SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId pare
   Child& entry = entryOf(existing);
   entry.node = internal;
   entry.client = kNoClient;
+  takeRankOf(existing, internal);
   leaf.parent = internal;
-  node.children.append(Child{leaf.share, leaf.allocations, existing, leaf.client});
+  leaf.rank = 0;
+  node.byPath.push_back(existing);
+  node.children.append(Child{leaf.share, leaf.allocations, leaf.rank, existing, leaf.client});
   makeVirtualLeaf(existing);
   it->second = internal;
   return internal;
@@ -122,6 +166,7 @@ void SorterTree::collapseIfOnlyVirtualLeaf(NodeId id) {
 
   // The leaf's allocation is the whole subtree's and it takes the path's weight back, so the
   // keys match and the entry stays put.
+  takeRankOf(id, only.node);
   leaf.parent = node.parent;
   leaf.share = node.share;
   leaf.allocations = node.allocations;
@@ -258,9 +303,9 @@ void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations)
   node.share = shareOf(node);
   if (sharesStale_) return;
 
-  const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
-  const Child old{oldShare, oldAllocations, id, node.client};
-  const Child moved{node.share, node.allocations, id, node.client};
+  const auto less = [](const Child& a, const Child& b) { return keyLess(a, b); };
+  const Child old{oldShare, oldAllocations, node.rank, id, node.client};
+  const Child moved{node.share, node.allocations, node.rank, id, node.client};
   const bool repositioned = nodes_[node.parent].children.reposition(old, moved, less);
   // A subtree without active clients contributes nothing to sort(), wherever it sits.
   if (repositioned && activeLeaves_[id] > 0) orderChanged_ = true;
@@ -304,22 +349,6 @@ double SorterTree::shareOf(const Node& node) const {
     if (divisor > 0) dominant = std::max(dominant, static_cast<double>(amount.milli()) / divisor);
   }
   return dominant / node.weight;
-}
-
-bool SorterTree::keyLess(const Child& a, const Child& b) const {
-  if (a.share != b.share) return a.share < b.share;
-  if (a.allocations != b.allocations) return a.allocations < b.allocations;
-  if (a.node == b.node) return false;
-  const Node& left = nodes_[a.node];
-  const Node& right = nodes_[b.node];
-  if (!left.virtualLeaf && !right.virtualLeaf) return left.path < right.path;
-  // Siblings share the parent's path: compare the last labels, "." for the virtual leaf.
-  auto label = [](const Node& node) {
-    if (node.virtualLeaf) return std::string_view(".");
-    const std::string_view path = node.path;
-    return path.substr(path.rfind('/') + 1);
-  };
-  return label(left) < label(right);
 }
 
 void SorterTree::makeVirtualLeaf(NodeId id) {
@@ -385,7 +414,7 @@ void SorterTree::restoreSiblingOrder() {
   for (NodeId id = kRoot + 1; id < nodes_.size(); ++id) {
     if (nodes_[id].inUse) nodes_[id].share = shareOf(nodes_[id]);
   }
-  const auto less = [this](const Child& a, const Child& b) { return keyLess(a, b); };
+  const auto less = [](const Child& a, const Child& b) { return keyLess(a, b); };
   for (Node& node : nodes_) {
     if (!node.inUse || node.children.empty()) continue;
     node.children.forEachMutable([this](Child& child) {

@@ -10,7 +10,9 @@
 // it sorts as if its path were "<path>/.".
 //
 // In SiblingOrder::kByShare mode every internal node keeps its children sorted by
-// (share, allocation count, path); kInsertion (the random sorter) leaves them unordered. A change
+// (share, allocation count, path). The path tie-break is precomputed as an integer rank among
+// the siblings (see Node::rank), so a comparison reads three numbers from the child array and
+// never a string; kInsertion (the random sorter) leaves them unordered. A change
 // to one client's allocation moves that leaf and each ancestor within its parent's array (two
 // binary searches and a memmove each), so the cost is O(depth * log siblings) comparisons. Changes
 // that alter every share at once (totals, weights, excluded kinds) only mark the order stale;
@@ -75,12 +77,13 @@ class SorterTree : public Sorter {
   static constexpr NodeId kNoNode = UINT32_MAX;
   static constexpr ClientId kNoClient = UINT32_MAX;
 
-  // One entry of an internal node's child array. The sort key is kept inline so binary
-  // searches walk one contiguous array instead of chasing nodes; the path tie-break is the
-  // only field that needs the node itself.
+  // One entry of an internal node's child array. The whole sort key (share, allocation count,
+  // path rank) is kept inline so binary searches walk one contiguous 32-byte-per-entry array
+  // and never touch the nodes or their path strings.
   struct Child {
     double share;
     uint64_t allocations;
+    uint32_t rank;  // The node's Node::rank, copied so the tie-break stays in the array.
     NodeId node;
     ClientId client;  // kNoClient for internal nodes.
   };
@@ -117,8 +120,16 @@ class SorterTree : public Sorter {
     NodeId parent = kNoNode;
     ClientId client = kNoClient;  // Set for leaves only.
     bool inUse = false;
-    bool virtualLeaf = false;     // The leaf of a client whose path is also its parent's.
+    bool virtualLeaf = false;  // The leaf of a client whose path is also its parent's.
+    // Orders the node among its siblings by path (by last label, "." for a virtual leaf), the
+    // last tie-break of the sort key. Ranks are strictly increasing along the parent's
+    // `byPath`; removals leave gaps, which keep the order.
+    uint32_t rank = 0;
     SiblingList<Child> children;  // Internal nodes only.
+    // Internal nodes only: the children by path, so an added child's rank is found by one
+    // binary search over labels; renumbering on insertion is O(siblings), rare next to
+    // allocation changes.
+    std::vector<NodeId> byPath;
   };
 
   struct PathHash {
@@ -136,6 +147,12 @@ class SorterTree : public Sorter {
   NodeId internalNodeAt(std::string_view path, NodeId parent);
   void attach(NodeId node);
   void detach(NodeId node);
+  // The label that orders a node among its siblings: its last path label, "." if virtual.
+  std::string_view siblingLabel(NodeId node) const;
+  // Gives `node` its rank among its parent's children, shifting the ranks after it.
+  void rankAmongSiblings(NodeId node);
+  // Puts `replacement` where `node` was in their parent's path order, with the same rank.
+  void takeRankOf(NodeId node, NodeId replacement);
   Child& entryOf(NodeId node);
   // Undoes a virtual leaf once it is its parent's only child: the leaf takes the parent's place.
   void collapseIfOnlyVirtualLeaf(NodeId node);
@@ -147,7 +164,12 @@ class SorterTree : public Sorter {
   void changeAllocation(NodeId from, const Change& change);
   void refreshKey(NodeId node, double oldShare, uint64_t oldAllocations);
   double shareOf(const Node& node) const;
-  bool keyLess(const Child& a, const Child& b) const;
+  // Inline: the binary searches of every allocation change call it ~20 times per sorter.
+  static bool keyLess(const Child& a, const Child& b) {
+    if (a.share != b.share) return a.share < b.share;
+    if (a.allocations != b.allocations) return a.allocations < b.allocations;
+    return a.rank < b.rank;
+  }
   void setDivisor(KindId kind);
   // Turns the leaf `id`, just moved under the new internal node of its path, into that node's
   // virtual leaf: default weight, re-keyed among its new siblings.

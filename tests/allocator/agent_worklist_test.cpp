@@ -37,6 +37,22 @@ TEST(AgentWorklistTest, RemovedAgentsAreNeverDue) {
   EXPECT_EQ(worklist.takeDue(0, 4, odd), agents({3}));
 }
 
+// A few marks among many slots are sorted; many are found by scanning the marks. Both give
+// index order, each live agent once, nothing beyond the slots.
+TEST(AgentWorklistTest, DueAgentsComeInIndexOrderWhetherFewOrManyAreMarked) {
+  AgentWorklist worklist;
+  worklist.takeDue(0, 64, everyAgentLives);
+  worklist.mark(40);
+  worklist.mark(3);
+  worklist.mark(17);
+  EXPECT_EQ(worklist.takeDue(0, 64, everyAgentLives), agents({3, 17, 40}));
+
+  for (uint32_t agent : {63, 9, 8, 30, 2, 9, 70, 50, 41, 12, 1}) worklist.mark(agent);
+  auto odd = [](AgentIdx agent) { return agent % 2 == 1; };
+  EXPECT_EQ(worklist.takeDue(0, 64, odd), agents({1, 9, 41, 63}));
+  EXPECT_TRUE(worklist.takeDue(0, 64, everyAgentLives).empty());
+}
+
 TEST(AgentWorklistTest, AWakeMakesItsAgentDueOnceItsTimeComes) {
   AgentWorklist worklist;
   worklist.takeDue(0, 3, everyAgentLives);

@@ -171,6 +171,23 @@ TEST(DrfSorterTest, TiesBrokenByAllocationCountThenName) {
   EXPECT_EQ(sortedNames(sorter), (Names{"c", "d", "z", "y"}));
 }
 
+// The name tie-break is an integer rank per sibling: it must keep name order when a sibling
+// arrives in the middle (ranks renumbered), at the end (next rank) and after a removal (a gap).
+TEST(DrfSorterTest, NameTieBreakHoldsAcrossInsertionsAndRemovals) {
+  DrfSorter sorter;
+  addActive(sorter, "m");
+  const ClientId e = addActive(sorter, "e");
+  addActive(sorter, "t");
+  addActive(sorter, "a");
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "e", "m", "t"}));
+
+  sorter.remove(e);
+  addActive(sorter, "z");
+  addActive(sorter, "f");
+  addActive(sorter, "m/x");
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "f", "m", "m/x", "t", "z"}));
+}
+
 TEST(DrfSorterTest, RemovingAClientTakesItsAllocationAlong) {
   DrfSorter sorter;
   sorter.addTotal(cpus(10));
