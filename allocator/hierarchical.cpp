@@ -27,6 +27,21 @@ std::vector<std::string> rolesOf(const v1::FrameworkInfo& info) {
   return {info.role()};
 }
 
+// What any RESERVE / UNRESERVE / CREATE / DESTROY must keep: the amounts, and the class. The
+// lent classes belong to stage 3 alone; an operation that made them would put revocable
+// resources among regular ones, where the cycle offers them as its own.
+Status checkConversion(const ResourceConversion& c) {
+  if (c.consumed.quantities() != c.converted.quantities()) {
+    return Status::error("operation changes amounts: " + c.consumed.toString() + " -> " +
+                         c.converted.toString());
+  }
+  if (!c.consumed.revocable().empty() || !c.converted.revocable().empty()) {
+    return Status::error("operation on revocable resources: " + c.consumed.toString() + " -> " +
+                         c.converted.toString());
+  }
+  return Status();
+}
+
 }  // namespace
 
 Quantities unreservedQuantities(const Resources& resources) {
@@ -589,10 +604,7 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
       return Status::error("operation consumes " + c.consumed.toString() + " which is not in " +
                            after.toString());
     }
-    if (c.consumed.quantities() != c.converted.quantities()) {
-      return Status::error("operation changes amounts: " + c.consumed.toString() + " -> " +
-                           c.converted.toString());
-    }
+    if (Status s = checkConversion(c); !s.ok()) return s;
     after = after - c.consumed + c.converted;
   }
   // The converted resources stay allocated, so what is available does not change.
@@ -618,10 +630,7 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
       return Status::error("agent '" + agentId + "' does not have " + c.consumed.toString() +
                            " available");
     }
-    if (c.consumed.quantities() != c.converted.quantities()) {
-      return Status::error("operation changes amounts: " + c.consumed.toString() + " -> " +
-                           c.converted.toString());
-    }
+    if (Status s = checkConversion(c); !s.ok()) return s;
     for (const auto& entry : c.converted.scalars()) {
       if (entry.key.reserved()) poolRole(entry.key.pool);
     }

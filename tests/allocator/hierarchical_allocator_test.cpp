@@ -330,6 +330,12 @@ TEST_F(AllocatorTest, ErrorsLeaveStateUnchanged) {
   EXPECT_EQ(allocator_->removeAgent("nope").message(), "unknown agent 'nope'");
   EXPECT_EQ(allocator_->updateAvailable("agent", {{R("cpus:8"), R("cpus(r1):8")}}).message(),
             "agent 'agent' does not have cpus:8 available");
+  // An operation cannot make lent resources: the cycle would offer them among regular ones.
+  EXPECT_EQ(allocator_
+                ->updateAvailable("agent",
+                                  {{R("cpus:1"), R("cpus:1").lentAs(Revocability::kThrottleable)}})
+                .message(),
+            "operation on revocable resources: cpus:1 -> cpus{REV,THROTTLE}:1");
   EXPECT_EQ(allocator_->addFramework("bad", framework({"a//b"}), {}, true, {}).message(),
             "framework 'bad': role 'a//b' has an empty component ('//')");
   EXPECT_EQ(allocator_->addFramework("f", framework({"role"}), {}, true, {}).message(),
