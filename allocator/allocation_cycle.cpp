@@ -581,7 +581,9 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
     if (n > 0 && key(order[n - 1]) == key(order[n])) {
       batch.back().resources += o.resources;
     } else {
-      batch.emplace_back(roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources));
+      // Braces: clang (the fuzz build) has no parenthesized aggregate initialization yet.
+      batch.push_back(
+          OfferedResource{roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources)});
     }
     if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
       callbacks_.offer(frameworks_[o.framework]->id, batch);
