@@ -5,6 +5,7 @@
 #include "master/network/network_master.h"
 #include "net/recordio.h"
 #include "resources/proto/convert.h"
+#include "wire/utf8_fields.h"
 
 namespace harvest::master {
 namespace {
@@ -27,6 +28,10 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
   v1::AgentCall call;
   if (!call.ParseFromString(request.body)) {
     responder.respond(refuse(400, "the body is not an AgentCall (application/x-protobuf)"));
+    return;
+  }
+  if (std::optional<std::string> field = wire::firstNonUtf8Field(call)) {
+    responder.respond(refuse(400, "AgentCall string field '" + *field + "' is not UTF-8"));
     return;
   }
   Result<AgentRegistration> registration = agent::registrationFromCall(call);
@@ -97,6 +102,10 @@ void NetworkMaster::agentCall(const http::Request& request, http::Responder& res
   v1::AgentCall call;
   if (!call.ParseFromString(request.body)) {
     responder.respond(refuse(400, "the body is not an AgentCall (application/x-protobuf)"));
+    return;
+  }
+  if (std::optional<std::string> field = wire::firstNonUtf8Field(call)) {
+    responder.respond(refuse(400, "AgentCall string field '" + *field + "' is not UTF-8"));
     return;
   }
   const std::string& id = call.agent_id().value();

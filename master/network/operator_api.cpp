@@ -14,6 +14,7 @@
 #include "resources/roles.h"
 #include "wire/call_json.h"
 #include "wire/event_json.h"
+#include "wire/utf8_fields.h"
 
 namespace harvest::master {
 namespace {
@@ -83,6 +84,10 @@ void OperatorApi::handle(const http::Request& request, http::Responder& responde
     }
   } else if (!call.ParsePartialFromString(request.body)) {
     responder.respond(network_->refuse(400, "Failed to parse body into Call: bad protobuf"));
+    return;
+  } else if (std::optional<std::string> field = wire::firstNonUtf8Field(call)) {
+    responder.respond(network_->refuse(
+        400, "Failed to parse body into Call: string field '" + *field + "' is not UTF-8"));
     return;
   }
   if (!call.IsInitialized()) {
