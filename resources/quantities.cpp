@@ -1,5 +1,7 @@
 #include "resources/quantities.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 
 namespace harvest {
@@ -26,6 +28,15 @@ void Quantities::set(KindId kind, Scalar amount) {
     it->second = amount;
   } else {
     entries_.insert(it, Entry{kind, amount});
+  }
+}
+
+void Quantities::addInKindOrder(KindId kind, Scalar amount) {
+  DCHECK(entries_.empty() || entries_.back().first <= kind) << "kinds out of order";
+  if (!entries_.empty() && entries_.back().first == kind) {
+    entries_.back().second += amount;
+  } else {
+    entries_.push_back(Entry{kind, amount});
   }
 }
 

@@ -176,20 +176,24 @@ bool Resources::hasReserved() const {
 }
 
 Quantities Resources::quantities() const {
+  // Each list is sorted by kind first, so each is summed by appending; only a Resources with
+  // ranges or sets (ports, say) pays for merging the lists.
   Quantities out;
-  // Scalars are sorted by kind first, so runs of one kind are adjacent.
-  for (const ScalarEntry& entry : scalars_) {
-    out.set(entry.key.kind, out.get(entry.key.kind) + entry.amount);
-  }
+  for (const ScalarEntry& entry : scalars_) out.addInKindOrder(entry.key.kind, entry.amount);
+  if (ranges_.empty() && sets_.empty()) return out;
+  Quantities counted;
   for (const RangesEntry& entry : ranges_) {
-    const auto count = static_cast<int64_t>(entry.ranges.count());
-    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
+    counted.addInKindOrder(entry.key.kind,
+                           Scalar::fromUnits(static_cast<int64_t>(entry.ranges.count())));
   }
+  out += counted;
+  if (sets_.empty()) return out;
+  Quantities items;
   for (const SetEntry& entry : sets_) {
-    const auto count = static_cast<int64_t>(entry.items.size());
-    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
+    items.addInKindOrder(entry.key.kind,
+                         Scalar::fromUnits(static_cast<int64_t>(entry.items.size())));
   }
-  return out;
+  return out += items;
 }
 
 Resources Resources::filter(const std::function<bool(const ResourceKey&)>& keep) const {

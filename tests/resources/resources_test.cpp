@@ -25,6 +25,21 @@ TEST(ResourcesTest, ParsesMesosStrings) {
             "cpus:2;cpus(role1):1;mem:1024;disk(role1,principal):10;ports:[31000-32000]");
 }
 
+TEST(ResourcesTest, QuantitiesSumEveryPoolOfAKindAcrossScalarsRangesAndSets) {
+  const Resources r = parse(
+      "cpus:2;cpus(r1):1.5;mem:1024;mem(r1,alice):512;ports:[31000-31009,32000-32004];"
+      "ports(r1):[1-2];zones:{a,b,c};zones(r1):{d}");
+  const Quantities q = r.quantities();
+  EXPECT_EQ(q.get(kinds::kCpus), Scalar::fromMilli(3500));
+  EXPECT_EQ(q.get(kinds::kMem), Scalar::fromUnits(1536));
+  EXPECT_EQ(q.get(kinds::kPorts), Scalar::fromUnits(17));
+  KindId zones = 0;
+  ASSERT_TRUE(kinds::intern("zones", &zones));
+  EXPECT_EQ(q.get(zones), Scalar::fromUnits(4));
+  EXPECT_EQ(q.size(), 4u);
+  EXPECT_EQ(Resources().quantities(), Quantities());
+}
+
 TEST(ResourcesTest, ReservationKinds) {
   const Resources r = parse("cpus(role1):1;disk(role1,alice):10");
   ASSERT_EQ(r.scalars().size(), 2u);
