@@ -14,6 +14,10 @@
 // At the end, the same check and: no lost status updates (every task the framework launched
 // runs on an agent or its end reached the framework) and no task seen running whose end the
 // framework learned only by reconciliation (its agent's final update lost with a leader).
+// Reported, not checked: tasks a reconciliation answer called LOST before their agent's own
+// final update came (the agent re-registers without the tasks that ended while no master
+// led, and the new leader answers the framework's reconciliation before that agent's queued
+// updates arrive; a Mesos agent re-registers with them).
 //
 // HARVEST_HA_KILLS: kills (default 3). HARVEST_HA_SESSION_TIMEOUT: the masters'
 // --zk_session_timeout (default 2secs). HARVEST_HA_SEED: the seed of the random points
