@@ -125,6 +125,11 @@ size_t FrameworkClient::updatesToAcknowledge() const {
   return toAcknowledge_;
 }
 
+size_t FrameworkClient::redirectsFollowed() const {
+  std::lock_guard lock(mutex_);
+  return redirectsFollowed_;
+}
+
 size_t FrameworkClient::acknowledged() const {
   std::lock_guard lock(mutex_);
   return acknowledged_;
@@ -156,7 +161,11 @@ std::optional<FrameworkClient::AtLeader> FrameworkClient::subscribeAtLeader(
         {{"Content-Type", "application/x-protobuf"}, {"Accept", "application/x-protobuf"}},
         subscribe.SerializeAsString(), 2000);
     if (!opened.ok()) return std::nullopt;
-    if (opened->head().status == 200) return AtLeader{std::move(opened).value(), master};
+    if (opened->head().status == 200) {
+      std::lock_guard lock(mutex_);
+      redirectsFollowed_ += hop > 0 ? 1 : 0;
+      return AtLeader{std::move(opened).value(), master};
+    }
     std::optional<testkit::MasterEndpoint> leader = testkit::redirectTarget(opened->head());
     if (!leader) return std::nullopt;  // 503 while none leads: ask again later.
     master = *leader;

@@ -65,6 +65,8 @@ class FrameworkClient {
   size_t endedEarlyByReconciliation() const;
   // Updates that asked for an acknowledgement, and those whose ACKNOWLEDGE the master took.
   size_t updatesToAcknowledge() const;
+  // Subscriptions made at the master a standby's 307 named.
+  size_t redirectsFollowed() const;
   size_t acknowledged() const;
 
  private:
@@ -107,7 +109,7 @@ class FrameworkClient {
   std::string streamId_;
   std::map<std::string, Launched> tasks_;
   size_t preempted_ = 0;
-  size_t toAcknowledge_ = 0, acknowledged_ = 0;
+  size_t toAcknowledge_ = 0, acknowledged_ = 0, redirectsFollowed_ = 0;
   std::vector<Subscription> subscriptions_;
   uint64_t next_ = 1;
 };
