@@ -356,7 +356,11 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
     if (Status s = allocator_->reviveOffers(id, {}); !s.ok()) return s;
     LOG(INFO) << "framework " << id << " (" << info.name() << ") resubscribed: failed over to "
               << "a new scheduler";
-    if (scheduler) scheduler->subscribed(id);
+    if (scheduler) {
+      scheduler->subscribed(id);
+      for (const TaskStatus& held : heldUpdates_[id]) scheduler->update(held);
+      heldUpdates_.erase(id);
+    }
     if (observer_) observer_->frameworkUpdated(id);
     return id;
   }
@@ -725,6 +729,8 @@ void Master::statusUpdate(const TaskStatus& status) {
     // framework must still hear it: agents deliver every update until acknowledged.
     if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
       entry->scheduler->update(status);
+    } else if (entry && !removedFrameworks_.count(status.framework)) {
+      heldUpdates_[status.framework].push_back(status);
     }
     return;
   }

@@ -390,6 +390,9 @@ class Master final : public AgentReports {
   std::map<std::string, std::vector<ResourceConversion>> agentConversions_;
   bool saveScheduled_ = false;
   std::vector<std::pair<std::string, std::vector<std::string>>> pendingReconciles_;
+  // Updates for tasks this master never knew (they ended while no master led), kept until
+  // their framework's scheduler is back: the agent let go of them once this master took them.
+  std::map<std::string, std::vector<TaskStatus>> heldUpdates_;
   std::chrono::steady_clock::time_point createdAt_ = std::chrono::steady_clock::now();
   std::set<std::string> goneAgents_;  // Marked gone by the operator: never taken in again.
   std::vector<MaintenanceWindow> schedule_;

@@ -81,21 +81,29 @@ int FrameworkClient::subscribe(const v1::FrameworkInfo& info, const http::Client
   call.set_type(Call::SUBSCRIBE);
   *call.mutable_subscribe()->mutable_framework_info() = info;
   if (info.has_id()) *call.mutable_framework_id() = info.id();
-  Result<http::Connection> connection =
-      http::Connection::connect(kHost, port_, kTimeoutMs, options);
-  if (!connection.ok()) {
-    ADD_FAILURE() << connection.message();
-    return 0;
+  for (int hop = 0;; ++hop) {
+    Result<http::Connection> connection =
+        http::Connection::connect(host_, port_, kTimeoutMs, options);
+    if (!connection.ok()) {
+      ADD_FAILURE() << connection.message();
+      return 0;
+    }
+    Result<http::StreamReader> opened =
+        http::StreamReader::open(std::move(connection).value(), "POST", "/api/v1/scheduler",
+                                 headers(), encode(call), kTimeoutMs);
+    if (!opened.ok()) {
+      ADD_FAILURE() << opened.message();
+      return 0;
+    }
+    head_ = opened->head();
+    const std::optional<MasterEndpoint> leader = redirectTarget(head_);
+    if (!leader || hop == kMaxRedirects) {
+      stream_.emplace(std::move(opened).value());
+      break;
+    }
+    host_ = leader->host;
+    port_ = leader->port;
   }
-  Result<http::StreamReader> opened =
-      http::StreamReader::open(std::move(connection).value(), "POST", "/api/v1/scheduler",
-                               headers(), encode(call), kTimeoutMs);
-  if (!opened.ok()) {
-    ADD_FAILURE() << opened.message();
-    return 0;
-  }
-  stream_.emplace(std::move(opened).value());
-  head_ = stream_->head();
   if (head_.status != 200) return head_.status;
   if (const std::string* streamId = head_.header("mesos-stream-id")) streamId_ = *streamId;
   if (!readFirstEvent) return 200;
@@ -181,7 +189,7 @@ http::ClientResponse FrameworkClient::post(const http::Headers& extra, std::stri
 
 http::ClientResponse FrameworkClient::postRaw(const http::Headers& headers, std::string_view body) {
   if (!calls_) {
-    Result<http::Connection> connection = http::Connection::connect(kHost, port_, kTimeoutMs);
+    Result<http::Connection> connection = http::Connection::connect(host_, port_, kTimeoutMs);
     if (!connection.ok()) {
       ADD_FAILURE() << connection.message();
       return {};

@@ -11,6 +11,7 @@
 #include "net/recordio.h"
 #include "protos/scheduler.pb.h"
 #include "testing/common.h"
+#include "testing/leader_redirect.h"
 #include "wire/scheduler_codec.h"
 
 namespace harvest::testkit {
@@ -39,7 +40,8 @@ const v1::Resource* findResource(const v1::Offer& offer, const std::string& name
 ResourceProtos reservedCpus(const std::string& role, const std::string& principal);
 
 // SUBSCRIBE and the event stream, in JSON or protobuf; calls go over a keep-alive connection
-// of their own with the stream's Mesos-Stream-Id. HEARTBEATs are counted and dropped.
+// of their own with the stream's Mesos-Stream-Id. HEARTBEATs are counted and dropped. Given a
+// standby master, SUBSCRIBE follows its 307 to the leader, and calls go there too.
 class FrameworkClient {
  public:
   explicit FrameworkClient(uint16_t port, Format format = Format::kJson, http::Headers auth = {})
@@ -55,6 +57,8 @@ class FrameworkClient {
   const std::string& id() const { return id_; }
   void setId(std::string id) { id_ = std::move(id); }
   const std::string& streamId() const { return streamId_; }
+  // Where the subscription landed: the given master, or the leader a standby named.
+  uint16_t port() const { return port_; }
   uint64_t heartbeats() const { return heartbeats_; }
 
   // The next event (not a HEARTBEAT), or nullopt after timeoutMs or at the stream's end.
@@ -98,6 +102,7 @@ class FrameworkClient {
 
   bool readSome(Clock::time_point deadline);
 
+  std::string host_ = kHost;
   uint16_t port_;
   Format format_;
   http::Headers auth_;

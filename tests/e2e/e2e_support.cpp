@@ -147,6 +147,15 @@ MasterView parseState(const std::string& state) {
     if (active != nullptr && active->bool_value()) view.connectedAgents.insert(text(*agent, "id"));
     addFull(view.taskTotals, *agent, "used_resources_full");
     addFull(view.offerTotals, *agent, "offered_resources_full");
+    const std::string id = text(*agent, "id");
+    if (const Value* total = member(*agent, "resources")) {
+      for (const auto& [kind, amount] : total->struct_value().fields()) {
+        if (amount.has_number_value()) view.agentTotals[id][kind] = amount.number_value();
+      }
+    }
+    Totals& held = view.agentHeld[id];
+    addFull(held, *agent, "used_resources_full");
+    addFull(held, *agent, "offered_resources_full");
   }
   for (const Struct* framework : list(parsed, "frameworks")) {
     for (const Struct* task : list(*framework, "tasks")) {

@@ -39,11 +39,14 @@ bool sameTotals(const Totals& a, const Totals& b);
 std::string describe(const Totals& totals);
 
 // /master/state: the tasks that hold resources (staging or running), what unfinished tasks
-// hold and what offers hold (its agents' used_resources_full and offered_resources_full).
+// hold and what offers hold (its agents' used_resources_full and offered_resources_full), and
+// per agent its total and what its tasks and offers hold of it (revocable resources apart).
 struct MasterView {
   std::set<TaskKey> tasks;
   Totals taskTotals;
   Totals offerTotals;
+  std::map<std::string, Totals> agentTotals;
+  std::map<std::string, Totals> agentHeld;
   std::string recoveryState;
   std::set<std::string> connectedAgents;
 };

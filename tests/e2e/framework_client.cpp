@@ -8,11 +8,19 @@
 #include "resources/proto/convert.h"
 
 namespace harvest::e2e {
+namespace {
 
-FrameworkClient::FrameworkClient(uint16_t port, std::string role, bool revocable,
+bool isTerminal(v1::TaskState state) {
+  return state != v1::TASK_STAGING && state != v1::TASK_STARTING && state != v1::TASK_RUNNING &&
+         state != v1::TASK_KILLING;
+}
+
+}  // namespace
+
+FrameworkClient::FrameworkClient(std::vector<uint16_t> masters, std::string role, bool revocable,
                                  const std::string& taskResources, double taskSeconds,
                                  double revocableSeconds)
-    : port_(port),
+    : masters_(std::move(masters)),
       role_(std::move(role)),
       revocable_(revocable),
       taskResources_(parseResources(taskResources).value()),
@@ -37,11 +45,7 @@ std::set<std::string> FrameworkClient::unfinished() const {
   std::lock_guard lock(mutex_);
   std::set<std::string> out;
   for (const auto& [task, launched] : tasks_) {
-    const v1::TaskState state = launched.state;
-    if (state == v1::TASK_STAGING || state == v1::TASK_STARTING || state == v1::TASK_RUNNING ||
-        state == v1::TASK_KILLING) {
-      out.insert(task);
-    }
+    if (!isTerminal(launched.state)) out.insert(task);
   }
   return out;
 }
@@ -80,6 +84,57 @@ std::optional<Resources> FrameworkClient::resourcesOf(const std::string& task) c
   return it->second.resources;
 }
 
+std::optional<std::chrono::steady_clock::time_point> FrameworkClient::firstOfferSince(
+    Clock::time_point since) const {
+  std::lock_guard lock(mutex_);
+  for (const Subscription& subscription : subscriptions_) {
+    if (subscription.subscribed > since && subscription.firstOffer) return subscription.firstOffer;
+  }
+  return std::nullopt;
+}
+
+size_t FrameworkClient::endsLostAfterRunning() const {
+  std::lock_guard lock(mutex_);
+  size_t count = 0;
+  for (const auto& [task, launched] : tasks_) {
+    count += launched.reconciledAsEnded && !launched.endedByAgent && launched.seenRunning;
+  }
+  return count;
+}
+
+size_t FrameworkClient::launchesLost() const {
+  std::lock_guard lock(mutex_);
+  size_t count = 0;
+  for (const auto& [task, launched] : tasks_) {
+    count += launched.reconciledAsEnded && !launched.endedByAgent && !launched.seenRunning;
+  }
+  return count;
+}
+
+size_t FrameworkClient::endedEarlyByReconciliation() const {
+  std::lock_guard lock(mutex_);
+  size_t count = 0;
+  for (const auto& [task, launched] : tasks_) {
+    count += launched.reconciledAsEnded && launched.endedByAgent;
+  }
+  return count;
+}
+
+size_t FrameworkClient::updatesToAcknowledge() const {
+  std::lock_guard lock(mutex_);
+  return toAcknowledge_;
+}
+
+size_t FrameworkClient::redirectsFollowed() const {
+  std::lock_guard lock(mutex_);
+  return redirectsFollowed_;
+}
+
+size_t FrameworkClient::acknowledged() const {
+  std::lock_guard lock(mutex_);
+  return acknowledged_;
+}
+
 void FrameworkClient::loop() {
   while (!done_) {
     if (!session()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -94,11 +149,32 @@ bool FrameworkClient::post(http::Connection& connection, const v1::scheduler::Ca
   return response.ok() && response->status / 100 == 2;
 }
 
+std::optional<FrameworkClient::AtLeader> FrameworkClient::subscribeAtLeader(
+    const v1::scheduler::Call& subscribe) {
+  testkit::MasterEndpoint master{"127.0.0.1", masters_[nextMaster_]};
+  nextMaster_ = (nextMaster_ + 1) % masters_.size();
+  for (int hop = 0; hop <= testkit::kMaxRedirects; ++hop) {
+    Result<http::Connection> connection = http::Connection::connect(master.host, master.port, 500);
+    if (!connection.ok()) return std::nullopt;
+    Result<http::StreamReader> opened = http::StreamReader::open(
+        std::move(connection).value(), "POST", "/api/v1/scheduler",
+        {{"Content-Type", "application/x-protobuf"}, {"Accept", "application/x-protobuf"}},
+        subscribe.SerializeAsString(), 2000);
+    if (!opened.ok()) return std::nullopt;
+    if (opened->head().status == 200) {
+      std::lock_guard lock(mutex_);
+      redirectsFollowed_ += hop > 0 ? 1 : 0;
+      return AtLeader{std::move(opened).value(), master};
+    }
+    std::optional<testkit::MasterEndpoint> leader = testkit::redirectTarget(opened->head());
+    if (!leader) return std::nullopt;  // 503 while none leads: ask again later.
+    master = *leader;
+  }
+  return std::nullopt;
+}
+
 // One subscription, until its stream ends. False if it could not subscribe.
 bool FrameworkClient::session() {
-  Result<http::Connection> streamConnection = http::Connection::connect("127.0.0.1", port_, 500);
-  Result<http::Connection> calls = http::Connection::connect("127.0.0.1", port_, 500);
-  if (!streamConnection.ok() || !calls.ok()) return false;
   v1::scheduler::Call subscribe;
   subscribe.set_type(v1::scheduler::Call::SUBSCRIBE);
   v1::FrameworkInfo& info = *subscribe.mutable_subscribe()->mutable_framework_info();
@@ -113,16 +189,20 @@ bool FrameworkClient::session() {
     info.mutable_id()->set_value(known);
     subscribe.mutable_framework_id()->set_value(known);
   }
-  Result<http::StreamReader> opened = http::StreamReader::open(
-      std::move(streamConnection).value(), "POST", "/api/v1/scheduler",
-      {{"Content-Type", "application/x-protobuf"}, {"Accept", "application/x-protobuf"}},
-      subscribe.SerializeAsString(), 2000);
-  if (!opened.ok() || opened->head().status != 200) return false;
-  http::StreamReader stream = std::move(opened).value();
+  std::optional<AtLeader> subscribed = subscribeAtLeader(subscribe);
+  if (!subscribed) return false;
+  Result<http::Connection> calls =
+      http::Connection::connect(subscribed->leader.host, subscribed->leader.port, 500);
+  if (!calls.ok()) return false;
+  http::StreamReader stream = std::move(subscribed->stream);
   http::Connection callConnection = std::move(calls).value();
   const std::string* streamId = stream.head().header("mesos-stream-id");
   if (streamId == nullptr) return false;
   streamId_ = *streamId;
+  {
+    std::lock_guard lock(mutex_);
+    subscriptions_.push_back({Clock::now(), std::nullopt});
+  }
   http::RecordDecoder decoder;
   while (!done_) {
     Result<std::optional<std::string>> chunk = stream.nextChunk(50);
@@ -156,7 +236,10 @@ void FrameworkClient::handle(const v1::scheduler::Event& event, http::Connection
       post(calls, call);
       break;
     }
-    case Event::OFFERS:
+    case Event::OFFERS: {
+      std::lock_guard lock(mutex_);
+      if (!subscriptions_.back().firstOffer) subscriptions_.back().firstOffer = Clock::now();
+    }
       for (const v1::Offer& offer : event.offers().offers()) {
         answerOffer(offer, call);
         post(calls, call);
@@ -167,8 +250,19 @@ void FrameworkClient::handle(const v1::scheduler::Event& event, http::Connection
       {
         std::lock_guard lock(mutex_);
         auto it = tasks_.find(status.task_id().value());
-        if (it != tasks_.end()) it->second.state = status.state();
+        if (it != tasks_.end()) {
+          Launched& task = it->second;
+          const bool reconciliation = status.reason() == v1::TaskStatus::REASON_RECONCILIATION;
+          if (isTerminal(status.state())) {
+            if (!isTerminal(task.state) && reconciliation) task.reconciledAsEnded = true;
+            if (!reconciliation) task.endedByAgent = true;
+          }
+          // The agent's own end is the last word over a reconciliation answer.
+          if (!isTerminal(task.state) || !reconciliation) task.state = status.state();
+          task.seenRunning = task.seenRunning || status.state() == v1::TASK_RUNNING;
+        }
         if (status.reason() == v1::TaskStatus::REASON_CONTAINER_PREEMPTED) ++preempted_;
+        if (status.has_uuid()) ++toAcknowledge_;
       }
       // Only updates with a uuid want an acknowledgement, and it must name that uuid: the
       // master resends the update until it does.
@@ -177,7 +271,10 @@ void FrameworkClient::handle(const v1::scheduler::Event& event, http::Connection
       call.mutable_acknowledge()->mutable_agent_id()->set_value(status.agent_id().value());
       call.mutable_acknowledge()->mutable_task_id()->set_value(status.task_id().value());
       call.mutable_acknowledge()->set_uuid(status.uuid());
-      post(calls, call);
+      if (post(calls, call)) {
+        std::lock_guard lock(mutex_);
+        ++acknowledged_;
+      }
       break;
     }
     default:

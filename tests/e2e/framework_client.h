@@ -1,10 +1,14 @@
-// One framework over the v1 scheduler API (protobuf), as the kill-and-restart test runs it:
+// One framework over the v1 scheduler API (protobuf), as the kill-and-restart tests run it:
 // reconnects with its id whenever the stream ends, reconciles its unfinished tasks after each
 // subscription, launches one task per offer that fits while launching is on (declines
 // otherwise), and remembers every task it launched with its resources and last state.
+//
+// Given several masters it finds the leader as a Mesos HTTP framework does: it asks them in
+// turn, and follows a standby's 307 to the master it names.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -12,10 +16,12 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "net/http_client.h"
 #include "protos/scheduler.pb.h"
 #include "resources/resources.h"
+#include "testing/leader_redirect.h"
 
 namespace harvest::e2e {
 
@@ -23,8 +29,12 @@ class FrameworkClient {
  public:
   // `taskSeconds` is how long its tasks run on regular resources, `revocableSeconds` on lent
   // ones; 0: until killed or evicted.
-  FrameworkClient(uint16_t port, std::string role, bool revocable, const std::string& taskResources,
-                  double taskSeconds, double revocableSeconds);
+  FrameworkClient(std::vector<uint16_t> masters, std::string role, bool revocable,
+                  const std::string& taskResources, double taskSeconds, double revocableSeconds);
+  FrameworkClient(uint16_t master, std::string role, bool revocable,
+                  const std::string& taskResources, double taskSeconds, double revocableSeconds)
+      : FrameworkClient(std::vector<uint16_t>{master}, std::move(role), revocable, taskResources,
+                        taskSeconds, revocableSeconds) {}
   ~FrameworkClient() { stop(); }
 
   void start();
@@ -42,20 +52,52 @@ class FrameworkClient {
   size_t preempted() const;
   // What `task` was launched with; nullopt for a task this framework did not launch.
   std::optional<Resources> resourcesOf(const std::string& task) const;
+  // When the first offer arrived on a subscription made after `since` (so from a master alive
+  // then); nullopt if none yet.
+  std::optional<std::chrono::steady_clock::time_point> firstOfferSince(
+      std::chrono::steady_clock::time_point since) const;
+  // Tasks whose end this framework learned only from a reconciliation answer (the master no
+  // longer knew them, and no update from their agent followed): after it saw them run, their
+  // agent's final update was lost; before, the launch itself was (it never reached an agent).
+  size_t endsLostAfterRunning() const;
+  size_t launchesLost() const;
+  // Tasks a reconciliation answer called ended before their agent's own final update came.
+  size_t endedEarlyByReconciliation() const;
+  // Updates that asked for an acknowledgement, and those whose ACKNOWLEDGE the master took.
+  size_t updatesToAcknowledge() const;
+  // Subscriptions made at the master a standby's 307 named.
+  size_t redirectsFollowed() const;
+  size_t acknowledged() const;
 
  private:
   void loop();
   bool post(http::Connection& connection, const v1::scheduler::Call& call);
   bool session();
+  struct AtLeader {
+    http::StreamReader stream;
+    testkit::MasterEndpoint leader;
+  };
+  // A subscription stream at the leading master, asking masters_[nextMaster_] first and
+  // following its redirect; nullopt when that master is down or none leads.
+  std::optional<AtLeader> subscribeAtLeader(const v1::scheduler::Call& subscribe);
   void handle(const v1::scheduler::Event& event, http::Connection& calls);
   void answerOffer(const v1::Offer& offer, v1::scheduler::Call& call);
 
   struct Launched {
     Resources resources;
     v1::TaskState state = v1::TASK_STAGING;
+    bool seenRunning = false;
+    bool reconciledAsEnded = false;  // The first terminal update was a reconciliation answer.
+    bool endedByAgent = false;       // A terminal update from the agent came.
+  };
+  using Clock = std::chrono::steady_clock;
+  struct Subscription {
+    Clock::time_point subscribed;
+    std::optional<Clock::time_point> firstOffer;
   };
 
-  const uint16_t port_;
+  const std::vector<uint16_t> masters_;
+  size_t nextMaster_ = 0;
   const std::string role_;
   const bool revocable_;
   const Resources taskResources_;
@@ -67,6 +109,8 @@ class FrameworkClient {
   std::string streamId_;
   std::map<std::string, Launched> tasks_;
   size_t preempted_ = 0;
+  size_t toAcknowledge_ = 0, acknowledged_ = 0, redirectsFollowed_ = 0;
+  std::vector<Subscription> subscriptions_;
   uint64_t next_ = 1;
 };
 

@@ -9,12 +9,7 @@
 //     RECOVERING, waiting for that agent), SIGKILL it again while RECOVERING, restart it, and
 //     only then bring the agent back.
 // After every fault, with launches paused, the master's view must converge (within a bounded
-// window) on what the agents hold (their --state_file):
-//   * the same tasks on the same agents (none only at the master, none only at an agent);
-//   * the same resources: what the master's tasks hold equals what was launched for the tasks
-//     the agents run, and what the allocator counts as offered or in use (regular, and lent as
-//     revocable, /metrics/snapshot) equals the master's tasks plus its outstanding offers;
-//   * every agent connected.
+// window) on what the agents hold and what the frameworks launched (agreement.h).
 // At the end the same check, and: no lost status updates (a task a framework launched either
 // runs on an agent or its end reached the framework), evictions happened, and the role
 // history was reloaded (not bootstrapped) after each master restart.
@@ -29,6 +24,7 @@
 #include <random>
 #include <thread>
 
+#include "agreement.h"
 #include "e2e_support.h"
 #include "framework_client.h"
 
@@ -57,6 +53,7 @@ class Cluster {
       agentArgs_.push_back({HARVEST_AGENT_BIN, "--master=" + address, "--id=" + id,
                             "--resources=" + resources, "--kill_grace=0.2",
                             "--state_file=" + statePath(id)});
+      agents_.push_back({id, resources, statePath(id)});
     }
     agentPids_.assign(kAgents.size(), 0);
   }
@@ -97,28 +94,8 @@ class Cluster {
     return -1;
   }
 
-  struct Check {
-    bool converged = false;
-    size_t tasks = 0;  // Tasks compared when the views agreed.
-    double seconds = 0;
-    std::string problem;  // The last disagreement seen, when they never agreed.
-  };
-
-  // Compares the master's view with the agents' until they agree, for at most `timeout`
-  // seconds. Launches are paused meanwhile, so the comparison is of a cluster that settles;
-  // `resume` turns them back on afterwards.
-  Check converge(std::vector<FrameworkClient*> frameworks, double timeout, bool resume) const {
-    for (FrameworkClient* framework : frameworks) framework->setLaunching(false);
-    Check check;
-    const auto start = Clock::now();
-    while (!check.converged && secondsSince(start) < timeout) {
-      check.problem = compare(frameworks, &check.tasks);
-      check.converged = check.problem.empty();
-      if (!check.converged) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    check.seconds = secondsSince(start);
-    for (FrameworkClient* framework : frameworks) framework->setLaunching(resume);
-    return check;
+  Agreement converge(std::vector<FrameworkClient*> frameworks, double timeout, bool resume) const {
+    return e2e::converge(port_, agents_, frameworks, timeout, resume);
   }
 
   // What the agents hold, all of them.
@@ -134,61 +111,11 @@ class Cluster {
  private:
   std::string statePath(const std::string& agent) const { return dir_ + "/" + agent + ".state"; }
 
-  // One comparison; empty when every view agrees, else what did not.
-  std::string compare(const std::vector<FrameworkClient*>& frameworks, size_t* compared) const {
-    std::set<TaskKey> agentTasks;
-    for (const auto& [id, resources] : kAgents) {
-      AgentTruth agent = readTruth(statePath(id), id);
-      if (!agent.registered || agent.outbox != 0) return id + " not registered or still sending";
-      agentTasks.insert(agent.tasks.begin(), agent.tasks.end());
-    }
-    // Metrics before and after /state: the allocator's counts are compared with /state only
-    // when nothing changed meanwhile.
-    std::optional<std::string> before = get(port_, "/metrics/snapshot");
-    std::optional<std::string> state = get(port_, "/master/state");
-    std::optional<std::string> after = get(port_, "/metrics/snapshot");
-    if (!before || !state || !after) return "master not answering";
-    const std::vector<std::string> kinds = {"cpus", "mem"};
-    const Totals allocator = allocatorTotals(*before, kinds);
-    if (!sameTotals(allocator, allocatorTotals(*after, kinds))) return "allocation in progress";
-    const MasterView view = parseState(*state);
-    if (view.recoveryState != "RUNNING") return "master " + view.recoveryState;
-    if (view.connectedAgents.size() != kAgents.size()) {
-      return std::to_string(view.connectedAgents.size()) + " agents connected at the master";
-    }
-    size_t onlyMaster = 0, onlyAgent = 0;
-    for (const TaskKey& task : view.tasks) onlyMaster += agentTasks.count(task) ? 0 : 1;
-    Totals launched;
-    for (const TaskKey& task : agentTasks) {
-      onlyAgent += view.tasks.count(task) ? 0 : 1;
-      for (FrameworkClient* framework : frameworks) {
-        if (framework->id() != std::get<0>(task)) continue;
-        if (std::optional<Resources> r = framework->resourcesOf(std::get<1>(task)))
-          add(launched, *r);
-      }
-    }
-    if (onlyMaster + onlyAgent > 0) {
-      return "tasks differ: " + std::to_string(onlyMaster) + " only at the master, " +
-             std::to_string(onlyAgent) + " only at agents";
-    }
-    if (!sameTotals(view.taskTotals, launched)) {
-      return "task resources differ: master " + describe(view.taskTotals) + "; agents run " +
-             describe(launched);
-    }
-    Totals heldOrOffered = view.taskTotals;
-    for (const auto& [kind, amount] : view.offerTotals) heldOrOffered[kind] += amount;
-    if (!sameTotals(allocator, heldOrOffered)) {
-      return "allocator counts " + describe(allocator) + " offered or in use; tasks and offers " +
-             "hold " + describe(heldOrOffered);
-    }
-    *compared = agentTasks.size();
-    return "";
-  }
-
   const std::string dir_;
   const uint16_t port_;
   std::vector<std::string> masterArgs_;
   std::vector<std::vector<std::string>> agentArgs_;
+  std::vector<AgentUnderTest> agents_;
   pid_t master_ = 0;
   std::vector<pid_t> agentPids_;
 };
@@ -236,7 +163,7 @@ TEST(RecoveryEndToEnd, FaultsAtRandomPointsLoseNothing) {
   // from the previous one. The first three are one of each kind; the owner wakes a third of
   // the way through, once a revocable task runs on its reservation, so that it evicts.
   std::mt19937_64 random(20261122);
-  std::vector<Cluster::Check> checks;
+  std::vector<Agreement> checks;
   int counts[3] = {0, 0, 0};
   bool ownerStarted = false;
   for (int i = 0; i < faults; ++i) {
@@ -289,20 +216,11 @@ TEST(RecoveryEndToEnd, FaultsAtRandomPointsLoseNothing) {
   batch.setLaunching(false);
   owner.setLaunching(false);
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  const Cluster::Check last = cluster.converge({&batch, &owner}, 10, /*resume=*/false);
+  const Agreement last = cluster.converge({&batch, &owner}, 10, /*resume=*/false);
   EXPECT_TRUE(last.converged) << "at the end the views did not agree: " << last.problem;
   // Every launched task either still runs on an agent or its end reached its framework.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const std::set<TaskKey> truth = cluster.truth();
-  size_t lostUpdates = 0;
-  for (FrameworkClient* framework : {&batch, &owner}) {
-    const std::string id = framework->id();
-    for (const std::string& task : framework->unfinished()) {
-      bool running = false;
-      for (const auto& [f, t, agent] : truth) running = running || (f == id && t == task);
-      lostUpdates += running ? 0 : 1;
-    }
-  }
+  const size_t lostUpdates = e2e::lostUpdates({&batch, &owner}, cluster.truth());
   batch.stop();
   owner.stop();
   double worst = 0;
@@ -310,7 +228,7 @@ TEST(RecoveryEndToEnd, FaultsAtRandomPointsLoseNothing) {
   size_t compared = last.tasks;
   std::string perCheck;
   double slowestCheck = last.seconds;
-  for (const Cluster::Check& check : checks) {
+  for (const Agreement& check : checks) {
     compared += check.tasks;
     perCheck += (perCheck.empty() ? "" : ",") + std::to_string(check.tasks);
     slowestCheck = std::max(slowestCheck, check.seconds);

@@ -28,8 +28,10 @@ class Recorder : public Scheduler {
   void inverseOffers(const std::vector<InverseOffer>& batch) override {
     for (const InverseOffer& offer : batch) inverse.push_back(offer);
   }
+  void update(const TaskStatus& status) override { updates.push_back(status); }
   std::vector<Offer> received;
   std::vector<InverseOffer> inverse;
+  std::vector<TaskStatus> updates;
 };
 
 v1::FrameworkInfo frameworkInfo(const std::string& role, const std::string& id = "") {
@@ -228,6 +230,25 @@ TEST_F(MasterRecoveryTest, ATornDownFrameworkStaysRemovedAfterARestart) {
   EXPECT_EQ(master_->completedFrameworks()[0].id().value(), batch_);
   Recorder web;
   EXPECT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+}
+
+// A task that ended while no master ran is not among what its agent reports, and the agent
+// lets go of its final update once the new master takes it: the master keeps the update until
+// the framework's scheduler is back, rather than drop it.
+TEST_F(MasterRecoveryTest, AnUpdateForAnUnknownTaskWaitsForItsFrameworkToResubscribe) {
+  runWorkload();
+  auto agents = crashAndRestart();
+  for (auto& agent : agents) ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
+  master_->statusUpdate({"ended-meanwhile", web_, "a1", TaskState::kFinished, "", "", loop_.now()});
+  Recorder web;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+  ASSERT_EQ(web.updates.size(), 1u);
+  EXPECT_EQ(web.updates[0].task, "ended-meanwhile");
+  EXPECT_EQ(web.updates[0].state, TaskState::kFinished);
+  // Delivered once: a later failover of the scheduler does not hear it again.
+  Recorder again;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &again).ok());
+  EXPECT_TRUE(again.updates.empty());
 }
 
 TEST_F(MasterRecoveryTest, TasksOfUnknownFrameworksAreRejectedTheRestApplies) {

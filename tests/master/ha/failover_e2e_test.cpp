@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "net/http_client.h"
+#include "testing/framework_client.h"
 #include "tests/ha/zookeeper_server.h"
 
 namespace harvest::master {
@@ -149,6 +150,13 @@ TEST_F(Failover, StandbysRedirectAndOneTakesOverWithTheAgentWhenTheLeaderIsKille
     EXPECT_EQ(location(standby, "GET", "/master/redirect"), leader);
   }
   EXPECT_EQ(location(ports[0], "GET", "/master/redirect"), leader);
+  // A framework that knows only a standby follows its 307: it subscribes with the leader, and
+  // its calls go there (a standby would answer them 307 too).
+  testkit::FrameworkClient framework(ports[2]);
+  ASSERT_EQ(framework.subscribe(testkit::frameworkInfo("web")), 200);
+  EXPECT_EQ(framework.firstEvent().type(), testkit::Event::SUBSCRIBED);
+  EXPECT_EQ(framework.port(), ports[0]);
+  EXPECT_EQ(framework.call(testkit::rolesCall(testkit::Call::REVIVE, {})).status, 202);
   // An agent given the ZooKeeper URL registers with the leader.
   startAgent(zkPort);
   ASSERT_TRUE(waitUntil([&] { return agentConnected(ports[0]); }, std::chrono::seconds(20)));
@@ -186,22 +194,28 @@ TEST_F(Failover, StandbysRedirectAndOneTakesOverWithTheAgentWhenTheLeaderIsKille
               std::chrono::duration<double>(std::chrono::steady_clock::now() - electedAt).count());
 }
 
-TEST_F(Failover, LeaderThatLosesZooKeeperExitsAtOnce) {
+TEST_F(Failover, LeaderThatLosesZooKeeperExitsAtOnceAndNoStandbyTakesOver) {
   auto zooKeeper = ZooKeeperServer::start();
   ASSERT_TRUE(zooKeeper.ok()) << zooKeeper.message();
   const uint16_t port = freePort();
   const pid_t master = startMaster(port, (*zooKeeper)->port());
   ASSERT_TRUE(waitUntil([&] { return elected(port); }, std::chrono::seconds(30)));
+  const uint16_t standbyPort = freePort();
+  const pid_t standby = startMaster(standbyPort, (*zooKeeper)->port());
+  ASSERT_TRUE(waitUntil([&] { return standingBy(standbyPort); }, std::chrono::seconds(30)));
 
   const auto lostAt = std::chrono::steady_clock::now();
   (*zooKeeper)->stop();
   int status = 0;
   ASSERT_TRUE(waitUntil([&] { return waitpid(master, &status, WNOHANG) == master; }));
-  masters_.clear();
+  masters_ = {standby};
   EXPECT_LT(std::chrono::steady_clock::now() - lostAt, std::chrono::seconds(2));
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 3);  // kLostLeadershipExitCode
   EXPECT_NE(readFile(logs_[port]).find("Lost leadership or candidacy"), std::string::npos);
+  // Nobody leads without ZooKeeper: the standby, cut off too, is never elected through twice
+  // the session timeout, so no two masters ever offer at once.
+  EXPECT_FALSE(waitUntil([&] { return elected(standbyPort); }, 2 * kSessionTimeout));
 }
 
 }  // namespace
