@@ -339,7 +339,8 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     }
   };
   // Stage 2: beyond the limits, what unmet guarantees need is held back, and so is the
-  // headroom lent on the agent (the surplus is found elsewhere: lent <= held).
+  // headroom lent on the agent: loans are at most what was held at the last cycle's end, so
+  // the surplus is found unlent.
   auto headroomCaps = [&](const AgentState& agent, Caps* caps) {
     for (const auto& [kind, needed] : requiredHeadroom) {
       tighten(*caps, kind, surplus(kind));

@@ -194,7 +194,7 @@ class HierarchicalAllocator final : public Allocator {
   Quantities revocableTotal_;  // Sum of every agent's totalRevocable.
   uint64_t grantSequence_ = 0;
   uint64_t rescindsSent_ = 0;
-  bool headroomLent_ = false;  // Some agent lends headroom: it must be taken back once unheld.
+  bool anyHeadroomLent_ = false;  // Some agent lends headroom: it must be taken back once unheld.
   std::map<std::string, double> weights_;
   std::unique_ptr<HostAffinity> affinity_;  // Null when host affinity is off.
   AgentWorklist worklist_;                  // Agents the next allocate() must look at.

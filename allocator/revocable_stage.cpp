@@ -109,7 +109,7 @@ void HierarchicalAllocator::untrackRevocable(Holder holder, const Resources& res
 
 void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added,
                                                Quantities* removed) {
-  if (!options_.lendHeadroom || (heldHeadroom.empty() && !headroomLent_)) return;
+  if (!options_.lendHeadroom || (heldHeadroom.empty() && !anyHeadroomLent_)) return;
   // Two walks over every agent (the held headroom is cluster-wide, whatever agents this cycle
   // visits), in index order: first each agent keeps what it lends already, as far as it is
   // still free and still held, so that lending does not hop between agents and rescind
@@ -125,7 +125,7 @@ void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Q
               unassigned);
     unassigned -= kept[a];
   }
-  headroomLent_ = false;
+  anyHeadroomLent_ = false;
   for (AgentIdx a{}; a < agents_.size(); ++a) {
     if (!agents_[a]) continue;
     AgentState& agent = *agents_[a];
@@ -135,7 +135,7 @@ void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Q
       unassigned -= more;
     }
     if (kept[a].empty() && agent.revocable.lentHeadroom().empty()) continue;
-    headroomLent_ = headroomLent_ || !kept[a].empty();
+    anyHeadroomLent_ = anyHeadroomLent_ || !kept[a].empty();
     const Quantities before = agent.revocable.total().quantities();
     agent.revocable.setLentHeadroom(headroomOn(agent, kept[a]));
     const Quantities after = agent.revocable.total().quantities();
