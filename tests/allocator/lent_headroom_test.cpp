@@ -218,5 +218,36 @@ TEST_F(LentHeadroomTest, LoansStayOnTheirAgentsFromCycleToCycle) {
   EXPECT_EQ(metric("revocable/headroom/allocated/cpus"), 2);
 }
 
+TEST_F(LentHeadroomTest, ALoanStaysOnItsAgentWhenAnEarlierAgentFreesUp) {
+  initialize();
+  setGuarantee("q", "cpus:1;mem:1024");
+  addFramework("H", {"other"});
+  addFramework("F", {"s"}, /*revocable=*/true);
+  // "x" comes first in index order and is fully held; "y" is idle and gets the loan.
+  ASSERT_TRUE(allocator_
+                  ->addAgent("x", agentInfo("x"), std::nullopt, R("cpus:1;mem:1024"),
+                             {{"H", {{"other", R("cpus:1;mem:1024")}}}})
+                  .ok());
+  addAgent("y", "cpus:1;mem:1024");
+  std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(offers[0].agent, "y");
+  EXPECT_EQ(offers[0].resources, lent("cpus:1;mem:1024"));
+  // "x" frees up: F is offered it (only one of the two is held), and declines it for long.
+  v1::Filters longer;
+  longer.set_refuse_seconds(1000);
+  ASSERT_TRUE(allocator_->recoverResources("H", "x", "other", R("cpus:1;mem:1024"), longer).ok());
+  offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(offers[0].agent, "x");
+  EXPECT_EQ(offers[0].resources, R("cpus:1;mem:1024"));
+  ASSERT_TRUE(allocator_->recoverResources("F", "x", "s", R("cpus:1;mem:1024"), longer).ok());
+  // Now "x" is idle too, and first in index order: the loan still stays on "y".
+  offers = cycle();
+  EXPECT_TRUE(offers.empty());
+  EXPECT_TRUE(rescinds_.empty());
+  EXPECT_EQ(metric("revocable/headroom/allocated/cpus"), 1);
+}
+
 }  // namespace
 }  // namespace harvest
