@@ -9,7 +9,8 @@
 //            guarantees need;
 //   in both, a quota limit caps each kind it names (reservations count as consumed, so
 //   they are always offered; kinds it does not name are not limited);
-//   stage 3: (revocable_stage.cpp) idle reserved and oversubscribed resources are lent.
+//   stage 3: (revocable_stage.cpp) idle reserved and oversubscribed resources, and the
+//            headroom held back for unmet guarantees, are lent.
 // With host affinity on, an agent a role freed is first held for that role (see
 // host_affinity.h): offered to it alone during the hold, before stages 1 and 2.
 // An agent's offerable leftover goes whole to the first eligible framework (coarse grained).
@@ -339,9 +340,14 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
       }
     }
   };
-  // Stage 2: beyond the limits, what unmet guarantees need is held back.
-  auto headroomCaps = [&](Caps* caps) {
-    for (const auto& [kind, needed] : requiredHeadroom) tighten(*caps, kind, surplus(kind));
+  // Stage 2: beyond the limits, what unmet guarantees need is held back, and so is the
+  // headroom lent on the agent: loans are at most what was held at the last cycle's end, so
+  // the surplus is found unlent.
+  auto headroomCaps = [&](const AgentState& agent, Caps* caps) {
+    for (const auto& [kind, needed] : requiredHeadroom) {
+      tighten(*caps, kind, surplus(kind));
+      tighten(*caps, kind, agent.unlentUnreserved(kind));
+    }
   };
   // Stage 1 for the unreserved scalars `unreserved` of an agent: the role's unmet guarantee
   // in full (so a cluster over-committed by guarantees still serves it), anything beyond it
@@ -377,7 +383,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     if (nested(roleIdx) && !agent.hierarchicalRole) return;
     Caps caps;
     limitCaps(roleIdx, &caps);
-    if (!guaranteeShortfall) headroomCaps(&caps);
+    if (!guaranteeShortfall) headroomCaps(agent, &caps);
     if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
       return;
     }
@@ -529,7 +535,12 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     }
   }
 
-  if (options_.revocableStage) revocableStage(agentOrder, &offers, &rescinds);
+  if (options_.revocableStage) {
+    // What unmet guarantees still hold back after stages 1 and 2: stage 3 may lend it.
+    const Quantities heldHeadroom =
+        requiredHeadroom - shortfall(requiredHeadroom, availableHeadroom);
+    revocableStage(agentOrder, heldHeadroom, &offers, &rescinds);
+  }
   generateInverseOffers(agentOrder);
 
   const double millis =

@@ -52,16 +52,20 @@ struct AllocatorOptions {
   std::vector<std::string> fairnessExcludedKinds{"gpus"};
   // Offer idle reserved and oversubscribed resources as revocable (stage 3).
   bool revocableStage = true;
+  // Stage 3 also lends, as non-throttleable revocable, the unreserved headroom held back for
+  // unmet quota guarantees; a guarantee that comes back takes it back by rescind and eviction.
+  bool lendHeadroom = true;
   uint64_t seed = 0;
   HostAffinityOptions hostAffinity;
   std::function<TimeNanos()> clock;  // Required.
 
   // Builds options from module parameters (all optional): sorter, refuse_seconds,
   // min_allocatable_resources ("cpus:0.01|mem:32"), fairness_excluded_resource_names
-  // ("gpus,fpgas"), revocable_stage ("true"/"false"), seed, and host_affinity ("true"/
-  // "false") with host_affinity_{path, hold_seconds, save_interval_seconds,
-  // failure_threshold, short_lived_seconds, failure_reset_seconds, purge_age_seconds,
-  // strict_roles, anti_affinity_roles} (role lists comma separated). Unknown keys are errors.
+  // ("gpus,fpgas"), revocable_stage ("true"/"false"), lend_headroom ("true"/"false"), seed,
+  // and host_affinity ("true"/"false") with host_affinity_{path, hold_seconds,
+  // save_interval_seconds, failure_threshold, short_lived_seconds, failure_reset_seconds,
+  // purge_age_seconds, strict_roles, anti_affinity_roles} (role lists comma separated).
+  // Unknown keys are errors.
   static Result<AllocatorOptions> fromParameters(const std::map<std::string, std::string>& params);
 };
 

@@ -72,8 +72,12 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   // Stage 3, by class: what agents can lend, what is lent (offered or in use), what is lent
   // beyond what can be (until rescinds land or agents evict), and rescinds sent.
   Quantities revocableTotal[3], revocableAllocated[3], overCommitted;
+  // The non-throttleable part that is headroom held back for unmet quota guarantees.
+  Quantities headroomTotal, headroomAllocated;
   for (const auto& agent : agents_) {
     if (!agent) continue;
+    headroomTotal += agent->revocable.lentHeadroom().quantities();
+    headroomAllocated += agent->revocable.allocatedHeadroom().quantities();
     for (Revocability revocability :
          {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
       const auto c = static_cast<size_t>(revocability);
@@ -103,6 +107,10 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   for (const auto& [kind, amount] : clusterTotal_ + overCommitted) {
     out[prefix + "revocable/over_committed/" + kinds::name(kind)] =
         overCommitted.get(kind).toDouble();
+    out[prefix + "revocable/headroom/total/" + kinds::name(kind)] =
+        headroomTotal.get(kind).toDouble();
+    out[prefix + "revocable/headroom/allocated/" + kinds::name(kind)] =
+        headroomAllocated.get(kind).toDouble();
   }
   out[prefix + "revocable/rescinds_sent"] = static_cast<double>(rescindsSent_);
   for (const RoleState& role : roles_) {

@@ -107,6 +107,16 @@ struct AgentState {
   boost::container::flat_map<FrameworkIdx, TimeNanos> inverseOfferFilters;
   Resources oversubscribed;  // Usage slack estimate, for the revocable stage.
   RevocableLedger revocable;
+  // Free unreserved resources of `kind` that stage 3 does not lend as headroom: stage 2 offers
+  // these first, so that a loan is taken back only when a guarantee needs it.
+  Scalar unlentUnreserved(KindId kind) const {
+    Scalar free;
+    for (const auto& entry : available.scalars()) {
+      if (entry.key.kind == kind && !entry.key.reserved()) free += entry.amount;
+    }
+    const Scalar lent = revocable.lentHeadroom().scalar(kind);
+    return lent < free ? free - lent : Scalar();
+  }
   // Set when what the agent can lend may have changed; stage 3 then recomputes its slack.
   bool revocableDirty = true;
 };

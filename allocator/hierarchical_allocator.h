@@ -145,8 +145,12 @@ class HierarchicalAllocator final : public Allocator {
     AgentIdx agent;
     Resources resources;
   };
-  void revocableStage(const std::vector<AgentIdx>& agents, std::vector<PendingOffer>* offers,
-                      std::vector<PendingRescind>* rescinds);
+  // `heldHeadroom`: what stages 1 and 2 held back for unmet quota guarantees, cluster-wide.
+  void revocableStage(const std::vector<AgentIdx>& agents, const Quantities& heldHeadroom,
+                      std::vector<PendingOffer>* offers, std::vector<PendingRescind>* rescinds);
+  // Spreads the held headroom over the agents' idle unreserved resources for stage 3 to lend;
+  // total changes are summed as in refreshRevocableTotal().
+  void spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added, Quantities* removed);
   // Recomputes one agent's lendable resources; the change to the sorters' total is summed
   // into added/removed and applied once by applyRevocableTotalChange().
   void refreshRevocableTotal(AgentState& agent, Quantities* added, Quantities* removed);
@@ -190,6 +194,7 @@ class HierarchicalAllocator final : public Allocator {
   Quantities revocableTotal_;  // Sum of every agent's totalRevocable.
   uint64_t grantSequence_ = 0;
   uint64_t rescindsSent_ = 0;
+  bool anyHeadroomLent_ = false;  // Some agent lends headroom: it must be taken back once unheld.
   std::map<std::string, double> weights_;
   std::unique_ptr<HostAffinity> affinity_;  // Null when host affinity is off.
   AgentWorklist worklist_;                  // Agents the next allocate() must look at.

@@ -22,6 +22,7 @@ constexpr std::string_view kRefuseSeconds = "refuse_seconds";
 constexpr std::string_view kMinAllocatable = "min_allocatable_resources";
 constexpr std::string_view kFairnessExcluded = "fairness_excluded_resource_names";
 constexpr std::string_view kRevocableStage = "revocable_stage";
+constexpr std::string_view kLendHeadroom = "lend_headroom";
 constexpr std::string_view kSeed = "seed";
 
 // A refusal is added to "now" in nanoseconds; capping it keeps that sum far from int64
@@ -128,6 +129,14 @@ Status parseRevocableStage(const std::string& value, AllocatorOptions& options) 
     return badValue(kRevocableStage, value, "expected 'true' or 'false'");
   }
   options.revocableStage = value == "true";
+  return Status();
+}
+
+Status parseLendHeadroom(const std::string& value, AllocatorOptions& options) {
+  if (value != "true" && value != "false") {
+    return badValue(kLendHeadroom, value, "expected 'true' or 'false'");
+  }
+  options.lendHeadroom = value == "true";
   return Status();
 }
 
@@ -239,6 +248,7 @@ Result<AllocatorOptions> AllocatorOptions::fromParameters(
       {kMinAllocatable, &parseMinAllocatable},
       {kFairnessExcluded, &parseFairnessExcluded},
       {kRevocableStage, &parseRevocableStage},
+      {kLendHeadroom, &parseLendHeadroom},
       {kSeed, &parseSeed},
   };
 

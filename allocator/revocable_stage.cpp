@@ -1,5 +1,6 @@
-// Stage 3: lending idle reserved resources (non-throttleable) and oversubscribed usage slack
-// (throttleable) to frameworks that opted in to revocable resources.
+// Stage 3: lending idle reserved resources and the headroom held back for unmet quota
+// guarantees (non-throttleable), and oversubscribed usage slack (throttleable), to frameworks
+// that opted in to revocable resources.
 //
 // Runs after stages 1 and 2, so "idle reserved" means reserved resources that their role
 // neither holds nor was just offered. Only agents whose lendable resources may have changed
@@ -7,14 +8,54 @@
 // revocable pool with the same weights as stage 2; revocable shares never count toward
 // quota. Each class goes out as its own offer.
 //
-// When an agent has lent more than it now can (the owner was allocated its reservation, or
-// the estimate shrank), the newest grants on it are rescinded first (see RevocableLedger);
-// what launched tasks still hold is over-commit that the agent settles by eviction.
+// Lent headroom stays in the agents' free resources: stages 1 and 2 never see it lent, so
+// headroom is still counted once, as headroom, and a guarantee whose role comes back is
+// offered it as regular resources at once. Stage 3 then lends on each agent only the part of
+// the held headroom assigned to it (spreadLentHeadroom), so that what the guarantee takes is
+// exactly what each agent lends less.
+//
+// When an agent has lent more than it now can (the owner was allocated its reservation, a
+// guarantee took headroom back, or the estimate shrank), the newest grants on it are rescinded
+// first (see RevocableLedger); what launched tasks still hold is over-commit that the agent settles
+// by eviction.
 #include <glog/logging.h>
 
 #include "allocator/hierarchical_allocator.h"
 
 namespace harvest {
+namespace {
+
+// The smaller amount of each kind.
+Quantities least(const Quantities& a, const Quantities& b) {
+  return a - (a - b);
+}
+
+// The agent's free unreserved scalars of the kinds in `kinds`.
+Quantities idleUnreserved(const AgentState& agent, const Quantities& kinds) {
+  Quantities idle;
+  for (const auto& entry : agent.available.scalars()) {
+    if (entry.key.reserved() || kinds.get(entry.key.kind).isZero()) continue;
+    idle.set(entry.key.kind, idle.get(entry.key.kind) + entry.amount);
+  }
+  return idle;
+}
+
+// The agent's free unreserved scalars, each kind cut to its amount in `amounts` (kinds it
+// does not name are left out).
+Resources headroomOn(const AgentState& agent, Quantities amounts) {
+  Resources out;
+  for (const auto& entry : agent.available.scalars()) {
+    if (entry.key.reserved()) continue;
+    const Scalar room = amounts.get(entry.key.kind);
+    const Scalar taken = std::min(room, entry.amount);
+    if (!taken.isPositive()) continue;
+    out.addScalar(entry.key, taken);
+    amounts.set(entry.key.kind, room - taken);
+  }
+  return out;
+}
+
+}  // namespace
 
 void HierarchicalAllocator::refreshRevocableTotal(AgentState& agent, Quantities* added,
                                                   Quantities* removed) {
@@ -66,7 +107,48 @@ void HierarchicalAllocator::untrackRevocable(Holder holder, const Resources& res
   }
 }
 
+void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added,
+                                               Quantities* removed) {
+  if (!options_.lendHeadroom || (heldHeadroom.empty() && !anyHeadroomLent_)) return;
+  // Two walks over every agent (the held headroom is cluster-wide, whatever agents this cycle
+  // visits), in index order: first each agent keeps what it lends already, as far as it is
+  // still free and still held, so that lending does not hop between agents and rescind
+  // needlessly; then the rest of what is held is lent where it is free.
+  Quantities unassigned = heldHeadroom;
+  std::vector<Quantities> kept(agents_.size());
+  for (AgentIdx a{}; a < agents_.size(); ++a) {
+    if (!agents_[a]) continue;
+    const AgentState& agent = *agents_[a];
+    if (agent.revocable.lentHeadroom().empty()) continue;
+    kept[a] =
+        least(least(agent.revocable.lentHeadroom().quantities(), idleUnreserved(agent, unassigned)),
+              unassigned);
+    unassigned -= kept[a];
+  }
+  anyHeadroomLent_ = false;
+  for (AgentIdx a{}; a < agents_.size(); ++a) {
+    if (!agents_[a]) continue;
+    AgentState& agent = *agents_[a];
+    if (agent.active && !agent.overcommitted && !unassigned.empty()) {
+      const Quantities more = least(idleUnreserved(agent, unassigned) - kept[a], unassigned);
+      kept[a] += more;
+      unassigned -= more;
+    }
+    if (kept[a].empty() && agent.revocable.lentHeadroom().empty()) continue;
+    anyHeadroomLent_ = anyHeadroomLent_ || !kept[a].empty();
+    const Quantities before = agent.revocable.total().quantities();
+    agent.revocable.setLentHeadroom(headroomOn(agent, kept[a]));
+    const Quantities after = agent.revocable.total().quantities();
+    if (before == after) continue;
+    *removed += before;
+    *added += after;
+    // Its rescinds and offers are due, even if this cycle does not visit it.
+    worklist_.mark(a);
+  }
+}
+
 void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrder,
+                                           const Quantities& heldHeadroom,
                                            std::vector<PendingOffer>* offers,
                                            std::vector<PendingRescind>* rescinds) {
   Quantities added, removed;
@@ -74,6 +156,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
     AgentState& agent = *agents_[agentIdx];
     if (agent.revocableDirty) refreshRevocableTotal(agent, &added, &removed);
   }
+  spreadLentHeadroom(heldHeadroom, &added, &removed);
   applyRevocableTotalChange(added, removed);
 
   for (AgentIdx agentIdx : agentOrder) {

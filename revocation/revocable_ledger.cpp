@@ -4,21 +4,27 @@
 
 namespace harvest {
 void RevocableLedger::setIdleReserved(const Resources& idleReserved) {
-  Resources total = total_.ofClass(Revocability::kThrottleable) +
-                    idleReserved.reserved().regular().lentAs(Revocability::kNonThrottleable);
-  if (total != total_) {
-    total_ = std::move(total);
-    totalChanged_ = true;
-  }
+  setPart(&idleReserved_, idleReserved.reserved().regular().lentAs(Revocability::kNonThrottleable));
 }
 
 void RevocableLedger::setUsageSlack(const Resources& estimate) {
-  Resources total = total_.ofClass(Revocability::kNonThrottleable) +
-                    estimate.regular().lentAs(Revocability::kThrottleable);
-  if (total != total_) {
-    total_ = std::move(total);
-    totalChanged_ = true;
-  }
+  setPart(&usageSlack_, estimate.regular().lentAs(Revocability::kThrottleable));
+}
+
+void RevocableLedger::setLentHeadroom(const Resources& headroom) {
+  setPart(&headroom_, headroom.unreserved().regular().lentAs(Revocability::kNonThrottleable));
+}
+
+void RevocableLedger::setPart(Resources* part, Resources lent) {
+  if (lent == *part) return;
+  *part = std::move(lent);
+  total_ = idleReserved_ + headroom_ + usageSlack_;
+  totalChanged_ = true;
+}
+
+Resources RevocableLedger::allocatedHeadroom() const {
+  // The smaller of the two, key by key.
+  return headroom_ - (headroom_ - allocated_);
 }
 
 // Resources' difference keeps, per key, only what the left side has beyond the right: for

@@ -416,6 +416,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     s.reservedUsedByOwners = cpuFraction(regular.reserved(), reservedCpus);
     s.reservedHarvested = cpuFraction(harvested, reservedCpus);
     s.throttleable = cpuFraction(throttled, totalCpus);
+    s.occupied = cpuFraction(regular + harvested, totalCpus);
     const auto metrics = current->allocator().metrics();
     for (const std::string& role : report.roles) {
       auto it = metrics.find("allocator/harvest/roles/" + role + "/shares/dominant");

@@ -29,9 +29,13 @@ using master::TaskStatus;
 struct Sample {
   double seconds = 0;
   // Fractions of the cluster's cpus: regular tasks on all resources, regular tasks on
-  // reserved resources (of reserved), revocable tasks on lent idle reservations (of reserved),
-  // and throttleable revocable tasks (of total).
+  // reserved resources (of reserved), non-throttleable revocable tasks (of reserved: they run
+  // on lent idle reservations, or on lent quota headroom), and throttleable revocable tasks
+  // (of total).
   double utilisation = 0, reservedUsedByOwners = 0, reservedHarvested = 0, throttleable = 0;
+  // Regular and non-throttleable revocable tasks, of the cluster's cpus: what of the agents'
+  // own cpus runs work (throttleable tasks run on usage slack, on top of them).
+  double occupied = 0;
   std::map<std::string, double> shares;  // Dominant share per role.
   // Counts since the start, across master restarts.
   uint64_t evictionsSoFar = 0, offersSoFar = 0, acceptedSoFar = 0, rescindsSoFar = 0;

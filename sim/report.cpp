@@ -151,6 +151,7 @@ std::string reportJson(const Report& r) {
         << ",\"reserved_used_by_owners\":" << jsonNumber(sample.reservedUsedByOwners)
         << ",\"reserved_harvested\":" << jsonNumber(sample.reservedHarvested)
         << ",\"throttleable\":" << jsonNumber(sample.throttleable)
+        << ",\"occupied\":" << jsonNumber(sample.occupied)
         << ",\"evictions\":" << sample.evictionsSoFar << ",\"offers\":" << sample.offersSoFar
         << ",\"accepted\":" << sample.acceptedSoFar << ",\"rescinds\":" << sample.rescindsSoFar
         << ",\"cycles\":" << sample.cycles

@@ -93,6 +93,9 @@ TEST(AllocatorOptionsTest, FairnessExcludedResourceNames) {
 TEST(AllocatorOptionsTest, RevocableStage) {
   EXPECT_FALSE(parseOk({{"revocable_stage", "false"}}).revocableStage);
   EXPECT_TRUE(parseOk({{"revocable_stage", "true"}}).revocableStage);
+  EXPECT_TRUE(parseOk({}).lendHeadroom);
+  EXPECT_FALSE(parseOk({{"lend_headroom", "false"}}).lendHeadroom);
+  EXPECT_TRUE(parseOk({{"lend_headroom", "true"}}).lendHeadroom);
 }
 
 TEST(AllocatorOptionsTest, Seed) {
@@ -119,8 +122,8 @@ TEST(AllocatorOptionsTest, AllKeysTogether) {
 TEST(AllocatorOptionsTest, UnknownKey) {
   EXPECT_EQ(errorOf("sorterr", "drf"),
             "unknown parameter 'sorterr' (value 'drf'); known parameters: "
-            "fairness_excluded_resource_names, min_allocatable_resources, refuse_seconds, "
-            "revocable_stage, seed, sorter, host_affinity, host_affinity_*");
+            "fairness_excluded_resource_names, lend_headroom, min_allocatable_resources, "
+            "refuse_seconds, revocable_stage, seed, sorter, host_affinity, host_affinity_*");
   // The clock comes from the master, never from a manifest.
   EXPECT_THAT(errorOf("clock", "real"), testing::StartsWith("unknown parameter 'clock'"));
 }
@@ -180,6 +183,9 @@ TEST(AllocatorOptionsTest, BadRevocableStage) {
     EXPECT_EQ(errorOf("revocable_stage", bad),
               "bad value '" + std::string(bad) +
                   "' for parameter 'revocable_stage': expected 'true' or 'false'");
+    EXPECT_EQ(errorOf("lend_headroom", bad),
+              "bad value '" + std::string(bad) +
+                  "' for parameter 'lend_headroom': expected 'true' or 'false'");
   }
 }
 

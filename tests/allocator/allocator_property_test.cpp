@@ -7,13 +7,16 @@
 //   6. every role's dominant share equals allocation / total recomputed from scratch;
 // for revocable resources (stage 3):
 //   1. per agent, what is lent (less rescinds in flight) fits in what can be lent: idle
-//      reservations as non-throttleable, the estimate in force as throttleable;
+//      reservations and idle unreserved scalars (lent headroom) as non-throttleable, the
+//      estimate in force as throttleable;
 //   2. lent idle reservations and regular holdings together fit the agent, ports disjoint;
 //   4. a rescind never names a regular resource;
 // after every cycle, for each offer:
 //   - quota: no offer takes a role (or a quota'd ancestor) past its limit on a kind it names;
 //   - headroom: unreserved resources that serve no unmet guarantee come only from what the
 //     unmet guarantees do not need (available - required headroom before the cycle);
+//   - lent headroom: what stage 3 may lend of the headroom is at most what unmet guarantees
+//     still hold back after the cycle (the least of required and available);
 //   - filters: no agent is offered to a framework (role) that refused a superset of the
 //     offer on it before the refusal expired;
 //   - suppression: no offer to an inactive framework or a role it suppresses;
@@ -134,8 +137,14 @@ class AllocatorPropertyTest : public AllocatorTest {
       ASSERT_EQ(a.regular.quantities(), a.regularQuantities)
           << "event " << event << ": a resource is held twice on " << agent;
       const Resources idle = total.reserved() - a.regular.reserved();
-      const Resources lendable = idle.lentAs(Revocability::kNonThrottleable) +
-                                 estimateInForce_[agent].lentAs(Revocability::kThrottleable);
+      const Resources idleUnreserved = total.unreserved() - a.regular.unreserved();
+      Resources idleUnreservedScalars;
+      for (const auto& entry : idleUnreserved.scalars()) {
+        idleUnreservedScalars.addScalar(entry.key, entry.amount);
+      }
+      const Resources lendable =
+          (idle + idleUnreservedScalars).lentAs(Revocability::kNonThrottleable) +
+          estimateInForce_[agent].lentAs(Revocability::kThrottleable);
       ASSERT_TRUE(lendable.contains(a.lent))
           << "event " << event << " agent " << agent << ": lent " << a.lent << " of " << lendable;
       const Resources lentIdle = a.lent.ofClass(Revocability::kNonThrottleable);
@@ -222,6 +231,13 @@ class AllocatorPropertyTest : public AllocatorTest {
             << kinds::name(kind) << ": " << after.consumed.at(role).toString();
       }
     }
+    for (const auto& [kind, amount] : after.required + after.available) {
+      const double held =
+          std::min(after.required.get(kind).toDouble(), after.available.get(kind).toDouble());
+      ASSERT_LE(metric("revocable/headroom/total/" + kinds::name(kind)), held)
+          << "event " << event << ": more headroom lendable than unmet guarantees hold back";
+    }
+    if (metric("revocable/headroom/allocated/cpus") > 0) ++lentHeadroomCycles_;
     const Quantities guaranteed = before.required - after.required;
     const Quantities surplus = before.available - before.required;
     const Quantities notGuaranteed = offeredUnreserved - guaranteed;
@@ -337,6 +353,7 @@ class AllocatorPropertyTest : public AllocatorTest {
   std::map<std::string, Quota> quotas_;
   size_t event_ = 0;  // The event being applied, for messages.
   size_t revocableOffers_ = 0, limitedOffers_ = 0, headroomCycles_ = 0, restarts_ = 0;
+  size_t lentHeadroomCycles_ = 0;  // Cycles after which some lent headroom was borrowed.
 };
 
 TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
@@ -501,14 +518,16 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
   // The run must have exercised what it checks, or the checks above proved nothing.
   std::printf(
       "%zu events in %.1f s (%.0f events/s): %zu revocable offers, %zu rescinds, %zu offers "
-      "under a limit, %zu cycles with headroom held, %zu restarts\n",
+      "under a limit, %zu cycles with headroom held, %zu with lent headroom borrowed, %zu "
+      "restarts\n",
       events, seconds, static_cast<double>(events) / seconds, revocableOffers_, rescindsSeen,
-      limitedOffers_, headroomCycles_, restarts_);
+      limitedOffers_, headroomCycles_, lentHeadroomCycles_, restarts_);
   if (events >= 20000) {
     EXPECT_GE(revocableOffers_, 100u);
     EXPECT_GE(rescindsSeen, 20u);
     EXPECT_GE(limitedOffers_, 100u);
     EXPECT_GE(headroomCycles_, 100u);
+    EXPECT_GE(lentHeadroomCycles_, 100u);
     EXPECT_GE(restarts_, 3u);
   }
 }

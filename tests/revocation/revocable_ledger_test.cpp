@@ -28,6 +28,31 @@ TEST(RevocableLedgerTest, TotalIsIdleReservationsPlusEstimateByClass) {
   EXPECT_EQ(ledger.total(), idle("cpus:8;mem:1024;ports:[31000-31009]") + slack("cpus:1"));
 }
 
+TEST(RevocableLedgerTest, LentHeadroomIsNonThrottleableAndCountsAsLentFirst) {
+  RevocableLedger ledger;
+  ledger.setIdleReserved(R("cpus(r):4"));
+  // Only unreserved regular resources are headroom.
+  ledger.setLentHeadroom(R("cpus:2;mem:1024;cpus(r):3"));
+  EXPECT_EQ(ledger.lentHeadroom(), idle("cpus:2;mem:1024"));
+  EXPECT_EQ(ledger.total(), idle("cpus:6;mem:1024"));
+  ledger.grant(1, 1, 1, idle("cpus:3"));
+  EXPECT_EQ(ledger.allocatedHeadroom(), idle("cpus:2"));
+  // The guarantee takes its headroom back: the excess is what it took, and the grant backing
+  // it is rescinded.
+  ledger.setLentHeadroom(R("mem:1024"));
+  EXPECT_EQ(ledger.excess(), Resources());
+  ledger.grant(2, 1, 2, idle("cpus:1;mem:1024"));
+  ledger.setLentHeadroom(Resources());
+  EXPECT_EQ(ledger.excess(), idle("mem:1024"));
+  const std::vector<RevocableLedger::Grant> chosen = ledger.chooseRescinds();
+  ASSERT_EQ(chosen.size(), 1u);
+  EXPECT_EQ(chosen[0].framework, 2u);
+  EXPECT_EQ(ledger.allocatedHeadroom(), Resources());
+  // Changing one part keeps the others.
+  ledger.setUsageSlack(R("cpus:1"));
+  EXPECT_EQ(ledger.total(), idle("cpus:4") + slack("cpus:1"));
+}
+
 TEST(RevocableLedgerTest, GrantsReduceAvailableAndReleaseNewestFirst) {
   RevocableLedger ledger;
   ledger.setIdleReserved(R("cpus(r):8;mem(r):1024"));
