@@ -240,6 +240,10 @@ Result<AllocatorOptions> AllocatorOptions::fromParameters(
       {kFairnessExcluded, &parseFairnessExcluded},
       {kRevocableStage, &parseRevocableStage},
       {kSeed, &parseSeed},
+      {"explain_decisions",
+       [](const std::string& value, AllocatorOptions& options) {
+         return parseBool("explain_decisions", value, &options.explainDecisions);
+       }},
   };
 
   for (const auto& [key, value] : params) {
