@@ -316,14 +316,16 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
     if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
     if constexpr (kExplain) decisions_.offered(agentIdx, frameworkIdx, roleIdx);
-    if (quotaRoles.empty()) {  // No headroom or consumption to follow.
-      offers.push_back(
-          {frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, std::move(resources)});
-      return;
-    }
-    const Quantities unreserved = unreservedQuantities(resources);
-    offers.push_back(
-        {frameworkIdx, roleIdx, agentIdx, Revocability::kRegular, std::move(resources)});
+    const Quantities unreserved =
+        quotaRoles.empty() ? Quantities() : unreservedQuantities(resources);
+    // Filled in place: a braced temporary would cost one more move of the Resources.
+    PendingOffer& pending = offers.emplace_back();
+    pending.framework = frameworkIdx;
+    pending.role = roleIdx;
+    pending.agent = agentIdx;
+    pending.revocability = Revocability::kRegular;
+    pending.resources = std::move(resources);
+    if (quotaRoles.empty()) return;  // No headroom or consumption to follow.
     availableHeadroom -= unreserved;
     for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
       if (quotaSlot[ancestor] < 0) continue;
@@ -712,9 +714,11 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
     if (n > 0 && key(order[n - 1]) == key(order[n])) {
       batch.back().resources += o.resources;
     } else {
-      // Braces: clang (the fuzz build) has no parenthesized aggregate initialization yet.
-      batch.push_back(
-          OfferedResource{roles_[o.role].name, agents_[o.agent]->id, std::move(o.resources)});
+      // Filled in place: a temporary would cost one more move of the Resources per offer.
+      OfferedResource& entry = batch.emplace_back();
+      entry.role = roles_[o.role].name;
+      entry.agent = agents_[o.agent]->id;
+      entry.resources = std::move(o.resources);
     }
     if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
       callbacks_.offer(frameworks_[o.framework]->id, batch);

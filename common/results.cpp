@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "common/utf8.h"
+
 namespace harvest {
 
 const char* harvestVersion() {
@@ -80,7 +82,22 @@ std::string formatDuration(double seconds) {
 
 std::string jsonString(std::string_view text) {
   std::string out = "\"";
-  for (const char c : text) {
+  out.reserve(text.size() + 2);
+  while (!text.empty()) {
+    const char c = text.front();
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      // Text that reached the master's state without a UTF-8 check must still leave it as
+      // valid JSON: each ill-formed byte becomes U+FFFD, as a lenient decoder would show it.
+      const size_t length = utf8Length(text);
+      if (length == 0) {
+        out += "\\ufffd";
+        text.remove_prefix(1);
+      } else {
+        out.append(text.substr(0, length));
+        text.remove_prefix(length);
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";
@@ -103,6 +120,7 @@ std::string jsonString(std::string_view text) {
           out += c;
         }
     }
+    text.remove_prefix(1);
   }
   return out + "\"";
 }

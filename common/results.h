@@ -51,8 +51,8 @@ inline std::string formatMillis(double millis) {
   return formatDuration(millis / 1000);
 }
 
-// JSON pieces: a quoted, escaped string; a number (%.6g, finite: non-finite becomes null);
-// a string map as an object; the dataItems array.
+// JSON pieces: a quoted, escaped string (ill-formed UTF-8 bytes become U+FFFD); a number
+// (%.6g, finite: non-finite becomes null); a string map as an object; the dataItems array.
 std::string jsonString(std::string_view text);
 std::string jsonNumber(double value);
 std::string jsonObject(const std::map<std::string, std::string>& values);

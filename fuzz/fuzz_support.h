@@ -1,8 +1,12 @@
-// What every fuzz target shares: quiet logs, and a failed invariant as a crash libFuzzer keeps.
+// What every fuzz target shares: quiet logs, a failed invariant as a crash libFuzzer keeps, and
+// the comparison of a message with its round trip.
 #pragma once
 
 #include <glog/logging.h>
+#include <google/protobuf/message.h>
 #include <google/protobuf/stubs/logging.h>
+#include <google/protobuf/util/field_comparator.h>
+#include <google/protobuf/util/message_differencer.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +25,16 @@ inline void quietLogs() {
 [[noreturn]] inline void fail(const std::string& what) {
   std::fprintf(stderr, "fuzz invariant broken: %s\n", what.c_str());
   std::abort();
+}
+
+// Field by field, as a round trip through another encoding must keep a message: a NaN
+// (failover_timeout, say) equals a NaN, and map entries match by key whatever their order.
+inline bool sameMessage(const google::protobuf::Message& a, const google::protobuf::Message& b) {
+  google::protobuf::util::DefaultFieldComparator comparator;
+  comparator.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.set_field_comparator(&comparator);
+  return differencer.Compare(a, b);
 }
 
 inline std::string_view asText(const uint8_t* data, size_t size) {

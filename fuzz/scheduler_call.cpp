@@ -5,9 +5,7 @@
 // Accept header. Beyond "no crash": the two encodings accept the same calls. A JSON call the
 // codec accepts is accepted unchanged as protobuf, and a protobuf call it accepts, printed
 // as JSON with the .proto's field names, is accepted back as the same call.
-#include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/json_util.h>
-#include <google/protobuf/util/message_differencer.h>
 
 #include <cstdint>
 
@@ -17,20 +15,12 @@
 namespace {
 
 using harvest::fuzz::fail;
+using harvest::fuzz::sameMessage;
 using harvest::v1::scheduler::Call;
 using harvest::wire::decodeCall;
 
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kProtobuf = "application/x-protobuf";
-
-// Field by field; a NaN (failover_timeout, say) equals a NaN.
-bool same(const Call& a, const Call& b) {
-  google::protobuf::util::DefaultFieldComparator comparator;
-  comparator.set_treat_nan_as_equal(true);
-  google::protobuf::util::MessageDifferencer differencer;
-  differencer.set_field_comparator(&comparator);
-  return differencer.Compare(a, b);
-}
 
 void jsonBody(std::string_view body) {
   auto call = decodeCall(kJson, body);
@@ -42,7 +32,7 @@ void jsonBody(std::string_view body) {
   }
   auto binary = decodeCall(kProtobuf, call->SerializeAsString());
   if (!binary.ok()) fail("a JSON call accepted is refused as protobuf: " + binary.message());
-  if (!same(*binary, *call)) fail("a JSON call changes in its protobuf encoding");
+  if (!sameMessage(*binary, *call)) fail("a JSON call changes in its protobuf encoding");
 }
 
 void protobufBody(std::string_view body) {
@@ -59,7 +49,7 @@ void protobufBody(std::string_view body) {
   if (!text.ok()) {
     fail("a protobuf call accepted is refused as JSON: " + text.message() + "\n" + json);
   }
-  if (!same(*text, known)) fail("a protobuf call changes in its JSON encoding:\n" + json);
+  if (!sameMessage(*text, known)) fail("a protobuf call changes in its JSON encoding:\n" + json);
 }
 
 void headers(std::string_view value) {

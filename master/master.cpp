@@ -250,7 +250,7 @@ Status Master::addAgent(const std::string& id, const Resources& total) {
       SimAgent::create(id, total, loop_, this, options_.killGrace);
   if (!agent.ok()) return agent.status();
   const v1::AgentInfo info = agentInfoOf(id);
-  if (Status s = allocator_->addAgent(id, info, std::nullopt, total, {}); !s.ok()) return s;
+  if (Status s = allocator_->addAgent(id, info, unavailabilityOf(id), total, {}); !s.ok()) return s;
   agents_.emplace(id, std::move(agent).value());
   LOG(INFO) << "agent " << id << " added with " << total;
   agentChanged(id);

@@ -227,6 +227,8 @@ class Master final : public AgentReports {
   Status stopMaintenance(const std::vector<std::string>& machines);
   const std::vector<MaintenanceWindow>& maintenanceSchedule() const { return schedule_; }
   bool isDown(const std::string& machine) const { return downMachines_.count(machine) > 0; }
+  // The unavailability the schedule gives the machine, which its agent is added with.
+  std::optional<v1::Unavailability> unavailabilityOf(const std::string& machine) const;
   // At most one; nullptr to stop.
   void setObserver(MasterObserver* observer) { observer_ = observer; }
 

@@ -126,7 +126,8 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
   if (!plan.ok()) return plan.status();
   // What the agent's executors hold, running or waiting for evictions: the allocator counts
   // it exactly once, under the framework and role that hold it.
-  if (Status s = allocator_->addAgent(id, agentInfoOf(id), std::nullopt, plan->total, plan->used);
+  if (Status s =
+          allocator_->addAgent(id, agentInfoOf(id), unavailabilityOf(id), plan->total, plan->used);
       !s.ok()) {
     return s;
   }
@@ -163,9 +164,11 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
     }
   }
   if (Status s = allocator_->removeAgent(id); !s.ok()) return s;
-  if (Status s = allocator_->addAgent(id, agentInfoOf(id), std::nullopt, plan->total, plan->used);
+  if (Status s =
+          allocator_->addAgent(id, agentInfoOf(id), unavailabilityOf(id), plan->total, plan->used);
       !s.ok()) {
-    Status back = allocator_->addAgent(id, agentInfoOf(id), std::nullopt, oldTotal, oldUsed);
+    Status back =
+        allocator_->addAgent(id, agentInfoOf(id), unavailabilityOf(id), oldTotal, oldUsed);
     LOG_IF(ERROR, !back.ok()) << "agent " << id << ": the allocator refused the old registration "
                               << "back after refusing the new one: " << back.message();
     return s;

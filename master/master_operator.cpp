@@ -135,7 +135,18 @@ Status Master::updateMaintenanceSchedule(const std::vector<MaintenanceWindow>& s
     Status s = allocator_->updateUnavailability(machine, std::nullopt);
     LOG_IF(WARNING, !s.ok()) << "unavailability of " << machine << ": " << s.message();
   }
+  saveState();
   return Status();
+}
+
+std::optional<v1::Unavailability> Master::unavailabilityOf(const std::string& machine) const {
+  for (const MaintenanceWindow& window : schedule_) {
+    if (std::find(window.machines.begin(), window.machines.end(), machine) !=
+        window.machines.end()) {
+      return window.unavailability;
+    }
+  }
+  return std::nullopt;
 }
 
 Status Master::startMaintenance(const std::vector<std::string>& machines) {
@@ -158,6 +169,7 @@ Status Master::startMaintenance(const std::vector<std::string>& machines) {
       LOG_IF(WARNING, !s.ok()) << "taking " << machine << " down: " << s.message();
     }
   }
+  saveState();
   return Status();
 }
 
@@ -172,6 +184,7 @@ Status Master::stopMaintenance(const std::vector<std::string>& machines) {
     for (MaintenanceWindow& window : schedule_) std::erase(window.machines, machine);
   }
   std::erase_if(schedule_, [](const MaintenanceWindow& w) { return w.machines.empty(); });
+  saveState();
   return Status();
 }
 

@@ -108,6 +108,12 @@ Status Master::recoverFromDisk() {
   goneAgents_ = std::set<std::string>(state.gone_agent_ids().begin(), state.gone_agent_ids().end());
   removedFrameworks_ = std::set<std::string>(state.removed_framework_ids().begin(),
                                              state.removed_framework_ids().end());
+  for (const auto& window : state.maintenance_windows()) {
+    schedule_.push_back(MaintenanceWindow{
+        std::vector<std::string>(window.machines().begin(), window.machines().end()),
+        window.unavailability()});
+  }
+  downMachines_ = std::set<std::string>(state.down_machines().begin(), state.down_machines().end());
   completedFrameworks_.assign(state.completed_frameworks().begin(),
                               state.completed_frameworks().end());
   while (completedFrameworks_.size() > options_.maxCompletedFrameworks) {
@@ -198,6 +204,12 @@ void Master::saveState() {
     if (!removedFrameworks_.count(id)) *state.add_frameworks() = entry.info;
   }
   for (const std::string& id : removedFrameworks_) state.add_removed_framework_ids(id);
+  for (const MaintenanceWindow& window : schedule_) {
+    auto* saved = state.add_maintenance_windows();
+    for (const std::string& machine : window.machines) saved->add_machines(machine);
+    *saved->mutable_unavailability() = window.unavailability;
+  }
+  for (const std::string& machine : downMachines_) state.add_down_machines(machine);
   for (const v1::FrameworkInfo& info : completedFrameworks_)
     *state.add_completed_frameworks() = info;
   for (const auto& [role, weight] : weights_) {

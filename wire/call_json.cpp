@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/base64.h"
+#include "common/utf8.h"
 #include "wire/json_text.h"
 
 namespace harvest::wire {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/base64.h"
+#include "common/utf8.h"
 #include "wire/json_text.h"
 
 namespace harvest::wire {

@@ -1,6 +1,6 @@
-// Text helpers shared by the scheduler API's JSON reading and writing: UTF-8 validity,
-// quoting of client text in error messages, and base64 as Mesos reads it (writing uses
-// harvest::base64Encode, the canonical padded form).
+// Text helpers shared by the scheduler API's JSON reading and writing: quoting of client text
+// in error messages, and base64 as Mesos reads it (writing uses harvest::base64Encode, the
+// canonical padded form). UTF-8 validity is common/utf8.h.
 #pragma once
 
 #include <cstddef>
@@ -20,9 +20,6 @@ inline bool isDigit(char c) {
 
 // `text` quoted for an error message, shortened and with unprintable bytes replaced.
 std::string quoted(std::string_view text);
-// Length of the well-formed UTF-8 sequence at the start of `s`, or 0 if there is none.
-size_t utf8Length(std::string_view s);
-void appendUtf8(uint32_t codePoint, std::string* out);
 // Lenient, as Mesos decodes: see the definition.
 std::optional<std::string> base64Decode(std::string_view text);
 

@@ -11,6 +11,7 @@
 #include "wire/call_json.h"
 #include "wire/event_json.h"
 #include "wire/json_text.h"
+#include "wire/utf8_fields.h"
 
 // HTTP status codes of POST /api/v1/scheduler, from Mesos's "Scheduler HTTP API" document
 // (docs/scheduler-http-api.md) and its master. The "codec" rows are the errors this file
@@ -49,13 +50,8 @@
 namespace harvest::wire {
 namespace {
 
-using google::protobuf::Descriptor;
-using google::protobuf::FieldDescriptor;
-using google::protobuf::Message;
-using google::protobuf::Reflection;
 using text::isSpace;
 using text::quoted;
-using text::utf8Length;
 using v1::scheduler::Call;
 
 constexpr std::string_view kJsonType = "application/json";
@@ -83,40 +79,6 @@ std::string mediaTypeOf(std::string_view value) {
 }
 
 // ---- Call checks ---------------------------------------------------------------------------
-
-// The path of the first string (not bytes) field of `message` that is not UTF-8, or nullopt.
-// Binary proto2 does not check this, JSON cannot carry it; refusing it here keeps both
-// encodings to the same set of calls, and ids that JSON events could not echo back intact.
-std::optional<std::string> invalidUtf8Field(const Message& message) {
-  const Reflection* reflection = message.GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection->ListFields(message, &fields);
-  for (const FieldDescriptor* field : fields) {
-    const int count = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
-    for (int i = 0; i < count; ++i) {
-      if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-        const Message& child = field->is_repeated()
-                                   ? reflection->GetRepeatedMessage(message, field, i)
-                                   : reflection->GetMessage(message, field);
-        if (std::optional<std::string> inner = invalidUtf8Field(child)) {
-          return field->name() + "." + *inner;
-        }
-      } else if (field->type() == FieldDescriptor::TYPE_STRING) {
-        std::string scratch;
-        std::string_view text =
-            field->is_repeated()
-                ? reflection->GetRepeatedStringReference(message, field, i, &scratch)
-                : reflection->GetStringReference(message, field, &scratch);
-        while (!text.empty()) {
-          const size_t length = utf8Length(text);
-          if (length == 0) return field->name();
-          text.remove_prefix(length);
-        }
-      }
-    }
-  }
-  return std::nullopt;
-}
 
 using CallResult = HttpResult<Call>;
 
@@ -254,7 +216,7 @@ HttpResult<v1::scheduler::Call> decodeCall(std::string_view contentType, std::st
     if (!call.ParsePartialFromArray(data, static_cast<int>(body.size()))) {
       return badRequest("body is not a serialized Call protobuf");
     }
-    if (std::optional<std::string> field = invalidUtf8Field(call)) {
+    if (std::optional<std::string> field = firstNonUtf8Field(call)) {
       return badRequest("string field '" + *field + "' is not UTF-8");
     }
   } else {

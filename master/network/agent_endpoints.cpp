@@ -5,11 +5,23 @@
 #include "master/network/network_master.h"
 #include "net/recordio.h"
 #include "resources/proto/convert.h"
+#include "wire/utf8_fields.h"
 
 namespace harvest::master {
 namespace {
 
 constexpr const char* kProtobuf = "application/x-protobuf";
+
+// Why the body is not an AgentCall the master can take, or nullopt when `call` holds it.
+std::optional<std::string> readAgentCall(const std::string& body, v1::AgentCall* call) {
+  if (!call->ParseFromString(body)) {
+    return "the body is not an AgentCall (application/x-protobuf)";
+  }
+  if (std::optional<std::string> field = wire::firstNonUtf8Field(*call)) {
+    return "AgentCall string field '" + *field + "' is not UTF-8";
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -25,8 +37,8 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
                                   const std::string& principal) {
   ++counters_.agentCalls;
   v1::AgentCall call;
-  if (!call.ParseFromString(request.body)) {
-    responder.respond(refuse(400, "the body is not an AgentCall (application/x-protobuf)"));
+  if (std::optional<std::string> problem = readAgentCall(request.body, &call)) {
+    responder.respond(refuse(400, *problem));
     return;
   }
   Result<AgentRegistration> registration = agent::registrationFromCall(call);
@@ -95,8 +107,8 @@ void NetworkMaster::agentCall(const http::Request& request, http::Responder& res
                               const std::string& principal) {
   ++counters_.agentCalls;
   v1::AgentCall call;
-  if (!call.ParseFromString(request.body)) {
-    responder.respond(refuse(400, "the body is not an AgentCall (application/x-protobuf)"));
+  if (std::optional<std::string> problem = readAgentCall(request.body, &call)) {
+    responder.respond(refuse(400, *problem));
     return;
   }
   const std::string& id = call.agent_id().value();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <sstream>
 
 #include "common/results.h"
 #include "master/network/network_master.h"
@@ -14,6 +13,7 @@
 #include "resources/roles.h"
 #include "wire/call_json.h"
 #include "wire/event_json.h"
+#include "wire/utf8_fields.h"
 
 namespace harvest::master {
 namespace {
@@ -83,6 +83,10 @@ void OperatorApi::handle(const http::Request& request, http::Responder& responde
     }
   } else if (!call.ParsePartialFromString(request.body)) {
     responder.respond(network_->refuse(400, "Failed to parse body into Call: bad protobuf"));
+    return;
+  } else if (std::optional<std::string> field = wire::firstNonUtf8Field(call)) {
+    responder.respond(network_->refuse(
+        400, "Failed to parse body into Call: string field '" + *field + "' is not UTF-8"));
     return;
   }
   if (!call.IsInitialized()) {
@@ -600,31 +604,14 @@ v1::master::Response::GetQuota OperatorApi::quota() const {
 }
 
 v1::master::Response::GetFlags OperatorApi::flags() const {
-  const NetworkOptions& network = network_->options_;
-  const MasterOptions& options = network_->master().options();
+  // The effective flags the program passed in, as /flags serves them (Mesos answers both from
+  // the same flags object).
   Response::GetFlags out;
-  auto flag = [&](const std::string& name, const std::string& value) {
-    v1::master::Flag& f = *out.add_flags();
-    f.set_name(name);
-    f.set_value(value);
-  };
-  auto seconds = [](TimeNanos nanos) {
-    std::ostringstream text;
-    text << static_cast<double>(nanos) / kNanosPerSecond << "secs";
-    return text.str();
-  };
-  // Mesos's names where the meaning is Mesos's.
-  flag("acls", network.aclsPath);
-  flag("allocation_interval", seconds(options.allocationInterval));
-  flag("allocator", network_->master().allocatorDescription());
-  flag("authenticate_http_readwrite", network.credentialsPath.empty() ? "false" : "true");
-  flag("credentials", network.credentialsPath);
-  flag("ip", network.address);
-  flag("max_completed_frameworks", std::to_string(options.maxCompletedFrameworks));
-  flag("max_completed_tasks_per_framework", std::to_string(options.maxCompletedTasksPerFramework));
-  flag("offer_timeout", seconds(options.offerTimeout));
-  flag("port", std::to_string(network_->port()));
-  flag("work_dir", options.workDir);
+  for (const auto& [name, value] : network_->options_.flags) {
+    v1::master::Flag& flag = *out.add_flags();
+    flag.set_name(name);
+    flag.set_value(value);
+  }
   return out;
 }
 

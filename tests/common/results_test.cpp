@@ -42,6 +42,19 @@ TEST(ResultsTest, NearestRankPercentiles) {
   EXPECT_EQ(three.p90, 3);
 }
 
+TEST(ResultsTest, JsonStringsAreAlwaysWellFormedUtf8) {
+  EXPECT_EQ(jsonString("a\"b\\c\nd\te\x01"), "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  // Well-formed multi-byte sequences pass through; each ill-formed byte is one U+FFFD.
+  EXPECT_EQ(jsonString("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8c\xbe"),
+            "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8c\xbe\"");
+  EXPECT_EQ(jsonString("a\xff"
+                       "b"),
+            "\"a\\ufffdb\"");
+  EXPECT_EQ(jsonString("\xc0\xaf"), "\"\\ufffd\\ufffd\"");             // Overlong '/'.
+  EXPECT_EQ(jsonString("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // A surrogate.
+  EXPECT_EQ(jsonString("end\xe2\x82"), "\"end\\ufffd\\ufffd\"");       // Truncated.
+}
+
 TEST(ResultsTest, TimerMetricsHaveMesosSuffixes) {
   std::vector<double> samples;
   for (int i = 2000; i >= 1; --i) samples.push_back(i);

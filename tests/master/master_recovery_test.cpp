@@ -6,6 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "master/master.h"
 #include "resources/parse.h"
@@ -22,7 +25,11 @@ class Recorder : public Scheduler {
   void offers(const std::vector<Offer>& batch) override {
     for (const Offer& offer : batch) received.push_back(offer);
   }
+  void inverseOffers(const std::vector<InverseOffer>& batch) override {
+    for (const InverseOffer& offer : batch) inverse.push_back(offer);
+  }
   std::vector<Offer> received;
+  std::vector<InverseOffer> inverse;
 };
 
 v1::FrameworkInfo frameworkInfo(const std::string& role, const std::string& id = "") {
@@ -237,6 +244,58 @@ TEST_F(MasterRecoveryTest, TasksOfUnknownFrameworksAreRejectedTheRestApplies) {
   size_t tasks = 0;
   master_->forEachTask([&](const Master::TaskView&) { ++tasks; });
   EXPECT_EQ(tasks, 0u);
+}
+
+// Mesos keeps the maintenance schedule and the down machines in its registry: after a restart
+// a down machine's agent is still refused, and a scheduled agent that comes back (or a new one
+// on a scheduled machine) is added with its unavailability, so its frameworks are asked to
+// leave it with inverse offers.
+TEST_F(MasterRecoveryTest, TheMaintenanceScheduleAndDownMachinesSurviveTheRestart) {
+  ASSERT_TRUE(start().ok());
+  web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
+  for (const char* agent : {"a1", "a2"}) {
+    ASSERT_TRUE(master_->addAgent(agent, R("cpus:4;mem:4096")).ok());
+  }
+  v1::Unavailability soon;
+  soon.mutable_start()->set_nanoseconds(1700000000000000000);
+  soon.mutable_duration()->set_nanoseconds(3600 * kNanosPerSecond);
+  v1::Unavailability later = soon;
+  later.mutable_start()->set_nanoseconds(1800000000000000000);
+  ASSERT_TRUE(master_->updateMaintenanceSchedule({{{"a1", "a3"}, soon}, {{"a2"}, later}}).ok());
+  ASSERT_TRUE(master_->startMaintenance({"a2"}).ok());
+  // a3 registers after the schedule named it: it is added unavailable, like a1.
+  ASSERT_TRUE(master_->addAgent("a3", R("cpus:4;mem:4096")).ok());
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  std::set<std::string> asked;
+  for (const InverseOffer& offer : webScheduler_.inverse) asked.insert(offer.agent);
+  EXPECT_EQ(asked, (std::set<std::string>{"a1", "a3"}));
+
+  auto agents = crashAndRestart();
+  ASSERT_EQ(master_->maintenanceSchedule().size(), 2u);
+  EXPECT_EQ(master_->maintenanceSchedule()[0].machines, (std::vector<std::string>{"a1", "a3"}));
+  EXPECT_EQ(master_->maintenanceSchedule()[0].unavailability.SerializeAsString(),
+            soon.SerializeAsString());
+  EXPECT_EQ(master_->maintenanceSchedule()[1].machines, (std::vector<std::string>{"a2"}));
+  EXPECT_EQ(master_->maintenanceSchedule()[1].unavailability.SerializeAsString(),
+            later.SerializeAsString());
+  EXPECT_TRUE(master_->isDown("a2"));
+  EXPECT_FALSE(master_->isDown("a1"));
+
+  Recorder web;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+  for (auto& agent : agents) ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  std::set<std::string> askedAgain;
+  for (const InverseOffer& offer : web.inverse) {
+    askedAgain.insert(offer.agent);
+    EXPECT_EQ(offer.unavailability.SerializeAsString(), soon.SerializeAsString());
+  }
+  EXPECT_EQ(askedAgain, (std::set<std::string>{"a1", "a3"}));
+  // Bringing a2 up is the operator's call, and it persists too.
+  ASSERT_TRUE(master_->stopMaintenance({"a2"}).ok());
+  crashAndRestart();
+  EXPECT_FALSE(master_->isDown("a2"));
+  ASSERT_EQ(master_->maintenanceSchedule().size(), 1u);
 }
 
 TEST_F(MasterRecoveryTest, CorruptStateFileFailsWithTheReason) {

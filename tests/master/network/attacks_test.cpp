@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "protos/master_api.pb.h"
 #include "testing/cluster.h"
 #include "testing/operator_client.h"
 
@@ -413,6 +414,37 @@ TEST(AttackTest, SlowRequestHeadsCannotCrowdOutAuthenticatedCallers) {
   EXPECT_EQ(health.body, "ok");
   ASSERT_NE(health.header("connection"), nullptr);
   EXPECT_EQ(*health.header("connection"), "close");
+}
+
+// Binary protobuf carries any bytes in a string field. An agent id or a maintenance hostname
+// that is not UTF-8, once stored, would reappear in /master/state and make it unreadable JSON
+// for every operator and tool: both are refused at the door, and the state still parses.
+TEST(AttackTest, TextThatIsNotUtf8CannotMakeTheStateUnreadable) {
+  MasterThread master;
+  FakeAgent broken(master.port(), "agent\xff\xfe", "cpus:1;mem:128");
+  EXPECT_EQ(broken.registerAgent(), 400);
+
+  v1::master::Call schedule;
+  schedule.set_type(v1::master::Call::UPDATE_MAINTENANCE_SCHEDULE);
+  v1::master::Window* window =
+      schedule.mutable_update_maintenance_schedule()->mutable_schedule()->add_windows();
+  window->add_machine_ids()->set_hostname("host\xc0\xaf");  // An overlong '/'.
+  window->mutable_unavailability()->mutable_start()->set_nanoseconds(1700000000000000000);
+  const http::ClientResponse answer =
+      request(master.port(), "POST", "/api/v1", {{"Content-Type", kProtobufType}},
+              schedule.SerializeAsString());
+  EXPECT_EQ(answer.status, 400);
+  EXPECT_EQ(answer.body,
+            "Failed to parse body into Call: string field "
+            "'update_maintenance_schedule.schedule.windows.machine_ids.hostname' is not UTF-8");
+
+  const Struct current = state(master.port());  // Fails the test if it is not JSON.
+  EXPECT_TRUE(entries(current, "slaves").empty());
+  const http::ClientResponse maintenance =
+      request(master.port(), "POST", "/api/v1", {{"Content-Type", kJsonType}},
+              R"({"type":"GET_MAINTENANCE_SCHEDULE"})");
+  EXPECT_EQ(maintenance.body,
+            R"({"type":"GET_MAINTENANCE_SCHEDULE","get_maintenance_schedule":{"schedule":{}}})");
 }
 
 }  // namespace
