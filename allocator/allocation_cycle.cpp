@@ -253,7 +253,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   const auto started = std::chrono::steady_clock::now();
   ++allocationRuns_;
   if constexpr (kExplain) {
-    decisions_.beginCycle(allocationRuns_, agents_.size(), frameworks_.size());
+    decisions_.beginCycle(allocationRuns_, agents_.size());
   }
   lastCycleAgents_ = agentOrder.size();
   const TimeNanos now = options_.clock();

@@ -60,54 +60,40 @@ bool capabilityOnAgent(MissingCapability capability) {
          capability == MissingCapability::kHierarchicalRole;
 }
 
-void DecisionLog::beginCycle(uint64_t cycle, size_t agentSlots, size_t frameworkSlots) {
-  cycle_ = static_cast<uint32_t>(cycle);
-  if (agentSlots > agents_.size()) agents_.resize(agentSlots);
-  if (frameworkSlots > stride_) {
-    // Doubling keeps re-layouts rare while frameworks keep arriving.
-    const size_t stride = std::max(frameworkSlots, 2 * stride_);
-    std::vector<Decision> cells(agents_.size() * stride);
-    for (size_t a = 0; a * stride_ < cells_.size(); ++a) {
-      std::copy_n(cells_.begin() + static_cast<std::ptrdiff_t>(a * stride_), stride_,
-                  cells.begin() + static_cast<std::ptrdiff_t>(a * stride));
-    }
-    cells_ = std::move(cells);
-    stride_ = stride;
+const Decision* DecisionLog::find(AgentIdx agent, FrameworkIdx framework) const {
+  if (agent >= agents_.size()) return nullptr;
+  const Decision* latest = nullptr;
+  for (const Decision& decision : agents_[agent].frameworks) {
+    if (decision.subject_ != framework) continue;
+    if (decision.reason_ == DecisionReason::kOffered) return &decision;
+    latest = &decision;
   }
-  if (cells_.size() < agents_.size() * stride_) cells_.resize(agents_.size() * stride_);
-}
-
-const Decision* DecisionLog::cell(AgentIdx agent, FrameworkIdx framework) const {
-  if (agent >= agents_.size() || framework >= stride_) return nullptr;
-  const Decision& decision = cells_[agent * stride_ + framework];
-  const uint32_t visited = agents_[agent].cycle;
-  return visited != 0 && decision.cycle_ == visited ? &decision : nullptr;
+  return latest;
 }
 
 Decision DecisionLog::agentDecision(AgentIdx agent) const {
-  if (agent >= agents_.size() || agents_[agent].cycle == 0) return Decision();
+  if (agent >= agents_.size()) return Decision();
   const AgentVisit& visit = agents_[agent];
   // A hold or the agent's own state says more than who happened to take what was left.
-  Decision decision = visit.whole.reason() != DecisionReason::kNone ? visit.whole : visit.taker;
-  decision.cycle_ = visit.cycle;
-  return decision;
+  return visit.whole.reason() != DecisionReason::kNone ? visit.whole : visit.taker;
 }
 
 void DecisionLog::forgetFramework(FrameworkIdx framework) {
-  if (framework >= stride_) return;
-  for (size_t a = 0; a < agents_.size(); ++a) {
-    cells_[a * stride_ + framework] = Decision();
-    Decision& taker = agents_[a].taker;
-    if (taker.reason() == DecisionReason::kTakenEarlier && taker.framework() == framework) {
-      taker = Decision();
+  for (AgentVisit& visit : agents_) {
+    auto& decisions = visit.frameworks;
+    decisions.erase(
+        std::remove_if(decisions.begin(), decisions.end(),
+                       [framework](const Decision& d) { return d.subject_ == framework; }),
+        decisions.end());
+    if (visit.taker.reason() == DecisionReason::kTakenEarlier &&
+        visit.taker.framework() == framework) {
+      visit.taker = Decision();
     }
   }
 }
 
 void DecisionLog::forgetAgent(AgentIdx agent) {
-  if (agent >= agents_.size()) return;
-  agents_[agent] = AgentVisit{};
-  std::fill_n(cells_.begin() + static_cast<std::ptrdiff_t>(agent * stride_), stride_, Decision());
+  if (agent < agents_.size()) agents_[agent] = AgentVisit{};
 }
 
 }  // namespace harvest

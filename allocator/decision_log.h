@@ -6,14 +6,18 @@
 // the copy without explanations is today's code; only a query or the explain_decisions module
 // parameter turns recording on.
 //
-// A decision is 16 bytes: a reason and one payload (a time, or dense role / framework ids, a
-// kind, a capability), overwritten in place cycle after cycle. Cells are stored agent-major, so
-// the frameworks one agent visit walks write into one row. A cell counts only if stamped with
-// the cycle of the agent's latest visit; what a visit decides for the agent as a whole (held
-// for a role, inactive, taken by a framework) is one record per agent, so the frameworks a visit
-// never reached need no write. Strings appear only when the answer is served.
+// A decision is 16 bytes: a reason, the framework it is about, and one payload (a time, or
+// dense role / framework ids, a kind, a capability); no strings until the answer is served.
+// Each agent keeps the decisions of its latest visit in its own list, emptied (capacity kept)
+// when a cycle looks at it again and appended to as the visit walks frameworks: sequential
+// writes, memory proportional to the frameworks a visit walked rather than to agents x
+// frameworks. A framework the visit wrote twice (stages 1 and 2, or two of its roles) is
+// resolved when asked: an offer wins, else the latest. What a visit decided for the agent as a
+// whole (held for a role, inactive, taken by a framework) is one record per agent, so the
+// frameworks a visit never reached need no write.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <vector>
 
@@ -75,7 +79,6 @@ class Decision {
   Decision() = default;
 
   DecisionReason reason() const { return reason_; }
-  uint32_t cycle() const { return cycle_; }
   TimeNanos until() const { return value_; }
   RoleIdx role() const {
     return static_cast<RoleIdx>(reason_ == DecisionReason::kTakenEarlier ? value_ >> 32 : value_);
@@ -88,8 +91,8 @@ class Decision {
   friend class DecisionLog;
   Decision(DecisionReason reason, int64_t value) : value_(value), reason_(reason) {}
 
-  int64_t value_ = 0;  // kFiltered: until; kTakenEarlier: framework | role << 32; else role.
-  uint32_t cycle_ = 0;
+  int64_t value_ = 0;     // kFiltered: until; kTakenEarlier: framework | role << 32; else role.
+  uint32_t subject_ = 0;  // In an agent's list: the framework the decision is about.
   DecisionReason reason_ = DecisionReason::kNone;
   MissingCapability capability_ = MissingCapability::kNone;
   KindId kind_ = 0;
@@ -102,40 +105,44 @@ class DecisionLog {
   // Recording starts with the next cycle; nothing is recorded before.
   void enable() { on_ = true; }
 
-  // Sizes the table for the dense ids in use; keeps every cell that still fits. Cycles are
-  // numbered from 1 (wrapping after 2^32 cycles, when an ancient cell could be taken as
-  // current).
-  void beginCycle(uint64_t cycle, size_t agentSlots, size_t frameworkSlots);
+  // Cycles are numbered from 1; 0 means no cycle looked at an agent since recording began.
+  void beginCycle(uint64_t cycle, size_t agentSlots) {
+    cycle_ = cycle;
+    if (agentSlots > agents_.size()) agents_.resize(agentSlots);
+  }
   // The cycle looks at the agent; the first call of a cycle forgets the agent's last visit.
   void visitAgent(AgentIdx agent) {
     AgentVisit& visit = agents_[agent];
     if (visit.cycle == cycle_) return;
-    visit = AgentVisit{};
     visit.cycle = cycle_;
+    visit.whole = Decision();
+    visit.taker = Decision();
+    visit.frameworks.clear();
   }
   // What the visit decided for the agent as a whole (held, inactive, nothing left).
   void agentDecision(AgentIdx agent, Decision decision) { agents_[agent].whole = decision; }
-  // Overwrites the framework's cell, except an offer made earlier in the same cycle.
   void record(AgentIdx agent, FrameworkIdx framework, Decision decision) {
-    Decision& cell = cells_[agent * stride_ + framework];
-    if (cell.cycle_ == cycle_ && cell.reason_ == DecisionReason::kOffered) return;
-    decision.cycle_ = cycle_;
-    cell = decision;
-  }
-  // Like record(), but keeps any decision the cycle already made (stage 3 comes last and
-  // knows least about why stages 1 and 2 passed the framework by).
-  void recordIfNone(AgentIdx agent, FrameworkIdx framework, Decision decision) {
-    if (cells_[agent * stride_ + framework].cycle_ != cycle_) record(agent, framework, decision);
+    decision.subject_ = framework;
+    agents_[agent].frameworks.push_back(decision);
   }
   void offered(AgentIdx agent, FrameworkIdx framework, RoleIdx role) {
     record(agent, framework, Decision::offered());
     agents_[agent].taker = Decision::taken(framework, role);
   }
+  // Like record(), unless the cycle already decided about the framework on the agent (stage 3
+  // comes last and knows least about why stages 1 and 2 passed the framework by).
+  void recordIfNone(AgentIdx agent, FrameworkIdx framework, Decision decision) {
+    if (find(agent, framework) == nullptr) record(agent, framework, decision);
+  }
 
-  // The framework's cell if the agent's latest visit wrote it, else null.
-  const Decision* cell(AgentIdx agent, FrameworkIdx framework) const;
-  // What the agent's latest visit decided for every framework it did not reach: a kNone
-  // decision with cycle() 0 if no cycle looked at the agent since recording began.
+  // The cycle of the agent's latest visit; 0 if none since recording began.
+  uint64_t visited(AgentIdx agent) const {
+    return agent < agents_.size() ? agents_[agent].cycle : 0;
+  }
+  // What the agent's latest visit decided about the framework, or null if it did not reach it.
+  const Decision* find(AgentIdx agent, FrameworkIdx framework) const;
+  // What the agent's latest visit decided for every framework it did not reach: held,
+  // inactive, fully allocated, else who took it (kNone when nobody did).
   Decision agentDecision(AgentIdx agent) const;
 
   // Dense ids are reused: a new framework or agent must not inherit the old one's past.
@@ -144,14 +151,14 @@ class DecisionLog {
 
  private:
   struct AgentVisit {
-    uint32_t cycle = 0;
+    uint64_t cycle = 0;
     Decision whole;  // Held, inactive, fully allocated...
     Decision taker;  // The last framework offered the agent in that cycle.
+    // Most visits decide about a framework or two: those need no heap.
+    boost::container::small_vector<Decision, 2> frameworks;
   };
   bool on_ = false;
-  uint32_t cycle_ = 0;
-  size_t stride_ = 0;  // Framework slots per agent row.
-  std::vector<Decision> cells_;
+  uint64_t cycle_ = 0;
   std::vector<AgentVisit> agents_;
 };
 

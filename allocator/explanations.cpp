@@ -16,24 +16,23 @@ AgentDecision HierarchicalAllocator::describe(AgentIdx agentIdx, FrameworkIdx fr
   const FrameworkState& framework = *frameworks_[frameworkIdx];
   AgentDecision out;
   out.agent = agents_[agentIdx]->id;
+  out.cycle = decisions_.visited(agentIdx);
   Decision decision;
-  if (const Decision* cell = decisions_.cell(agentIdx, frameworkIdx)) {
-    decision = *cell;
+  if (const Decision* found = decisions_.find(agentIdx, frameworkIdx)) {
+    decision = *found;
   } else {
     decision = decisions_.agentDecision(agentIdx);
     const bool allSuppressed =
         !framework.roles.empty() &&
         std::all_of(framework.roles.begin(), framework.roles.end(),
                     [](const FrameworkRole& role) { return role.suppressed; });
-    if (decision.cycle() != 0 && (!framework.active || allSuppressed)) {
+    if (out.cycle != 0 && (!framework.active || allSuppressed)) {
       out.reason = toString(!framework.active ? DecisionReason::kFrameworkInactive
                                               : DecisionReason::kSuppressed);
-      out.cycle = decision.cycle();
       return out;
     }
   }
   out.reason = toString(decision.reason());
-  out.cycle = decision.cycle();
   switch (decision.reason()) {
     case DecisionReason::kFiltered:
       out.until = decision.until();
