@@ -14,6 +14,8 @@
 // host_affinity.h): offered to it alone during the hold, before stages 1 and 2.
 // An agent's offerable leftover goes whole to the first eligible framework (coarse grained).
 // Reserved resources go only to their role and its descendants.
+// With explanations on (decision_log.h; a second instantiation of the cycle), each visit also
+// records why it passed each framework by, for GET /allocator/explain.
 #include <glog/logging.h>
 
 #include <algorithm>
@@ -454,11 +456,15 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     RoleState& role = roles_[roleIdx];
     if (role.frameworks.empty()) return;
     // Stage 1 tells nothing about the frameworks it passes by: stage 2 looks at them again.
-    const bool explain = kExplain && guaranteeShortfall == nullptr;
+    // `if constexpr` around every use, so the cycle without explanations does not even
+    // capture what they need.
+    [[maybe_unused]] const bool explainStage = guaranteeShortfall == nullptr;
     if (nested(roleIdx) && !agent.hierarchicalRole) {
-      if (explain) {
-        recordForRole(agentIdx, role, roleIdx,
-                      Decision::missing(MissingCapability::kHierarchicalRole));
+      if constexpr (kExplain) {
+        if (explainStage) {
+          recordForRole(agentIdx, role, roleIdx,
+                        Decision::missing(MissingCapability::kHierarchicalRole));
+        }
       }
       return;
     }
@@ -466,9 +472,11 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     limitCaps(roleIdx, &caps);
     if (!guaranteeShortfall) headroomCaps(&caps);
     if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
-      if (explain) {
-        recordForRole(agentIdx, role, roleIdx,
-                      Decision::ofRole(DecisionReason::kAffinityConstraint, roleIdx));
+      if constexpr (kExplain) {
+        if (explainStage) {
+          recordForRole(agentIdx, role, roleIdx,
+                        Decision::ofRole(DecisionReason::kAffinityConstraint, roleIdx));
+        }
       }
       return;
     }
@@ -491,17 +499,21 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
       const FrameworkState& framework = *frameworks_[frameworkIdx];
       if (agent.hasGpus && !framework.gpu) {
-        if (explain) {
-          decisions_.record(agentIdx, frameworkIdx,
-                            Decision::missing(MissingCapability::kGpuResources));
+        if constexpr (kExplain) {
+          if (explainStage) {
+            decisions_.record(agentIdx, frameworkIdx,
+                              Decision::missing(MissingCapability::kGpuResources));
+          }
         }
         return true;
       }
       // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
       if (framework.multiRole && !agent.multiRole) {
-        if (explain) {
-          decisions_.record(agentIdx, frameworkIdx,
-                            Decision::missing(MissingCapability::kMultiRole));
+        if constexpr (kExplain) {
+          if (explainStage) {
+            decisions_.record(agentIdx, frameworkIdx,
+                              Decision::missing(MissingCapability::kMultiRole));
+          }
         }
         return true;
       }
@@ -525,17 +537,21 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
         worthOffering[variant] = offerable(*candidates[variant]);
       }
       if (!worthOffering[variant]) {
-        if (explain) {
-          if (!whyNot[variant]) whyNot[variant] = whyNotOfferable(agent, framework, roleIdx);
-          decisions_.record(agentIdx, frameworkIdx, *whyNot[variant]);
+        if constexpr (kExplain) {
+          if (explainStage) {
+            if (!whyNot[variant]) whyNot[variant] = whyNotOfferable(agent, framework, roleIdx);
+            decisions_.record(agentIdx, frameworkIdx, *whyNot[variant]);
+          }
         }
         return true;
       }
       const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
       if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
-        if (explain) {
-          const OfferFilter& filter = agent.filters.find(Holder{frameworkIdx, roleIdx})->second;
-          decisions_.record(agentIdx, frameworkIdx, Decision::filtered(filter.expiry));
+        if constexpr (kExplain) {
+          if (explainStage) {
+            const OfferFilter& filter = agent.filters.find(Holder{frameworkIdx, roleIdx})->second;
+            decisions_.record(agentIdx, frameworkIdx, Decision::filtered(filter.expiry));
+          }
         }
         return true;
       }
