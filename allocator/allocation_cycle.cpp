@@ -15,6 +15,8 @@
 // host_affinity.h): offered to it alone during the hold, before stages 1 and 2.
 // An agent's offerable leftover goes whole to the first eligible framework (coarse grained).
 // Reserved resources go only to their role and its descendants.
+// With explanations on (decision_log.h; a second instantiation of the cycle), each visit also
+// records why it passed each framework by, for GET /allocator/explain.
 #include <glog/logging.h>
 
 #include <algorithm>
@@ -240,10 +242,22 @@ void HierarchicalAllocator::allocate(const std::set<std::string>& ids) {
 }
 
 void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
+  if (decisions_.on()) {
+    runCycleWith<true>(std::move(agentOrder));
+  } else {
+    runCycleWith<false>(std::move(agentOrder));
+  }
+}
+
+template <bool kExplain>
+void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   if (!initialized_ || paused_ || state_ == State::kRecovering) return;
   if (state_ == State::kRegistered) state_ = State::kRunning;
   const auto started = std::chrono::steady_clock::now();
   ++allocationRuns_;
+  if constexpr (kExplain) {
+    decisions_.beginCycle(allocationRuns_, agents_.size());
+  }
   lastCycleAgents_ = agentOrder.size();
   const TimeNanos now = options_.clock();
   std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
@@ -304,6 +318,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
                    Resources resources, bool preferred) {
     trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
     if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
+    if constexpr (kExplain) decisions_.offered(agentIdx, frameworkIdx, roleIdx);
     const Quantities unreserved =
         quotaRoles.empty() ? Quantities() : unreservedQuantities(resources);
     // Filled in place: a braced temporary would cost one more move of the Resources.
@@ -365,6 +380,72 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     }
     return progress;
   };
+  // Explanations: the role whose quota limit leaves the least room on `kind`.
+  auto tightestLimit = [&](RoleIdx roleIdx, KindId kind) {
+    RoleIdx tightest = roleIdx;
+    std::optional<Scalar> least;
+    for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
+      if (quotaSlot[ancestor] < 0 || !roles_[ancestor].quota->limit) continue;
+      const std::optional<Scalar> limit = roles_[ancestor].quota->limit->get(kind);
+      if (!limit) continue;
+      const Scalar room = *limit - quotaRoles[quotaSlot[ancestor]].consumed.get(kind);
+      if (!least || room < *least) {
+        least = room;
+        tightest = ancestor;
+      }
+    }
+    return tightest;
+  };
+  // Explanations: why stage 2 found nothing worth offering the framework here. The quota
+  // limit is blamed before the headroom, as it would cut the offer even without other roles.
+  auto whyNotOfferable = [&](const AgentState& agent, const FrameworkState& framework,
+                             RoleIdx roleIdx) {
+    const Resources eligible = eligibleFor(agent, framework, roleIdx);
+    if (!offerable(eligible)) return Decision::of(DecisionReason::kBelowMinimum);
+    const Resources unreserved = eligible.unreserved();
+    // The kind cut to nothing, else the first kind cut at all (in the order caps were set).
+    auto mostCut = [&unreserved](const Caps& caps) {
+      std::optional<KindId> cutSome;
+      for (const auto& [kind, room] : caps) {
+        const Scalar here = unreserved.scalar(kind);
+        if (!here.isPositive() || room >= here) continue;
+        if (!room.isPositive()) return kind;
+        if (!cutSome) cutSome = kind;
+      }
+      return cutSome.value_or(caps.front().first);
+    };
+    Caps limits;
+    limitCaps(roleIdx, &limits);
+    if (!limits.empty() && !offerable(eligible.reserved() + capped(unreserved, limits))) {
+      const KindId kind = mostCut(limits);
+      return Decision::ofRole(DecisionReason::kQuotaLimit, tightestLimit(roleIdx, kind), kind);
+    }
+    Caps headroom;
+    headroomCaps(agent, &headroom);
+    if (headroom.empty()) return Decision::of(DecisionReason::kBelowMinimum);
+    const KindId kind = mostCut(headroom);
+    RoleIdx waiting = roleIdx;
+    for (const QuotaRole& q : quotaRoles) {
+      if (q.need.get(kind).isPositive()) {
+        waiting = q.role;
+        break;
+      }
+    }
+    return Decision::ofRole(DecisionReason::kQuotaHeadroom, waiting, kind);
+  };
+  // Explanations: a decision about a role on an agent, for each of its frameworks that wants
+  // offers under it.
+  auto recordForRole = [&](AgentIdx agentIdx, const RoleState& role, RoleIdx roleIdx,
+                           Decision decision) {
+    for (FrameworkIdx f : role.frameworks) {
+      const FrameworkState& framework = *frameworks_[f];
+      const FrameworkRole* subscribed = framework.findRole(roleIdx);
+      if (framework.active && subscribed != nullptr && !subscribed->suppressed) {
+        decisions_.record(agentIdx, f, decision);
+      }
+    }
+  };
+
   // Host affinity holds an agent only for a role below every limit on every kind.
   auto belowLimits = [&](RoleIdx roleIdx) {
     Caps caps;
@@ -380,11 +461,29 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     AgentState& agent = *agents_[agentIdx];
     RoleState& role = roles_[roleIdx];
     if (role.frameworks.empty()) return;
-    if (nested(roleIdx) && !agent.hierarchicalRole) return;
+    // Stage 1 tells nothing about the frameworks it passes by: stage 2 looks at them again.
+    // `if constexpr` around every use, so the cycle without explanations does not even
+    // capture what they need.
+    [[maybe_unused]] const bool explainStage = guaranteeShortfall == nullptr;
+    if (nested(roleIdx) && !agent.hierarchicalRole) {
+      if constexpr (kExplain) {
+        if (explainStage) {
+          recordForRole(agentIdx, role, roleIdx,
+                        Decision::missing(MissingCapability::kHierarchicalRole));
+        }
+      }
+      return;
+    }
     Caps caps;
     limitCaps(roleIdx, &caps);
     if (!guaranteeShortfall) headroomCaps(agent, &caps);
     if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
+      if constexpr (kExplain) {
+        if (explainStage) {
+          recordForRole(agentIdx, role, roleIdx,
+                        Decision::ofRole(DecisionReason::kAffinityConstraint, roleIdx));
+        }
+      }
       return;
     }
     // Usual case: no caps and nothing reserved, so every framework's candidate is the agent's
@@ -397,6 +496,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     std::optional<Resources> candidates[2];
     bool worthOffering[2] = {false, false};
     if (wholeLeftover) worthOffering[0] = worthOffering[1] = offerable(agent.available);
+    [[maybe_unused]] std::optional<Decision> whyNot[2];  // Explanations, once per variant.
     // Find the first framework that may take the agent's leftover; offer after the walk,
     // since offering reorders the sorter.
     FrameworkIdx chosen = UINT32_MAX;
@@ -404,9 +504,25 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
     role.frameworkSorter->visitInOrder([&](ClientId client) {
       const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
       const FrameworkState& framework = *frameworks_[frameworkIdx];
-      if (agent.hasGpus && !framework.gpu) return true;
+      if (agent.hasGpus && !framework.gpu) {
+        if constexpr (kExplain) {
+          if (explainStage) {
+            decisions_.record(agentIdx, frameworkIdx,
+                              Decision::missing(MissingCapability::kGpuResources));
+          }
+        }
+        return true;
+      }
       // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
-      if (framework.multiRole && !agent.multiRole) return true;
+      if (framework.multiRole && !agent.multiRole) {
+        if constexpr (kExplain) {
+          if (explainStage) {
+            decisions_.record(agentIdx, frameworkIdx,
+                              Decision::missing(MissingCapability::kMultiRole));
+          }
+        }
+        return true;
+      }
       const int variant = framework.refinement ? 1 : 0;
       if (!wholeLeftover && !candidates[variant]) {
         if (guaranteeShortfall) {
@@ -426,9 +542,25 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
         }
         worthOffering[variant] = offerable(*candidates[variant]);
       }
-      if (!worthOffering[variant]) return true;
+      if (!worthOffering[variant]) {
+        if constexpr (kExplain) {
+          if (explainStage) {
+            if (!whyNot[variant]) whyNot[variant] = whyNotOfferable(agent, framework, roleIdx);
+            decisions_.record(agentIdx, frameworkIdx, *whyNot[variant]);
+          }
+        }
+        return true;
+      }
       const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
-      if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) return true;
+      if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
+        if constexpr (kExplain) {
+          if (explainStage) {
+            const OfferFilter& filter = agent.filters.find(Holder{frameworkIdx, roleIdx})->second;
+            decisions_.record(agentIdx, frameworkIdx, Decision::filtered(filter.expiry));
+          }
+        }
+        return true;
+      }
       chosen = frameworkIdx;
       chosenVariant = variant;
       return false;
@@ -492,6 +624,7 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
         AgentState& agent = *agents_[a];
         expireFilters(a, now);
         if (agent.available.empty()) continue;
+        if constexpr (kExplain) decisions_.visitAgent(a);
         if (std::optional<AgentClaim> claim = affinity_->claim(a, now);
             claim && claim->role != roleIdx && claim->decision != PlacementDecision::kEscalate &&
             mayHold(claim->role)) {
@@ -507,11 +640,25 @@ void HierarchicalAllocator::runCycle(std::vector<AgentIdx> agentOrder) {
   for (AgentIdx agentIdx : agentOrder) {
     AgentState& agent = *agents_[agentIdx];
     expireFilters(agentIdx, now);
+    if constexpr (kExplain) {
+      decisions_.visitAgent(agentIdx);
+      if (!agent.active) {
+        decisions_.agentDecision(
+            agentIdx, Decision::of(agent.unavailability ? DecisionReason::kMaintenance
+                                                        : DecisionReason::kAgentInactive));
+      } else if (agent.available.empty()) {
+        decisions_.agentDecision(agentIdx, Decision::of(DecisionReason::kFullyAllocated));
+      }
+    }
     if (!agent.active || agent.available.empty()) continue;
     if (affinity_) {
       if (std::optional<AgentClaim> claim = affinity_->claim(agentIdx, now);
           claim && mayHold(claim->role)) {
         if (claim->decision != PlacementDecision::kEscalate) {
+          if constexpr (kExplain) {
+            decisions_.agentDecision(agentIdx,
+                                     Decision::ofRole(DecisionReason::kHeldForRole, claim->role));
+          }
           tryFrameworks(agentIdx, claim->role, nullptr, /*preferred=*/true);
           continue;  // Held: nobody else is offered the agent while the hold lasts.
         }

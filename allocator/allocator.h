@@ -56,16 +56,19 @@ struct AllocatorOptions {
   // unmet quota guarantees; a guarantee that comes back takes it back by rescind and eviction.
   bool lendHeadroom = true;
   uint64_t seed = 0;
+  // Record why frameworks were not offered agents from the first cycle (explainDecisions()
+  // otherwise starts recording when first asked).
+  bool explainDecisions = false;
   HostAffinityOptions hostAffinity;
   std::function<TimeNanos()> clock;  // Required.
 
   // Builds options from module parameters (all optional): sorter, refuse_seconds,
   // min_allocatable_resources ("cpus:0.01|mem:32"), fairness_excluded_resource_names
   // ("gpus,fpgas"), revocable_stage ("true"/"false"), lend_headroom ("true"/"false"), seed,
-  // and host_affinity ("true"/"false") with host_affinity_{path, hold_seconds,
-  // save_interval_seconds, failure_threshold, short_lived_seconds, failure_reset_seconds,
-  // purge_age_seconds, strict_roles, anti_affinity_roles} (role lists comma separated).
-  // Unknown keys are errors.
+  // explain_decisions ("true"/"false"), and host_affinity ("true"/"false") with
+  // host_affinity_{path, hold_seconds, save_interval_seconds, failure_threshold,
+  // short_lived_seconds, failure_reset_seconds, purge_age_seconds, strict_roles,
+  // anti_affinity_roles} (role lists comma separated). Unknown keys are errors.
   static Result<AllocatorOptions> fromParameters(const std::map<std::string, std::string>& params);
 };
 
@@ -174,6 +177,26 @@ struct ResourceConversion {
   Resources converted;
 };
 
+// Harvest extension: why an agent was or was not offered to a framework, as the latest
+// allocation cycle that looked at the agent decided (see allocator/decision_log.h).
+struct AgentDecision {
+  std::string agent;
+  std::string reason;  // "offered", "filtered", "quota_limit", ... (decision_log.h).
+  uint64_t cycle = 0;  // The cycle that decided; 0: no cycle has looked since recording began.
+  std::optional<TimeNanos> until;  // "filtered": when the filter ends (allocator clock).
+  std::string role;                // The quota, hold or affinity role; the taker's role.
+  std::string kind;                // "quota_limit", "quota_headroom": the kind that ran out.
+  std::string framework;           // "taken_earlier": the framework that came first.
+  std::string capability;          // "missing_capability": e.g. "GPU_RESOURCES".
+  bool capabilityOnAgent = false;  // Whether the agent, not the framework, lacks it.
+};
+struct DecisionExplanation {
+  // False when this query turned recording on: the next cycle's decisions answer the next one.
+  bool recording = false;
+  TimeNanos now = 0;  // The allocator clock, to read `until` against.
+  std::vector<AgentDecision> agents;
+};
+
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -250,6 +273,15 @@ class Allocator {
 
   // Flat metrics with Mesos-style keys under "allocator/harvest/".
   virtual std::map<std::string, double> metrics() const = 0;
+
+  // Why `framework` was or was not offered each agent (or only `agent`), starting recording
+  // if it was off. NotFound for an unknown framework or agent.
+  virtual Result<DecisionExplanation> explainDecisions(const std::string& framework,
+                                                       const std::optional<std::string>& agent) {
+    (void)framework, (void)agent;
+    return Result<DecisionExplanation>(
+        Status::failedPrecondition("this allocator does not explain its decisions"));
+  }
 };
 
 }  // namespace harvest

@@ -99,6 +99,7 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
   revocableRoleSorter_ = makeSorter(revocableTotal_);
   initialized_ = true;
   state_ = State::kRegistered;
+  if (options_.explainDecisions) decisions_.enable();
   if (options_.hostAffinity.enabled) {
     affinity_ = std::make_unique<HostAffinity>(options_.hostAffinity);
     // Roles are implicit, as in Mesos: a saved role name that is still a valid role comes
@@ -264,6 +265,7 @@ FrameworkIdx HierarchicalAllocator::newFrameworkIndex() {
 }
 
 void HierarchicalAllocator::releaseFrameworkIndex(FrameworkIdx index) {
+  if (decisions_.on()) decisions_.forgetFramework(index);
   frameworkIds_.erase(frameworks_[index]->id);
   frameworks_[index].reset();
   freeFrameworks_.push_back(index);

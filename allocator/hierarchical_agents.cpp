@@ -138,6 +138,7 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   addReservations(agent.total, -1);
   agents_[*index].reset();
   freeAgents_.push_back(*index);
+  if (decisions_.on()) decisions_.forgetAgent(*index);
   agentIds_.erase(id);
   for (FrameworkIdx framework : holders) dropPlaceholderIfIdle(framework);
   if (affinity_) affinity_->removeAgent(*index, options_.clock());

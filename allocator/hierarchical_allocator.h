@@ -7,6 +7,7 @@
 //   allocation_cycle.cpp    one cycle: stage 1 (quota guarantees), stage 2 (weighted DRF)
 //   revocable_stage.cpp     stage 3: idle reserved and oversubscribed resources, rescinds
 //   allocator_metrics.cpp   the metrics snapshot
+//   explanations.cpp        explainDecisions(): the decision log (decision_log.h) served
 //   host_affinity.cpp       the role history's use: holds, strict/anti-affinity, persistence
 #pragma once
 
@@ -21,6 +22,7 @@
 #include "allocator/agent_worklist.h"
 #include "allocator/allocator.h"
 #include "allocator/allocator_state.h"
+#include "allocator/decision_log.h"
 #include "allocator/host_affinity.h"
 
 namespace harvest {
@@ -86,6 +88,8 @@ class HierarchicalAllocator final : public Allocator {
   void allocate() override;
   void allocate(const std::set<std::string>& agents) override;
   std::map<std::string, double> metrics() const override;
+  Result<DecisionExplanation> explainDecisions(const std::string& framework,
+                                               const std::optional<std::string>& agent) override;
 
  private:
   std::unique_ptr<Sorter> makeSorter(const Quantities& total) const;
@@ -128,6 +132,12 @@ class HierarchicalAllocator final : public Allocator {
   // Drops the agent's ended filters and wakes it when the next one ends.
   void expireFilters(AgentIdx agent, TimeNanos now);
   void runCycle(std::vector<AgentIdx> agents);
+  // The cycle with (true) or without (false) recording its decisions: the copy without is
+  // the cycle as it would be if explanations did not exist.
+  template <bool kExplain>
+  void runCycleWith(std::vector<AgentIdx> agents);
+  // The served form of one decision of the log.
+  AgentDecision describe(AgentIdx agent, FrameworkIdx framework) const;
   // Some framework of the role is active and not suppressing it.
   bool wantsOffers(const RoleState& role) const;
 
@@ -198,6 +208,7 @@ class HierarchicalAllocator final : public Allocator {
   std::map<std::string, double> weights_;
   std::unique_ptr<HostAffinity> affinity_;  // Null when host affinity is off.
   AgentWorklist worklist_;                  // Agents the next allocate() must look at.
+  DecisionLog decisions_;                   // Off until asked for (explainDecisions()).
 
   uint64_t allocationRuns_ = 0;
   std::vector<double> runMillis_;  // Ring of the last kRunSamples cycle durations.

@@ -250,6 +250,10 @@ Result<AllocatorOptions> AllocatorOptions::fromParameters(
       {kRevocableStage, &parseRevocableStage},
       {kLendHeadroom, &parseLendHeadroom},
       {kSeed, &parseSeed},
+      {"explain_decisions",
+       [](const std::string& value, AllocatorOptions& options) {
+         return parseBool("explain_decisions", value, &options.explainDecisions);
+       }},
   };
 
   for (const auto& [key, value] : params) {

@@ -186,11 +186,19 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           const FrameworkState& framework = *frameworks_[frameworkIdx];
           if (agent.hasGpus && !framework.gpu) return true;
           if (framework.multiRole && !agent.multiRole) return true;
-          if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) return true;
+          if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
+            if (decisions_.on()) {
+              const TimeNanos until =
+                  agent.filters.find(Holder{frameworkIdx, roleIdx})->second.expiry;
+              decisions_.recordIfNone(agentIdx, frameworkIdx, Decision::filtered(until));
+            }
+            return true;
+          }
           chosen = frameworkIdx;
           return false;
         });
         if (chosen == UINT32_MAX) continue;
+        if (decisions_.on()) decisions_.offered(agentIdx, chosen, roleIdx);
         grantRevocable(agentIdx, Holder{chosen, roleIdx}, candidate);
         offers->push_back({chosen, roleIdx, agentIdx, revocability, candidate});
         break;  // Coarse grained, as in stage 2: the class's leftover went whole.

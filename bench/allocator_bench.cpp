@@ -7,7 +7,8 @@
 // between cycles are not timed. Each cycle offers every agent to the next framework that has
 // not refused it yet, so the cycles measured are the expensive ones. Variants: one role per
 // framework (Mesos's second configuration), and the late rounds of Mesos's 2 x frameworks
-// rounds, when every framework has refused every agent and a cycle offers nothing.
+// rounds, when every framework has refused every agent and a cycle offers nothing; and one
+// with explanations recorded (DeclineOffersExplained), to price them against DeclineOffers.
 //
 // Quota: 3000 roles, one framework each, 3000 agents cpus:2;mem:2048;disk:2048, guarantees
 // alternating cpus:1;mem:1024;disk:1024 and cpus:4;mem:4096;disk:4096. FullCycle times the
@@ -149,6 +150,23 @@ BENCHMARK(BM_DeclineOffers)
     ->ArgNames({"agents", "frameworks"})
     ->ArgsProduct({{1000, 5000, 10000, 20000, 50000}, {1, 100, 1000, 3000}})
     ->Args({20000, 2000})
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
+// DeclineOffers with explanations recorded (explain_decisions=true): each framework passed by
+// for its filter gets its decision written, each offer its framework's and its agent's.
+void BM_DeclineOffersExplained(benchmark::State& state) {
+  AllocatorOptions options;
+  options.explainDecisions = true;
+  Cluster cluster(options);
+  addDeclineOffersCluster(cluster, static_cast<int>(state.range(0)),
+                          static_cast<int>(state.range(1)), [](const std::string&) {});
+  runDeclineOffers(state, cluster);
+}
+BENCHMARK(BM_DeclineOffersExplained)
+    ->ArgNames({"agents", "frameworks"})
+    ->Args({1000, 100})
+    ->Args({10000, 1000})
     ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
 

@@ -64,6 +64,10 @@ class SimFramework final : public Scheduler {
     LOG_IF(ERROR, !id.ok()) << "framework " << spec_.spec.name() << " failover: " << id.message();
   }
 
+  const std::string& id() const { return id_; }
+  const std::string& name() const { return spec_.spec.name(); }
+  bool active() const { return active_; }
+
   void start() {
     v1::FrameworkInfo info = frameworkInfo();
     Result<std::string> id = master()->subscribe(info, this);
@@ -260,6 +264,26 @@ std::vector<Mark> marksOf(const Scenario& scenario, const std::set<std::string>&
   return marks;
 }
 
+// The allocator records why it passes frameworks by once asked (a module that cannot explain
+// says so, and the report has no explanations). Asked as each framework subscribes, so
+// recording starts before the first cycle and a restarted master's allocator records too.
+void startExplaining(Master& master, const SimFramework& framework) {
+  if (framework.active()) (void)master.allocator().explainDecisions(framework.id(), std::nullopt);
+}
+
+// Why a framework that no agent's latest visit offered anything was passed by, by reason.
+std::optional<Unoffered> unofferedAtEnd(Master& master, const SimFramework& framework) {
+  Result<DecisionExplanation> answer =
+      master.allocator().explainDecisions(framework.id(), std::nullopt);
+  if (!answer.ok() || !answer->recording) return std::nullopt;
+  Unoffered unoffered{framework.name(), {}};
+  for (const AgentDecision& decision : answer->agents) {
+    if (decision.reason == "offered") return std::nullopt;
+    ++unoffered.agentsByReason[decision.reason];
+  }
+  return unoffered;
+}
+
 }  // namespace
 
 Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options) {
@@ -339,7 +363,10 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     frameworks.push_back(
         std::make_unique<SimFramework>(f, &current, seed, &report.tasksRetried, &locality));
     SimFramework* framework = frameworks.back().get();
-    loop.at(seconds(f.spec.start_seconds()), [framework] { framework->start(); });
+    loop.at(seconds(f.spec.start_seconds()), [framework, &current] {
+      framework->start();
+      startExplaining(*current, *framework);
+    });
     if (f.spec.stop_seconds() >= 0)
       loop.at(seconds(f.spec.stop_seconds()), [framework] { framework->stop(); });
     for (const std::string& role : f.spec.roles()) roles.insert(role);
@@ -367,7 +394,10 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
       if (Status s = current->updateQuota(role, quota); !s.ok()) return s;
     }
     // Frameworks first, then agents with what they hold (so allocations find their owners).
-    for (auto& framework : frameworks) framework->resubscribe();
+    for (auto& framework : frameworks) {
+      framework->resubscribe();
+      startExplaining(*current, *framework);
+    }
     for (auto& agent : agents) {
       if (Status s = current->adoptAgent(std::move(agent)); !s.ok()) return s;
     }
@@ -453,6 +483,11 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   report.stats = earlier;
   report.stats.add(current->stats());
   report.cycleMs = percentilesOf(report.stats.cycleMillis);
+  for (const auto& framework : frameworks) {
+    if (!framework->active()) continue;
+    std::optional<Unoffered> unoffered = unofferedAtEnd(*current, *framework);
+    if (unoffered) report.unoffered.push_back(std::move(*unoffered));
+  }
   report.wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   if (!historyFile.empty()) {

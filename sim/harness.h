@@ -72,6 +72,13 @@ struct Locality {
   }
 };
 
+// A framework that the latest decision about every agent left without an offer, and why:
+// how many agents each reason of the allocator's explanations (GET /allocator/explain) covers.
+struct Unoffered {
+  std::string framework;  // Its scenario name.
+  std::map<std::string, size_t> agentsByReason;
+};
+
 struct Report {
   std::string scenario;
   std::string allocator;  // Module loaded, and from where.
@@ -87,6 +94,8 @@ struct Report {
   std::vector<Mark> marks;  // In time order.
   // Relaunches before the first master restart, and after it.
   Locality locality, localityAfterRestart;
+  // At the end, frameworks still subscribed that were offered nothing (explanations on).
+  std::vector<Unoffered> unoffered;
 };
 
 // Where a run is, for a progress line (sim/progress.h).

@@ -121,6 +121,15 @@ std::string reportSummary(const Report& r) {
         << "%, reserved cpus used by owners " << number(100 * use.owners)
         << "%, reserved cpus harvested as revocable " << number(100 * use.harvested) << "%\n";
   }
+  for (const Unoffered& u : r.unoffered) {
+    out << "  no offers  " << u.framework << ": agents";
+    bool first = true;
+    for (const auto& [reason, agents] : u.agentsByReason) {
+      out << (first ? " " : ", ") << reason << " " << agents;
+      first = false;
+    }
+    out << "\n";
+  }
   return out.str();
 }
 
@@ -160,6 +169,17 @@ std::string reportJson(const Report& r) {
     bool first = true;
     for (const auto& [role, share] : sample.shares) {
       out << (first ? "" : ",") << jsonString(role) << ":" << jsonNumber(share);
+      first = false;
+    }
+    out << "}}";
+  }
+  out << "],\"unoffered\":[";
+  for (size_t i = 0; i < r.unoffered.size(); ++i) {
+    out << (i ? "," : "") << "{\"framework\":" << jsonString(r.unoffered[i].framework)
+        << ",\"agents_by_reason\":{";
+    bool first = true;
+    for (const auto& [reason, agents] : r.unoffered[i].agentsByReason) {
+      out << (first ? "" : ",") << jsonString(reason) << ":" << agents;
       first = false;
     }
     out << "}}";

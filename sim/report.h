@@ -10,8 +10,9 @@ namespace harvest::sim {
 
 // The JSON's schema; bump kReportSchemaVersion when a field changes name or meaning.
 // 1: unversioned (before run metadata and dataItems). 2: metadata, dataItems, marks, samples.
+// 3: unoffered (frameworks offered nothing at the end, agents per explanation reason).
 inline constexpr const char* kReportSchema = "harvest-sim-report";
-inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kReportSchemaVersion = 3;
 
 std::string reportSummary(const Report& report);
 std::string reportJson(const Report& report);

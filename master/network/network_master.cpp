@@ -227,7 +227,7 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
   };
   const bool known = path == "/api/v1/scheduler" || path == "/api/v1" ||
                      path == "/agent/v1/register" || path == "/agent/v1/call" ||
-                     path == "/health" || isOperatorGet(path);
+                     path == "/health" || path == kExplainPath || isOperatorGet(path);
   if (!known) {
     answerAnonymous(http::Response::text(404, "no such endpoint: " + path));
     return;
@@ -268,6 +268,8 @@ void NetworkMaster::handle(const http::Request& request, http::Responder& respon
     agentCall(request, responder, principal);
   } else if (path == "/health") {
     responder.respond(http::Response::text(200, "ok"));
+  } else if (path == kExplainPath) {
+    responder.respond(explainDecisions(request.query));
   } else {
     responder.respond(operatorGet(path));
   }

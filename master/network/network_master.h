@@ -109,6 +109,9 @@ class NetworkMaster {
   // The operator's GET endpoints (legacy_endpoints.cpp): whether `path` is one, and its answer.
   static bool isOperatorGet(const std::string& path);
   http::Response operatorGet(const std::string& path) const;
+  // GET /allocator/explain (explain_endpoint.cpp): why a framework was not offered agents.
+  static constexpr std::string_view kExplainPath = "/allocator/explain";
+  http::Response explainDecisions(const std::string& query);
   // /master/frameworks and /master/slaves without their braces: /master/state holds them.
   std::string frameworksFields() const;
   std::string slavesFields() const;

@@ -122,7 +122,8 @@ TEST(AllocatorOptionsTest, AllKeysTogether) {
 TEST(AllocatorOptionsTest, UnknownKey) {
   EXPECT_EQ(errorOf("sorterr", "drf"),
             "unknown parameter 'sorterr' (value 'drf'); known parameters: "
-            "fairness_excluded_resource_names, lend_headroom, min_allocatable_resources, "
+            "explain_decisions, fairness_excluded_resource_names, lend_headroom, "
+            "min_allocatable_resources, "
             "refuse_seconds, revocable_stage, seed, sorter, host_affinity, host_affinity_*");
   // The clock comes from the master, never from a manifest.
   EXPECT_THAT(errorOf("clock", "real"), testing::StartsWith("unknown parameter 'clock'"));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <regex>
 
 #include "sim/progress.h"
@@ -74,7 +75,7 @@ TEST(ReportTest, SamplesCountOffersAndCycles) {
 
 TEST(ReportTest, JsonIsVersionedWithDataItems) {
   const std::string json = reportJson(builtinReport());
-  EXPECT_EQ(json.rfind(R"({"schema":"harvest-sim-report","schema_version":2,"metadata":{)"
+  EXPECT_EQ(json.rfind(R"({"schema":"harvest-sim-report","schema_version":3,"metadata":{)"
                        R"("harvest_version":"0.1.0","scenario":"idle reservation harvested, )"
                        R"(owner wakes, goes idle again","seed":42,)"
                        R"("allocator_module":"harvest_hierarchical","allocator_library":"",)"
@@ -98,6 +99,21 @@ TEST(ReportTest, JsonIsVersionedWithDataItems) {
   EXPECT_NE(json.find(R"j("marks":[{"t":200,"text":"analytics subscribes (a reservation's )j"
                       R"j(owner wakes)"},{"t":400,"text":"analytics tears down (its )j"
                       R"j(reservation goes idle)"}])j"),
+            std::string::npos);
+}
+
+// At the end web (6 agents) holds nothing new: it refused four agents and two went to the
+// frameworks ahead of it in DRF order. The allocator's explanations say so per agent.
+TEST(ReportTest, FrameworksOfferedNothingAtTheEndSayWhy) {
+  const Report& r = builtinReport();
+  ASSERT_EQ(r.unoffered.size(), 1u);
+  EXPECT_EQ(r.unoffered[0].framework, "web");
+  EXPECT_EQ(r.unoffered[0].agentsByReason,
+            (std::map<std::string, size_t>{{"filtered", 4}, {"taken_earlier", 2}}));
+  EXPECT_NE(reportSummary(r).find("  no offers  web: agents filtered 4, taken_earlier 2\n"),
+            std::string::npos);
+  EXPECT_NE(reportJson(r).find(R"("unoffered":[{"framework":"web",)"
+                               R"("agents_by_reason":{"filtered":4,"taken_earlier":2}}]})"),
             std::string::npos);
 }
 

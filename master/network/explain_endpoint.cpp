@@ -1,0 +1,131 @@
+// GET /allocator/explain?framework=ID[&agent=ID]: a Harvest extension (Mesos has no such
+// endpoint) answering "why does my framework get no offers?" from the allocator's decision
+// log (allocator/decision_log.h), one entry per agent:
+//
+//   {"framework_id":"f1","recording":true,"now_ns":12000000000,
+//    "reasons":{"filtered":1,"taken_earlier":1},
+//    "agents":[{"agent_id":"a1","reason":"filtered","cycle":7,"until_ns":102000000000,
+//               "remaining_seconds":90},
+//              {"agent_id":"a2","reason":"taken_earlier","cycle":7,"role":"web",
+//               "framework_id":"f2"}]}
+//
+// Per reason, the details: until_ns/remaining_seconds (filtered), role and kind
+// (quota_limit, quota_headroom), role (held_for_role, affinity_constraint, taken_earlier),
+// framework_id (taken_earlier: who came first), capability and missing_on ("agent" or
+// "framework") for missing_capability. Recording is off until the allocator is started with
+// explain_decisions=true or the first query, which answers "recording":false and no agents.
+//
+// It is behind the same authentication as /master/state, which already shows every
+// framework to every authenticated principal; the ACLs have no per-framework view rule.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/results.h"
+#include "master/network/mesos_json.h"
+#include "master/network/network_master.h"
+
+namespace harvest::master {
+namespace {
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// application/x-www-form-urlencoded: '+' is a space, %XX a byte.
+std::optional<std::string> formDecode(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] != '%') {
+      out += text[i];
+    } else {
+      if (i + 2 >= text.size()) return std::nullopt;
+      const int high = hexDigit(text[i + 1]), low = hexDigit(text[i + 2]);
+      if (high < 0 || low < 0) return std::nullopt;
+      out += static_cast<char>(high * 16 + low);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+// The query's parameters; an error names what is wrong with it.
+Result<std::map<std::string, std::string>> parseQuery(std::string_view query) {
+  std::map<std::string, std::string> params;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    const std::optional<std::string> key = formDecode(pair.substr(0, eq));
+    const std::optional<std::string> value =
+        formDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
+    if (!key || !value) return Result<std::map<std::string, std::string>>::error("bad escape");
+    if (*key != "framework" && *key != "agent") {
+      return Result<std::map<std::string, std::string>>::error("unknown parameter '" + *key + "'");
+    }
+    if (!params.emplace(*key, *value).second) {
+      return Result<std::map<std::string, std::string>>::error("'" + *key + "' given twice");
+    }
+  }
+  return params;
+}
+
+std::string decisionJson(const AgentDecision& d, TimeNanos now) {
+  std::string out = "{\"agent_id\":" + jsonString(d.agent) + ",\"reason\":" + jsonString(d.reason) +
+                    ",\"cycle\":" + std::to_string(d.cycle);
+  if (d.until) {
+    out += ",\"until_ns\":" + std::to_string(*d.until) +
+           ",\"remaining_seconds\":" + mesosNumber(static_cast<double>(*d.until - now) / 1e9);
+  }
+  if (!d.role.empty()) out += ",\"role\":" + jsonString(d.role);
+  if (!d.kind.empty()) out += ",\"kind\":" + jsonString(d.kind);
+  if (!d.framework.empty()) out += ",\"framework_id\":" + jsonString(d.framework);
+  if (!d.capability.empty()) {
+    out += ",\"capability\":" + jsonString(d.capability) +
+           ",\"missing_on\":" + jsonString(d.capabilityOnAgent ? "agent" : "framework");
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+http::Response NetworkMaster::explainDecisions(const std::string& query) {
+  Result<std::map<std::string, std::string>> params = parseQuery(query);
+  if (!params.ok()) return refuse(400, "bad query: " + params.message());
+  auto framework = params->find("framework");
+  if (framework == params->end()) return refuse(400, "bad query: 'framework' is required");
+  std::optional<std::string> agent;
+  if (auto it = params->find("agent"); it != params->end()) agent = it->second;
+
+  Result<DecisionExplanation> answer =
+      master_->allocator().explainDecisions(framework->second, agent);
+  if (!answer.ok()) {
+    return http::Response::text(answer.code() == StatusCode::kNotFound ? 404 : 501,
+                                answer.message());
+  }
+  std::map<std::string, size_t> counts;
+  std::string agents;
+  for (const AgentDecision& decision : answer->agents) {
+    ++counts[decision.reason];
+    agents += (agents.empty() ? "" : ",") + decisionJson(decision, answer->now);
+  }
+  std::string reasons;
+  for (const auto& [reason, count] : counts) {
+    reasons += (reasons.empty() ? "" : ",") + jsonString(reason) + ":" + std::to_string(count);
+  }
+  return http::Response::json(200, "{\"framework_id\":" + jsonString(framework->second) +
+                                       ",\"recording\":" + (answer->recording ? "true" : "false") +
+                                       ",\"now_ns\":" + std::to_string(answer->now) +
+                                       ",\"reasons\":{" + reasons + "},\"agents\":[" + agents +
+                                       "]}");
+}
+
+}  // namespace harvest::master
