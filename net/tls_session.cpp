@@ -1,0 +1,111 @@
+#include "net/tls_session.h"
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <array>
+#include <utility>
+
+namespace harvest::http {
+
+TlsSession::TlsSession(std::shared_ptr<const TlsContext> context, std::string_view peerHost)
+    : context_(std::move(context)) {
+  ssl_ = SSL_new(context_->native());
+  CHECK(ssl_ != nullptr) << "SSL_new: " << takeTlsErrors();
+  // The session owns both buffers once they are attached.
+  SSL_set_bio(ssl_, BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem()));
+  if (context_->role() == TlsContext::Role::kServer) {
+    SSL_set_accept_state(ssl_);
+    return;
+  }
+  SSL_set_connect_state(ssl_);
+  const std::string host(peerHost);
+  ASN1_OCTET_STRING* address = host.empty() ? nullptr : a2i_IPADDRESS(host.c_str());
+  if (address != nullptr) {
+    ASN1_OCTET_STRING_free(address);
+    if (context_->options().verifiesPeer()) {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), host.c_str());
+    }
+    return;
+  }
+  if (host.empty()) return;
+  SSL_set_tlsext_host_name(ssl_, host.c_str());  // SNI, for servers with several names.
+  if (context_->options().verifiesPeer()) SSL_set1_host(ssl_, host.c_str());
+}
+
+TlsSession::~TlsSession() {
+  SSL_free(ssl_);
+}
+
+Status TlsSession::receive(std::string_view wire, std::string* plaintext) {
+  ERR_clear_error();
+  if (!wire.empty() && BIO_write(SSL_get_rbio(ssl_), wire.data(), static_cast<int>(wire.size())) !=
+                           static_cast<int>(wire.size())) {
+    return Status::ioError("TLS: cannot buffer received bytes");
+  }
+  std::array<char, 16 * 1024> buffer;
+  while (!peerClosed_) {
+    size_t read = 0;
+    if (SSL_read_ex(ssl_, buffer.data(), buffer.size(), &read) == 1) {
+      plaintext->append(buffer.data(), read);
+      continue;
+    }
+    switch (SSL_get_error(ssl_, 0)) {
+      case SSL_ERROR_WANT_READ:
+        return Status();
+      case SSL_ERROR_ZERO_RETURN:
+        peerClosed_ = true;
+        return Status();
+      default: {
+        std::string why = "TLS: " + takeTlsErrors();
+        const long verify = SSL_get_verify_result(ssl_);
+        if (verify != X509_V_OK) {
+          why += " (certificate: " + std::string(X509_verify_cert_error_string(verify)) + ")";
+        }
+        return Status::error(why);
+      }
+    }
+  }
+  return Status();
+}
+
+Status TlsSession::send(std::string_view plaintext) {
+  ERR_clear_error();
+  if (!SSL_is_init_finished(ssl_)) return Status::failedPrecondition("TLS: handshake not done");
+  while (!plaintext.empty()) {
+    size_t written = 0;
+    if (SSL_write_ex(ssl_, plaintext.data(), plaintext.size(), &written) != 1) {
+      return Status::error("TLS: cannot encrypt: " + takeTlsErrors());
+    }
+    plaintext.remove_prefix(written);
+  }
+  return Status();
+}
+
+void TlsSession::takeOutgoing(std::string* wire) {
+  BIO* out = SSL_get_wbio(ssl_);
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(out, &data);
+  if (size <= 0) return;
+  wire->append(data, static_cast<size_t>(size));
+  (void)BIO_reset(out);
+}
+
+bool TlsSession::hasOutgoing() const {
+  return BIO_ctrl_pending(SSL_get_wbio(ssl_)) > 0;
+}
+
+void TlsSession::close() {
+  if (closing_) return;
+  closing_ = true;
+  ERR_clear_error();
+  if (SSL_is_init_finished(ssl_)) SSL_shutdown(ssl_);
+}
+
+bool TlsSession::handshakeDone() const {
+  return SSL_is_init_finished(ssl_) == 1;
+}
+
+}  // namespace harvest::http
