@@ -192,31 +192,11 @@ Status Connection::open(int64_t deadline) {
 }
 
 Status Connection::handshake(int64_t deadline) {
-  const std::string where = host_ + ":" + std::to_string(port_);
   tls_ = std::make_unique<TlsSession>(options_.tls, host_);
-  std::string wire;
-  std::array<char, 16 * 1024> buffer;
-  // The first receive, with nothing received, produces the ClientHello.
-  Status status = tls_->receive({}, &pendingPlaintext_);
-  while (status.ok()) {
-    wire.clear();
-    tls_->takeOutgoing(&wire);
-    if (Status sent = sendWire(wire, deadline); !sent.ok()) return sent;
-    if (tls_->handshakeDone()) return Status();
-    pollfd pfd{fd_, POLLIN, 0};
-    int ready = ::poll(&pfd, 1, remainingMs(deadline));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return Status::error("timed out in the TLS handshake with " + where);
-    ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
-    if (n == 0) return Status::error("TLS handshake with " + where + ": the server closed");
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
-      return Status::error("TLS handshake with " + where + ": " + std::strerror(errno));
-    }
-    status =
-        tls_->receive(std::string_view(buffer.data(), static_cast<size_t>(n)), &pendingPlaintext_);
-  }
-  return Status::error("TLS handshake with " + where + " failed: " + status.message());
+  Status status = handshakeOnSocket(fd_, *tls_, remainingMs(deadline), &pendingPlaintext_);
+  if (status.ok()) return status;
+  return Status::error("TLS handshake with " + host_ + ":" + std::to_string(port_) +
+                       " failed: " + status.message());
 }
 
 bool Connection::absorbIdleTls() {

@@ -4,8 +4,14 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <poll.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <utility>
 
 namespace harvest::http {
@@ -106,6 +112,48 @@ void TlsSession::close() {
 
 bool TlsSession::handshakeDone() const {
   return SSL_is_init_finished(ssl_) == 1;
+}
+
+Status handshakeOnSocket(int fd, TlsSession& session, int timeoutMs, std::string* plaintext) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  auto remainingMs = [&] {
+    return static_cast<int>(std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count()));
+  };
+  std::string wire;
+  size_t sent = 0;
+  std::array<char, 16 * 1024> buffer;
+  // The first receive, with nothing received, produces the ClientHello.
+  Status status = session.receive({}, plaintext);
+  while (status.ok()) {
+    session.takeOutgoing(&wire);
+    while (sent < wire.size()) {
+      const ssize_t n = ::send(fd, wire.data() + sent, wire.size() - sent, MSG_NOSIGNAL);
+      if (n > 0) {
+        sent += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        return Status::ioError(std::string("send: ") + std::strerror(errno));
+      }
+      pollfd pfd{fd, POLLOUT, 0};
+      if (::poll(&pfd, 1, remainingMs()) == 0) return Status::ioError("timed out sending");
+    }
+    if (session.handshakeDone()) return Status();
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, remainingMs());
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return Status::ioError("timed out");
+    const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
+    if (n == 0) return Status::ioError("the server closed the connection");
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+      return Status::ioError(std::string("recv: ") + std::strerror(errno));
+    }
+    status = session.receive(std::string_view(buffer.data(), static_cast<size_t>(n)), plaintext);
+  }
+  return status;
 }
 
 }  // namespace harvest::http

@@ -51,6 +51,12 @@ class TlsSession {
   bool closing_ = false;
 };
 
+// Runs a client session's handshake on a connected non-blocking socket, waiting with poll()
+// for at most timeoutMs in all. Plaintext that arrives with the handshake's end is appended to
+// *plaintext. An error says why the handshake failed (a certificate that does not verify, an
+// alert from the server, the timeout).
+Status handshakeOnSocket(int fd, TlsSession& session, int timeoutMs, std::string* plaintext);
+
 // The first byte of a TLS record carrying a handshake message: every TLS client opens with
 // one (its ClientHello), while an HTTP request opens with a method's capital letter.
 inline constexpr unsigned char kTlsHandshakeRecord = 0x16;
