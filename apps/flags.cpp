@@ -197,7 +197,11 @@ std::optional<TimeNanos> Flags::duration(const std::string& flag, const std::str
 void Flags::printHelp() const {
   std::printf("%s\n\n", synopsis_.c_str());
   std::vector<gflags::CommandLineFlagInfo> all;
-  gflags::GetAllFlags(&all);  // Sorted by name.
+  gflags::GetAllFlags(&all);  // Sorted by file, then name.
+  // The program's own flags first, then the TLS flags every program shares.
+  std::stable_partition(all.begin(), all.end(), [this](const gflags::CommandLineFlagInfo& info) {
+    return info.filename == sourceFile_;
+  });
   for (const gflags::CommandLineFlagInfo& info : all) {
     if (info.filename != sourceFile_ && info.filename != kSharedFlagsFile) continue;
     // A description may start with "METAVAR: " to name its value in the listing.

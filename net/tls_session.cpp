@@ -91,12 +91,15 @@ Status TlsSession::send(std::string_view plaintext) {
 }
 
 void TlsSession::takeOutgoing(std::string* wire) {
+  // Read out rather than reset: a memory BIO's reset clears its whole capacity, which after one
+  // large answer would cost every later small write as much.
   BIO* out = SSL_get_wbio(ssl_);
-  char* data = nullptr;
-  const long size = BIO_get_mem_data(out, &data);
-  if (size <= 0) return;
-  wire->append(data, static_cast<size_t>(size));
-  (void)BIO_reset(out);
+  const size_t pending = BIO_ctrl_pending(out);
+  if (pending == 0) return;
+  const size_t start = wire->size();
+  wire->resize(start + pending);
+  const int read = BIO_read(out, wire->data() + start, static_cast<int>(pending));
+  wire->resize(start + static_cast<size_t>(std::max(read, 0)));
 }
 
 bool TlsSession::hasOutgoing() const {

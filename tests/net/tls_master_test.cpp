@@ -2,9 +2,16 @@
 // clients the agent and the tools use (which follow the process-wide client TLS context, as
 // harvest-agent sets it from its flags).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "net/http_client.h"
 #include "net/tls_context.h"
@@ -132,6 +139,43 @@ TEST_F(MasterTlsTest, AgentWithoutCertificateCannotConnectWhenOneIsRequired) {
   ASSERT_FALSE(connection.ok());
   EXPECT_NE(connection.message().find("alert handshake failure"), std::string::npos)
       << connection.message();
+}
+
+// The real harvest-agent, configured only through Mesos's environment names, registers with a
+// master that requires client certificates.
+TEST_F(MasterTlsTest, HarvestAgentRegistersOverMutualTlsFromMesosEnvironment) {
+  MasterThread master(network(/*requireCert=*/true, /*downgrade=*/false));
+  const std::string port = std::to_string(master.port());
+  const pid_t agent = ::fork();
+  if (agent == 0) {
+    ::setenv("LIBPROCESS_SSL_ENABLED", "true", 1);
+    ::setenv("LIBPROCESS_SSL_VERIFY_CERT", "true", 1);
+    ::setenv("LIBPROCESS_SSL_CA_FILE", ca_.certFile.c_str(), 1);
+    ::setenv("LIBPROCESS_SSL_CERT_FILE", clientCert_.certFile.c_str(), 1);
+    ::setenv("LIBPROCESS_SSL_KEY_FILE", clientCert_.keyFile.c_str(), 1);
+    std::vector<std::string> args = {HARVEST_AGENT_BIN,   "--master=127.0.0.1:" + port,
+                                     "--id=tls-agent",    "--resources=cpus:2;mem:1024",
+                                     "--duration=20secs", "--minloglevel=2"};
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ASSERT_GT(agent, 0);
+  ProcessClientTls tls(clientContext());  // The test reads /master/state over TLS too.
+  std::vector<Struct> agents;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (agents.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    agents = entries(state(master.port()), "slaves");
+  }
+  ::kill(agent, SIGTERM);
+  int status = 0;
+  ::waitpid(agent, &status, 0);
+  ASSERT_EQ(agents.size(), 1u);
+  EXPECT_EQ(field(agents[0], "id"), "tls-agent");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST_F(MasterTlsTest, UnreadableCertificateFailsStartWithTheReason) {
