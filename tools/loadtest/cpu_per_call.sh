@@ -4,7 +4,11 @@
 # divided by the scheduler and agent calls the load test made. Prints each run, then the median
 # and the spread (min-max).
 #
-#   tools/loadtest/cpu_per_call.sh [plain|tls] [RUNS] [BIN_DIR]
+#   tools/loadtest/cpu_per_call.sh [plain|tls] [RUNS] [BIN_DIR] [ROUNDS]
+#
+# The quotient includes fixed costs (startup, 1000 registrations, and with TLS one handshake per
+# connection), which weigh more when a run makes fewer calls: runs at two ROUNDS values tell
+# the cost of one more call, (CPU2 - CPU1) / (calls2 - calls1).
 #
 # tls: a throwaway CA and a master certificate (openssl CLI) and Mesos's environment names
 # (LIBPROCESS_SSL_*), read by both programs: the master serves TLS 1.2 only, the load clients
@@ -13,6 +17,7 @@ set -euo pipefail
 mode="${1:-plain}"
 runs="${2:-3}"
 bin="${3:-build/bin}"
+rounds="${4:-20}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -35,18 +40,19 @@ fi
 ticks="$(getconf CLK_TCK)"
 results=()
 for run in $(seq "$runs"); do
-  port=$((20000 + RANDOM % 20000))
   # The load test opens its call connections during setup and uses them only once every agent
   # and framework is in; with TLS's handshakes on a busy box that can take longer than the
   # default 5 s allowed for a connection's first request head.
-  "$bin/harvest-master" --listen="127.0.0.1:$port" --max_connections_per_peer=8192 \
+  "$bin/harvest-master" --listen=127.0.0.1:0 --max_connections_per_peer=8192 \
     --request_head_timeout=60secs --minloglevel=2 >"$work/master.out" 2>&1 &
   master=$!
-  for _ in $(seq 100); do
-    grep -q "listening" "$work/master.out" && break
+  port=""
+  for _ in $(seq 200); do
+    port="$(sed -n 's/^harvest-master listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/master.out")"
+    [ -n "$port" ] && break
     sleep 0.05
   done
-  "$bin/harvest-loadtest" --master="127.0.0.1:$port" >"$work/load.out" 2>&1 || {
+  "$bin/harvest-loadtest" --master="127.0.0.1:$port" --rounds="$rounds" >"$work/load.out" 2>&1 || {
     cat "$work/load.out" >&2
     kill "$master"
     exit 1
@@ -58,7 +64,7 @@ for run in $(seq "$runs"); do
   agent="$(awk '$1 == "agent" && $2 == "calls" {print $3}' "$work/load.out")"
   perCall="$(awk -v c="$cpu" -v t="$ticks" -v s="$scheduler" -v a="$agent" \
     'BEGIN {printf "%.1f", c / t * 1e6 / (s + a)}')"
-  echo "$mode run $run: master CPU $(awk -v c="$cpu" -v t="$ticks" 'BEGIN {printf "%.2f", c / t}') s," \
+  echo "$mode rounds=$rounds run $run: master CPU $(awk -v c="$cpu" -v t="$ticks" 'BEGIN {printf "%.2f", c / t}') s," \
     "$scheduler scheduler + $agent agent calls: $perCall us/call"
   results+=("$perCall")
 done
