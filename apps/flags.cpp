@@ -14,8 +14,34 @@
 #include "common/duration.h"
 #include "common/results.h"
 
+// TLS, for every program that serves or dials: Mesos's LIBPROCESS_SSL_* settings, with their
+// meaning and defaults (docs/TLS.md).
+DEFINE_bool(ssl_enabled, false,
+            "serve (master) and dial (agent, tools) with TLS; LIBPROCESS_SSL_ENABLED too");
+DEFINE_bool(ssl_support_downgrade, false,
+            "with --ssl_enabled, the master also serves plaintext clients on its port");
+DEFINE_string(ssl_cert_file, "",
+              "PATH: PEM certificate (chain); the master's, or the one a client presents");
+DEFINE_string(ssl_key_file, "", "PATH: PEM private key of --ssl_cert_file");
+DEFINE_bool(ssl_verify_cert, false,
+            "verify the peer's certificate: clients check the master's (chain and host name), "
+            "the master checks a client's when one is presented");
+DEFINE_bool(ssl_require_cert, false,
+            "the master refuses clients without a valid certificate (implies --ssl_verify_cert)");
+DEFINE_int32(ssl_verify_depth, 4, "N: the longest certificate chain accepted");
+DEFINE_string(ssl_ca_dir, "", "DIR: trusted CA certificates (OpenSSL hashed directory)");
+DEFINE_string(ssl_ca_file, "",
+              "PATH: trusted CA certificates (PEM); with --ssl_ca_dir empty too: the system's");
+DEFINE_string(ssl_ciphers, "",
+              "LIST: OpenSSL cipher list for TLS 1.2, ':'-separated; empty: OpenSSL's default");
+DEFINE_bool(ssl_enable_tls_v1_2, true, "offer and accept TLS 1.2");
+DEFINE_bool(ssl_enable_tls_v1_3, false, "offer and accept TLS 1.3");
+
 namespace harvest::apps {
 namespace {
+
+// Where the --ssl_* flags are defined: every program accepts them.
+constexpr const char* kSharedFlagsFile = __FILE__;
 
 // glog's flags an operator needs; the rest of the registry (gflags' own --fromenv, --helpxml
 // ...) stays out so there is one way to do each thing.
@@ -50,7 +76,8 @@ const std::vector<std::string>& Flags::values(const std::string& name) const {
 bool Flags::accepts(const std::string& name) const {
   gflags::CommandLineFlagInfo info;
   if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) return false;
-  return info.filename == sourceFile_ || kGlogFlags.count(name) > 0;
+  return info.filename == sourceFile_ || info.filename == kSharedFlagsFile ||
+         kGlogFlags.count(name) > 0;
 }
 
 std::optional<int> Flags::parse(int argc, char** argv) {
@@ -61,8 +88,13 @@ std::optional<int> Flags::parse(int argc, char** argv) {
   gflags::GetAllFlags(&all);
   for (const gflags::CommandLineFlagInfo& info : all) {
     if (!accepts(info.name) || isSet(info.name)) continue;
-    const std::string env = envName(info.name);
+    std::string env = envName(info.name);
     const char* value = std::getenv(env.c_str());
+    if (value == nullptr && info.name.compare(0, 4, "ssl_") == 0) {
+      // Mesos's name for the same setting, so one environment configures both.
+      env = "LIBPROCESS_" + env.substr(std::string("HARVEST_").size());
+      value = std::getenv(env.c_str());
+    }
     if (value == nullptr) continue;
     if (repeatable_.count(info.name) > 0) values_[info.name].push_back(value);
     fromEnvironment_.insert(info.name);
@@ -165,9 +197,13 @@ std::optional<TimeNanos> Flags::duration(const std::string& flag, const std::str
 void Flags::printHelp() const {
   std::printf("%s\n\n", synopsis_.c_str());
   std::vector<gflags::CommandLineFlagInfo> all;
-  gflags::GetAllFlags(&all);  // Sorted by name.
+  gflags::GetAllFlags(&all);  // Sorted by file, then name.
+  // The program's own flags first, then the TLS flags every program shares.
+  std::stable_partition(all.begin(), all.end(), [this](const gflags::CommandLineFlagInfo& info) {
+    return info.filename == sourceFile_;
+  });
   for (const gflags::CommandLineFlagInfo& info : all) {
-    if (info.filename != sourceFile_) continue;
+    if (info.filename != sourceFile_ && info.filename != kSharedFlagsFile) continue;
     // A description may start with "METAVAR: " to name its value in the listing.
     std::string meta = info.type == "bool" ? "" : "=VALUE", description = info.description;
     const size_t colon = description.find(": ");
@@ -195,10 +231,29 @@ void Flags::printHelp() const {
   }
   std::printf(
       "\nAny flag can also come from the environment as HARVEST_<NAME> (e.g. "
-      "HARVEST_LOG_DIR=/var/log/harvest); the command line wins.\nDurations take Mesos units: "
+      "HARVEST_LOG_DIR=/var/log/harvest); the command line wins. The --ssl_* flags also read "
+      "Mesos's LIBPROCESS_SSL_<NAME> (e.g. LIBPROCESS_SSL_ENABLED=true), after "
+      "HARVEST_SSL_<NAME>.\nDurations take Mesos units: "
       "100ms, 30secs, 5mins, 1hrs, 2days (a plain number is seconds).\nLogging (glog): --v=N "
       "(1: per-offer detail), --log_dir=DIR, --logtostderr; --flagfile=PATH reads one flag a "
       "line.\n");
+}
+
+http::TlsOptions Flags::tlsOptions() {
+  http::TlsOptions tls;
+  tls.enabled = FLAGS_ssl_enabled;
+  tls.supportDowngrade = FLAGS_ssl_support_downgrade;
+  tls.certFile = stripFileUrl(FLAGS_ssl_cert_file);
+  tls.keyFile = stripFileUrl(FLAGS_ssl_key_file);
+  tls.verifyCert = FLAGS_ssl_verify_cert;
+  tls.requireCert = FLAGS_ssl_require_cert;
+  tls.verifyDepth = FLAGS_ssl_verify_depth;
+  tls.caDir = FLAGS_ssl_ca_dir;
+  tls.caFile = stripFileUrl(FLAGS_ssl_ca_file);
+  tls.ciphers = FLAGS_ssl_ciphers;
+  tls.enableTlsV12 = FLAGS_ssl_enable_tls_v1_2;
+  tls.enableTlsV13 = FLAGS_ssl_enable_tls_v1_3;
+  return tls;
 }
 
 std::string stripFileUrl(const std::string& value) {

@@ -5,6 +5,7 @@
 //   --name=value, --flag / --noflag for booleans   --flagfile=PATH (one --name=value a line)
 //   HARVEST_<NAME> in the environment              for any flag the command line leaves unset
 //   --help (each flag, its description, default)   --version
+//   LIBPROCESS_SSL_<NAME> for the --ssl_* flags        Mesos's names for its TLS settings
 //
 // glog's --v, --vmodule, --log_dir, --logtostderr, --alsologtostderr, --minloglevel and
 // --stderrthreshold are accepted too. Every error is one line, "<program>: <reason>", and
@@ -18,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "common/time.h"
+#include "net/tls_context.h"
 
 namespace harvest::apps {
 
@@ -64,6 +67,9 @@ class Flags {
   // A duration flag (Mesos syntax, see common/duration.h): its value, or nullopt after
   // printing the error for --<flag>.
   std::optional<TimeNanos> duration(const std::string& flag, const std::string& value) const;
+
+  // The --ssl_* flags, which every program reads (docs/TLS.md), as TLS options.
+  static http::TlsOptions tlsOptions();
 
  private:
   std::optional<int> parseArgument(const std::string& arg, int depth);

@@ -154,6 +154,17 @@ int run(const harvest::apps::Flags& flags) {
     if (!credential.ok()) return flags.bad("credential", FLAGS_credential, credential.message());
     options.credential = *credential;
   }
+  const harvest::http::TlsOptions tls = harvest::apps::Flags::tlsOptions();
+  if (tls.enabled) {
+    // Every connection to the master (registration, calls, following a new leader) dials
+    // with this context.
+    auto context = harvest::http::TlsContext::create(tls, harvest::http::TlsContext::Role::kClient);
+    if (!context.ok()) {
+      std::fprintf(stderr, "harvest-agent: %s\n", context.message().c_str());
+      return 2;
+    }
+    harvest::http::setDefaultClientTls(*context);
+  }
   const std::string& stateFile = FLAGS_state_file;
 
   harvest::Result<std::unique_ptr<harvest::agent::AgentProcess>> created =

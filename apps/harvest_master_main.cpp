@@ -156,6 +156,7 @@ int run(const harvest::apps::Flags& flags) {
     network.credentialsPath = harvest::apps::stripFileUrl(FLAGS_credentials);
     network.aclsPath = harvest::apps::stripFileUrl(FLAGS_acls);
     network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);
+    network.tls = harvest::apps::Flags::tlsOptions();  // start() loads and checks the files.
     std::optional<harvest::TimeNanos> headTimeout =
         flags.duration("request_head_timeout", FLAGS_request_head_timeout);
     if (!headTimeout) return 2;

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <utility>
 
 namespace harvest::http {
@@ -44,7 +45,20 @@ bool sendsBody(std::string_view method, std::string_view body) {
   return !body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
 }
 
+std::mutex defaultTlsMutex;
+std::shared_ptr<const TlsContext> defaultTls;
+
 }  // namespace
+
+void setDefaultClientTls(std::shared_ptr<const TlsContext> context) {
+  std::lock_guard<std::mutex> lock(defaultTlsMutex);
+  defaultTls = std::move(context);
+}
+
+std::shared_ptr<const TlsContext> defaultClientTls() {
+  std::lock_guard<std::mutex> lock(defaultTlsMutex);
+  return defaultTls;
+}
 
 std::string encodeChunked(const std::vector<std::string>& chunks) {
   std::string out;
@@ -72,7 +86,9 @@ Connection::Connection(Connection&& other) noexcept
       options_(other.options_),
       fd_(std::exchange(other.fd_, -1)),
       connects_(other.connects_),
-      parser_(std::move(other.parser_)) {}
+      parser_(std::move(other.parser_)),
+      tls_(std::move(other.tls_)),
+      pendingPlaintext_(std::move(other.pendingPlaintext_)) {}
 
 Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
@@ -83,6 +99,8 @@ Connection& Connection::operator=(Connection&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     connects_ = other.connects_;
     parser_ = std::move(other.parser_);
+    tls_ = std::move(other.tls_);
+    pendingPlaintext_ = std::move(other.pendingPlaintext_);
   }
   return *this;
 }
@@ -94,6 +112,8 @@ Connection::~Connection() {
 void Connection::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  tls_.reset();
+  pendingPlaintext_.clear();
 }
 
 Result<Connection> Connection::connect(const std::string& host, uint16_t port, int timeoutMs,
@@ -162,14 +182,41 @@ Status Connection::open(int64_t deadline) {
     fd_ = fd;
     ++connects_;
     freeaddrinfo(addresses);
-    return Status();
+    if (!options_.tls) return Status();
+    Status status = handshake(deadline);
+    if (!status.ok()) close();
+    return status;
   }
   freeaddrinfo(addresses);
   return Status::error("cannot connect to " + where + ": " + lastError);
 }
 
+Status Connection::handshake(int64_t deadline) {
+  tls_ = std::make_unique<TlsSession>(options_.tls, host_);
+  Status status = handshakeOnSocket(fd_, *tls_, remainingMs(deadline), &pendingPlaintext_);
+  if (status.ok()) return status;
+  return Status::error("TLS handshake with " + host_ + ":" + std::to_string(port_) +
+                       " failed: " + status.message());
+}
+
+bool Connection::absorbIdleTls() {
+  std::array<char, 16 * 1024> buffer;
+  while (!tls_->peerClosed()) {
+    ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT);
+    if (n == 0) return false;
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    if (!tls_->receive(std::string_view(buffer.data(), static_cast<size_t>(n)), &pendingPlaintext_)
+             .ok()) {
+      return false;
+    }
+  }
+  return false;
+}
+
 Status Connection::ensureOpen(int64_t deadline) {
-  if (fd_ >= 0 && parser_.idle()) {
+  if (fd_ >= 0 && tls_ && parser_.idle()) {
+    if (absorbIdleTls()) return Status();
+  } else if (fd_ >= 0 && parser_.idle()) {
     // A keep-alive connection the server has since closed (idle timeout, or it said close)
     // reads as EOF: start afresh. Bytes waiting before a request is sent are an answer the
     // server volunteered (say a 503 for too many connections); keep them to be read.
@@ -254,7 +301,14 @@ Result<ClientResponse> Connection::roundTrip(std::string_view method, std::strin
 }
 
 Status Connection::sendRaw(std::string_view bytes, int timeoutMs) {
-  int64_t deadline = deadlineAfter(timeoutMs);
+  if (!tls_) return sendWire(bytes, deadlineAfter(timeoutMs));
+  if (Status status = tls_->send(bytes); !status.ok()) return status;
+  std::string wire;
+  tls_->takeOutgoing(&wire);
+  return sendWire(wire, deadlineAfter(timeoutMs));
+}
+
+Status Connection::sendWire(std::string_view bytes, int64_t deadline) {
   size_t written = 0;
   while (written < bytes.size()) {
     if (fd_ < 0) return Status::error("not connected");
@@ -310,22 +364,41 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
   std::string readProblem;
   std::array<char, 16 * 1024> buffer;
   bool polledOnce = false;
+  // With TLS the socket carries `encrypted`, which grows if the session has more to say.
+  std::string encrypted;
+  std::string_view wire = out;
+  auto reportSent = [&] {
+    if (sent == nullptr) return;
+    // Of `out`: all of it once every byte of its encryption has gone.
+    *sent = written == wire.size() ? out.size() : std::min(written, out.size() - 1);
+  };
   auto failWith = [&](const std::string& what) {
     std::string message = "HTTP exchange with " + where + " failed: " + what;
     if (!writeProblem.empty()) message += " (" + writeProblem + ")";
     if (!readProblem.empty()) message += " (" + readProblem + ")";
     *error = Status::error(message);
+    reportSent();
     close();
-    if (sent != nullptr) *sent = written;
     return Event::kError;
   };
+  if (tls_) {
+    if (!out.empty()) {
+      if (Status status = tls_->send(out); !status.ok()) return failWith(status.message());
+      tls_->takeOutgoing(&encrypted);
+    }
+    wire = encrypted;
+  }
+  if (!pendingPlaintext_.empty()) {
+    parser_.feed(pendingPlaintext_);
+    pendingPlaintext_.clear();
+  }
   while (true) {
     // Parse what has arrived before waiting: earlier reads may hold several events.
     Event event = parser_.next();
     if (event == Event::kError) return failWith(parser_.error().message);
     if (event != Event::kNeedMore) {
       if (stopAt & bit(event)) {
-        if (sent != nullptr) *sent = written;
+        reportSent();
         return event;
       }
       continue;
@@ -334,12 +407,12 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
     int wait = remainingMs(deadline);
     // A zero timeout still looks at the socket once: nextChunk(0) must see what has arrived.
     if (wait == 0 && polledOnce) {
-      if (sent != nullptr) *sent = written;
+      reportSent();
       return Event::kNeedMore;
     }
     polledOnce = true;
     pollfd pfd{fd_, POLLIN, 0};
-    if (written < out.size() && writeProblem.empty()) pfd.events |= POLLOUT;
+    if (written < wire.size() && writeProblem.empty()) pfd.events |= POLLOUT;
     int ready = ::poll(&pfd, 1, wait);
     if (ready < 0) {
       if (errno == EINTR) continue;
@@ -348,7 +421,7 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
     if (ready == 0) continue;  // The deadline check above ends the loop.
     if (pfd.revents & POLLNVAL) return failWith("invalid socket");
     if (pfd.revents & POLLOUT) {
-      ssize_t n = ::send(fd_, out.data() + written, out.size() - written, MSG_NOSIGNAL);
+      ssize_t n = ::send(fd_, wire.data() + written, wire.size() - written, MSG_NOSIGNAL);
       if (n > 0) {
         written += static_cast<size_t>(n);
       } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -359,7 +432,18 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
     }
     if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
-      if (n > 0) {
+      if (n > 0 && tls_) {
+        std::string plaintext;
+        Status status =
+            tls_->receive(std::string_view(buffer.data(), static_cast<size_t>(n)), &plaintext);
+        parser_.feed(plaintext);
+        if (!status.ok()) readProblem = status.message();
+        if (!status.ok() || tls_->peerClosed()) parser_.feedEof();
+        if (status.ok() && tls_->hasOutgoing()) {
+          tls_->takeOutgoing(&encrypted);
+          wire = encrypted;
+        }
+      } else if (n > 0) {
         parser_.feed(std::string_view(buffer.data(), static_cast<size_t>(n)));
       } else if (n == 0) {
         parser_.feedEof();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,8 @@
 #include "common/status.h"
 #include "net/request_parser.h"
 #include "net/response_parser.h"
+#include "net/tls_context.h"
+#include "net/tls_session.h"
 
 namespace harvest::http {
 
@@ -29,6 +32,13 @@ struct ClientResponse {
   }
 };
 
+// The TLS context clients dial with unless their options say otherwise; null: plaintext. A
+// program configured for TLS sets it once at startup, before any connection: Mesos's TLS
+// settings are process-wide too, and this way every client in the process (the agent's, the
+// tools') follows them.
+void setDefaultClientTls(std::shared_ptr<const TlsContext> context);
+std::shared_ptr<const TlsContext> defaultClientTls();
+
 struct ClientOptions {
   size_t maxHeaderBytes = kDefaultMaxHeaderBytes;
   // A whole response body; for a stream, each chunk.
@@ -36,6 +46,8 @@ struct ClientOptions {
   // SO_RCVBUF set before connecting; 0 keeps the system's. Tests shrink it to play a reader
   // that falls behind quickly.
   int receiveBufferBytes = 0;
+  // A client context: connect with TLS. Null: plaintext.
+  std::shared_ptr<const TlsContext> tls = defaultClientTls();
 };
 
 // `chunks` encoded as a chunked body, terminating chunk included; empty chunks are skipped
@@ -84,6 +96,12 @@ class Connection {
   Connection(std::string host, uint16_t port, ClientOptions options);
   Status open(int64_t deadline);
   Status ensureOpen(int64_t deadline);
+  Status handshake(int64_t deadline);
+  // Writes all of `wire` to the socket, as it is.
+  Status sendWire(std::string_view wire, int64_t deadline);
+  // A TLS connection idle between requests: takes in what the server sent meanwhile (session
+  // tickets, close_notify, a volunteered answer). False if the server has closed it.
+  bool absorbIdleTls();
   std::string requestHead(std::string_view method, std::string_view target, const Headers& headers,
                           std::optional<size_t> contentLength, bool chunked) const;
   Result<ClientResponse> roundTrip(std::string_view method, std::string message, int timeoutMs);
@@ -101,6 +119,8 @@ class Connection {
   int fd_ = -1;
   uint64_t connects_ = 0;
   ResponseParser parser_;
+  std::unique_ptr<TlsSession> tls_;
+  std::string pendingPlaintext_;  // Decrypted between exchanges, not yet parsed.
 };
 
 // Reads a streaming (chunked) response chunk by chunk. Takes over the connection it runs on:

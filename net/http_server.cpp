@@ -257,7 +257,9 @@ void HttpServer::acceptAll(int64_t now) {
     }
     if (!refusal.empty()) {
       ++stats_.connectionsRejected;
-      if (rejecting_ >= kMaxRejecting) {
+      // A TLS peer could read the 503 only after a handshake, which is not worth spending on
+      // a connection being turned away.
+      if (rejecting_ >= kMaxRejecting || options_.tls) {
         ::close(fd);
         continue;
       }
@@ -286,6 +288,11 @@ void HttpServer::acceptAll(int64_t now) {
       ++stats_.connectionsCurrent;
       ++connectionsPerPeer_[host];
       unserved_.insert(conn->id);
+      if (options_.tls && options_.tls->options().supportDowngrade) {
+        conn->protocolUndecided = true;
+      } else if (options_.tls) {
+        conn->tls = std::make_unique<TlsSession>(options_.tls);
+      }
       // The first request's head is due within headTimeoutMs of the connection itself.
       conn->headStartedMs = now;
       if (options_.headTimeoutMs > 0) {
@@ -348,8 +355,14 @@ void HttpServer::readSome(Connection& conn, int64_t now) {
   if (n > 0) {
     stats_.bytesIn += static_cast<uint64_t>(n);
     touch(conn, now);
-    if (conn.state == State::kReading || conn.state == State::kPending) {
-      conn.parser.feed(std::string_view(readBuffer_.data(), static_cast<size_t>(n)));
+    std::string_view bytes(readBuffer_.data(), static_cast<size_t>(n));
+    if (options_.tls) {
+      std::optional<std::string_view> plaintext = decrypt(conn, bytes);
+      if (!plaintext) return;
+      bytes = *plaintext;
+    }
+    if (!bytes.empty() && (conn.state == State::kReading || conn.state == State::kPending)) {
+      conn.parser.feed(bytes);
     }
     return;
   }
@@ -359,6 +372,40 @@ void HttpServer::readSome(Connection& conn, int64_t now) {
   }
   if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
   closeConnection(conn, "read failed: " + errnoText(errno));
+}
+
+std::optional<std::string_view> HttpServer::decrypt(Connection& conn, std::string_view wire) {
+  if (conn.protocolUndecided) {
+    conn.protocolUndecided = false;
+    if (static_cast<unsigned char>(wire.front()) == kTlsHandshakeRecord) {
+      conn.tls = std::make_unique<TlsSession>(options_.tls);
+    } else {
+      ++stats_.plaintextConnections;
+      VLOG(1) << conn.peer << " speaks plaintext; served without TLS (downgrade)";
+    }
+  }
+  if (!conn.tls) return wire;
+  const bool handshaking = !conn.tls->handshakeDone();
+  plaintext_.clear();
+  Status status = conn.tls->receive(wire, &plaintext_);
+  if (conn.tls->hasOutgoing()) {
+    if (conn.outPos == conn.out.size()) {
+      conn.out.clear();
+      conn.outPos = 0;
+    }
+    conn.tls->takeOutgoing(&conn.out);
+    markDirty(conn);
+  }
+  if (!status.ok()) {
+    ++stats_.tlsFailures;
+    LOG_EVERY_N(WARNING, 100) << "closing " << conn.peer << ": " << status.message();
+    flush(conn);  // The alert, if the socket takes it, tells the peer why.
+    closeConnection(conn, status.message());
+    return std::nullopt;
+  }
+  if (handshaking && conn.tls->handshakeDone()) ++stats_.tlsHandshakes;
+  if (conn.tls->peerClosed()) conn.peerEof = true;
+  return std::string_view(plaintext_);
 }
 
 void HttpServer::progress(Connection& conn) {
@@ -428,6 +475,12 @@ void HttpServer::settle(Connection& conn) {
   if (conn.closed()) return;
   switch (conn.state) {
     case State::kClosingAfterWrite:
+      if (conn.unsent() == 0 && conn.tls && conn.tls->handshakeDone() && !conn.tls->closing()) {
+        // close_notify tells the peer the answer is whole, not cut by an attacker.
+        conn.tls->close();
+        conn.tls->takeOutgoing(&conn.out);
+        markDirty(conn);
+      }
       if (conn.unsent() == 0) beginLinger(conn);
       break;
     case State::kLingering:
@@ -448,7 +501,17 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
     conn.out.clear();
     conn.outPos = 0;
   }
-  conn.out.append(bytes);
+  if (conn.tls) {
+    // Fails only before the handshake is done (a head timeout during it): nothing can be
+    // said to the peer yet.
+    if (Status status = conn.tls->send(bytes); !status.ok()) {
+      closeConnection(conn, status.message());
+      return;
+    }
+    conn.tls->takeOutgoing(&conn.out);
+  } else {
+    conn.out.append(bytes);
+  }
   markDirty(conn);
 }
 
@@ -720,16 +783,24 @@ std::shared_ptr<Stream> HttpServer::startStream(detail::ResponderState& state, i
 }
 
 bool HttpServer::streamSend(Connection& conn, Stream& stream, std::string_view chunk) {
+  // One chunk is one TLS record set: framing and data are encrypted together.
+  std::string& framed = conn.tls ? tlsScratch_ : conn.out;
+  if (conn.tls) tlsScratch_.clear();
   if (stream.chunked_) {
     char sizeLine[24];
     int length = std::snprintf(sizeLine, sizeof(sizeLine), "%zx\r\n", chunk.size());
-    conn.out.append(sizeLine, static_cast<size_t>(length));
-    conn.out.append(chunk);
-    conn.out.append("\r\n");
+    framed.append(sizeLine, static_cast<size_t>(length));
+    framed.append(chunk);
+    framed.append("\r\n");
   } else {
-    conn.out.append(chunk);
+    framed.append(chunk);
   }
-  markDirty(conn);
+  if (conn.tls) {
+    queueOutput(conn, tlsScratch_);
+    if (conn.closed()) return false;
+  } else {
+    markDirty(conn);
+  }
   // Only a stream over its bound is flushed at once, to tell a slow reader from a burst.
   if (conn.unsent() > options_.maxStreamBufferBytes && !flush(conn)) return false;
   if (conn.unsent() > options_.maxStreamBufferBytes) {

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@
 
 #include "common/status.h"
 #include "net/request_parser.h"
+#include "net/tls_context.h"
 
 namespace harvest::http {
 
@@ -66,6 +68,10 @@ struct ServerOptions {
   // reads and drops what the client still sends for up to this long, so closing does not
   // reset the connection and destroy the answer before the client has read it.
   int lingerMs = 1000;
+  // A server context: every connection speaks TLS (or, with the context's supportDowngrade,
+  // either TLS or plaintext, told apart by the first byte). Null: plaintext only. With TLS a
+  // connection over a limit is closed without the 503, which would need a handshake first.
+  std::shared_ptr<const TlsContext> tls;
 };
 
 // Counters since start; plain values, read with stats().
@@ -85,6 +91,9 @@ struct ServerStats {
   uint64_t idleTimeouts = 0;
   uint64_t bytesIn = 0;
   uint64_t bytesOut = 0;
+  uint64_t tlsHandshakes = 0;         // Completed.
+  uint64_t tlsFailures = 0;           // Connections closed for a failed handshake or record.
+  uint64_t plaintextConnections = 0;  // With TLS on, served in plaintext (downgrade).
 };
 
 struct Response {
@@ -197,6 +206,9 @@ class HttpServer {
   void acceptAll(int64_t now);
   void handleEvent(Connection& connection, uint32_t events, int64_t now);
   void readSome(Connection& connection, int64_t now);
+  // With TLS: picks plaintext or TLS for a connection's first bytes, decrypts, and queues the
+  // session's answers (handshake, alerts). Returns the plaintext, or nullopt after closing.
+  std::optional<std::string_view> decrypt(Connection& connection, std::string_view wire);
   void progress(Connection& connection);
   void processRequests(Connection& connection);
   void settle(Connection& connection);
@@ -248,6 +260,8 @@ class HttpServer {
   int64_t nextSweepMs_;
   int64_t acceptPausedUntilMs_ = 0;  // Out of file descriptors: retry accepting then.
   std::vector<char> readBuffer_;
+  std::string plaintext_;   // decrypt()'s output, reused.
+  std::string tlsScratch_;  // A stream chunk with its framing, before encryption.
 };
 
 }  // namespace harvest::http

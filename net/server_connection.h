@@ -10,6 +10,7 @@
 
 #include "net/http_server.h"
 #include "net/request_parser.h"
+#include "net/tls_session.h"
 
 namespace harvest::http {
 
@@ -47,12 +48,16 @@ struct ServerConnection {
   bool rejected = false;      // Over maxConnections; being answered 503.
   bool processing = false;    // processRequests() is on the stack for this connection.
   bool dirty = false;         // Output queued since the last flush (see flushDirty).
-  bool served = false;         // A request has been handed to the handler.
+  bool served = false;        // A request has been handed to the handler.
   int64_t lastActivityMs = 0;
   int64_t headStartedMs = 0;  // When the head being received began; 0: none is.
   int64_t lingerDeadlineMs = 0;
   uint64_t requestSerial = 0;  // Which request a Responder answers.
   std::shared_ptr<Stream> stream;
+  // Set once the connection is known to speak TLS; out holds its encrypted bytes.
+  std::unique_ptr<TlsSession> tls;
+  // TLS with downgrade: the first byte will tell TLS from plaintext.
+  bool protocolUndecided = false;
 };
 
 struct ResponderState {

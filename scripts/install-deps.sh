@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-compiler
           libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev clang)
 packages+=(libgflags-dev)  # apps/flags.h: every program's flags.
+# net/: TLS through OpenSSL 3; the openssl CLI makes the CA of tools/loadtest/cpu_per_call.sh.
+packages+=(libssl-dev openssl)
 packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench-summary.sh.
 # The real-client test (tests/clients/) runs on Node.js; a Node.js that brings its own npm (as
 # NodeSource's does) is kept rather than replaced by Debian's.

@@ -124,6 +124,12 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
   server.maxConnectionsPerPeer = network.maxConnectionsPerPeer;
   server.headTimeoutMs = network.requestHeadTimeoutMs;
   server.maxStreamBufferBytes = network.maxStreamBufferBytes;
+  if (network.tls.enabled) {
+    Result<std::shared_ptr<const http::TlsContext>> tls =
+        http::TlsContext::create(network.tls, http::TlsContext::Role::kServer);
+    if (!tls.ok()) return tls.status();
+    server.tls = std::move(tls).value();
+  }
   NetworkMaster* raw = self.get();
   Result<std::unique_ptr<http::HttpServer>> started = http::HttpServer::start(
       server, [raw](const http::Request& request, http::Responder& responder) {

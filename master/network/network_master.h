@@ -60,6 +60,9 @@ struct NetworkOptions {
   int requestHeadTimeoutMs = 5000;
   // A subscriber that falls this far behind is disconnected (its stream closed).
   size_t maxStreamBufferBytes = 8 * 1024 * 1024;
+  // TLS on the one port that serves schedulers, agents and operators (docs/TLS.md). With
+  // tls.enabled, a certificate or key that cannot be loaded fails start().
+  http::TlsOptions tls;
   // The program's effective flags (name -> value), as /flags and /master/state show them.
   std::map<std::string, std::string> flags;
 };

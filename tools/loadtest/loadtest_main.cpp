@@ -109,6 +109,8 @@ struct Options {
   double allocationInterval = 0.1;
   std::string master;  // HOST:PORT; empty: in-process.
   std::string json;
+  // The --ssl_* flags: the clients dial with TLS, and an in-process master serves it.
+  http::TlsOptions tls;
 };
 
 // The --json schema; bump the version when a field changes name or meaning. 1: unversioned
@@ -210,6 +212,7 @@ int run(const Options& options) {
     network.port = 0;
     network.maxConnections = std::max<size_t>(network.maxConnections, connections);
     network.maxConnectionsPerPeer = 0;  // Every client is on 127.0.0.1.
+    network.tls = options.tls;
     MasterOptions masterOptions;
     masterOptions.allocationInterval =
         static_cast<TimeNanos>(options.allocationInterval * static_cast<double>(kNanosPerSecond));
@@ -569,5 +572,12 @@ int main(int argc, char** argv) {
   options.allocationInterval = static_cast<double>(*interval) / harvest::kNanosPerSecond;
   options.master = FLAGS_master;
   options.json = FLAGS_json;
+  options.tls = harvest::apps::Flags::tlsOptions();
+  if (options.tls.enabled) {
+    auto context =
+        harvest::http::TlsContext::create(options.tls, harvest::http::TlsContext::Role::kClient);
+    if (!context.ok()) return flags.fail(context.message());
+    harvest::http::setDefaultClientTls(*context);
+  }
   return harvest::master::run(options);
 }

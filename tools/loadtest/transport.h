@@ -25,8 +25,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "net/http_client.h"
 #include "net/recordio.h"
 #include "net/response_parser.h"
+#include "net/tls_session.h"
 
 namespace harvest::master::loadtest {
 
@@ -112,6 +114,32 @@ inline Result<int> connectTcp(const std::string& host, uint16_t port) {
   return connected;
 }
 
+// With the process's client TLS context (--ssl_enabled), a session whose handshake on `fd` is
+// done; without one, null: the socket speaks plaintext.
+inline Result<std::unique_ptr<http::TlsSession>> startTls(int fd, const std::string& host) {
+  std::shared_ptr<const http::TlsContext> context = http::defaultClientTls();
+  if (!context) return std::unique_ptr<http::TlsSession>();
+  auto session = std::make_unique<http::TlsSession>(context, host);
+  std::string early;  // The master speaks only when asked: nothing arrives with the handshake.
+  if (Status status = http::handshakeOnSocket(fd, *session, kConnectTimeoutMs, &early);
+      !status.ok()) {
+    return Result<std::unique_ptr<http::TlsSession>>::error("TLS handshake with " + host + ": " +
+                                                            status.message());
+  }
+  return session;
+}
+
+// `plaintext` as the socket must carry it: encrypted when there is a session.
+inline Status appendWire(http::TlsSession* tls, std::string_view plaintext, std::string* wire) {
+  if (tls == nullptr) {
+    wire->append(plaintext);
+    return Status();
+  }
+  if (Status status = tls->send(plaintext); !status.ok()) return status;
+  tls->takeOutgoing(wire);
+  return Status();
+}
+
 inline std::string postRequest(const std::string& authority, std::string_view target,
                                const http::Headers& headers, std::string_view body) {
   std::string out = "POST ";
@@ -125,10 +153,23 @@ inline std::string postRequest(const std::string& authority, std::string_view ta
 
 // Reads everything the socket holds now into `parser` (and the end of the stream, setting *eof,
 // if the peer closed). False with *error set if reading failed.
-inline bool receiveAvailable(int fd, http::ResponseParser& parser, std::string* error, bool* eof) {
+inline bool receiveAvailable(int fd, http::TlsSession* tls, http::ResponseParser& parser,
+                             std::string* error, bool* eof) {
   std::array<char, 64 * 1024> buffer;
+  std::string plaintext;
   while (true) {
     const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
+    if (n > 0 && tls != nullptr) {
+      plaintext.clear();
+      const Status status =
+          tls->receive(std::string_view(buffer.data(), static_cast<size_t>(n)), &plaintext);
+      parser.feed(plaintext);
+      if (!status.ok()) {
+        *error = status.message();
+        return false;
+      }
+      continue;
+    }
     if (n > 0) {
       parser.feed(std::string_view(buffer.data(), static_cast<size_t>(n)));
       continue;
@@ -156,9 +197,18 @@ class RawStream {
     Result<int> fd = connectTcp(host, port);
     if (!fd.ok()) return fd.status();
     std::unique_ptr<RawStream> stream(new RawStream(*fd));
-    const std::string request =
-        postRequest(host + ":" + std::to_string(port), target,
-                    {{"Content-Type", contentType}, {"Accept", contentType}}, body);
+    Result<std::unique_ptr<http::TlsSession>> tls = startTls(*fd, host);
+    if (!tls.ok()) return tls.status();
+    stream->tls_ = std::move(tls).value();
+    std::string request;
+    if (Status status =
+            appendWire(stream->tls_.get(),
+                       postRequest(host + ":" + std::to_string(port), target,
+                                   {{"Content-Type", contentType}, {"Accept", contentType}}, body),
+                       &request);
+        !status.ok()) {
+      return status;
+    }
     size_t sent = 0;
     const Clock::time_point deadline = Clock::now() + kSetupTimeout;
     while (sent < request.size()) {
@@ -195,7 +245,7 @@ class RawStream {
     if (!error_.empty()) return false;
     std::string error;
     bool eof = false;  // The parser turns it into kComplete or kError.
-    if (!receiveAvailable(fd_, parser_, &error, &eof)) return fail(error);
+    if (!receiveAvailable(fd_, tls_.get(), parser_, &error, &eof)) return fail(error);
     while (true) {
       switch (parser_.next()) {
         case http::ResponseParser::Event::kNeedMore:
@@ -228,6 +278,7 @@ class RawStream {
   }
 
   int fd_;
+  std::unique_ptr<http::TlsSession> tls_;
   http::ResponseParser parser_{
       http::ResponseParserOptions{http::kDefaultMaxHeaderBytes, 16 * 1024 * 1024, true}};
   http::RecordDecoder decoder_;
@@ -244,8 +295,11 @@ class Pipeline {
                                                 Problems* problems) {
     Result<int> fd = connectTcp(host, port);
     if (!fd.ok()) return fd.status();
-    return std::unique_ptr<Pipeline>(
-        new Pipeline(*fd, host + ":" + std::to_string(port), problems));
+    std::unique_ptr<Pipeline> line(new Pipeline(*fd, host + ":" + std::to_string(port), problems));
+    Result<std::unique_ptr<http::TlsSession>> tls = startTls(*fd, host);
+    if (!tls.ok()) return tls.status();
+    line->tls_ = std::move(tls).value();
+    return line;
   }
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
@@ -268,7 +322,11 @@ class Pipeline {
       problems_->add(what + ": not sent, its connection failed");
       return;
     }
-    out_ += postRequest(authority_, target, headers, body);
+    if (Status status =
+            appendWire(tls_.get(), postRequest(authority_, target, headers, body), &out_);
+        !status.ok()) {
+      return fail(status.message());
+    }
     waiting_.push_back({std::move(what), Clock::now()});
     write();
   }
@@ -279,7 +337,7 @@ class Pipeline {
     write();
     std::string error;
     bool eof = false;
-    if (!receiveAvailable(fd_, parser_, &error, &eof)) return fail(error);
+    if (!receiveAvailable(fd_, tls_.get(), parser_, &error, &eof)) return fail(error);
     while (!broken_) {
       switch (parser_.next()) {
         case http::ResponseParser::Event::kNeedMore:
@@ -346,6 +404,7 @@ class Pipeline {
   }
 
   int fd_;
+  std::unique_ptr<http::TlsSession> tls_;
   std::string authority_;
   Problems* problems_;
   http::ResponseParser parser_;
