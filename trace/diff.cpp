@@ -30,7 +30,7 @@ bool same(const ReplayedCall& a, const ReplayedCall& b) {
   if (a.status.ok() != b.status.ok() || a.status.message() != b.status.message()) return false;
   if (a.callbacks.size() != b.callbacks.size()) return false;
   for (size_t i = 0; i < a.callbacks.size(); ++i) {
-    if (a.callbacks[i].SerializeAsString() != b.callbacks[i].SerializeAsString()) return false;
+    if (a.callbacks[i].SerializePartialAsString() != b.callbacks[i].SerializePartialAsString()) return false;
   }
   return true;
 }

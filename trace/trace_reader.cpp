@@ -93,9 +93,10 @@ Result<bool> TraceReader::readMessage(google::protobuf::MessageLite* message, ui
     return damaged("the trace is cut short: " + describe(index) + " has " + std::to_string(got) +
                    " of its " + std::to_string(length) + " bytes");
   }
-  if (!message->ParseFromString(buffer_)) {
-    return damaged(describe(index) + " does not decode (" + message->InitializationErrorString() +
-                   ")");
+  // Partial: the master's protobufs (a FrameworkInfo, say) reach the allocator without their
+  // required fields checked, and are recorded and replayed as they came.
+  if (!message->ParsePartialFromString(buffer_)) {
+    return damaged(describe(index) + " does not decode");
   }
   offset_ += length;
   return true;

@@ -56,7 +56,7 @@ void TraceWriter::appendMessage(const google::protobuf::MessageLite& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (failed_) return;
   encoded_.clear();
-  message.AppendToString(&encoded_);
+  message.AppendPartialToString(&encoded_);
   appendVarint(encoded_.size(), &buffer_);
   buffer_.append(encoded_);
   if (buffer_.size() >= kFlushBytes) flushLocked();
