@@ -21,7 +21,8 @@ TimeNanos seconds(double s) {
 }
 
 // Launches tasks of one size while it is below its target and the offer holds them; declines
-// the rest of each offer for a while. Revocable offers are declined.
+// the rest of each offer for a while, and suppresses offers while at its target. Revocable
+// offers are declined.
 class Framework final : public master::Scheduler {
  public:
   Framework(Master* master, std::mt19937_64* random, std::string role, size_t index,
@@ -31,7 +32,7 @@ class Framework final : public master::Scheduler {
     const std::string size = "cpus:" + std::to_string(cpus) + ";mem:" + std::to_string(cpus * 2048);
     task_ = parseResources(size).value();
     reservedTask_ = parseResources(size, role_).value();
-    target_ = 20 + index % 30;
+    target_ = 60 + index % 60;
   }
 
   Status subscribe(const std::string& name) {
@@ -75,12 +76,21 @@ class Framework final : public master::Scheduler {
         (void)master_->accept(id_, {offer.id}, launches, filters);
       }
     }
+    // As well-behaved Mesos frameworks do: no offers while there is nothing to launch.
+    if (running_ >= target_ && !suppressed_) {
+      suppressed_ = true;
+      (void)master_->suppress(id_, {});
+    }
   }
 
   void updateToAcknowledge(const TaskStatus& status, const std::string& uuid) override {
     if (master::isTerminal(status.state) && running_ > 0) {
       --running_;
       ++stats_->tasksFinished;
+      if (suppressed_) {
+        suppressed_ = false;
+        (void)master_->revive(id_, {});
+      }
     }
     (void)master_->acknowledge(id_, status.task, uuid);
   }
@@ -93,6 +103,7 @@ class Framework final : public master::Scheduler {
   Resources task_, reservedTask_;  // One task, unreserved or on the role's reservation.
   size_t target_ = 0;
   size_t running_ = 0;
+  bool suppressed_ = false;
   uint64_t nextTask_ = 0;
   std::string id_;
 };
@@ -112,7 +123,7 @@ Result<WorkloadStats> runWorkload(const WorkloadOptions& options) {
 
   const size_t roles = std::max<size_t>(options.roles, 1);
   for (size_t i = 0; i < options.agents; ++i) {
-    std::string text = "cpus:16;mem:65536;disk:100000";
+    std::string text = "cpus:16;mem:32768";
     // Every fifth agent holds a reservation for one role, lent out when that role idles.
     if (i % 5 == 0) {
       const std::string role = "role-" + std::to_string((i / 5) % roles);
