@@ -3,8 +3,8 @@
 // quota on recorded traffic (docs/REPLAY.md).
 //
 //   harvest-replay --trace=PATH --check [--module=LIB] [--module_parameter=K=V ...]
-//   harvest-replay --trace=PATH --diff [--module...] [--diff_module=LIB]
-//                  [--diff_module_parameter=K=V ...]
+//   harvest-replay --trace=PATH --diff [--module...] [--weight=ROLE=W ...] [--diff_module=LIB]
+//                  [--diff_module_parameter=K=V ...] [--diff_weight=ROLE=W ...]
 //
 // --check exits 0 when the replay makes exactly the recorded calls back (offers, rescinds,
 // inverse offers) and returns what each call returned, else prints the first difference and
@@ -14,7 +14,9 @@
 #include <glog/logging.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,6 +45,12 @@ DEFINE_string(diff_module, "",
 DEFINE_string(diff_module_parameter, "",
               "KEY=VALUE: with --diff, a parameter of the second allocator over the trace's; "
               "repeat for more");
+DEFINE_string(weight, "",
+              "ROLE=WEIGHT: a role weight over the recorded ones (set at the start, and over "
+              "every recorded weight update); repeat for more");
+DEFINE_string(diff_weight, "",
+              "ROLE=WEIGHT: with --diff, a role weight of the second allocator over the "
+              "recorded ones and --weight's; repeat for more");
 DEFINE_uint64(differences, 5, "N: with --diff, how many differing calls to print");
 
 namespace {
@@ -55,7 +63,12 @@ using harvest::trace::TraceReader;
 struct Target {
   LoadedAllocator allocator;
   AllocatorOptions options;
+  std::map<std::string, double> weights;
   std::string description;
+
+  harvest::trace::ReplayTarget replay() const {
+    return harvest::trace::ReplayTarget{allocator.get(), options, weights};
+  }
 };
 
 std::optional<std::map<std::string, std::string>> parseParameters(const harvest::apps::Flags& flags,
@@ -70,6 +83,23 @@ std::optional<std::map<std::string, std::string>> parseParameters(const harvest:
     parameters[parameter.substr(0, eq)] = parameter.substr(eq + 1);
   }
   return parameters;
+}
+
+std::optional<std::map<std::string, double>> parseWeights(const harvest::apps::Flags& flags,
+                                                          const std::string& flag) {
+  std::map<std::string, double> weights;
+  for (const std::string& entry : flags.values(flag)) {
+    const size_t eq = entry.find('=');
+    char* end = nullptr;
+    const double weight = eq == std::string::npos ? 0 : std::strtod(entry.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || end == nullptr || *end != '\0' || !(weight > 0) ||
+        !std::isfinite(weight)) {
+      flags.bad(flag, entry, "expected ROLE=WEIGHT with a positive weight");
+      return std::nullopt;
+    }
+    weights[entry.substr(0, eq)] = weight;
+  }
+  return weights;
 }
 
 // The allocator a replay drives: the trace's module parameters with `overrides` over them, from
@@ -88,7 +118,7 @@ Result<Target> load(const harvest::v1::trace::TraceHeader& header, const std::st
   }
   Result<LoadedAllocator> loaded = harvest::loadAllocator(manifest, name, "", parameters);
   if (!loaded.ok()) return loaded.status();
-  Target target{std::move(loaded).value(), {}, ""};
+  Target target{std::move(loaded).value(), {}, {}, ""};
   target.options = target.allocator.options();
   if (!overrides.count("seed")) target.options.seed = header.seed();
   // A replay must not read or overwrite the recorded master's history file.
@@ -117,8 +147,7 @@ double seconds(harvest::TimeNanos nanos) {
 
 int check(TraceReader& reader, Target& target) {
   const auto started = std::chrono::steady_clock::now();
-  Result<harvest::trace::CheckResult> result =
-      harvest::trace::checkTrace(reader, *target.allocator, target.options);
+  Result<harvest::trace::CheckResult> result = harvest::trace::checkTrace(reader, target.replay());
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) {
@@ -141,9 +170,8 @@ int check(TraceReader& reader, Target& target) {
 }
 
 int diff(TraceReader& reader, Target& first, Target& second) {
-  Result<harvest::trace::DiffResult> result =
-      harvest::trace::diffTrace(reader, *first.allocator, first.options, *second.allocator,
-                                second.options, static_cast<size_t>(FLAGS_differences));
+  Result<harvest::trace::DiffResult> result = harvest::trace::diffTrace(
+      reader, first.replay(), second.replay(), static_cast<size_t>(FLAGS_differences));
   if (!result.ok()) {
     std::fprintf(stderr, "harvest-replay: %s\n", result.message().c_str());
     return 1;
@@ -191,8 +219,8 @@ int run(const harvest::apps::Flags& flags) {
   if (FLAGS_trace.empty()) return flags.fail("--trace=PATH is required");
   if (FLAGS_check == FLAGS_diff) return flags.fail("give exactly one of --check and --diff");
   if (FLAGS_check) {
-    if (int rc = flags.rejectInMode({"diff_module", "diff_module_parameter", "differences"},
-                                    "--check")) {
+    if (int rc = flags.rejectInMode(
+            {"diff_module", "diff_module_parameter", "diff_weight", "differences"}, "--check")) {
       return rc;
     }
   }
@@ -200,7 +228,9 @@ int run(const harvest::apps::Flags& flags) {
       parseParameters(flags, "module_parameter");
   std::optional<std::map<std::string, std::string>> diffOverrides =
       parseParameters(flags, "diff_module_parameter");
-  if (!overrides || !diffOverrides) return 2;
+  std::optional<std::map<std::string, double>> weights = parseWeights(flags, "weight");
+  std::optional<std::map<std::string, double>> diffWeights = parseWeights(flags, "diff_weight");
+  if (!overrides || !diffOverrides || !weights || !diffWeights) return 2;
 
   Result<std::unique_ptr<TraceReader>> reader = TraceReader::open(FLAGS_trace);
   if (!reader.ok()) {
@@ -214,6 +244,10 @@ int run(const harvest::apps::Flags& flags) {
     return 1;
   }
   Target firstTarget = std::move(first).value();
+  firstTarget.weights = *weights;
+  for (const auto& [role, weight] : *weights) {
+    firstTarget.description += " weight(" + role + ")=" + harvest::jsonNumber(weight);
+  }
   if (FLAGS_check) return check(**reader, firstTarget);
 
   std::map<std::string, std::string> secondOverrides = *overrides;
@@ -225,6 +259,11 @@ int run(const harvest::apps::Flags& flags) {
     return 1;
   }
   Target secondTarget = std::move(second).value();
+  secondTarget.weights = *weights;
+  for (const auto& [role, weight] : *diffWeights) secondTarget.weights[role] = weight;
+  for (const auto& [role, weight] : secondTarget.weights) {
+    secondTarget.description += " weight(" + role + ")=" + harvest::jsonNumber(weight);
+  }
   return diff(**reader, firstTarget, secondTarget);
 }
 
@@ -235,8 +274,9 @@ int main(int argc, char** argv) {
       "harvest-replay", __FILE__,
       "usage: harvest-replay --trace=PATH --check [--module=LIB] [--module_parameter=K=V ...]\n"
       "       harvest-replay --trace=PATH --diff [--module=LIB] [--module_parameter=K=V ...]\n"
-      "                      [--diff_module=LIB] [--diff_module_parameter=K=V ...]",
-      {"module_parameter", "diff_module_parameter"});
+      "                      [--weight=ROLE=W ...] [--diff_module=LIB]\n"
+      "                      [--diff_module_parameter=K=V ...] [--diff_weight=ROLE=W ...]",
+      {"module_parameter", "diff_module_parameter", "weight", "diff_weight"});
   if (std::optional<int> exit = flags.parse(argc, argv)) return *exit;
   flags.initLogging(argv[0], /*quiet=*/true);
   return run(flags);

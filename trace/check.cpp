@@ -42,9 +42,8 @@ std::optional<std::string> compare(const v1::trace::TraceRecord& recorded,
 
 }  // namespace
 
-Result<CheckResult> checkTrace(TraceReader& reader, Allocator& allocator,
-                               AllocatorOptions options) {
-  Replayer replayer(allocator, std::move(options));
+Result<CheckResult> checkTrace(TraceReader& reader, ReplayTarget target) {
+  Replayer replayer(std::move(target));
   CheckResult result;
   v1::trace::TraceRecord record;
   while (true) {

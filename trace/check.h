@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "allocator/allocator.h"
+#include "trace/replayer.h"
 #include "trace/trace_reader.h"
 
 namespace harvest::trace {
@@ -21,8 +22,8 @@ struct CheckResult {
   std::optional<std::string> divergence;
 };
 
-// `allocator` is fresh (not initialized); the trace's initialize record initializes it with
-// `options`. The error is for a trace that cannot be read.
-Result<CheckResult> checkTrace(TraceReader& reader, Allocator& allocator, AllocatorOptions options);
+// The trace's initialize record initializes the target. The error is for a trace that cannot
+// be read.
+Result<CheckResult> checkTrace(TraceReader& reader, ReplayTarget target);
 
 }  // namespace harvest::trace

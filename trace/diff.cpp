@@ -30,7 +30,8 @@ bool same(const ReplayedCall& a, const ReplayedCall& b) {
   if (a.status.ok() != b.status.ok() || a.status.message() != b.status.message()) return false;
   if (a.callbacks.size() != b.callbacks.size()) return false;
   for (size_t i = 0; i < a.callbacks.size(); ++i) {
-    if (a.callbacks[i].SerializePartialAsString() != b.callbacks[i].SerializePartialAsString()) return false;
+    if (a.callbacks[i].SerializePartialAsString() != b.callbacks[i].SerializePartialAsString())
+      return false;
   }
   return true;
 }
@@ -45,11 +46,10 @@ std::string describeOutcome(const ReplayedCall& call) {
 
 }  // namespace
 
-Result<DiffResult> diffTrace(TraceReader& reader, Allocator& first, AllocatorOptions firstOptions,
-                             Allocator& second, AllocatorOptions secondOptions,
+Result<DiffResult> diffTrace(TraceReader& reader, ReplayTarget first, ReplayTarget second,
                              size_t maxDifferences) {
-  Replayer a(first, std::move(firstOptions));
-  Replayer b(second, std::move(secondOptions));
+  Replayer a(std::move(first));
+  Replayer b(std::move(second));
   DiffResult result;
   v1::trace::TraceRecord record;
   while (true) {

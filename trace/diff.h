@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "allocator/allocator.h"
+#include "trace/replayer.h"
 #include "trace/trace_reader.h"
 
 namespace harvest::trace {
@@ -32,9 +33,8 @@ struct DiffResult {
   std::vector<std::string> differences;
 };
 
-// Both allocators are fresh; the trace's initialize record initializes each with its options.
-Result<DiffResult> diffTrace(TraceReader& reader, Allocator& first, AllocatorOptions firstOptions,
-                             Allocator& second, AllocatorOptions secondOptions,
+// The trace's initialize record initializes each target.
+Result<DiffResult> diffTrace(TraceReader& reader, ReplayTarget first, ReplayTarget second,
                              size_t maxDifferences);
 
 }  // namespace harvest::trace

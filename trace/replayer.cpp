@@ -38,8 +38,10 @@ std::string resourcesText(const RepeatedPtrField<v1::Resource>& resources) {
 
 }  // namespace
 
-Replayer::Replayer(Allocator& allocator, AllocatorOptions options)
-    : allocator_(allocator), options_(std::move(options)) {
+Replayer::Replayer(ReplayTarget target)
+    : allocator_(*target.allocator),
+      options_(std::move(target.options)),
+      weights_(std::move(target.weights)) {
   options_.clock = [this] { return now_; };
 }
 
@@ -72,6 +74,7 @@ Status Replayer::call(const Record& record, ReplayedCall& out) {
         if (callbacks_) callbacks_->push_back(encodeInverseOffer(framework, byAgent));
       };
       out.status = allocator_.initialize(options_, std::move(callbacks));
+      if (out.status.ok() && !weights_.empty()) out.status = allocator_.updateWeights(weights_);
       return Status();
     }
     case Record::kRecover: {
@@ -205,6 +208,7 @@ Status Replayer::call(const Record& record, ReplayedCall& out) {
       for (const proto::RoleWeight& entry : record.update_weights().weights()) {
         weights[entry.role()] = entry.weight();
       }
+      for (const auto& [role, weight] : weights_) weights[role] = weight;
       out.status = allocator_.updateWeights(weights);
       return Status();
     }

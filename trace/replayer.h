@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,18 @@ struct ReplayedCall {
   double wallMillis = 0;  // How long the allocator took, for allocate calls.
 };
 
+// What a replay drives: a fresh allocator (it must outlive the replay), the options to
+// initialize it with (their clock is replaced by the trace's), and role weights that override
+// the recorded ones: set once the allocator is initialized, and over every updateWeights call.
+struct ReplayTarget {
+  Allocator* allocator = nullptr;
+  AllocatorOptions options;
+  std::map<std::string, double> weights;
+};
+
 class Replayer {
  public:
-  // `options.clock` is replaced by the trace's; `allocator` must outlive the Replayer.
-  Replayer(Allocator& allocator, AllocatorOptions options);
+  explicit Replayer(ReplayTarget target);
 
   // Makes the call `record` holds. The error is for a record that does not decode; what the
   // allocator answered is in the ReplayedCall.
@@ -40,6 +49,7 @@ class Replayer {
 
   Allocator& allocator_;
   AllocatorOptions options_;
+  const std::map<std::string, double> weights_;
   TimeNanos now_ = 0;
   // Where the callbacks of the call being replayed go.
   std::vector<v1::trace::Callback>* callbacks_ = nullptr;

@@ -39,6 +39,8 @@ std::string readAll(const std::string& path) {
 struct Fresh {
   std::unique_ptr<Allocator> allocator;
   AllocatorOptions options;
+  std::map<std::string, double> weights;
+  ReplayTarget target() const { return ReplayTarget{allocator.get(), options, weights}; }
 };
 Fresh fresh(const v1::trace::TraceHeader& header,
             const std::map<std::string, std::string>& overrides = {}) {
@@ -152,7 +154,7 @@ TEST_F(TraceTest, CheckReproducesTheRecordedOffersExactly) {
   std::unique_ptr<TraceReader> reader = open(bytes);
   ASSERT_NE(reader, nullptr);
   Fresh target = fresh(reader->header());
-  Result<CheckResult> result = checkTrace(*reader, *target.allocator, target.options);
+  Result<CheckResult> result = checkTrace(*reader, target.target());
   ASSERT_TRUE(result.ok()) << result.message();
   EXPECT_FALSE(result->divergence) << *result->divergence;
   EXPECT_EQ(result->records, records.size());
@@ -177,7 +179,7 @@ TEST_F(TraceTest, CheckReportsTheFirstCallbackThatDiffers) {
   ASSERT_GT(tampered, 0u);
   std::unique_ptr<TraceReader> damaged = open(encode(header, records));
   Fresh target = fresh(header);
-  Result<CheckResult> result = checkTrace(*damaged, *target.allocator, target.options);
+  Result<CheckResult> result = checkTrace(*damaged, target.target());
   ASSERT_TRUE(result.ok()) << result.message();
   ASSERT_TRUE(result->divergence);
   EXPECT_EQ(result->records, tampered);
@@ -199,7 +201,7 @@ TEST_F(TraceTest, CheckReportsACallThatNoLongerFails) {
   records[1].set_error("recorded refusal");
   Fresh target = fresh(header);
   std::unique_ptr<TraceReader> damaged = open(encode(header, records));
-  Result<CheckResult> result = checkTrace(*damaged, *target.allocator, target.options);
+  Result<CheckResult> result = checkTrace(*damaged, target.target());
   ASSERT_TRUE(result.ok()) << result.message();
   ASSERT_TRUE(result->divergence);
   EXPECT_EQ(result->records, 2u);
@@ -217,7 +219,7 @@ TEST_F(TraceTest, TruncatedTraceIsAnErrorNamingTheRecord) {
   std::unique_ptr<TraceReader> reader = open(bytes.substr(0, bytes.size() - 3));
   ASSERT_NE(reader, nullptr);
   Fresh target = fresh(reader->header());
-  Result<CheckResult> result = checkTrace(*reader, *target.allocator, target.options);
+  Result<CheckResult> result = checkTrace(*reader, target.target());
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.code(), StatusCode::kCorruption);
   EXPECT_NE(result.message().find("test trace is damaged at byte "), std::string::npos)
@@ -268,8 +270,7 @@ TEST_F(TraceTest, DiffOfTheSameParametersFindsNoDifference) {
   ASSERT_NE(reader, nullptr);
   Fresh a = fresh(reader->header());
   Fresh b = fresh(reader->header());
-  Result<DiffResult> result =
-      diffTrace(*reader, *a.allocator, a.options, *b.allocator, b.options, 3);
+  Result<DiffResult> result = diffTrace(*reader, a.target(), b.target(), 3);
   ASSERT_TRUE(result.ok()) << result.message();
   EXPECT_EQ(result->differingCalls, 0u);
   EXPECT_TRUE(result->differences.empty());
@@ -283,14 +284,28 @@ TEST_F(TraceTest, DiffOfAnotherSorterReportsDifferentOffers) {
   ASSERT_NE(reader, nullptr);
   Fresh drf = fresh(reader->header());
   Fresh random = fresh(reader->header(), {{"sorter", "random"}});
-  Result<DiffResult> result =
-      diffTrace(*reader, *drf.allocator, drf.options, *random.allocator, random.options, 2);
+  Result<DiffResult> result = diffTrace(*reader, drf.target(), random.target(), 2);
   ASSERT_TRUE(result.ok()) << result.message();
   EXPECT_GT(result->differingCalls, 0u);
   ASSERT_EQ(result->differences.size(), 2u);
   EXPECT_EQ(result->differences[0].rfind("record ", 0), 0u);
   EXPECT_NE(result->differences[0].find("\n  first:"), std::string::npos);
   EXPECT_NE(result->differences[0].find("\n  second:"), std::string::npos);
+  EXPECT_NE(result->first.offers, result->second.offers);
+}
+
+TEST_F(TraceTest, DiffOfAnotherWeightReportsDifferentOffers) {
+  std::unique_ptr<TraceReader> reader = open(readAll(*path_));
+  ASSERT_NE(reader, nullptr);
+  Fresh recorded = fresh(reader->header());
+  Fresh heavier = fresh(reader->header());
+  heavier.weights = {{"role-0", 10}};
+  Result<DiffResult> result = diffTrace(*reader, recorded.target(), heavier.target(), 1);
+  ASSERT_TRUE(result.ok()) << result.message();
+  EXPECT_GT(result->differingCalls, 0u);
+  ASSERT_EQ(result->differences.size(), 1u);
+  EXPECT_NE(result->differences[0].find("allocate at "), std::string::npos)
+      << result->differences[0];
   EXPECT_NE(result->first.offers, result->second.offers);
 }
 
