@@ -11,6 +11,8 @@
 // (whole.trace), its records alone (records.bin), and cut in half (cut-short.trace).
 #include "trace/trace_reader.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +23,8 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   harvest::fuzz::quietLogs();
+  // Protobuf logs every string field that is not UTF-8; mutated traces are full of them.
+  static google::protobuf::LogSilencer silencer;
   return 0;
 }
 
