@@ -69,6 +69,9 @@ DEFINE_string(zk_session_timeout, "10secs",
 DEFINE_uint64(max_completed_frameworks, 50, "N: removed frameworks kept in /state");
 DEFINE_uint64(max_completed_tasks_per_framework, 1000,
               "N: acknowledged terminal tasks kept in /state per framework");
+DEFINE_string(allocator_trace, "",
+              "PATH: record every call into the allocator here (created or truncated), for "
+              "harvest-replay; empty records nothing");
 
 namespace {
 
@@ -118,7 +121,8 @@ constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
                                                             "zk",
                                                             "zk_session_timeout",
                                                             "max_completed_frameworks",
-                                                            "max_completed_tasks_per_framework"};
+                                                            "max_completed_tasks_per_framework",
+                                                            "allocator_trace"};
 constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
 
 int run(const harvest::apps::Flags& flags) {
@@ -205,6 +209,7 @@ int run(const harvest::apps::Flags& flags) {
     options.maxCompletedFrameworks = static_cast<size_t>(FLAGS_max_completed_frameworks);
     options.maxCompletedTasksPerFramework =
         static_cast<size_t>(FLAGS_max_completed_tasks_per_framework);
+    options.allocatorTrace = FLAGS_allocator_trace;
     std::optional<harvest::master::ElectionOptions> election;
     if (!FLAGS_zk.empty()) {
       harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_zk);

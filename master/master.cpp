@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "trace/recording_allocator.h"
+
 namespace harvest::master {
 
 void MasterStats::add(const MasterStats& o) {
@@ -62,6 +64,17 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
   if (!loaded.ok()) return loaded.status();
   std::unique_ptr<Master> master(new Master(loop, options));
   master->allocator_ = std::move(loaded).value();
+  if (!options.allocatorTrace.empty()) {
+    Result<std::unique_ptr<trace::TraceWriter>> writer =
+        trace::TraceWriter::open(options.allocatorTrace);
+    if (!writer.ok()) return writer.status();
+    const LoadedAllocator& module = master->allocator_;
+    master->allocator_.wrap([&](std::unique_ptr<Allocator> allocator) {
+      return std::make_unique<trace::RecordingAllocator>(
+          std::move(allocator), std::move(writer).value(),
+          trace::RecordedModule{module.moduleName(), module.libraryPath(), module.parameters()});
+    });
+  }
   AllocatorOptions allocatorOptions = master->allocator_.options();
   allocatorOptions.clock = [loop] { return loop->now(); };
   if (options.seed != 0) allocatorOptions.seed = options.seed;

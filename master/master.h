@@ -69,6 +69,9 @@ struct MasterOptions {
   TimeNanos statusRetryMax = 600 * kNanosPerSecond;
   // Module parameters set on top of the manifest's (e.g. host_affinity=true).
   std::map<std::string, std::string> moduleParameters;
+  // Non-empty: every call into the allocator is recorded in this file (created or truncated),
+  // for harvest-replay (docs/REPLAY.md).
+  std::string allocatorTrace;
 };
 
 // The master's life: New -> Registered (allocator loaded) -> Recovering (a persisted state

@@ -16,6 +16,7 @@
 // Only the library of the chosen module is opened, but the whole manifest is validated first.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,6 +40,11 @@ class LoadedAllocator {
   Allocator* get() const { return allocator_.get(); }
   Allocator* operator->() const { return allocator_.get(); }
   Allocator& operator*() const { return *allocator_; }
+  // Puts `decorate(allocator)`, which takes ownership of the allocator, in its place: the
+  // master's calls then go through the decorator (e.g. trace/'s RecordingAllocator).
+  void wrap(const std::function<std::unique_ptr<Allocator>(std::unique_ptr<Allocator>)>& decorate) {
+    allocator_ = decorate(std::move(allocator_));
+  }
 
   // What the manifest's parameters said; the master still sets `clock` before initialize().
   const AllocatorOptions& options() const { return options_; }
