@@ -381,4 +381,20 @@ std::map<std::string, double> RecordingAllocator::metrics() const {
   return allocator_->metrics();
 }
 
+Result<DecisionExplanation> RecordingAllocator::explainDecisions(
+    const std::string& framework, const std::optional<std::string>& agent) {
+  std::optional<Result<DecisionExplanation>> answer;
+  (void)record(
+      [&](Record& r) {
+        proto::ExplainDecisions* call = r.mutable_explain_decisions();
+        call->set_framework(framework);
+        if (agent) call->set_agent(*agent);
+      },
+      [&] {
+        answer = allocator_->explainDecisions(framework, agent);
+        return answer->status();
+      });
+  return std::move(*answer);
+}
+
 }  // namespace harvest::trace

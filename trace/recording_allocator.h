@@ -76,6 +76,8 @@ class RecordingAllocator final : public Allocator {
   void allocate() override;
   void allocate(const std::set<std::string>& agents) override;
   std::map<std::string, double> metrics() const override;
+  Result<DecisionExplanation> explainDecisions(const std::string& framework,
+                                               const std::optional<std::string>& agent) override;
 
  private:
   using Record = v1::trace::TraceRecord;

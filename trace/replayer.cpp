@@ -240,6 +240,13 @@ Status Replayer::call(const Record& record, ReplayedCall& out) {
               .count();
       return Status();
     }
+    case Record::kExplainDecisions: {
+      const proto::ExplainDecisions& c = record.explain_decisions();
+      return allocator_
+          .explainDecisions(c.framework(),
+                            c.has_agent() ? std::optional<std::string>(c.agent()) : std::nullopt)
+          .status();
+    }
     case Record::CALL_NOT_SET:
       break;
   }

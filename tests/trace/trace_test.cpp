@@ -3,6 +3,7 @@
 // diff of two parameter sets tells their offers apart.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -190,6 +191,29 @@ TEST_F(TraceTest, CheckReportsTheFirstCallbackThatDiffers) {
       << *result->divergence;
   EXPECT_NE(result->divergence->find("on agent-elsewhere:"), std::string::npos)
       << *result->divergence;
+}
+
+// An operator's explain query turns decision recording on and makes every agent due once; it
+// must change no offer. The recorded run had no query: replayed with one inserted after the
+// first framework subscribed (as the master records it), every later offer is the same.
+TEST_F(TraceTest, AnExplainQueryChangesNoOffer) {
+  std::unique_ptr<TraceReader> reader = open(readAll(*path_));
+  ASSERT_NE(reader, nullptr);
+  const v1::trace::TraceHeader header = reader->header();
+  std::vector<v1::trace::TraceRecord> records = recordsOf(*reader);
+  auto firstFramework = std::find_if(records.begin(), records.end(),
+                                     [](const auto& r) { return r.has_add_framework(); });
+  ASSERT_NE(firstFramework, records.end());
+  v1::trace::TraceRecord query;
+  query.set_time(firstFramework->time());
+  query.mutable_explain_decisions()->set_framework(firstFramework->add_framework().framework());
+  records.insert(firstFramework + 1, query);
+  std::unique_ptr<TraceReader> withQuery = open(encode(header, records));
+  Fresh target = fresh(header);
+  Result<CheckResult> result = checkTrace(*withQuery, target.target());
+  ASSERT_TRUE(result.ok()) << result.message();
+  EXPECT_FALSE(result->divergence) << *result->divergence;
+  EXPECT_EQ(result->records, records.size());
 }
 
 TEST_F(TraceTest, CheckReportsACallThatNoLongerFails) {
