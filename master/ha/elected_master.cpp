@@ -13,6 +13,7 @@
 #include "ha/master_info.h"
 #include "master/ha/standby_server.h"
 #include "master/ha/zookeeper_state_store.h"
+#include "net/tls_context.h"
 
 namespace harvest::master {
 namespace {
@@ -60,6 +61,15 @@ int serveWhenElected(const ElectionOptions& election, NetworkOptions network,
   http::ServerOptions standbyOptions;
   standbyOptions.address = network.address;
   standbyOptions.port = network.port;
+  // A standby speaks what its leader would: clients set up for TLS must reach the redirect.
+  if (network.tls.enabled) {
+    auto tls = http::TlsContext::create(network.tls, http::TlsContext::Role::kServer);
+    if (!tls.ok()) {
+      std::fprintf(stderr, "harvest-master: %s\n", tls.message().c_str());
+      return 1;
+    }
+    standbyOptions.tls = std::move(tls).value();
+  }
   auto started = StandbyServer::start(standbyOptions);
   if (!started.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", started.message().c_str());
