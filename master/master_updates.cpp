@@ -1,0 +1,207 @@
+// Master: status updates from agents to frameworks, their acknowledgements and retries, and
+// reconciliation (explicit and implicit), as Mesos's master relays them.
+#include <glog/logging.h>
+
+#include "master/master.h"
+
+namespace harvest::master {
+
+Status Master::acknowledge(const std::string& frameworkId, const std::string& task,
+                           const std::string& uuid) {
+  auto it = tasks_.find({frameworkId, task});
+  if (it == tasks_.end()) return Status::notFound("unknown task '" + task + "'");
+  TaskEntry& entry = it->second;
+  // Only the latest update's uuid settles it; an older one was overtaken (Mesos ignores it).
+  if (entry.pendingUuid.empty() || entry.pendingUuid != uuid) return Status();
+  entry.pendingUuid.clear();
+  // Terminal tasks are forgotten once acknowledged and their resources are back: the agent's
+  // FREED must still find the task it names. Whether the agent holds the executor when the
+  // update is processed does not tell: an agent frees an ended executor in its books before its
+  // FREED reaches the master, and forgetting the task then would refuse that FREED and leave
+  // the allocator holding the resources for good.
+  if (!isTerminal(entry.state)) return Status();
+  if (entry.freed || !agents_.count(entry.agent)) {
+    forgetTask(it);
+  } else {
+    entry.acknowledged = true;
+  }
+  return Status();
+}
+
+void Master::forgetTask(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it) {
+  const TaskEntry& entry = it->second;
+  std::deque<CompletedTask>& completed = completedTasks_[it->first.first];
+  completed.push_back(
+      {it->first.first, it->first.second, entry.agent, entry.role, entry.resources, entry.state});
+  while (completed.size() > options_.maxCompletedTasksPerFramework) completed.pop_front();
+  if (completed.empty()) completedTasks_.erase(it->first.first);
+  tasks_.erase(it);
+}
+
+std::string Master::newUuid() {
+  std::string bytes(16, '\0');
+  for (size_t i = 0; i < bytes.size(); i += 8) {
+    const uint64_t bits = uuidBits_();
+    for (size_t j = 0; j < 8; ++j) bytes[i + j] = static_cast<char>(bits >> (8 * j));
+  }
+  // RFC 4122 version 4, variant 1, as Mesos's UUID::random().
+  bytes[6] = static_cast<char>((bytes[6] & 0x0F) | 0x40);
+  bytes[8] = static_cast<char>((bytes[8] & 0x3F) | 0x80);
+  return bytes;
+}
+
+void Master::retryUpdate(const std::string& frameworkId, const std::string& task,
+                         const std::string& uuid, TimeNanos delay) {
+  later(delay, [this, frameworkId, task, uuid, delay] {
+    auto it = tasks_.find({frameworkId, task});
+    if (it == tasks_.end() || it->second.pendingUuid != uuid) return;  // Settled.
+    // A removed framework never acknowledges: Mesos drops its updates.
+    if (removedFrameworks_.count(frameworkId)) return;
+    // A disconnected framework gets it when it is back: the timer keeps running.
+    const TaskStatus again = it->second.pending;  // update() may forget the task.
+    if (FrameworkEntry* entry = framework(frameworkId); entry && entry->scheduler) {
+      entry->scheduler->updateToAcknowledge(again, uuid);
+    }
+    retryUpdate(frameworkId, task, uuid, std::min(delay * 2, options_.statusRetryMax));
+  });
+}
+
+Status Master::reconcile(const std::string& frameworkId) {
+  FrameworkEntry* entry = framework(frameworkId);
+  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  for (const auto& [key, task] : tasks_) {
+    if (key.first == frameworkId && entry->scheduler) {
+      entry->scheduler->update({key.second, frameworkId, task.agent, task.state,
+                                "REASON_RECONCILIATION", "", loop_->now()});
+    }
+  }
+  return Status();
+}
+
+Status Master::reconcileTasks(const std::string& frameworkId, const std::vector<std::string>& ids) {
+  FrameworkEntry* entry = framework(frameworkId);
+  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  if (ids.empty()) return reconcile(frameworkId);
+  if (recovery_.state == RecoveryState::kRecovering) {
+    pendingReconciles_.emplace_back(frameworkId, ids);
+    return Status();
+  }
+  for (const std::string& id : ids) {
+    if (!entry->scheduler) break;
+    auto task = tasks_.find({frameworkId, id});
+    if (task != tasks_.end()) {
+      entry->scheduler->update({id, frameworkId, task->second.agent, task->second.state,
+                                "REASON_RECONCILIATION", "", loop_->now()});
+    } else {
+      entry->scheduler->update({id, frameworkId, "", TaskState::kLost, "REASON_RECONCILIATION",
+                                "the master does not know this task", loop_->now()});
+    }
+  }
+  return Status();
+}
+
+void Master::statusUpdate(const TaskStatus& status) {
+  auto it = tasks_.find({status.framework, status.task});
+  if (it == tasks_.end()) {
+    // Not ours to account for (it ended before a restart, or was already settled), but the
+    // framework must still hear it: agents deliver every update until acknowledged.
+    if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
+      entry->scheduler->update(status);
+    } else if (entry && !removedFrameworks_.count(status.framework)) {
+      heldUpdates_[status.framework].push_back(status);
+    }
+    return;
+  }
+  TaskEntry& task = it->second;
+  if (isTerminal(task.state)) return;
+  task.state = status.state;
+  if (observer_) observer_->taskUpdated(status);
+  if (isTerminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
+  if (task.resources.revocable().empty() && agents_.count(task.agent)) {
+    // Host affinity: eviction is not a failure; a kill is a release as asked.
+    switch (status.state) {
+      case TaskState::kRunning:
+        placement(task.agent, task.role, PlacementEvent::kTaskRunning);
+        break;
+      case TaskState::kFinished:
+      case TaskState::kKilled:
+        placement(task.agent, task.role, PlacementEvent::kTaskFinished);
+        break;
+      case TaskState::kLost:
+      case TaskState::kFailed:
+      case TaskState::kError:
+        placement(task.agent, task.role,
+                  status.reason == "REASON_CONTAINER_PREEMPTED" ? PlacementEvent::kTaskPreempted
+                                                                : PlacementEvent::kTaskFailed,
+                  task.launchedAt);
+        break;
+      case TaskState::kStaging:
+      case TaskState::kUnknown:
+      case TaskState::kGoneByOperator:
+        break;
+    }
+  }
+  switch (status.state) {
+    case TaskState::kRunning:
+      ++stats_.tasksRunning;
+      break;
+    case TaskState::kFinished:
+      ++stats_.tasksFinished;
+      break;
+    case TaskState::kKilled:
+      ++stats_.tasksKilled;
+      break;
+    case TaskState::kError:
+      ++stats_.tasksError;
+      break;
+    case TaskState::kFailed:
+      ++stats_.tasksFailed;
+      break;
+    case TaskState::kLost:
+      ++stats_.tasksLost;
+      if (status.reason == "REASON_CONTAINER_PREEMPTED") {
+        ++stats_.tasksEvicted;
+        LOG(INFO) << "task " << status.task << " of framework " << status.framework
+                  << " evicted from agent " << status.agent;
+      }
+      break;
+    default:
+      break;
+  }
+  // A task that never started holds nothing on the agent: give its resources back now.
+  if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
+      status.reason != "REASON_CONTAINER_PREEMPTED") {
+    if (agents_.count(task.agent) &&
+        !agents_.at(task.agent)->holdsExecutor(status.framework, status.task)) {
+      (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
+                                         std::nullopt);
+      task.freed = true;
+    }
+  }
+  // The framework acknowledges this update by its uuid; until then it is sent again. A copy
+  // goes out: an acknowledgement from inside update() may forget the task.
+  task.pending = status;
+  task.pendingUuid = newUuid();
+  const TaskStatus sent = status;
+  const std::string uuid = task.pendingUuid;
+  if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
+    entry->scheduler->updateToAcknowledge(sent, uuid);
+  }
+  retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
+}
+
+void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {
+  auto it = tasks_.find({freed.executor.framework, freed.executor.executor});
+  const std::string role = it != tasks_.end() ? it->second.role : freed.role;
+  Status s = allocator_->recoverResources(freed.executor.framework, agentId, role, freed.resources,
+                                          std::nullopt);
+  LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": "
+                           << s.message();
+  if (it != tasks_.end()) {
+    it->second.freed = true;
+    if (it->second.acknowledged) forgetTask(it);
+  }
+  agentChanged(agentId);
+}
+
+}  // namespace harvest::master
