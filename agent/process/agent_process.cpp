@@ -194,8 +194,18 @@ void AgentProcess::resourcesFreed(const std::string& /*agent*/, const agent::Fre
   enqueue(freedCall(options_.agentId, 0, freed));
 }
 
+bool AgentProcess::leaderMoved() const {
+  if (!options_.findMaster) return false;
+  const std::optional<MasterAddress> leader = options_.findMaster();
+  return leader && (leader->host != options_.masterHost || leader->port != options_.masterPort);
+}
+
 void AgentProcess::maybeRegister() {
-  if (stream_ || nowMs() < nextRegisterMs_) return;
+  if (stream_) return;
+  // The backoff spaces out attempts at a master that does not answer; a new leader named in
+  // ZooKeeper has not been asked yet, so it is tried at once (after a failover the backoff
+  // would otherwise add up to its maximum to every takeover).
+  if (nowMs() < nextRegisterMs_ && !leaderMoved()) return;
   ++stats_.registrationAttempts;
 
   // The registration lists what is held now, which already accounts for every FREED queued
@@ -213,6 +223,7 @@ void AgentProcess::maybeRegister() {
     options_.masterHost = leader->host;
     options_.masterPort = leader->port;
     calls_.reset();  // Calls follow the registration to the new master.
+    registerBackoffMs_ = options_.initialBackoffMs;
   }
   const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
   auto fail = [&](const std::string& why) {

@@ -138,6 +138,8 @@ class AgentProcess final : public AgentReports {
   int64_t nowMs() const;
   http::Headers requestHeaders() const;
   int nextBackoff(int* backoffMs) const;
+  // findMaster names a leader other than the master last tried.
+  bool leaderMoved() const;
 
   AgentProcessOptions options_;
   std::chrono::steady_clock::time_point start_;

@@ -637,6 +637,32 @@ TEST(AgentProcessTest, WaitsForTheMasterToStartThenRegisters) {
   EXPECT_EQ(fake.registrations().size(), 1u);
 }
 
+// After a failover the backoff has grown against the dead leader; the new one is tried as soon
+// as ZooKeeper names it, not when the backoff ends.
+TEST(AgentProcessTest, ANewLeaderIsTriedWithoutWaitingOutTheBackoff) {
+  uint16_t dead = 0;
+  {
+    FakeMaster probe;  // Finds a free port, then frees it.
+    dead = probe.port();
+  }
+  FakeMaster leader;
+  std::atomic<uint16_t> named{dead};
+  AgentProcessOptions options = optionsFor(dead);
+  options.initialBackoffMs = 3000;
+  options.maxBackoffMs = 6000;
+  options.findMaster = [&named] {
+    return std::optional<MasterAddress>(MasterAddress{"127.0.0.1", named.load()});
+  };
+  auto agent = start(options);
+  agent->runFor(200);
+  EXPECT_FALSE(agent->registered());
+  EXPECT_EQ(agent->stats().registrationAttempts, 1u);  // The next would be at 3 s.
+  named = leader.port();
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, 1000));
+  EXPECT_EQ(agent->stats().registrationAttempts, 2u);
+  EXPECT_EQ(leader.registrations().size(), 1u);
+}
+
 TEST(AgentProcessTest, SendsItsCredentialWithEveryRequest) {
   FakeMaster fake;
   fake.requireAuthorization(http::basicAuthorization({"agent", "s3cret"}));
