@@ -133,10 +133,14 @@ class Master final : public AgentReports {
   std::vector<std::unique_ptr<AgentLink>> releaseAgents();
   // Taking an agent in is all or nothing (master_agents.cpp): what it reports is checked
   // first, and a refusal changes nothing. Refused: a task named twice, a task the master has
-  // running on another agent (failedPrecondition: no agent takes over another's task), and
-  // whatever the allocator refuses (its checks are made before the old registration of the
-  // same id is undone). Tasks of frameworks nobody knows are not a refusal: they are killed
-  // on the agent and the rest of its report applies.
+  // running on another agent, an ended task it has on another agent in any state
+  // (failedPrecondition: no agent takes over another's task), an ended task said to hold
+  // resources, and whatever the allocator refuses (its checks are made before the old
+  // registration of the same id is undone). Tasks of frameworks nobody knows are not a
+  // refusal: they are killed on the agent (ended ones are left out) and the rest of its report
+  // applies. An ended task is kept in its terminal state, holding nothing: reconciliation
+  // answers with that state, and the agent's queued updates about it are relayed when they
+  // come (master_updates.cpp).
   Status adoptAgent(std::unique_ptr<AgentLink> agent);
   // An agent registers again (a reconnect, or a restarted agent process): the tasks it no
   // longer holds are lost (reported to their frameworks), offers on it are rescinded, and it
@@ -314,10 +318,15 @@ class Master final : public AgentReports {
     // uuid is empty after).
     TaskStatus pending{};
     std::string pendingUuid{};
+    // Taken in already ended (an agent's registration named it in a terminal state): its
+    // agent's updates about it are still queued there, and are relayed when they come, the
+    // first terminal one settling it, though the master has the task terminal meanwhile.
+    bool updatesQueued = false;
   };
   // What taking an agent in will change, worked out before anything changes.
   struct Adoption {
-    std::vector<HeldTask> kept;      // Tasks of known frameworks, added as they are held.
+    // Tasks of known frameworks, added as they are held (or ended, holding nothing).
+    std::vector<HeldTask> kept;
     std::vector<HeldTask> rejected;  // Tasks of frameworks nobody knows: killed on the agent.
     std::map<std::string, ResourcesByRole> used;
     Resources total;  // The static total with the operations made here replayed over it.
@@ -344,6 +353,13 @@ class Master final : public AgentReports {
   void placement(const std::string& agent, const std::string& role, PlacementEvent event,
                  TimeNanos startedAt = 0);
   void offerAnswered(const Offer& offer, uint32_t tasksLaunched);
+  // Updates of the stats counters for an agent's update.
+  void countUpdate(const TaskStatus& status);
+  // An agent's update about a task it reported ended when it registered.
+  void relayQueuedUpdate(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it,
+                         const TaskStatus& status);
+  // Sends an agent's update to the framework, to be acknowledged, and again until it is.
+  void relay(TaskEntry& task, const TaskStatus& status);
   // Sends the task's pending update again after `delay` unless acknowledged by then.
   void retryUpdate(const std::string& framework, const std::string& task, const std::string& uuid,
                    TimeNanos delay);

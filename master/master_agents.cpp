@@ -25,11 +25,25 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
                            task.framework + "' twice");
     }
     auto known = tasks_.find({task.framework, task.task});
-    if (known != tasks_.end() && known->second.agent != id && !isTerminal(known->second.state)) {
-      // Taking it over would send the framework's KILL and RECONCILE to the wrong agent.
+    // Taking a live task over would send the framework's KILL and RECONCILE to the wrong
+    // agent; an ended task holds nothing, so no honest agent reports one the master has on
+    // another agent, and replacing that entry would drop what the other agent still owes.
+    if (known != tasks_.end() && known->second.agent != id &&
+        (task.ended || !isTerminal(known->second.state))) {
       return Status::failedPrecondition("agent '" + id + "' reports task '" + task.task +
                                         "' of framework '" + task.framework +
-                                        "', which runs on agent '" + known->second.agent + "'");
+                                        "', which is on agent '" + known->second.agent + "'");
+    }
+    if (task.ended && (!isTerminal(task.state) || !task.resources.empty())) {
+      return Status::error("agent '" + id + "' reports task '" + task.task + "' ended as " +
+                           toString(task.state) + " holding " + task.resources.toString());
+    }
+    if (task.ended && !frameworks_.count(task.framework)) {
+      // Nothing to kill or account for: its update, when it comes, goes the way of an
+      // unknown task's.
+      LOG(WARNING) << "agent " << id << " reports ended task " << task.task
+                   << " of unknown framework " << task.framework << ": not taken in";
+      continue;
     }
     if (!frameworks_.count(task.framework)) {
       plan.rejected.push_back(task);
@@ -38,7 +52,7 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
     if (Status valid = roles::validate(task.role); !valid.ok()) {
       return Status::error("agent '" + id + "' task '" + task.task + "': " + valid.message());
     }
-    plan.used[task.framework][task.role] += task.resources;
+    if (!task.ended) plan.used[task.framework][task.role] += task.resources;
     plan.kept.push_back(task);
   }
   plan.total = currentTotal(agent);
@@ -61,8 +75,11 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
 void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan) {
   const std::string id = agent->id();
   for (const HeldTask& task : plan.kept) {
-    tasks_[{task.framework, task.task}] =
+    TaskEntry& entry = tasks_[{task.framework, task.task}] =
         TaskEntry{task.framework, id, task.role, task.resources, task.state, loop_->now()};
+    // An ended task holds nothing; an evicted one may still have its TASK_LOST queued.
+    entry.freed = task.ended;
+    entry.updatesQueued = isTerminal(task.state);
     if (!task.resources.ofClass(Revocability::kNonThrottleable).empty()) {
       lentTasksByAgent_[id].insert({task.framework, task.task});
     }

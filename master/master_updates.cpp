@@ -113,7 +113,10 @@ void Master::statusUpdate(const TaskStatus& status) {
     return;
   }
   TaskEntry& task = it->second;
-  if (isTerminal(task.state)) return;
+  if (isTerminal(task.state)) {
+    if (task.updatesQueued) relayQueuedUpdate(it, status);
+    return;
+  }
   task.state = status.state;
   if (observer_) observer_->taskUpdated(status);
   if (isTerminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
@@ -141,6 +144,66 @@ void Master::statusUpdate(const TaskStatus& status) {
         break;
     }
   }
+  countUpdate(status);
+  // A task that never started holds nothing on the agent: give its resources back now.
+  if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
+      status.reason != "REASON_CONTAINER_PREEMPTED") {
+    if (agents_.count(task.agent) &&
+        !agents_.at(task.agent)->holdsExecutor(status.framework, status.task)) {
+      (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
+                                         std::nullopt);
+      task.freed = true;
+    }
+  }
+  relay(task, status);
+}
+
+void Master::relay(TaskEntry& task, const TaskStatus& status) {
+  // The framework acknowledges this update by its uuid; until then it is sent again. A copy
+  // goes out: an acknowledgement from inside update() may forget the task.
+  task.pending = status;
+  task.pendingUuid = newUuid();
+  const TaskStatus sent = status;
+  const std::string uuid = task.pendingUuid;
+  if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
+    entry->scheduler->updateToAcknowledge(sent, uuid);
+  }
+  retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
+}
+
+void Master::relayQueuedUpdate(
+    std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it,
+    const TaskStatus& status) {
+  TaskEntry& task = it->second;
+  // Every queued update is relayed in the agent's order, as Mesos relays an agent's updates
+  // (a TASK_RUNNING queued before the end too); the first terminal one is the last. The task
+  // keeps the terminal state it was taken in with until that one says which end it was.
+  if (isTerminal(status.state)) {
+    task.updatesQueued = false;
+    task.state = status.state;
+    if (observer_) observer_->taskUpdated(status);
+  }
+  countUpdate(status);
+  const FrameworkEntry* entry = framework(status.framework);
+  if (entry == nullptr || entry->scheduler != nullptr ||
+      removedFrameworks_.count(status.framework)) {
+    return relay(task, status);
+  }
+  // Its scheduler is not back yet (likely after a failover): it gets the update when it
+  // subscribes, as it would an update for a task this master never knew, rather than at the
+  // next retry. Handed over that way the update needs no acknowledgement, so a terminal one
+  // settles the task as an acknowledgement would.
+  heldUpdates_[status.framework].push_back(status);
+  if (!isTerminal(status.state)) return;
+  task.pendingUuid.clear();
+  if (task.freed || !agents_.count(task.agent)) {
+    forgetTask(it);
+  } else {
+    task.acknowledged = true;
+  }
+}
+
+void Master::countUpdate(const TaskStatus& status) {
   switch (status.state) {
     case TaskState::kRunning:
       ++stats_.tasksRunning;
@@ -168,26 +231,6 @@ void Master::statusUpdate(const TaskStatus& status) {
     default:
       break;
   }
-  // A task that never started holds nothing on the agent: give its resources back now.
-  if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
-      status.reason != "REASON_CONTAINER_PREEMPTED") {
-    if (agents_.count(task.agent) &&
-        !agents_.at(task.agent)->holdsExecutor(status.framework, status.task)) {
-      (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
-                                         std::nullopt);
-      task.freed = true;
-    }
-  }
-  // The framework acknowledges this update by its uuid; until then it is sent again. A copy
-  // goes out: an acknowledgement from inside update() may forget the task.
-  task.pending = status;
-  task.pendingUuid = newUuid();
-  const TaskStatus sent = status;
-  const std::string uuid = task.pendingUuid;
-  if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
-    entry->scheduler->updateToAcknowledge(sent, uuid);
-  }
-  retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
 }
 
 void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {

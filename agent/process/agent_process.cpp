@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -194,6 +195,33 @@ void AgentProcess::resourcesFreed(const std::string& /*agent*/, const agent::Fre
   enqueue(freedCall(options_.agentId, 0, freed));
 }
 
+std::vector<HeldTask> AgentProcess::reportedTasks() const {
+  std::vector<HeldTask> tasks = agent_->heldTasks();
+  std::set<std::pair<std::string, std::string>> named;
+  for (const HeldTask& task : tasks) named.insert({task.framework, task.task});
+  for (const v1::AgentCall& call : outbox_) {
+    if (call.type() != v1::AgentCall::STATUS) continue;
+    const TaskState state = taskStateFromProto(call.status().state());
+    if (!isTerminal(state)) continue;
+    std::pair<std::string, std::string> key{call.status().framework_id().value(),
+                                            call.status().task_id().value()};
+    auto role = taskRoles_.find(key);
+    // A task whose launch named no role (a malformed RUN_TASK) is left out: the master
+    // refuses a registration with an invalid role, and never had that task anyway.
+    if (role == taskRoles_.end() || !named.insert(key).second) continue;
+    tasks.push_back({key.first, role->second, key.second, Resources(), state, /*ended=*/true});
+  }
+  return tasks;
+}
+
+void AgentProcess::sent(const v1::AgentCall& call) {
+  if (call.type() == v1::AgentCall::STATUS &&
+      isTerminal(taskStateFromProto(call.status().state()))) {
+    taskRoles_.erase({call.status().framework_id().value(), call.status().task_id().value()});
+  }
+  outbox_.pop_front();
+}
+
 bool AgentProcess::leaderMoved() const {
   if (!options_.findMaster) return false;
   const std::optional<MasterAddress> leader = options_.findMaster();
@@ -216,7 +244,7 @@ void AgentProcess::maybeRegister() {
   stats_.freedDropped += before - outbox_.size();
 
   const v1::AgentCall call = registerCall(
-      {options_.agentId, options_.bootId, options_.total, options_.estimate, agent_->heldTasks()});
+      {options_.agentId, options_.bootId, options_.total, options_.estimate, reportedTasks()});
   std::optional<MasterAddress> leader;
   if (options_.findMaster) leader = options_.findMaster();
   if (leader && (leader->host != options_.masterHost || leader->port != options_.masterPort)) {
@@ -391,6 +419,7 @@ void AgentProcess::handleRunTask(const v1::AgentEvent& event) {
     return;
   }
   VLOG(1) << "run " << framework << "/" << task << " (" << run->task.resources << ")";
+  taskRoles_[{framework, task}] = run->role;
   agent_->runTask(*run);
 }
 
@@ -423,7 +452,7 @@ void AgentProcess::sendCalls() {
       VLOG(1) << "sent " << describe(outbox_.front());
       ++stats_.callsAcknowledged;
       callBackoffMs_ = options_.initialBackoffMs;
-      outbox_.pop_front();
+      sent(outbox_.front());
       continue;
     }
     const std::string answer = "answered " + std::to_string(status) + " " + response->reason +
@@ -432,7 +461,7 @@ void AgentProcess::sendCalls() {
     // Refused as malformed: the same bytes would be refused forever.
     ++stats_.callsRefused;
     LOG(ERROR) << "dropping " << describe(outbox_.front()) << ": the master " << answer;
-    outbox_.pop_front();
+    sent(outbox_.front());
   }
 }
 

@@ -18,10 +18,13 @@
 //     accepts a registration's calls only from the principal that registered it.
 //   * When the stream ends or breaks, no REGISTERED arrives in time, or the master goes
 //     silent for missedHeartbeats heartbeat intervals, the agent re-registers (with backoff)
-//     with what it holds at that moment. Each registration attempt drops the FREED calls
-//     queued before it (the registration tells what is still held); STATUS calls are kept
-//     and renumbered from 1 when REGISTERED arrives, so no status update is lost. A STATUS
-//     call whose answer was lost may thus reach the master twice (at-least-once, as in Mesos).
+//     with what it holds at that moment, and with the tasks that ended but whose final
+//     STATUS is still queued (their terminal state, no resources), so a new master answers a
+//     reconciliation with that end rather than TASK_LOST, as a Mesos agent re-registers with
+//     its tasks' latest states. Each registration attempt drops the FREED calls queued before
+//     it (the registration tells what is still held); STATUS calls are kept and renumbered
+//     from 1 when REGISTERED arrives, so no status update is lost. A STATUS call whose answer
+//     was lost may thus reach the master twice (at-least-once, as in Mesos).
 //
 // Not thread-safe, except stop(), which another thread (or a signal-driven loop) may call.
 #pragma once
@@ -31,9 +34,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "agent/runtime/agent_link.h"
 #include "agent/runtime/sim_agent.h"
@@ -135,6 +141,11 @@ class AgentProcess final : public AgentReports {
   void sendCalls();
   void loseStream(const std::string& why);
   void enqueue(v1::AgentCall call);
+  // What a registration reports: the SimAgent's held tasks, then the ended tasks whose final
+  // STATUS waits in the outbox (each once, with its first terminal state).
+  std::vector<HeldTask> reportedTasks() const;
+  // A call left the outbox (answered or refused).
+  void sent(const v1::AgentCall& call);
   int64_t nowMs() const;
   http::Headers requestHeaders() const;
   int nextBackoff(int* backoffMs) const;
@@ -165,6 +176,9 @@ class AgentProcess final : public AgentReports {
 
   std::optional<http::Connection> calls_;  // Keep-alive connection for calls.
   std::deque<v1::AgentCall> outbox_;
+  // The role of each task launched here, until a terminal STATUS about it leaves the outbox:
+  // a STATUS does not carry it, and a registration reports ended tasks with their role.
+  std::map<std::pair<std::string, std::string>, std::string> taskRoles_;
   uint64_t nextSequence_ = 1;
   int64_t nextCallMs_ = 0;
   int callBackoffMs_;

@@ -27,14 +27,17 @@ struct RunTask {
   std::vector<agent::RevocationHint> revocations;
 };
 
-// A task an agent holds resources for, as it reports them when it (re-)registers: running
-// (kRunning), waiting for evictions to finish (kStaging), or being evicted (kLost).
+// A task as an agent reports it when it (re-)registers: one it holds resources for, running
+// (kRunning), waiting for evictions to finish (kStaging) or being evicted (kLost); or one that
+// `ended` (a terminal state, holding nothing) whose final status update the agent has not yet
+// delivered, so the master answers reconciliation with that end rather than TASK_LOST.
 struct HeldTask {
   std::string framework;
   std::string role;
   std::string task;
   Resources resources;
   TaskState state = TaskState::kRunning;
+  bool ended = false;
 };
 
 class AgentLink {

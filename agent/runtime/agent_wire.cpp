@@ -16,6 +16,34 @@ Result<Resources> resourcesOf(const ResourceProtos& protos, const std::string& w
   return resources;
 }
 
+struct HeldState {
+  TaskState state;
+  bool ended;
+};
+
+// What HeldTask.state may say (protos/agent_api.proto): a state an agent holds resources in,
+// or the end of a task whose final update is still queued.
+Result<HeldState> heldStateFromProto(v1::TaskState state) {
+  switch (state) {
+    case v1::TASK_RUNNING:
+      return HeldState{TaskState::kRunning, false};
+    case v1::TASK_STAGING:
+    case v1::TASK_STARTING:
+      return HeldState{TaskState::kStaging, false};
+    case v1::TASK_KILLING:
+      return HeldState{TaskState::kLost, false};
+    case v1::TASK_FINISHED:
+    case v1::TASK_FAILED:
+    case v1::TASK_KILLED:
+    case v1::TASK_LOST:
+    case v1::TASK_ERROR:
+      return HeldState{taskStateFromProto(state), true};
+    default:
+      return Result<HeldState>::error("a registration cannot report a task as " +
+                                      v1::TaskState_Name(state));
+  }
+}
+
 }  // namespace
 
 v1::TaskState taskStateToProto(TaskState state) {
@@ -216,9 +244,13 @@ v1::AgentCall registerCall(const AgentRegistration& registration) {
     held.set_role(task.role);
     held.mutable_task_id()->set_value(task.task);
     *held.mutable_resources() = toProto(task.resources, task.role);
-    held.set_state(task.state == TaskState::kLost      ? v1::TASK_KILLING
-                   : task.state == TaskState::kStaging ? v1::TASK_STAGING
-                                                       : v1::TASK_RUNNING);
+    if (task.ended) {
+      held.set_state(taskStateToProto(task.state));
+    } else {
+      held.set_state(task.state == TaskState::kLost      ? v1::TASK_KILLING
+                     : task.state == TaskState::kStaging ? v1::TASK_STAGING
+                                                         : v1::TASK_RUNNING);
+    }
   }
   return call;
 }
@@ -242,8 +274,13 @@ Result<AgentRegistration> registrationFromCall(const v1::AgentCall& call) {
   for (const v1::AgentCall::HeldTask& held : r.tasks()) {
     Result<Resources> resources = resourcesOf(held.resources(), "task " + held.task_id().value());
     if (!resources.ok()) return resources.status();
+    Result<HeldState> state = heldStateFromProto(held.state());
+    if (!state.ok()) {
+      return Result<AgentRegistration>::error("task " + held.task_id().value() + ": " +
+                                              state.message());
+    }
     out.tasks.push_back({held.framework_id().value(), held.role(), held.task_id().value(),
-                         *resources, taskStateFromProto(held.state())});
+                         *resources, state->state, state->ended});
   }
   return out;
 }

@@ -11,7 +11,9 @@ RemoteAgent::RemoteAgent(AgentRegistration registration, std::string registratio
     : registration_(std::move(registration)),
       registrationId_(std::move(registrationId)),
       principal_(std::move(principal)) {
-  for (const HeldTask& task : registration_.tasks) holds_[{task.framework, task.task}] = true;
+  for (const HeldTask& task : registration_.tasks) {
+    holds_[{task.framework, task.task}] = !task.ended;
+  }
 }
 
 void RemoteAgent::attach(std::shared_ptr<http::Stream> stream) {

@@ -29,10 +29,49 @@ class Recorder : public Scheduler {
     for (const InverseOffer& offer : batch) inverse.push_back(offer);
   }
   void update(const TaskStatus& status) override { updates.push_back(status); }
+  void updateToAcknowledge(const TaskStatus& status, const std::string& uuid) override {
+    uuids.push_back(uuid);
+    update(status);
+  }
   std::vector<Offer> received;
   std::vector<InverseOffer> inverse;
   std::vector<TaskStatus> updates;
+  std::vector<std::string> uuids;  // Of the updates to acknowledge, in order.
 };
+
+// An agent that also reports tasks that ended while no master ran, their final updates still
+// queued on it, as harvest-agent's registration does (a SimAgent drops what it reports while
+// no master listens).
+class ReportingEnded final : public AgentLink {
+ public:
+  ReportingEnded(std::unique_ptr<AgentLink> agent, std::vector<HeldTask> ended)
+      : agent_(std::move(agent)), ended_(std::move(ended)) {}
+  const std::string& id() const override { return agent_->id(); }
+  void runTask(const RunTask& message) override { agent_->runTask(message); }
+  void killTask(const std::string& framework, const std::string& task) override {
+    agent_->killTask(framework, task);
+  }
+  void shutdown() override { agent_->shutdown(); }
+  void setReports(AgentReports* reports) override { agent_->setReports(reports); }
+  bool holdsExecutor(const std::string& framework, const std::string& task) const override {
+    return agent_->holdsExecutor(framework, task);
+  }
+  std::vector<HeldTask> heldTasks() const override {
+    std::vector<HeldTask> tasks = agent_->heldTasks();
+    tasks.insert(tasks.end(), ended_.begin(), ended_.end());
+    return tasks;
+  }
+  Resources total() const override { return agent_->total(); }
+
+ private:
+  std::unique_ptr<AgentLink> agent_;
+  std::vector<HeldTask> ended_;
+};
+
+HeldTask ended(const std::string& framework, const std::string& task, TaskState state,
+               const Resources& resources = Resources()) {
+  return HeldTask{framework, "web", task, resources, state, /*ended=*/true};
+}
 
 v1::FrameworkInfo frameworkInfo(const std::string& role, const std::string& id = "") {
   v1::FrameworkInfo f;
@@ -249,6 +288,145 @@ TEST_F(MasterRecoveryTest, AnUpdateForAnUnknownTaskWaitsForItsFrameworkToResubsc
   Recorder again;
   ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &again).ok());
   EXPECT_TRUE(again.updates.empty());
+}
+
+// Mesos's master keeps a re-registered agent's terminal tasks whose updates are not yet
+// acknowledged and answers reconciliation with their latest state. Here t0 is killed while no
+// master runs, its TASK_KILLED still queued on its agent when the framework reconciles.
+TEST_F(MasterRecoveryTest, ATaskThatEndedWhileNoMasterRanIsReconciledWithItsEnd) {
+  runWorkload();
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  std::string t0Agent;
+  ASSERT_TRUE(
+      master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
+  auto agents = crashAndRestart();
+  for (auto& agent : agents) {
+    if (agent->id() == t0Agent) agent->killTask(web_, "t0");
+  }
+  loop_.runUntil(loop_.now() + 3 * kNanosPerSecond);  // Past the kill grace: t0 has ended.
+  Recorder web;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+  // Explicit reconciliation waits for the agents to be back.
+  ASSERT_TRUE(master_->reconcileTasks(web_, {"t0", "t1"}).ok());
+  EXPECT_TRUE(web.updates.empty());
+  for (auto& agent : agents) {
+    if (agent->id() == t0Agent) {
+      EXPECT_EQ(agent->heldTasks().size(), 0u);
+      agent = std::make_unique<ReportingEnded>(
+          std::move(agent), std::vector<HeldTask>{ended(web_, "t0", TaskState::kKilled)});
+    }
+    ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
+  }
+  ASSERT_EQ(master_->recovery().state, RecoveryState::kRunning);
+  ASSERT_EQ(web.updates.size(), 2u);
+  EXPECT_EQ(web.updates[0].task, "t0");
+  EXPECT_EQ(web.updates[0].state, TaskState::kKilled);
+  EXPECT_EQ(web.updates[0].reason, "REASON_RECONCILIATION");
+  EXPECT_EQ(web.updates[0].agent, t0Agent);
+  EXPECT_EQ(web.updates[1].task, "t1");
+  EXPECT_EQ(web.updates[1].state, TaskState::kRunning);
+  EXPECT_TRUE(web.uuids.empty());  // Answers, not agents' updates.
+  // Implicit reconciliation names it too, with its end.
+  web.updates.clear();
+  ASSERT_TRUE(master_->reconcile(web_).ok());
+  ASSERT_EQ(web.updates.size(), 2u);
+  EXPECT_EQ(web.updates[0].task, "t0");
+  EXPECT_EQ(web.updates[0].state, TaskState::kKilled);
+  EXPECT_EQ(web.updates[1].task, "t1");
+  EXPECT_EQ(web.updates[1].state, TaskState::kRunning);
+  // It holds nothing: all of its agent is offered.
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  Resources offered;
+  for (const Offer& offer : web.received) {
+    if (offer.agent == t0Agent) offered += offer.resources;
+  }
+  EXPECT_EQ(offered, R("cpus:4;mem:4096"));
+
+  // The queued update arrives: relayed once, to be acknowledged; a retry of it (its answer
+  // lost) is not relayed again.
+  web.updates.clear();
+  const TaskStatus killed{"t0", web_, t0Agent, TaskState::kKilled, "", "", loop_.now()};
+  master_->statusUpdate(killed);
+  master_->statusUpdate(killed);
+  ASSERT_EQ(web.updates.size(), 1u);
+  EXPECT_EQ(web.updates[0].task, "t0");
+  EXPECT_EQ(web.updates[0].state, TaskState::kKilled);
+  EXPECT_EQ(web.updates[0].reason, "");
+  ASSERT_EQ(web.uuids.size(), 1u);
+  EXPECT_EQ(master_->stats().tasksKilled, 1u);
+  ASSERT_TRUE(master_->acknowledge(web_, "t0", web.uuids[0]).ok());
+  EXPECT_FALSE(master_->visitTask(web_, "t0", [](const Master::TaskView&) {}));
+  ASSERT_EQ(master_->completedTasks().at(web_).size(), 1u);
+  EXPECT_EQ(master_->completedTasks().at(web_)[0].task, "t0");
+  EXPECT_EQ(master_->completedTasks().at(web_)[0].state, TaskState::kKilled);
+  loop_.runUntil(loop_.now() + 30 * kNanosPerSecond);  // No retries after the acknowledgement.
+  EXPECT_EQ(web.updates.size(), 1u);
+}
+
+// When the queued update comes before the framework's scheduler is back, the scheduler gets it
+// as it subscribes (as an update for a task the master never knew), and the task is settled.
+TEST_F(MasterRecoveryTest, AnEndedTasksUpdateBeforeItsSchedulerIsBackIsHeldForIt) {
+  runWorkload();
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  std::string t0Agent;
+  ASSERT_TRUE(
+      master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
+  auto agents = crashAndRestart();
+  for (auto& agent : agents) {
+    if (agent->id() == t0Agent) {
+      agent->killTask(web_, "t0");
+      loop_.runUntil(loop_.now() + 3 * kNanosPerSecond);
+      agent = std::make_unique<ReportingEnded>(
+          std::move(agent), std::vector<HeldTask>{ended(web_, "t0", TaskState::kKilled)});
+    }
+    ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
+  }
+  master_->statusUpdate({"t0", web_, t0Agent, TaskState::kKilled, "", "", loop_.now()});
+  EXPECT_FALSE(master_->visitTask(web_, "t0", [](const Master::TaskView&) {}));
+  Recorder web;
+  ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
+  ASSERT_EQ(web.updates.size(), 1u);
+  EXPECT_EQ(web.updates[0].task, "t0");
+  EXPECT_EQ(web.updates[0].state, TaskState::kKilled);
+  EXPECT_TRUE(web.uuids.empty());
+}
+
+// An ended task holds nothing and takes nothing over: one the master has on another agent, in
+// any state, refuses the registration, as does one said to hold resources; one of a framework
+// nobody knows is left out.
+TEST_F(MasterRecoveryTest, AnEndedTaskCannotTakeOverAnotherAgentsTaskOrHoldResources) {
+  runWorkload();
+  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  std::string t0Agent;
+  ASSERT_TRUE(
+      master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
+  auto intruder = [&](HeldTask task) -> std::unique_ptr<AgentLink> {
+    auto sim = SimAgent::create("a4", R("cpus:4;mem:4096"), &loop_, nullptr, kNanosPerSecond);
+    EXPECT_TRUE(sim.ok());
+    return std::make_unique<ReportingEnded>(std::move(sim).value(), std::vector<HeldTask>{task});
+  };
+  const Status takeover = master_->adoptAgent(intruder(ended(web_, "t0", TaskState::kFinished)));
+  EXPECT_EQ(takeover.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(takeover.message(), "agent 'a4' reports task 't0' of framework '" + web_ +
+                                    "', which is on agent '" + t0Agent + "'");
+  const Status holding =
+      master_->adoptAgent(intruder(ended(web_, "e1", TaskState::kFinished, R("cpus:1"))));
+  EXPECT_EQ(holding.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(holding.message(),
+            "agent 'a4' reports task 'e1' ended as TASK_FINISHED holding cpus:1");
+  EXPECT_EQ(master_->agent("a4"), nullptr);
+  TaskState t0State = TaskState::kUnknown;
+  std::string t0Now;
+  master_->visitTask(web_, "t0", [&](const Master::TaskView& t) {
+    t0State = t.state;
+    t0Now = t.agent;
+  });
+  EXPECT_EQ(t0State, TaskState::kRunning);
+  EXPECT_EQ(t0Now, t0Agent);
+
+  ASSERT_TRUE(master_->adoptAgent(intruder(ended("nobody", "e2", TaskState::kFinished))).ok());
+  EXPECT_FALSE(master_->visitTask("nobody", "e2", [](const Master::TaskView&) {}));
+  EXPECT_EQ(master_->recovery().rejectedAllocations, 0u);
 }
 
 TEST_F(MasterRecoveryTest, TasksOfUnknownFrameworksAreRejectedTheRestApplies) {

@@ -439,19 +439,29 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
   ASSERT_TRUE(agent->registered());
 
-  // The successful re-registration lists t1 only, running, with what it holds.
+  // The successful re-registration lists t1, running, with what it holds, and t2, ended with
+  // its TASK_FINISHED still queued, holding nothing.
   std::vector<v1::AgentCall> registrations = fake.registrations();
   ASSERT_EQ(registrations.size(), 2u);
   Result<AgentRegistration> again = registrationFromCall(registrations[1]);
   ASSERT_TRUE(again.ok()) << again.message();
   EXPECT_EQ(again->bootId, "boot-1");
-  ASSERT_EQ(again->tasks.size(), 1u);
+  ASSERT_EQ(again->tasks.size(), 2u);
   EXPECT_EQ(again->tasks[0].framework, "f1");
   EXPECT_EQ(again->tasks[0].role, "batch");
   EXPECT_EQ(again->tasks[0].task, "t1");
   EXPECT_EQ(again->tasks[0].resources, R("cpus:1;mem:64"));
   EXPECT_EQ(again->tasks[0].state, TaskState::kRunning);
+  EXPECT_FALSE(again->tasks[0].ended);
   EXPECT_EQ(registrations[1].register_().tasks(0).state(), v1::TASK_RUNNING);
+  EXPECT_EQ(again->tasks[1].framework, "f1");
+  EXPECT_EQ(again->tasks[1].role, "batch");
+  EXPECT_EQ(again->tasks[1].task, "t2");
+  EXPECT_EQ(again->tasks[1].resources, Resources());
+  EXPECT_EQ(again->tasks[1].state, TaskState::kFinished);
+  EXPECT_TRUE(again->tasks[1].ended);
+  EXPECT_EQ(registrations[1].register_().tasks(1).state(), v1::TASK_FINISHED);
+  EXPECT_EQ(registrations[1].register_().tasks(1).resources_size(), 0);
 
   // After it, t2's status, numbered afresh; its FREED never reaches the master.
   std::vector<Received> log = fake.log();
@@ -471,6 +481,14 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
   EXPECT_EQ(statusOf(calls[3]), (StatusSeen{2, "t1", v1::TASK_KILLED, false, ""}));
   EXPECT_EQ(calls[4].type(), v1::AgentCall::FREED);
   EXPECT_EQ(calls[4].sequence(), 3u);
+
+  // Their updates delivered, the ended tasks are not reported again.
+  fake.closeStream();
+  ASSERT_TRUE(agent->runUntil(
+      [&] { return fake.registrations().size() == 3 && agent->registered(); }, kWaitMs));
+  Result<AgentRegistration> third = registrationFromCall(fake.registrations()[2]);
+  ASSERT_TRUE(third.ok()) << third.message();
+  EXPECT_TRUE(third->tasks.empty());
 }
 
 TEST(AgentProcessTest, CallsCarryTheirRegistrationsId) {
