@@ -120,6 +120,16 @@ size_t FrameworkClient::endedEarlyByReconciliation() const {
   return count;
 }
 
+size_t FrameworkClient::reconciledLostThoughEnded() const {
+  std::lock_guard lock(mutex_);
+  size_t count = 0;
+  for (const auto& [task, launched] : tasks_) {
+    count += launched.reconciledAsEnded && launched.endedByAgent &&
+             launched.reconciledEnd == v1::TASK_LOST && launched.agentEnd != v1::TASK_LOST;
+  }
+  return count;
+}
+
 size_t FrameworkClient::updatesToAcknowledge() const {
   std::lock_guard lock(mutex_);
   return toAcknowledge_;
@@ -254,8 +264,14 @@ void FrameworkClient::handle(const v1::scheduler::Event& event, http::Connection
           Launched& task = it->second;
           const bool reconciliation = status.reason() == v1::TaskStatus::REASON_RECONCILIATION;
           if (isTerminal(status.state())) {
-            if (!isTerminal(task.state) && reconciliation) task.reconciledAsEnded = true;
-            if (!reconciliation) task.endedByAgent = true;
+            if (!isTerminal(task.state) && reconciliation) {
+              task.reconciledAsEnded = true;
+              task.reconciledEnd = status.state();
+            }
+            if (!reconciliation && !task.endedByAgent) {
+              task.endedByAgent = true;
+              task.agentEnd = status.state();
+            }
           }
           // The agent's own end is the last word over a reconciliation answer.
           if (!isTerminal(task.state) || !reconciliation) task.state = status.state();

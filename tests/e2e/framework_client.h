@@ -63,6 +63,9 @@ class FrameworkClient {
   size_t launchesLost() const;
   // Tasks a reconciliation answer called ended before their agent's own final update came.
   size_t endedEarlyByReconciliation() const;
+  // Of those, the ones the answer called TASK_LOST while their agent's update told another end:
+  // the master answered without the end the agent still had to deliver.
+  size_t reconciledLostThoughEnded() const;
   // Updates that asked for an acknowledgement, and those whose ACKNOWLEDGE the master took.
   size_t updatesToAcknowledge() const;
   // Subscriptions made at the master a standby's 307 named.
@@ -89,6 +92,8 @@ class FrameworkClient {
     bool seenRunning = false;
     bool reconciledAsEnded = false;  // The first terminal update was a reconciliation answer.
     bool endedByAgent = false;       // A terminal update from the agent came.
+    v1::TaskState reconciledEnd = v1::TASK_STAGING;  // Of that first reconciliation answer.
+    v1::TaskState agentEnd = v1::TASK_STAGING;       // Of the agent's first terminal update.
   };
   using Clock = std::chrono::steady_clock;
   struct Subscription {

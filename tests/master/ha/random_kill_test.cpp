@@ -12,12 +12,12 @@
 //   * the takeover time (leader killed -> the framework's first offer from the new leader) is
 //     logged, split into election and the agents' re-registration.
 // At the end, the same check and: no lost status updates (every task the framework launched
-// runs on an agent or its end reached the framework) and no task seen running whose end the
-// framework learned only by reconciliation (its agent's final update lost with a leader).
-// Reported, not checked: tasks a reconciliation answer called LOST before their agent's own
-// final update came (the agent re-registers without the tasks that ended while no master
-// led, and the new leader answers the framework's reconciliation before that agent's queued
-// updates arrive; a Mesos agent re-registers with them).
+// runs on an agent or its end reached the framework), no task seen running whose end the
+// framework learned only by reconciliation (its agent's final update lost with a leader), and
+// no task a reconciliation answer called TASK_LOST though its agent's queued final update
+// then told another end (an agent re-registers with the tasks that ended while no master
+// led, so the new leader answers with their end). Reported, not checked: tasks whose end a
+// reconciliation answer told before their agent's own update came.
 //
 // HARVEST_HA_KILLS: kills (default 3). HARVEST_HA_SESSION_TIMEOUT: the masters'
 // --zk_session_timeout (default 2secs). HARVEST_HA_SEED: the seed of the random points
@@ -260,18 +260,20 @@ TEST(RandomLeaderKills, EveryTakeoverKeepsTasksResourcesAndUpdates) {
       "random leader kills: %d kills (session timeout %s, HARVEST_HA_SEED=%llu); takeover to "
       "first offer %s; elected %s; agents registered %s; %zu checks, %zu tasks compared, "
       "%zu disagreements; %zu tasks launched, %zu launches lost with a leader, lost status "
-      "updates %zu, ends lost after running %zu, ended early by reconciliation %zu; %zu of %zu "
-      "updates acknowledged; %zu subscriptions through a standby's 307\n",
+      "updates %zu, ends lost after running %zu, ended early by reconciliation %zu (called "
+      "TASK_LOST %zu); %zu of %zu updates acknowledged; %zu subscriptions through a standby's "
+      "307\n",
       kills, sessionTimeout.c_str(), static_cast<unsigned long long>(seed), spread(offers).c_str(),
       spread(elections).c_str(), spread(registrations).c_str(), checks.size() + 1, compared,
       static_cast<size_t>(std::count_if(checks.begin(), checks.end(),
                                         [](const Agreement& a) { return !a.converged; })) +
           (last.converged ? 0 : 1),
       framework.launched(), framework.launchesLost(), lost, framework.endsLostAfterRunning(),
-      framework.endedEarlyByReconciliation(), framework.acknowledged(),
-      framework.updatesToAcknowledge(), framework.redirectsFollowed());
+      framework.endedEarlyByReconciliation(), framework.reconciledLostThoughEnded(),
+      framework.acknowledged(), framework.updatesToAcknowledge(), framework.redirectsFollowed());
   EXPECT_EQ(lost, 0u);
   EXPECT_EQ(framework.endsLostAfterRunning(), 0u);
+  EXPECT_EQ(framework.reconciledLostThoughEnded(), 0u);
   EXPECT_GT(framework.launched(), 0u);
 }
 
