@@ -87,7 +87,7 @@ TEST(AgentFailoverTest, ATaskThatEndedWithoutAMasterIsReconciledAsFinishedThenRe
   ASSERT_EQ(
       framework
           .call(testkit::acceptCall(
-              offer, {testkit::launch({testkit::taskInfo("t1", "a1", "cpus:1;mem:128", 1.5)})}, 10))
+              offer, {testkit::launch({testkit::taskInfo("t1", "a1", "cpus:1;mem:128", 0.5)})}, 10))
           .status,
       202);
   ASSERT_TRUE(agent.runUntil(
