@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "agent/runtime/agent_wire.h"
@@ -286,6 +287,42 @@ TEST(AgentProcessTest, RegistersWithItsIdResourcesAndNoTasks) {
   EXPECT_EQ(agent->masterId(), "fake-master");
   EXPECT_EQ(agent->stats().registrations, 1u);
   EXPECT_TRUE(fake.applied().empty());
+}
+
+// HeldTask.state on the wire: held (RUNNING, STAGING, KILLING: evicting) or ended (a terminal
+// state); any other state refuses the registration.
+TEST(AgentProcessTest, RegisteredTaskStatesAreHeldOrEnded) {
+  auto decoded = [](v1::TaskState state) {
+    v1::AgentCall call = registerCall({"a1", "boot", R("cpus:1"), Resources(), {}});
+    v1::AgentCall::HeldTask& task = *call.mutable_register_()->add_tasks();
+    task.mutable_framework_id()->set_value("f1");
+    task.set_role("batch");
+    task.mutable_task_id()->set_value("t1");
+    task.set_state(state);
+    return registrationFromCall(call);
+  };
+  const std::vector<std::tuple<v1::TaskState, TaskState, bool>> expected = {
+      {v1::TASK_RUNNING, TaskState::kRunning, false},
+      {v1::TASK_STAGING, TaskState::kStaging, false},
+      {v1::TASK_KILLING, TaskState::kLost, false},
+      {v1::TASK_FINISHED, TaskState::kFinished, true},
+      {v1::TASK_FAILED, TaskState::kFailed, true},
+      {v1::TASK_KILLED, TaskState::kKilled, true},
+      {v1::TASK_LOST, TaskState::kLost, true},
+      {v1::TASK_ERROR, TaskState::kError, true}};
+  for (const auto& [wire, state, ended] : expected) {
+    Result<AgentRegistration> registration = decoded(wire);
+    ASSERT_TRUE(registration.ok()) << registration.message();
+    ASSERT_EQ(registration->tasks.size(), 1u);
+    EXPECT_EQ(registration->tasks[0].state, state) << v1::TaskState_Name(wire);
+    EXPECT_EQ(registration->tasks[0].ended, ended) << v1::TaskState_Name(wire);
+    // And back: the same state on the wire.
+    EXPECT_EQ(registerCall(*registration).register_().tasks(0).state(), wire);
+  }
+  Result<AgentRegistration> unreachable = decoded(v1::TASK_UNREACHABLE);
+  ASSERT_FALSE(unreachable.ok());
+  EXPECT_EQ(unreachable.message(),
+            "task t1: a registration cannot report a task as TASK_UNREACHABLE");
 }
 
 TEST(AgentProcessTest, EveryProcessStartHasItsOwnBootId) {
