@@ -300,6 +300,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   masterOptions.offerTimeout = seconds(spec.offer_timeout_seconds());
   masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
   masterOptions.moduleParameters = options.moduleParameters;
+  masterOptions.allocatorTrace = options.allocatorTrace;
   std::string historyFile;
   auto affinity = options.moduleParameters.find("host_affinity");
   if (affinity != options.moduleParameters.end() && affinity->second == "true" &&
@@ -383,6 +384,10 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     locality = &report.localityAfterRestart;
     std::vector<std::unique_ptr<AgentLink>> agents = current->releaseAgents();
     owner.reset();  // Disarms its timers; outstanding offers die with it.
+    if (!options.allocatorTrace.empty()) {
+      masterOptions.allocatorTrace =
+          options.allocatorTrace + "." + std::to_string(earlier.masterRestarts);
+    }
     Result<std::unique_ptr<Master>> next = Master::create(masterOptions, &loop);
     if (!next.ok()) return next.status();
     owner = std::move(next).value();
