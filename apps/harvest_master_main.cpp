@@ -39,6 +39,10 @@ DEFINE_string(allocation_interval, "",
               "DURATION: time between allocation runs; empty: the scenario's, or 1secs with "
               "--listen");
 DEFINE_uint64(seed, 0, "N: the seed of every random choice");
+DEFINE_string(allocator_trace, "",
+              "PATH: record every call into the allocator here (created or truncated), for "
+              "harvest-replay; empty records nothing. In scenario mode a master restarted by "
+              "the scenario records to PATH.1, PATH.2, ...");
 // Scenario mode.
 DEFINE_string(scenario, "",
               "SCENARIO: the scenario, as JSON or a path (file:// too); empty runs the built-in "
@@ -69,9 +73,6 @@ DEFINE_string(zk_session_timeout, "10secs",
 DEFINE_uint64(max_completed_frameworks, 50, "N: removed frameworks kept in /state");
 DEFINE_uint64(max_completed_tasks_per_framework, 1000,
               "N: acknowledged terminal tasks kept in /state per framework");
-DEFINE_string(allocator_trace, "",
-              "PATH: record every call into the allocator here (created or truncated), for "
-              "harvest-replay; empty records nothing");
 
 namespace {
 
@@ -121,8 +122,7 @@ constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
                                                             "zk",
                                                             "zk_session_timeout",
                                                             "max_completed_frameworks",
-                                                            "max_completed_tasks_per_framework",
-                                                            "allocator_trace"};
+                                                            "max_completed_tasks_per_framework"};
 constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
 
 int run(const harvest::apps::Flags& flags) {
@@ -241,7 +241,7 @@ int run(const harvest::apps::Flags& flags) {
   // The progress line on stderr lives until runScenario returns, then clears itself.
   harvest::Result<harvest::sim::Report> report = harvest::sim::runScenario(
       *scenario, {modules, allocator, seed, intervalSeconds, moduleParameters,
-                  harvest::sim::ProgressLine(stderr).callback()});
+                  harvest::sim::ProgressLine(stderr).callback(), FLAGS_allocator_trace});
   if (!report.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", report.message().c_str());
     return 1;

@@ -168,6 +168,8 @@ void Master::dispatch() {
   for (auto& [frameworkId, entries] : offers) {
     FrameworkEntry* entry = framework(frameworkId);
     std::vector<Offer> batch;
+    // Offer's move may throw, so growing the vector would copy every offer already in it.
+    batch.reserve(entries.size());
     for (OfferedResource& offered : entries) {
       Offer offer;
       offer.id = (options_.runId.empty() ? "o-" : "o-" + options_.runId + "-") +
@@ -216,8 +218,8 @@ void Master::dispatch() {
 void Master::rescindOffer(const std::string& offerId, bool expired) {
   auto it = offers_.find(offerId);
   if (it == offers_.end()) return;
-  Offer offer = std::move(it->second);
-  offers_.erase(it);
+  const auto node = offers_.extract(it);
+  const Offer& offer = node.mapped();
   rescindedOffers_.insert(offerId);
   if (expired) {
     ++stats_.offersExpired;
@@ -532,14 +534,16 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
 
 Status Master::decline(const std::string& frameworkId, const std::vector<std::string>& offerIds,
                        const v1::Filters& filters) {
-  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  FrameworkEntry* entry = framework(frameworkId);
+  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
   for (const std::string& id : offerIds) {
     auto it = offers_.find(id);
     if (it == offers_.end() || it->second.framework != frameworkId) continue;  // Already gone.
-    const Offer offer = std::move(it->second);
-    offers_.erase(it);
+    // Declines are most answers: unlinking the node keeps the offer without moving it.
+    const auto node = offers_.extract(it);
+    const Offer& offer = node.mapped();
     ++stats_.offersDeclined;
-    ++framework(frameworkId)->counters.offersDeclined;
+    ++entry->counters.offersDeclined;
     offerAnswered(offer, 0);
     if (Status s = allocator_->recoverResources(frameworkId, offer.agent, offer.role,
                                                 offer.resources, filters);

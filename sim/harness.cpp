@@ -53,7 +53,9 @@ class SimFramework final : public Scheduler {
   // `master` points at the current master: it changes when the master restarts.
   SimFramework(const ScenarioFramework& spec, Master** master, uint64_t seed, uint64_t* retried,
                Locality** locality)
-      : spec_(spec), masterRef_(master), random_(seed), retried_(retried), locality_(locality) {}
+      : spec_(spec), masterRef_(master), random_(seed), retried_(retried), locality_(locality) {
+    filters_.set_refuse_seconds(spec_.spec.workload().refuse_seconds());
+  }
 
   // After a master restart: subscribe again with the same framework id (failover).
   void resubscribe() {
@@ -105,8 +107,6 @@ class SimFramework final : public Scheduler {
   }
 
   void offers(const std::vector<Offer>& batch) override {
-    v1::Filters filters;
-    filters.set_refuse_seconds(spec_.spec.workload().refuse_seconds());
     // Like a placement-aware scheduler, relaunches go to agents they vacated when such an
     // agent is among the offers (this helps with host affinity off as much as on).
     std::vector<const Offer*> offers;
@@ -118,7 +118,8 @@ class SimFramework final : public Scheduler {
       const bool usable =
           offer.revocability == Revocability::kRegular || spec_.spec.workload().use_revocable();
       std::vector<TaskLaunch> launches;
-      Resources left = offer.resources;
+      // Most offers are declined: copy what is offered only when tasks may be carved from it.
+      Resources left = usable && active_ && !pending_.empty() ? offer.resources : Resources();
       while (usable && active_ && !pending_.empty()) {
         std::optional<Resources> taken = carve(left, spec_.taskResources);
         if (!taken) break;
@@ -128,12 +129,12 @@ class SimFramework final : public Scheduler {
         pending_.pop_front();
       }
       const TimeNanos delay = seconds(spec_.spec.workload().response_delay_seconds());
-      auto answer = [this, id = offer.id, launches = std::move(launches), filters] {
+      auto answer = [this, id = offer.id, launches = std::move(launches)] {
         if (id_.empty()) return;
         if (launches.empty()) {
-          (void)master()->decline(id_, {id}, filters);
+          (void)master()->decline(id_, {id}, filters_);
         } else {
-          (void)master()->accept(id_, {id}, launches, filters);
+          (void)master()->accept(id_, {id}, launches, filters_);
         }
       };
       if (delay > 0) {
@@ -205,6 +206,7 @@ class SimFramework final : public Scheduler {
   }
 
   const ScenarioFramework& spec_;
+  v1::Filters filters_;  // Every answer's: the workload's refuse_seconds.
   Master** masterRef_;
   std::mt19937_64 random_;
   uint64_t* retried_;
@@ -300,6 +302,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   masterOptions.offerTimeout = seconds(spec.offer_timeout_seconds());
   masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
   masterOptions.moduleParameters = options.moduleParameters;
+  masterOptions.allocatorTrace = options.allocatorTrace;
   std::string historyFile;
   auto affinity = options.moduleParameters.find("host_affinity");
   if (affinity != options.moduleParameters.end() && affinity->second == "true" &&
@@ -383,6 +386,10 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
     locality = &report.localityAfterRestart;
     std::vector<std::unique_ptr<AgentLink>> agents = current->releaseAgents();
     owner.reset();  // Disarms its timers; outstanding offers die with it.
+    if (!options.allocatorTrace.empty()) {
+      masterOptions.allocatorTrace =
+          options.allocatorTrace + "." + std::to_string(earlier.masterRestarts);
+    }
     Result<std::unique_ptr<Master>> next = Master::create(masterOptions, &loop);
     if (!next.ok()) return next.status();
     owner = std::move(next).value();

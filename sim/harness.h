@@ -115,6 +115,10 @@ struct HarnessOptions {
   std::map<std::string, std::string> moduleParameters;
   // Called at every sample (simulated time), when set.
   std::function<void(const Progress&)> progress;
+  // Records the allocator calls here (trace/), for harvest-replay; empty records nothing. A
+  // master that a scenario event restarts starts a fresh allocator, so it records to its own
+  // file: PATH.1 after the first restart, PATH.2 after the second, and so on.
+  std::string allocatorTrace;
 };
 
 Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& options);

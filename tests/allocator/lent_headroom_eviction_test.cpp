@@ -4,6 +4,7 @@
 
 #include "master/master.h"
 #include "resources/parse.h"
+#include "testing/simulated_master.h"
 
 namespace harvest::master {
 namespace {
@@ -16,50 +17,13 @@ Resources lent(std::string_view text) {
   return R(text).lentAs(Revocability::kNonThrottleable);
 }
 
-class RecordingScheduler : public Scheduler {
- public:
-  void offers(const std::vector<Offer>& batch) override {
-    for (const Offer& offer : batch) received.push_back(offer);
-  }
-  void rescind(const std::string& offer) override { rescinded.push_back(offer); }
-  void update(const TaskStatus& status) override { updates.push_back(status); }
+using testkit::RecordingScheduler;
 
-  std::vector<Offer> received;
-  std::vector<std::string> rescinded;
-  std::vector<TaskStatus> updates;
-};
-
-v1::FrameworkInfo info(const std::string& role, bool revocable) {
-  v1::FrameworkInfo f;
-  f.set_user("test");
-  f.set_name(role);
-  f.add_roles(role);
-  if (revocable) f.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
-  return f;
-}
-
-class LentHeadroomEvictionTest : public ::testing::Test {
+class LentHeadroomEvictionTest : public testkit::SimulatedMasterTest {
  protected:
-  void SetUp() override {
-    Result<std::unique_ptr<Master>> created = Master::create(MasterOptions{}, &loop_);
-    ASSERT_TRUE(created.ok()) << created.message();
-    master_ = std::move(created).value();
-  }
-
-  void cycle() { loop_.runUntil(loop_.now() + kNanosPerSecond); }
-
-  std::string subscribe(RecordingScheduler* scheduler, const std::string& role, bool revocable) {
-    Result<std::string> id = master_->subscribe(info(role, revocable), scheduler);
-    EXPECT_TRUE(id.ok()) << id.message();
-    return id.ok() ? *id : "";
-  }
-
   double metric(const std::string& key) const {
     return master_->allocator().metrics().at("allocator/harvest/" + key);
   }
-
-  EventLoop loop_;
-  std::unique_ptr<Master> master_;
 };
 
 TEST_F(LentHeadroomEvictionTest, TasksOnLentHeadroomAreEvictedWhenTheGuaranteeComesBack) {
@@ -96,7 +60,7 @@ TEST_F(LentHeadroomEvictionTest, TasksOnLentHeadroomAreEvictedWhenTheGuaranteeCo
           .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
   EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
-  loop_.runUntil(loop_.now() + 2 * kNanosPerSecond);  // The kill grace.
+  loop_->runUntil(loop_->now() + 2 * kNanosPerSecond);  // The kill grace.
   ASSERT_EQ(owner.updates.size(), 1u);
   EXPECT_EQ(owner.updates[0].state, TaskState::kRunning);
   EXPECT_EQ(master_->stats().tasksEvicted, 1u);

@@ -6,6 +6,7 @@
 
 #include "resources/parse.h"
 #include "sim/scenario.h"
+#include "testing/simulated_master.h"
 
 namespace harvest::master {
 namespace {
@@ -14,54 +15,10 @@ Resources R(std::string_view text) {
   return parseResources(text).value();
 }
 
-class RecordingScheduler : public Scheduler {
- public:
-  void offers(const std::vector<Offer>& batch) override {
-    for (const Offer& offer : batch) received.push_back(offer);
-  }
-  void rescind(const std::string& offer) override { rescinded.push_back(offer); }
-  void update(const TaskStatus& status) override { updates.push_back(status); }
+using testkit::frameworkInfo;
+using testkit::RecordingScheduler;
 
-  std::vector<Offer> received;
-  std::vector<std::string> rescinded;
-  std::vector<TaskStatus> updates;
-};
-
-v1::FrameworkInfo info(const std::string& role, bool revocable = false) {
-  v1::FrameworkInfo f;
-  f.set_user("test");
-  f.set_name(role);
-  f.add_roles(role);
-  if (revocable) f.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
-  return f;
-}
-
-class MasterTest : public ::testing::Test {
- protected:
-  void SetUp() override { start(MasterOptions{}); }
-
-  void start(MasterOptions options) {
-    // Timers hold the master: a new master needs a new loop.
-    master_.reset();
-    loop_ = std::make_unique<EventLoop>();
-    Result<std::unique_ptr<Master>> created = Master::create(options, loop_.get());
-    ASSERT_TRUE(created.ok()) << created.message();
-    master_ = std::move(created).value();
-  }
-
-  // Runs the next allocation cycle (they come every second).
-  void cycle() { loop_->runUntil(loop_->now() + kNanosPerSecond); }
-
-  std::string subscribe(RecordingScheduler* scheduler, const std::string& role,
-                        bool revocable = false) {
-    Result<std::string> id = master_->subscribe(info(role, revocable), scheduler);
-    EXPECT_TRUE(id.ok()) << id.message();
-    return id.ok() ? *id : "";
-  }
-
-  std::unique_ptr<EventLoop> loop_;
-  std::unique_ptr<Master> master_;
-};
+class MasterTest : public testkit::SimulatedMasterTest {};
 
 TEST_F(MasterTest, OffersHaveUniqueIdsAndLaunchedTasksRun) {
   RecordingScheduler scheduler;
@@ -227,9 +184,9 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   Result<std::unique_ptr<Master>> next = Master::create(MasterOptions{}, loop_.get());
   ASSERT_TRUE(next.ok());
   master_ = std::move(next).value();
-  v1::FrameworkInfo ownerInfo = info("analytics");
+  v1::FrameworkInfo ownerInfo = frameworkInfo("analytics");
   ownerInfo.mutable_id()->set_value(o);
-  v1::FrameworkInfo borrowerInfo = info("batch", true);
+  v1::FrameworkInfo borrowerInfo = frameworkInfo("batch", true);
   borrowerInfo.mutable_id()->set_value(b);
   ASSERT_TRUE(master_->subscribe(ownerInfo, &owner).ok());
   ASSERT_TRUE(master_->subscribe(borrowerInfo, &borrower).ok());
@@ -260,7 +217,7 @@ TEST_F(MasterTest, AFailedOverSchedulerReplacesTheFrameworkInfo) {
   ASSERT_TRUE(
       master_->accept(id, {first.received[0].id}, {{"t1", R("cpus:1;mem:128"), 0}}, {}).ok());
 
-  v1::FrameworkInfo renamed = info("web");
+  v1::FrameworkInfo renamed = frameworkInfo("web");
   renamed.mutable_id()->set_value(id);
   renamed.set_name("web-v2");
   renamed.set_failover_timeout(60);
@@ -275,7 +232,7 @@ TEST_F(MasterTest, AFailedOverSchedulerReplacesTheFrameworkInfo) {
   EXPECT_EQ(master_->frameworkInfo(id)->roles_size(), 2);
 
   // Dropping a role the framework still holds resources under is refused, nothing changes.
-  v1::FrameworkInfo dropped = info("batch");
+  v1::FrameworkInfo dropped = frameworkInfo("batch");
   dropped.mutable_id()->set_value(id);
   dropped.add_capabilities()->set_type(v1::FrameworkInfo::Capability::MULTI_ROLE);
   const Result<std::string> refused = master_->subscribe(dropped, &third);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # harvest-replay's exits and messages on a small recorded trace.
 set -euo pipefail
-tracegen=$1 replay=$2
+tracegen=$1 replay=$2 master=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -23,6 +23,13 @@ if err=$("$replay" --trace="$dir/junk" --check 2>&1); then fail "junk passed"; f
 out=$("$replay" --trace="$dir/t" --diff --diff_module_parameter=sorter=random)
 [[ $out == *"sorter=random"* ]] || fail "--diff does not name the second parameters: $out"
 grep -q ' \*$' <<<"$out" || fail "--diff marks no differing offer counts: $out"
+
+# A scenario run records its master's allocator calls, and they replay exactly.
+"$master" --allocator_trace="$dir/scenario" --report="$dir/r.html" --json="$dir/r.json" \
+  >/dev/null 2>&1 ||
+  fail "harvest-master --scenario with --allocator_trace exited $?"
+out=$("$replay" --trace="$dir/scenario" --check) || fail "--check of a scenario trace: $out"
+[[ $out == OK:*" callbacks identical;"* ]] || fail "--check of a scenario trace printed: $out"
 
 set +e
 "$replay" --trace="$dir/t" 2>/dev/null
