@@ -51,7 +51,8 @@ TlsSession::TlsSession(std::shared_ptr<const TlsContext> context, std::string_vi
 TlsSession::~TlsSession() {
   // OpenSSL takes a connection freed without close_notify for a broken one and marks its
   // session unresumable. Harvest closes healthy connections that way (after an answer, on
-  // idle); only a failed one must lose its session, and OpenSSL has marked that already.
+  // idle), and since TLS 1.1 such a session may be resumed (RFC 5246, 7.2.1); only a failed
+  // connection must lose its session, and OpenSSL has marked that already.
   if (!failed_) SSL_set_shutdown(ssl_, SSL_get_shutdown(ssl_) | SSL_SENT_SHUTDOWN);
   SSL_free(ssl_);
 }
