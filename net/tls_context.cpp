@@ -133,8 +133,15 @@ SSL_SESSION* TlsContext::sessionFor(const std::string& server) const {
     sessions_.erase(found);
     return nullptr;
   }
-  SSL_SESSION_up_ref(found->second);
-  return found->second;
+  // A TLS 1.3 ticket is offered once (RFC 8446, C.4): the connection that uses it gets the
+  // next one. A TLS 1.2 session stays, since resuming it brings no new one.
+  SSL_SESSION* offered = found->second;
+  if (SSL_SESSION_get_protocol_version(offered) == TLS1_3_VERSION) {
+    sessions_.erase(found);
+  } else {
+    SSL_SESSION_up_ref(offered);
+  }
+  return offered;
 }
 
 void TlsContext::rememberSession(const std::string& server, SSL_SESSION* session) const {

@@ -77,7 +77,8 @@ class TlsContext {
 
   // Clients: the session to offer when dialling `server` ("host:port"), with a reference the
   // caller owns (SSL_SESSION_free); null if there is none. A session is only ever offered by
-  // the context that verified the server it came from, to that same server.
+  // the context that verified the server it came from, to that same server; a TLS 1.3 one only
+  // once.
   ssl_session_st* sessionFor(const std::string& server) const;
   // Clients: keeps `session` (taking over the caller's reference) as the one for `server`.
   void rememberSession(const std::string& server, ssl_session_st* session) const;
