@@ -192,7 +192,7 @@ Status Connection::open(int64_t deadline) {
 }
 
 Status Connection::handshake(int64_t deadline) {
-  tls_ = std::make_unique<TlsSession>(options_.tls, host_);
+  tls_ = std::make_unique<TlsSession>(options_.tls, host_, port_);
   Status status = handshakeOnSocket(fd_, *tls_, remainingMs(deadline), &pendingPlaintext_);
   if (status.ok()) return status;
   return Status::error("TLS handshake with " + host_ + ":" + std::to_string(port_) +

@@ -85,6 +85,8 @@ class Connection {
   Result<ClientResponse> readResponse(int timeoutMs = 5000, bool headRequest = false);
 
   bool isOpen() const { return fd_ >= 0; }
+  // The open TLS connection resumed a session its context remembered for this server.
+  bool tlsResumed() const { return tls_ && tls_->resumed(); }
   void close();
   // TCP connections opened over this object's life (1 + reconnections).
   uint64_t connects() const { return connects_; }

@@ -6,14 +6,17 @@
 // certificate is an error at startup rather than at the first handshake.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
 #include "common/status.h"
 
-// OpenSSL's context, kept opaque here so only net/ sees OpenSSL's headers.
+// OpenSSL's context and session, kept opaque here so only net/ sees OpenSSL's headers.
 struct ssl_ctx_st;
+struct ssl_session_st;
 
 namespace harvest::http {
 
@@ -48,6 +51,15 @@ struct TlsOptions {
   bool verifiesPeer() const { return verifyCert || requireCert; }
 };
 
+// Session resumption (docs/TLS.md): a server context issues tickets sealed with keys OpenSSL
+// draws at random when the context is built, so they die with the process and no other
+// context can open them; a client context remembers the newest session each server gave it.
+inline constexpr long kTlsSessionLifetimeSeconds = 300;  // OpenSSL's default.
+// Sessions a server keeps for clients that resume by session ID rather than by ticket.
+inline constexpr long kTlsServerSessionCacheSize = 1024;
+// Servers a client context remembers a session for; dialling one more forgets another.
+inline constexpr size_t kTlsClientRememberedServers = 64;
+
 class TlsContext {
  public:
   enum class Role { kServer, kClient };
@@ -63,6 +75,16 @@ class TlsContext {
   const TlsOptions& options() const { return options_; }
   ssl_ctx_st* native() const { return context_; }
 
+  // Clients: the session to offer when dialling `server` ("host:port"), with a reference the
+  // caller owns (SSL_SESSION_free); null if there is none. A session is only ever offered by
+  // the context that verified the server it came from, to that same server; a TLS 1.3 one only
+  // once.
+  ssl_session_st* sessionFor(const std::string& server) const;
+  // Clients: keeps `session` (taking over the caller's reference) as the one for `server`.
+  void rememberSession(const std::string& server, ssl_session_st* session) const;
+  // Clients: after a failed handshake, so a session the server refused is not offered again.
+  void forgetSession(const std::string& server) const;
+
  private:
   TlsContext(TlsOptions options, Role role, ssl_ctx_st* context)
       : options_(std::move(options)), role_(role), context_(context) {}
@@ -70,6 +92,9 @@ class TlsContext {
   TlsOptions options_;
   Role role_;
   ssl_ctx_st* context_;
+  // The cache is not part of the configuration: a context stays logically immutable.
+  mutable std::mutex sessionsMutex_;
+  mutable std::map<std::string, ssl_session_st*> sessions_;
 };
 
 // OpenSSL's queued errors for this thread, most recent last, joined with "; " (and the queue

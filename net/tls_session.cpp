@@ -16,7 +16,8 @@
 
 namespace harvest::http {
 
-TlsSession::TlsSession(std::shared_ptr<const TlsContext> context, std::string_view peerHost)
+TlsSession::TlsSession(std::shared_ptr<const TlsContext> context, std::string_view peerHost,
+                       uint16_t peerPort)
     : context_(std::move(context)) {
   ssl_ = SSL_new(context_->native());
   CHECK(ssl_ != nullptr) << "SSL_new: " << takeTlsErrors();
@@ -27,8 +28,15 @@ TlsSession::TlsSession(std::shared_ptr<const TlsContext> context, std::string_vi
     return;
   }
   SSL_set_connect_state(ssl_);
+  if (peerHost.empty()) return;
+  server_ = std::string(peerHost) + ":" + std::to_string(peerPort);
+  SSL_set_app_data(ssl_, &server_);
+  if (SSL_SESSION* remembered = context_->sessionFor(server_)) {
+    SSL_set_session(ssl_, remembered);
+    SSL_SESSION_free(remembered);
+  }
   const std::string host(peerHost);
-  ASN1_OCTET_STRING* address = host.empty() ? nullptr : a2i_IPADDRESS(host.c_str());
+  ASN1_OCTET_STRING* address = a2i_IPADDRESS(host.c_str());
   if (address != nullptr) {
     ASN1_OCTET_STRING_free(address);
     if (context_->options().verifiesPeer()) {
@@ -36,12 +44,16 @@ TlsSession::TlsSession(std::shared_ptr<const TlsContext> context, std::string_vi
     }
     return;
   }
-  if (host.empty()) return;
   SSL_set_tlsext_host_name(ssl_, host.c_str());  // SNI, for servers with several names.
   if (context_->options().verifiesPeer()) SSL_set1_host(ssl_, host.c_str());
 }
 
 TlsSession::~TlsSession() {
+  // OpenSSL takes a connection freed without close_notify for a broken one and marks its
+  // session unresumable. Harvest closes healthy connections that way (after an answer, on
+  // idle), and since TLS 1.1 such a session may be resumed (RFC 5246, 7.2.1); only a failed
+  // connection must lose its session, and OpenSSL has marked that already.
+  if (!failed_) SSL_set_shutdown(ssl_, SSL_get_shutdown(ssl_) | SSL_SENT_SHUTDOWN);
   SSL_free(ssl_);
 }
 
@@ -65,6 +77,9 @@ Status TlsSession::receive(std::string_view wire, std::string* plaintext) {
         peerClosed_ = true;
         return Status();
       default: {
+        failed_ = true;
+        // A session the server would not take must not be offered again.
+        if (!server_.empty() && !handshakeDone()) context_->forgetSession(server_);
         std::string why = "TLS: " + takeTlsErrors();
         const long verify = SSL_get_verify_result(ssl_);
         if (verify != X509_V_OK) {
@@ -83,6 +98,7 @@ Status TlsSession::send(std::string_view plaintext) {
   while (!plaintext.empty()) {
     size_t written = 0;
     if (SSL_write_ex(ssl_, plaintext.data(), plaintext.size(), &written) != 1) {
+      failed_ = true;
       return Status::error("TLS: cannot encrypt: " + takeTlsErrors());
     }
     plaintext.remove_prefix(written);
@@ -115,6 +131,10 @@ void TlsSession::close() {
 
 bool TlsSession::handshakeDone() const {
   return SSL_is_init_finished(ssl_) == 1;
+}
+
+bool TlsSession::resumed() const {
+  return SSL_session_reused(ssl_) == 1;
 }
 
 Status handshakeOnSocket(int fd, TlsSession& session, int timeoutMs, std::string* plaintext) {

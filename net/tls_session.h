@@ -7,6 +7,7 @@
 // never blocks or touches a file descriptor.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,8 +22,10 @@ namespace harvest::http {
 class TlsSession {
  public:
   // `peerHost` (clients): the host dialled, which a verifying client requires the server's
-  // certificate to name (a DNS name, or an IP address).
-  TlsSession(std::shared_ptr<const TlsContext> context, std::string_view peerHost = {});
+  // certificate to name (a DNS name, or an IP address). With a host, a client offers the
+  // session its context remembers for peerHost:peerPort, and remembers the new one.
+  TlsSession(std::shared_ptr<const TlsContext> context, std::string_view peerHost = {},
+             uint16_t peerPort = 0);
   ~TlsSession();
   TlsSession(const TlsSession&) = delete;
   TlsSession& operator=(const TlsSession&) = delete;
@@ -41,14 +44,19 @@ class TlsSession {
   void close();
 
   bool handshakeDone() const;
+  // The handshake resumed an earlier session instead of running a full one.
+  bool resumed() const;
   bool peerClosed() const { return peerClosed_; }
   bool closing() const { return closing_; }
 
  private:
   std::shared_ptr<const TlsContext> context_;
+  // Clients: "host:port", the key of the remembered session; OpenSSL's app data points here.
+  std::string server_;
   ssl_st* ssl_ = nullptr;
   bool peerClosed_ = false;
   bool closing_ = false;
+  bool failed_ = false;  // A handshake or record error: the session must not be resumed.
 };
 
 // Runs a client session's handshake on a connected non-blocking socket, waiting with poll()
