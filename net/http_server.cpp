@@ -374,40 +374,6 @@ void HttpServer::readSome(Connection& conn, int64_t now) {
   closeConnection(conn, "read failed: " + errnoText(errno));
 }
 
-std::optional<std::string_view> HttpServer::decrypt(Connection& conn, std::string_view wire) {
-  if (conn.protocolUndecided) {
-    conn.protocolUndecided = false;
-    if (static_cast<unsigned char>(wire.front()) == kTlsHandshakeRecord) {
-      conn.tls = std::make_unique<TlsSession>(options_.tls);
-    } else {
-      ++stats_.plaintextConnections;
-      VLOG(1) << conn.peer << " speaks plaintext; served without TLS (downgrade)";
-    }
-  }
-  if (!conn.tls) return wire;
-  const bool handshaking = !conn.tls->handshakeDone();
-  plaintext_.clear();
-  Status status = conn.tls->receive(wire, &plaintext_);
-  if (conn.tls->hasOutgoing()) {
-    if (conn.outPos == conn.out.size()) {
-      conn.out.clear();
-      conn.outPos = 0;
-    }
-    conn.tls->takeOutgoing(&conn.out);
-    markDirty(conn);
-  }
-  if (!status.ok()) {
-    ++stats_.tlsFailures;
-    LOG_EVERY_N(WARNING, 100) << "closing " << conn.peer << ": " << status.message();
-    flush(conn);  // The alert, if the socket takes it, tells the peer why.
-    closeConnection(conn, status.message());
-    return std::nullopt;
-  }
-  if (handshaking && conn.tls->handshakeDone()) ++stats_.tlsHandshakes;
-  if (conn.tls->peerClosed()) conn.peerEof = true;
-  return std::string_view(plaintext_);
-}
-
 void HttpServer::progress(Connection& conn) {
   if (conn.closed()) return;
   if (conn.state == State::kReading) {
@@ -475,12 +441,7 @@ void HttpServer::settle(Connection& conn) {
   if (conn.closed()) return;
   switch (conn.state) {
     case State::kClosingAfterWrite:
-      if (conn.unsent() == 0 && conn.tls && conn.tls->handshakeDone() && !conn.tls->closing()) {
-        // close_notify tells the peer the answer is whole, not cut by an attacker.
-        conn.tls->close();
-        conn.tls->takeOutgoing(&conn.out);
-        markDirty(conn);
-      }
+      if (conn.unsent() == 0) sendCloseNotify(conn);
       if (conn.unsent() == 0) beginLinger(conn);
       break;
     case State::kLingering:
@@ -502,13 +463,7 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
     conn.outPos = 0;
   }
   if (conn.tls) {
-    // Fails only before the handshake is done (a head timeout during it): nothing can be
-    // said to the peer yet.
-    if (Status status = conn.tls->send(bytes); !status.ok()) {
-      closeConnection(conn, status.message());
-      return;
-    }
-    conn.tls->takeOutgoing(&conn.out);
+    if (!seal(conn, bytes)) return;
   } else {
     conn.out.append(bytes);
   }

@@ -206,9 +206,16 @@ class HttpServer {
   void acceptAll(int64_t now);
   void handleEvent(Connection& connection, uint32_t events, int64_t now);
   void readSome(Connection& connection, int64_t now);
+  // TLS record pumping (server_tls.cpp).
   // With TLS: picks plaintext or TLS for a connection's first bytes, decrypts, and queues the
   // session's answers (handshake, alerts). Returns the plaintext, or nullopt after closing.
   std::optional<std::string_view> decrypt(Connection& connection, std::string_view wire);
+  // Encrypts plaintext onto the connection's output; false after closing it.
+  bool seal(Connection& connection, std::string_view plaintext);
+  // Once all output is sent after a final answer: close_notify, if a handshake was made.
+  void sendCloseNotify(Connection& connection);
+  // Moves what the session has to send onto the connection's output.
+  void takeTlsOutgoing(Connection& connection);
   void progress(Connection& connection);
   void processRequests(Connection& connection);
   void settle(Connection& connection);
