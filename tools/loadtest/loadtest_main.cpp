@@ -18,7 +18,9 @@
 // Measured: scheduler calls (every POST to /api/v1/scheduler) per second of wall time; the
 // calls' round trips; offer->launch latency, from the framework reading the OFFERS event to
 // the agent reading the RUN_TASK of the task launched on it (same process, steady_clock,
-// matched by task id); the process's RSS (master and load clients together) when in-process.
+// matched by task id), split at the ACCEPT's posting into the time the load generator held
+// the offer (it answers only once a round's streams are quiet) and accept->launch, the
+// master's share; the process's RSS (master and load clients together) when in-process.
 // Exits 1 on any problem: an HTTP error, a stream that ends, a launch whose RUN_TASK never
 // arrives, a task that does not finish, or master counters that disagree with the clients'.
 //
@@ -390,6 +392,8 @@ int run(const Options& options) {
                  " scheduler calls never answered");
   }
   std::vector<double> latencies;
+  std::vector<double> held;
+  std::vector<double> acceptToLaunch;
   {
     std::lock_guard<std::mutex> lock(launches.mutex);
     if (!launches.pending.empty()) {
@@ -400,6 +404,8 @@ int run(const Options& options) {
       problems.add(std::to_string(launches.unexpected) + " RUN_TASKs nobody launched");
     }
     latencies = launches.latencyMs;
+    held = launches.heldMs;
+    acceptToLaunch = launches.acceptToLaunchMs;
   }
   std::sort(latencies.begin(), latencies.end());
   if (counts.running != counts.launched || counts.finished != counts.launched) {
@@ -452,6 +458,8 @@ int run(const Options& options) {
   const double callsPerSecondInRounds =
       roundsSeconds > 0 ? static_cast<double>(callsInRounds) / roundsSeconds : 0.0;
   const Percentiles offerToLaunch = percentilesOf(latencies);
+  const Percentiles offerHeld = percentilesOf(held);
+  const Percentiles acceptToLaunchLatency = percentilesOf(acceptToLaunch);
   const bool ok = problems.count() == 0;
   auto u = [](uint64_t value) { return static_cast<unsigned long long>(value); };
   std::printf(
@@ -484,6 +492,10 @@ int run(const Options& options) {
               u(counts.launched), u(counts.running), u(counts.finished), u(counts.failed));
   std::printf("  offer->launch  %zu samples: %s\n", latencies.size(),
               describeLatency(offerToLaunch).c_str());
+  std::printf("   of which held %s (offer read to ACCEPT posted: the load generator's own wait)\n",
+              describeLatency(offerHeld).c_str());
+  std::printf("  accept->launch %s (ACCEPT posted to RUN_TASK read: the master's share)\n",
+              describeLatency(acceptToLaunchLatency).c_str());
   if (!after.empty()) {
     std::printf("  allocator      %.0f runs (full + triggered); run p50 %s, p99 %s\n",
                 after["allocator/harvest/allocation_runs"],
@@ -506,6 +518,8 @@ int run(const Options& options) {
     auto count = [](uint64_t n) { return static_cast<double>(n); };
     const std::vector<DataItem> items = {
         latencyItem(offerToLaunch, "ms", {{"Metric", "offer_to_launch_latency"}}),
+        latencyItem(offerHeld, "ms", {{"Metric", "offer_held_by_load_generator"}}),
+        latencyItem(acceptToLaunchLatency, "ms", {{"Metric", "accept_to_launch_latency"}}),
         latencyItem(callLatency, "ms", {{"Metric", "scheduler_call_latency"}}),
         {{{"Overall", callsPerSecond}, {"InRounds", callsPerSecondInRounds}},
          "calls/s",
