@@ -462,7 +462,9 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
     conn.out.clear();
     conn.outPos = 0;
   }
-  if (conn.tls) {
+  if (conn.tls && conn.tls->handshakeDone()) {
+    conn.unsealed.append(bytes);
+  } else if (conn.tls) {
     if (!seal(conn, bytes)) return;
   } else {
     conn.out.append(bytes);
@@ -493,8 +495,10 @@ void HttpServer::flushDirty() {
 
 bool HttpServer::flush(Connection& conn) {
   if (conn.closed()) return false;
-  while (conn.unsent() > 0) {
-    ssize_t n = ::send(conn.fd, conn.out.data() + conn.outPos, conn.unsent(), MSG_NOSIGNAL);
+  if (!conn.unsealed.empty() && !sealUnsealed(conn)) return false;
+  while (conn.outPos < conn.out.size()) {
+    ssize_t n =
+        ::send(conn.fd, conn.out.data() + conn.outPos, conn.out.size() - conn.outPos, MSG_NOSIGNAL);
     if (n > 0) {
       conn.outPos += static_cast<size_t>(n);
       stats_.bytesOut += static_cast<uint64_t>(n);
@@ -592,6 +596,7 @@ void HttpServer::closeConnection(Connection& conn, std::string_view reason) {
   }
   conn.out.clear();
   conn.outPos = 0;
+  conn.unsealed.clear();
   auto it = connections_.find(conn.id);
   if (it != connections_.end()) {
     graveyard_.push_back(std::move(it->second));
@@ -741,9 +746,9 @@ std::shared_ptr<Stream> HttpServer::startStream(detail::ResponderState& state, i
 }
 
 bool HttpServer::streamSend(Connection& conn, Stream& stream, std::string_view chunk) {
-  // One chunk is one TLS record set: framing and data are encrypted together.
-  std::string& framed = conn.tls ? tlsScratch_ : conn.out;
-  if (conn.tls) tlsScratch_.clear();
+  // A stream exists only after a request, so with TLS the handshake is done and the chunk
+  // joins the plaintext sealed at the next flush.
+  std::string& framed = conn.tls ? conn.unsealed : conn.out;
   if (stream.chunked_) {
     char sizeLine[24];
     int length = std::snprintf(sizeLine, sizeof(sizeLine), "%zx\r\n", chunk.size());
@@ -753,12 +758,7 @@ bool HttpServer::streamSend(Connection& conn, Stream& stream, std::string_view c
   } else {
     framed.append(chunk);
   }
-  if (conn.tls) {
-    queueOutput(conn, tlsScratch_);
-    if (conn.closed()) return false;
-  } else {
-    markDirty(conn);
-  }
+  markDirty(conn);
   // Only a stream over its bound is flushed at once, to tell a slow reader from a burst.
   if (conn.unsent() > options_.maxStreamBufferBytes && !flush(conn)) return false;
   if (conn.unsent() > options_.maxStreamBufferBytes) {

@@ -3,7 +3,8 @@
 //   - telling TLS from plaintext on a downgrade-capable listener (the first byte),
 //   - feeding received records to the session and handing the plaintext to the parser,
 //     queueing whatever the session answers (handshake messages, alerts),
-//   - sealing plaintext output into records, and the close_notify after a final answer.
+//   - sealing plaintext output into records, a flush's worth at a time, and the close_notify
+//     after a final answer.
 // Sockets, parsing and connection states stay in http_server.cpp; OpenSSL stays in TlsSession.
 #include <glog/logging.h>
 
@@ -52,6 +53,12 @@ bool HttpServer::seal(Connection& conn, std::string_view plaintext) {
     return false;
   }
   conn.tls->takeOutgoing(&conn.out);
+  return true;
+}
+
+bool HttpServer::sealUnsealed(Connection& conn) {
+  if (!seal(conn, conn.unsealed)) return false;
+  conn.unsealed.clear();
   return true;
 }
 
