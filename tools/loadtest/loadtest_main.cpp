@@ -1,7 +1,8 @@
 // harvest-loadtest: a bounded load test of the network master.
 //
 //   harvest-loadtest [--agents=1000] [--frameworks=200] [--rounds=20] [--master=HOST:PORT]
-//                    [--allocation_interval=100ms] [--json=PATH]    (--help lists them)
+//                    [--allocation_interval=100ms] [--answer_on_read] [--json=PATH]
+//                    (--help lists them)
 //
 // Without --master it starts a NetworkMaster in-process on an ephemeral loopback port, driven
 // by its own thread. Then, from two client threads:
@@ -12,6 +13,9 @@
 //     streams until offers have arrived and the streams have gone quiet, then answers every
 //     offer (ACCEPT launching one cpus:1;mem:512 task of 1 s for every other offer, DECLINE
 //     with refuse_seconds 0 for the rest) and ACKNOWLEDGEs every update.
+//     With --answer_on_read it answers each offer and update as soon as it is read instead:
+//     the rounds then only count allocation intervals, and offer->launch measures the master
+//     rather than the generator's wait for quiet streams.
 //   - After the rounds it waits for every launched task to finish and be acknowledged; offers
 //     made meanwhile are left unanswered.
 //
@@ -85,6 +89,9 @@ DEFINE_int32(rounds, 20, "N: rounds of offers answered (1..1000000)");
 DEFINE_string(allocation_interval, "100ms",
               "DURATION: the in-process master's allocation interval (1ms..60secs)");
 DEFINE_string(master, "", "HOST:PORT: an external master; empty starts one in-process");
+DEFINE_bool(answer_on_read, false,
+            "answer each offer and update as soon as it is read, instead of once a round's "
+            "streams are quiet: offer->launch then measures the master, not the rounds");
 DEFINE_string(json, "", "PATH: write the results here (schema harvest-loadtest 2)");
 
 namespace harvest::master {
@@ -111,6 +118,7 @@ struct Options {
   double allocationInterval = 0.1;
   std::string master;  // HOST:PORT; empty: in-process.
   std::string json;
+  bool answerOnRead = false;
   // The --ssl_* flags: the clients dial with TLS, and an in-process master serves it.
   http::TlsOptions tls;
 };
@@ -354,17 +362,24 @@ int run(const Options& options) {
   for (int round = 0; round < options.rounds && problems.count() == 0; ++round) {
     const Clock::time_point roundStart = Clock::now();
     Clock::time_point lastEvent = roundStart;
+    const uint64_t offersBefore = frameworkSide.counts().offers;
     while (true) {
       if (frameworkSide.read(2) > 0) lastEvent = Clock::now();
+      if (options.answerOnRead) {
+        frameworkSide.answerOffers();
+        frameworkSide.acknowledgeUpdates();
+      }
       const Clock::time_point now = Clock::now();
-      if (frameworkSide.pendingOffers() > 0 && now - lastEvent >= kQuiet) break;
+      const bool offered = options.answerOnRead ? frameworkSide.counts().offers > offersBefore
+                                                : frameworkSide.pendingOffers() > 0;
+      if (offered && now - lastEvent >= kQuiet) break;
       if (now - roundStart > kRoundTimeout) {
         problems.add("round " + std::to_string(round + 1) + ": no offers within " +
                      std::to_string(kRoundTimeout.count()) + " s");
         break;
       }
     }
-    frameworkSide.answerOffers();
+    frameworkSide.answerOffers();  // With answerOnRead, what the last read brought.
     frameworkSide.acknowledgeUpdates();
     ++roundsRun;
   }
@@ -463,10 +478,11 @@ int run(const Options& options) {
   const bool ok = problems.count() == 0;
   auto u = [](uint64_t value) { return static_cast<unsigned long long>(value); };
   std::printf(
-      "harvest-loadtest: %d agents (%s), %d frameworks in %d roles, %d rounds, master %s "
+      "harvest-loadtest: %d agents (%s), %d frameworks in %d roles, %d rounds%s, master %s "
       "%s:%u\n",
       options.agents, kAgentResources, options.frameworks, std::min(kRoles, options.frameworks),
-      roundsRun, master ? "in-process on" : "at", host.c_str(), static_cast<unsigned>(port));
+      roundsRun, options.answerOnRead ? " (offers answered on read)" : "",
+      master ? "in-process on" : "at", host.c_str(), static_cast<unsigned>(port));
   std::printf(
       "  setup          %d agents registered in %.0f ms, %d frameworks subscribed in "
       "%.0f ms\n",
@@ -554,6 +570,7 @@ int run(const Options& options) {
          << ",\"agents\":" << options.agents << ",\"frameworks\":" << options.frameworks
          << ",\"rounds\":" << roundsRun
          << ",\"allocation_interval_seconds\":" << jsonNumber(options.allocationInterval)
+         << ",\"answer_on_read\":" << (options.answerOnRead ? "true" : "false")
          << "},\"dataItems\":" << dataItemsJson(items) << ",\"problems\":" << problems.count()
          << ",\"ok\":" << (ok ? "true" : "false") << "}\n";
     std::ofstream out(options.json);
@@ -587,6 +604,7 @@ int main(int argc, char** argv) {
   options.allocationInterval = static_cast<double>(*interval) / harvest::kNanosPerSecond;
   options.master = FLAGS_master;
   options.json = FLAGS_json;
+  options.answerOnRead = FLAGS_answer_on_read;
   options.tls = harvest::apps::Flags::tlsOptions();
   if (options.tls.enabled) {
     auto context =
