@@ -374,40 +374,6 @@ void HttpServer::readSome(Connection& conn, int64_t now) {
   closeConnection(conn, "read failed: " + errnoText(errno));
 }
 
-std::optional<std::string_view> HttpServer::decrypt(Connection& conn, std::string_view wire) {
-  if (conn.protocolUndecided) {
-    conn.protocolUndecided = false;
-    if (static_cast<unsigned char>(wire.front()) == kTlsHandshakeRecord) {
-      conn.tls = std::make_unique<TlsSession>(options_.tls);
-    } else {
-      ++stats_.plaintextConnections;
-      VLOG(1) << conn.peer << " speaks plaintext; served without TLS (downgrade)";
-    }
-  }
-  if (!conn.tls) return wire;
-  const bool handshaking = !conn.tls->handshakeDone();
-  plaintext_.clear();
-  Status status = conn.tls->receive(wire, &plaintext_);
-  if (conn.tls->hasOutgoing()) {
-    if (conn.outPos == conn.out.size()) {
-      conn.out.clear();
-      conn.outPos = 0;
-    }
-    conn.tls->takeOutgoing(&conn.out);
-    markDirty(conn);
-  }
-  if (!status.ok()) {
-    ++stats_.tlsFailures;
-    LOG_EVERY_N(WARNING, 100) << "closing " << conn.peer << ": " << status.message();
-    flush(conn);  // The alert, if the socket takes it, tells the peer why.
-    closeConnection(conn, status.message());
-    return std::nullopt;
-  }
-  if (handshaking && conn.tls->handshakeDone()) ++stats_.tlsHandshakes;
-  if (conn.tls->peerClosed()) conn.peerEof = true;
-  return std::string_view(plaintext_);
-}
-
 void HttpServer::progress(Connection& conn) {
   if (conn.closed()) return;
   if (conn.state == State::kReading) {
@@ -475,12 +441,7 @@ void HttpServer::settle(Connection& conn) {
   if (conn.closed()) return;
   switch (conn.state) {
     case State::kClosingAfterWrite:
-      if (conn.unsent() == 0 && conn.tls && conn.tls->handshakeDone() && !conn.tls->closing()) {
-        // close_notify tells the peer the answer is whole, not cut by an attacker.
-        conn.tls->close();
-        conn.tls->takeOutgoing(&conn.out);
-        markDirty(conn);
-      }
+      if (conn.unsent() == 0) sendCloseNotify(conn);
       if (conn.unsent() == 0) beginLinger(conn);
       break;
     case State::kLingering:
@@ -501,14 +462,10 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
     conn.out.clear();
     conn.outPos = 0;
   }
-  if (conn.tls) {
-    // Fails only before the handshake is done (a head timeout during it): nothing can be
-    // said to the peer yet.
-    if (Status status = conn.tls->send(bytes); !status.ok()) {
-      closeConnection(conn, status.message());
-      return;
-    }
-    conn.tls->takeOutgoing(&conn.out);
+  if (conn.tls && conn.tls->handshakeDone()) {
+    conn.unsealed.append(bytes);
+  } else if (conn.tls) {
+    if (!seal(conn, bytes)) return;
   } else {
     conn.out.append(bytes);
   }
@@ -538,8 +495,10 @@ void HttpServer::flushDirty() {
 
 bool HttpServer::flush(Connection& conn) {
   if (conn.closed()) return false;
-  while (conn.unsent() > 0) {
-    ssize_t n = ::send(conn.fd, conn.out.data() + conn.outPos, conn.unsent(), MSG_NOSIGNAL);
+  if (!conn.unsealed.empty() && !sealUnsealed(conn)) return false;
+  while (conn.outPos < conn.out.size()) {
+    ssize_t n =
+        ::send(conn.fd, conn.out.data() + conn.outPos, conn.out.size() - conn.outPos, MSG_NOSIGNAL);
     if (n > 0) {
       conn.outPos += static_cast<size_t>(n);
       stats_.bytesOut += static_cast<uint64_t>(n);
@@ -585,7 +544,10 @@ void HttpServer::updateInterest(Connection& conn) {
     case State::kClosed:
       return;
   }
-  if (conn.unsent() > 0) want |= EPOLLOUT;
+  // A dirty connection is flushed before poll() waits again; only a socket that refused
+  // bytes needs EPOLLOUT. Asking for it on every answer cost two epoll_ctl per batch of
+  // calls (on, then off again after the flush).
+  if (conn.unsent() > 0 && !conn.dirty) want |= EPOLLOUT;
   if (want == conn.registered) return;
   epoll_event event{};
   event.events = want;
@@ -634,6 +596,7 @@ void HttpServer::closeConnection(Connection& conn, std::string_view reason) {
   }
   conn.out.clear();
   conn.outPos = 0;
+  conn.unsealed.clear();
   auto it = connections_.find(conn.id);
   if (it != connections_.end()) {
     graveyard_.push_back(std::move(it->second));
@@ -783,9 +746,9 @@ std::shared_ptr<Stream> HttpServer::startStream(detail::ResponderState& state, i
 }
 
 bool HttpServer::streamSend(Connection& conn, Stream& stream, std::string_view chunk) {
-  // One chunk is one TLS record set: framing and data are encrypted together.
-  std::string& framed = conn.tls ? tlsScratch_ : conn.out;
-  if (conn.tls) tlsScratch_.clear();
+  // A stream exists only after a request, so with TLS the handshake is done and the chunk
+  // joins the plaintext sealed at the next flush.
+  std::string& framed = conn.tls ? conn.unsealed : conn.out;
   if (stream.chunked_) {
     char sizeLine[24];
     int length = std::snprintf(sizeLine, sizeof(sizeLine), "%zx\r\n", chunk.size());
@@ -795,12 +758,7 @@ bool HttpServer::streamSend(Connection& conn, Stream& stream, std::string_view c
   } else {
     framed.append(chunk);
   }
-  if (conn.tls) {
-    queueOutput(conn, tlsScratch_);
-    if (conn.closed()) return false;
-  } else {
-    markDirty(conn);
-  }
+  markDirty(conn);
   // Only a stream over its bound is flushed at once, to tell a slow reader from a burst.
   if (conn.unsent() > options_.maxStreamBufferBytes && !flush(conn)) return false;
   if (conn.unsent() > options_.maxStreamBufferBytes) {

@@ -206,9 +206,19 @@ class HttpServer {
   void acceptAll(int64_t now);
   void handleEvent(Connection& connection, uint32_t events, int64_t now);
   void readSome(Connection& connection, int64_t now);
+  // TLS record pumping (server_tls.cpp).
   // With TLS: picks plaintext or TLS for a connection's first bytes, decrypts, and queues the
   // session's answers (handshake, alerts). Returns the plaintext, or nullopt after closing.
   std::optional<std::string_view> decrypt(Connection& connection, std::string_view wire);
+  // Encrypts plaintext onto the connection's output; false after closing it.
+  bool seal(Connection& connection, std::string_view plaintext);
+  // Seals the plaintext queued since the last flush in one pass: a batch of answers and
+  // events costs one trip through the session, not one per answer.
+  bool sealUnsealed(Connection& connection);
+  // Once all output is sent after a final answer: close_notify, if a handshake was made.
+  void sendCloseNotify(Connection& connection);
+  // Moves what the session has to send onto the connection's output.
+  void takeTlsOutgoing(Connection& connection);
   void progress(Connection& connection);
   void processRequests(Connection& connection);
   void settle(Connection& connection);
@@ -260,8 +270,7 @@ class HttpServer {
   int64_t nextSweepMs_;
   int64_t acceptPausedUntilMs_ = 0;  // Out of file descriptors: retry accepting then.
   std::vector<char> readBuffer_;
-  std::string plaintext_;   // decrypt()'s output, reused.
-  std::string tlsScratch_;  // A stream chunk with its framing, before encryption.
+  std::string plaintext_;  // decrypt()'s output, reused.
 };
 
 }  // namespace harvest::http

@@ -29,7 +29,7 @@ struct ServerConnection {
   };
 
   explicit ServerConnection(ParseLimits limits) : parser(limits) {}
-  size_t unsent() const { return out.size() - outPos; }
+  size_t unsent() const { return out.size() - outPos + unsealed.size(); }
   bool closed() const { return state == State::kClosed; }
 
   HttpServer* server = nullptr;
@@ -42,6 +42,9 @@ struct ServerConnection {
   RequestParser parser;
   std::string out;  // Bytes queued for the socket; out[outPos..] are unsent.
   size_t outPos = 0;
+  // With TLS, once the handshake is done: plaintext queued since the last flush, sealed into
+  // records in one pass when the connection is flushed.
+  std::string unsealed;
   uint32_t registered = 0;    // The epoll interest as last set.
   bool peerEof = false;       // recv() returned 0: the peer will send nothing more.
   bool peerShutdown = false;  // EPOLLRDHUP seen while not reading.

@@ -200,6 +200,24 @@ TEST_F(TlsTest, VerifyingClientGetsAnswersOnOneKeepAliveConnection) {
   EXPECT_EQ(stats.plaintextConnections, 0u);
 }
 
+// Answers to pipelined requests are sealed a flush at a time, many answers per pass: each must
+// still arrive whole and in order.
+TEST_F(TlsTest, PipelinedAnswersSealedTogetherArriveInOrder) {
+  ServerThread server(serverOptions(serverTls()), hello);
+  Connection connection = connected(server.port(), clientOptions(clientTls()));
+  std::string requests;
+  for (int i = 0; i < 40; ++i)
+    requests += "GET /" + std::to_string(i) + " HTTP/1.1\r\nHost: h\r\n\r\n";
+  ASSERT_TRUE(connection.sendRaw(requests, kTimeoutMs).ok());
+  for (int i = 0; i < 40; ++i) {
+    Result<ClientResponse> response = connection.readResponse(kTimeoutMs);
+    ASSERT_TRUE(response.ok()) << i << ": " << response.message();
+    EXPECT_EQ(response->body, "hello /" + std::to_string(i));
+  }
+  EXPECT_EQ(server.stats().requests, 40u);
+  EXPECT_EQ(server.stats().tlsFailures, 0u);
+}
+
 TEST_F(TlsTest, TlsOneThreeOnlyServesATlsOneThreeClient) {
   TlsOptions serverOnly13 = serverTls();
   serverOnly13.enableTlsV12 = false;

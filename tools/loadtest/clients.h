@@ -75,11 +75,22 @@ inline std::string toJson(const google::protobuf::Message& message) {
 
 // Launches in flight between the framework thread and the agent thread.
 struct Launches {
+  struct Times {
+    Clock::time_point offerRead;   // The framework read the OFFERS event.
+    Clock::time_point acceptSent;  // The framework posted the ACCEPT.
+  };
   std::mutex mutex;
-  // Task id -> when the framework read the OFFERS event the task was launched on. Entered
-  // before the ACCEPT is sent, so the agent can never see the RUN_TASK first.
-  std::unordered_map<std::string, Clock::time_point> pending;
+  // Task id -> its times. Entered before the ACCEPT is sent, so the agent can never see the
+  // RUN_TASK first.
+  std::unordered_map<std::string, Times> pending;
+  // Offer read -> RUN_TASK read. It includes how long the load generator itself held the
+  // offer: it answers a round's offers only once every stream has been quiet for a while.
   std::vector<double> latencyMs;
+  // Offer read -> ACCEPT posted: the load generator's share of latencyMs.
+  std::vector<double> heldMs;
+  // ACCEPT posted -> RUN_TASK read: the master's share (queueing behind the calls posted
+  // before it in the round's burst included).
+  std::vector<double> acceptToLaunchMs;
   uint64_t unexpected = 0;  // RUN_TASKs for tasks nobody launched.
 };
 
@@ -172,7 +183,9 @@ class AgentSide {
         if (it == launches_->pending.end()) {
           ++launches_->unexpected;
         } else {
-          launches_->latencyMs.push_back(millisOf(readAt - it->second));
+          launches_->latencyMs.push_back(millisOf(readAt - it->second.offerRead));
+          launches_->heldMs.push_back(millisOf(it->second.acceptSent - it->second.offerRead));
+          launches_->acceptToLaunchMs.push_back(millisOf(readAt - it->second.acceptSent));
           launches_->pending.erase(it);
         }
       }
@@ -436,7 +449,7 @@ class FrameworkSide {
     call.mutable_accept()->mutable_filters()->set_refuse_seconds(0);
     {
       std::lock_guard<std::mutex> lock(launches_->mutex);
-      launches_->pending.emplace(taskId, pending.readAt);
+      launches_->pending.emplace(taskId, Launches::Times{pending.readAt, Clock::now()});
     }
     ++counts_.accepts;
     ++counts_.launched;
