@@ -40,7 +40,21 @@ void Quantities::addInKindOrder(KindId kind, Scalar amount) {
   }
 }
 
+bool Quantities::sameKinds(const Quantities& other) const {
+  if (entries_.size() != other.entries_.size()) return false;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].first != other.entries_[i].first) return false;
+  }
+  return true;
+}
+
 Quantities& Quantities::operator+=(const Quantities& other) {
+  // Usual case on the allocation path: the same kinds (a client's holdings and what it gets),
+  // added pairwise without the merge's searches and insertions.
+  if (sameKinds(other)) {
+    for (size_t i = 0; i < entries_.size(); ++i) entries_[i].second += other.entries_[i].second;
+    return *this;
+  }
   // Merge of two sorted lists; the usual case (same kinds) never reallocates.
   auto mine = entries_.begin();
   for (const Entry& theirs : other.entries_) {
@@ -56,6 +70,19 @@ Quantities& Quantities::operator+=(const Quantities& other) {
 }
 
 Quantities& Quantities::operator-=(const Quantities& other) {
+  if (sameKinds(other)) {
+    bool emptied = false;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      entries_[i].second -= other.entries_[i].second;
+      emptied |= entries_[i].second.milli() <= 0;
+    }
+    if (emptied) {
+      entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                    [](const Entry& entry) { return entry.second.milli() <= 0; }),
+                     entries_.end());
+    }
+    return *this;
+  }
   auto mine = entries_.begin();
   for (const Entry& theirs : other.entries_) {
     while (mine != entries_.end() && mine->first < theirs.first) ++mine;

@@ -46,6 +46,9 @@ class Quantities {
   std::string toString() const;
 
  private:
+  // Same kinds in the same order: pairwise arithmetic then keeps the list sorted.
+  bool sameKinds(const Quantities& other) const;
+
   Storage entries_;  // Sorted by kind; no zero amounts.
 };
 

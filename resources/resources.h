@@ -66,6 +66,12 @@ class Resources {
   void addSet(ResourceKey key, std::vector<std::string> items);
 
   bool empty() const { return scalars_.empty() && ranges_.empty() && sets_.empty(); }
+  // Also what a moved-from Resources needs before reuse (small vectors may keep inline entries).
+  void clear() {
+    scalars_.clear();
+    ranges_.clear();
+    sets_.clear();
+  }
   const auto& scalars() const { return scalars_; }
   const auto& ranges() const { return ranges_; }
   const auto& sets() const { return sets_; }
