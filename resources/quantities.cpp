@@ -40,22 +40,7 @@ void Quantities::addInKindOrder(KindId kind, Scalar amount) {
   }
 }
 
-bool Quantities::sameKinds(const Quantities& other) const {
-  if (entries_.size() != other.entries_.size()) return false;
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    if (entries_[i].first != other.entries_[i].first) return false;
-  }
-  return true;
-}
-
-Quantities& Quantities::operator+=(const Quantities& other) {
-  // Usual case on the allocation path: the same kinds (a client's holdings and what it gets),
-  // added pairwise without the merge's searches and insertions.
-  if (sameKinds(other)) {
-    for (size_t i = 0; i < entries_.size(); ++i) entries_[i].second += other.entries_[i].second;
-    return *this;
-  }
-  // Merge of two sorted lists; the usual case (same kinds) never reallocates.
+Quantities& Quantities::mergeIn(const Quantities& other) {
   auto mine = entries_.begin();
   for (const Entry& theirs : other.entries_) {
     while (mine != entries_.end() && mine->first < theirs.first) ++mine;

@@ -168,13 +168,6 @@ Scalar Resources::amountOf(KindId kind) const {
   return total;
 }
 
-bool Resources::hasReserved() const {
-  auto reserved = [](const auto& entry) { return entry.key.reserved(); };
-  return std::any_of(scalars_.begin(), scalars_.end(), reserved) ||
-         std::any_of(ranges_.begin(), ranges_.end(), reserved) ||
-         std::any_of(sets_.begin(), sets_.end(), reserved);
-}
-
 Quantities Resources::quantities() const {
   // Each list is sorted by kind, and a range or set kind (ports, say) usually sorts after
   // every scalar kind: so amounts are appended, and only a kind that sorts before one already
