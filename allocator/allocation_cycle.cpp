@@ -314,21 +314,29 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   // PendingOffer (a Resources with its inline entries) each time the vector grows.
   offers.reserve(agentOrder.size());
   std::vector<PendingRescind> rescinds;
+  // `candidate` null: the agent's whole leftover, the usual coarse-grained offer.
   auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
-                   Resources resources, bool preferred) {
-    trackAllocation(agentIdx, Holder{frameworkIdx, roleIdx}, resources);
-    if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
-    if constexpr (kExplain) decisions_.offered(agentIdx, frameworkIdx, roleIdx);
-    const Quantities unreserved =
-        quotaRoles.empty() ? Quantities() : unreservedQuantities(resources);
+                   Resources* candidate, bool preferred) {
     // Filled in place: a braced temporary would cost one more move of the Resources.
     PendingOffer& pending = offers.emplace_back();
     pending.framework = frameworkIdx;
     pending.role = roleIdx;
     pending.agent = agentIdx;
     pending.revocability = Revocability::kRegular;
-    pending.resources = std::move(resources);
+    const Holder holder{frameworkIdx, roleIdx};
+    if (candidate) {
+      pending.resources = std::move(*candidate);
+      trackAllocation(agentIdx, holder, pending.resources);
+    } else {
+      // The one copy an offer needs: the books keep the leftover, the offer a copy of it.
+      pending.resources = agents_[agentIdx]->available;
+      trackLeftover(agentIdx, holder);
+    }
+    const Resources& resources = pending.resources;
+    if (affinity_) affinity_->offered(roleIdx, agentIdx, preferred);
+    if constexpr (kExplain) decisions_.offered(agentIdx, frameworkIdx, roleIdx);
     if (quotaRoles.empty()) return;  // No headroom or consumption to follow.
+    const Quantities unreserved = unreservedQuantities(resources);
     availableHeadroom -= unreserved;
     for (RoleIdx ancestor : roles_[roleIdx].selfAndAncestors) {
       if (quotaSlot[ancestor] < 0) continue;
@@ -501,7 +509,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     // since offering reorders the sorter.
     FrameworkIdx chosen = UINT32_MAX;
     int chosenVariant = 0;
-    role.frameworkSorter->visitInOrder([&](ClientId client) {
+    auto considerFramework = [&](ClientId client) {
       const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
       const FrameworkState& framework = *frameworks_[frameworkIdx];
       if (agent.hasGpus && !framework.gpu) {
@@ -564,11 +572,14 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       chosen = frameworkIdx;
       chosenVariant = variant;
       return false;
-    });
+    };
+    // Through one reference, which std::function stores inline: the whole closure would
+    // cost a heap allocation per role visit.
+    role.frameworkSorter->visitInOrder(
+        [&considerFramework](ClientId client) { return considerFramework(client); });
     // Coarse grained: the agent's offerable leftover goes whole.
     if (chosen != UINT32_MAX) {
-      offer(agentIdx, chosen, roleIdx,
-            wholeLeftover ? Resources(agent.available) : std::move(*candidates[chosenVariant]),
+      offer(agentIdx, chosen, roleIdx, wholeLeftover ? nullptr : &*candidates[chosenVariant],
             preferred);
     }
   };

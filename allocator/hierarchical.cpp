@@ -329,9 +329,6 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
   const bool reserved = resources.hasReserved();
   // Only reserved resources change what the agent can lend (its idle reservations).
   if (reserved) agent.revocableDirty = true;
-  // Offers are coarse grained: taking the whole leftover is the usual case. The leftover then
-  // moves into the holder's books, which saves copying it (with its port ranges on the heap)
-  // and subtracting ranges.
   if (agent.available == resources) {
     Resources whole = std::exchange(agent.available, Resources());
     if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(whole)); !added) {
@@ -343,6 +340,25 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
     }
     agent.available -= resources;
   }
+  countAllocation(holder, resources, reserved);
+}
+
+void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
+  AgentState& agent = *agents_[agentIdx];
+  Resources& leftover = agent.available;
+  if (leftover.empty()) return;
+  const bool reserved = leftover.hasReserved();
+  if (reserved) agent.revocableDirty = true;
+  // Counted before the leftover moves: the books take it by move, not by copy.
+  countAllocation(holder, leftover, reserved);
+  if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(leftover)); !added) {
+    held->second += leftover;
+  }
+  leftover.clear();
+}
+
+void HierarchicalAllocator::countAllocation(Holder holder, const Resources& resources,
+                                            bool reserved) {
   const Quantities quantities = resources.quantities();
   RoleState& role = roles_[holder.role];
   role.allocatedUnreserved += reserved ? unreservedQuantities(resources) : quantities;

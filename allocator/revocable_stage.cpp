@@ -173,7 +173,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
 
     for (Revocability revocability :
          {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
-      const Resources candidate = lendable.ofClass(revocability);
+      Resources candidate = lendable.ofClass(revocability);
       if (!offerable(candidate)) continue;
       for (ClientId roleClient : revocableRoleSorter_->sort()) {
         const RoleIdx roleIdx = revocableRoleOfClient_[roleClient];
@@ -181,7 +181,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
         if (role.revocableFrameworks == 0) continue;
         if (nested(roleIdx) && !agent.hierarchicalRole) continue;
         FrameworkIdx chosen = UINT32_MAX;
-        role.revocableFrameworkSorter->visitInOrder([&](ClientId client) {
+        auto considerFramework = [&](ClientId client) {
           const FrameworkIdx frameworkIdx = role.frameworkOfRevocableClient[client];
           const FrameworkState& framework = *frameworks_[frameworkIdx];
           if (agent.hasGpus && !framework.gpu) return true;
@@ -196,11 +196,20 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           }
           chosen = frameworkIdx;
           return false;
-        });
+        };
+        // Through one reference, which std::function stores inline (no heap allocation).
+        role.revocableFrameworkSorter->visitInOrder(
+            [&considerFramework](ClientId client) { return considerFramework(client); });
         if (chosen == UINT32_MAX) continue;
         if (decisions_.on()) decisions_.offered(agentIdx, chosen, roleIdx);
         grantRevocable(agentIdx, Holder{chosen, roleIdx}, candidate);
-        offers->push_back({chosen, roleIdx, agentIdx, revocability, candidate});
+        // Filled in place with the candidate moved: it is not needed after this offer.
+        PendingOffer& pending = offers->emplace_back();
+        pending.framework = chosen;
+        pending.role = roleIdx;
+        pending.agent = agentIdx;
+        pending.revocability = revocability;
+        pending.resources = std::move(candidate);
         break;  // Coarse grained, as in stage 2: the class's leftover went whole.
       }
     }

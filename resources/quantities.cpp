@@ -40,8 +40,7 @@ void Quantities::addInKindOrder(KindId kind, Scalar amount) {
   }
 }
 
-Quantities& Quantities::operator+=(const Quantities& other) {
-  // Merge of two sorted lists; the usual case (same kinds) never reallocates.
+Quantities& Quantities::mergeIn(const Quantities& other) {
   auto mine = entries_.begin();
   for (const Entry& theirs : other.entries_) {
     while (mine != entries_.end() && mine->first < theirs.first) ++mine;
@@ -56,6 +55,19 @@ Quantities& Quantities::operator+=(const Quantities& other) {
 }
 
 Quantities& Quantities::operator-=(const Quantities& other) {
+  if (sameKinds(other)) {
+    bool emptied = false;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      entries_[i].second -= other.entries_[i].second;
+      emptied |= entries_[i].second.milli() <= 0;
+    }
+    if (emptied) {
+      entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                    [](const Entry& entry) { return entry.second.milli() <= 0; }),
+                     entries_.end());
+    }
+    return *this;
+  }
   auto mine = entries_.begin();
   for (const Entry& theirs : other.entries_) {
     while (mine != entries_.end() && mine->first < theirs.first) ++mine;

@@ -33,7 +33,13 @@ class Quantities {
   Storage::const_iterator begin() const { return entries_.begin(); }
   Storage::const_iterator end() const { return entries_.end(); }
 
-  Quantities& operator+=(const Quantities& other);
+  // Inline for the usual case on the allocation path, the same kinds (a client's holdings and
+  // what it is given): added pairwise, without the merge's searches and insertions.
+  Quantities& operator+=(const Quantities& other) {
+    if (!sameKinds(other)) return mergeIn(other);
+    for (size_t i = 0; i < entries_.size(); ++i) entries_[i].second += other.entries_[i].second;
+    return *this;
+  }
   // Amounts never go below zero: subtracting more than is held leaves nothing of that kind.
   Quantities& operator-=(const Quantities& other);
   friend Quantities operator+(Quantities a, const Quantities& b) { return a += b; }
@@ -46,6 +52,17 @@ class Quantities {
   std::string toString() const;
 
  private:
+  // Same kinds in the same order: pairwise arithmetic then keeps the list sorted.
+  bool sameKinds(const Quantities& other) const {
+    if (entries_.size() != other.entries_.size()) return false;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i].first != other.entries_[i].first) return false;
+    }
+    return true;
+  }
+  // += of kinds this does not hold yet: a merge of the two sorted lists.
+  Quantities& mergeIn(const Quantities& other);
+
   Storage entries_;  // Sorted by kind; no zero amounts.
 };
 

@@ -168,32 +168,23 @@ Scalar Resources::amountOf(KindId kind) const {
   return total;
 }
 
-bool Resources::hasReserved() const {
-  auto reserved = [](const auto& entry) { return entry.key.reserved(); };
-  return std::any_of(scalars_.begin(), scalars_.end(), reserved) ||
-         std::any_of(ranges_.begin(), ranges_.end(), reserved) ||
-         std::any_of(sets_.begin(), sets_.end(), reserved);
-}
-
 Quantities Resources::quantities() const {
-  // Each list is sorted by kind first, so each is summed by appending; only a Resources with
-  // ranges or sets (ports, say) pays for merging the lists.
+  // Each list is sorted by kind, and a range or set kind (ports, say) usually sorts after
+  // every scalar kind: so amounts are appended, and only a kind that sorts before one already
+  // held pays for a search and an insertion.
   Quantities out;
   for (const ScalarEntry& entry : scalars_) out.addInKindOrder(entry.key.kind, entry.amount);
-  if (ranges_.empty() && sets_.empty()) return out;
-  Quantities counted;
-  for (const RangesEntry& entry : ranges_) {
-    counted.addInKindOrder(entry.key.kind,
-                           Scalar::fromUnits(static_cast<int64_t>(entry.ranges.count())));
-  }
-  out += counted;
-  if (sets_.empty()) return out;
-  Quantities items;
-  for (const SetEntry& entry : sets_) {
-    items.addInKindOrder(entry.key.kind,
-                         Scalar::fromUnits(static_cast<int64_t>(entry.items.size())));
-  }
-  return out += items;
+  const auto add = [&out](KindId kind, size_t count) {
+    const Scalar amount = Scalar::fromUnits(static_cast<int64_t>(count));
+    if (out.empty() || (out.end() - 1)->first <= kind) {
+      out.addInKindOrder(kind, amount);
+    } else {
+      out.set(kind, out.get(kind) + amount);
+    }
+  };
+  for (const RangesEntry& entry : ranges_) add(entry.key.kind, entry.ranges.count());
+  for (const SetEntry& entry : sets_) add(entry.key.kind, entry.items.size());
+  return out;
 }
 
 Resources Resources::filter(const std::function<bool(const ResourceKey&)>& keep) const {

@@ -66,6 +66,12 @@ class Resources {
   void addSet(ResourceKey key, std::vector<std::string> items);
 
   bool empty() const { return scalars_.empty() && ranges_.empty() && sets_.empty(); }
+  // Also what a moved-from Resources needs before reuse (small vectors may keep inline entries).
+  void clear() {
+    scalars_.clear();
+    ranges_.clear();
+    sets_.clear();
+  }
   const auto& scalars() const { return scalars_; }
   const auto& ranges() const { return ranges_; }
   const auto& sets() const { return sets_; }
@@ -84,8 +90,19 @@ class Resources {
   // Amount of one kind as fairness counts it (scalars summed, ranges and sets counted):
   // quantities().get(kind) without building Quantities.
   Scalar amountOf(KindId kind) const;
-  // True when some entry is reserved (cheap: a scan of a few keys).
-  bool hasReserved() const;
+  // True when some entry is reserved. Inline: every offer asks, and it is a scan of a few keys.
+  bool hasReserved() const {
+    for (const ScalarEntry& entry : scalars_) {
+      if (entry.key.reserved()) return true;
+    }
+    for (const RangesEntry& entry : ranges_) {
+      if (entry.key.reserved()) return true;
+    }
+    for (const SetEntry& entry : sets_) {
+      if (entry.key.reserved()) return true;
+    }
+    return false;
+  }
   // Amounts per kind for fairness: scalars summed, ranges and sets counted.
   Quantities quantities() const;
 

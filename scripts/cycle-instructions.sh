@@ -4,11 +4,14 @@
 # whole of HierarchicalAllocator::allocate() (no wildcard, so functions and lambdas called from
 # it are counted, never toggled). Usage:
 #   scripts/cycle-instructions.sh 'DeclineOffers/agents:5000/frameworks:1000/'
+# BENCH names another allocator_bench binary (a base build, say, or a copy that a rebuild
+# cannot replace during the minutes a large run takes).
 set -euo pipefail
 filter=${1:-DeclineOffers/agents:5000/frameworks:1000/}
+bench=${BENCH:-./build/bin/allocator_bench}
 out=$(mktemp)
 valgrind --tool=callgrind --callgrind-out-file="$out" \
   --toggle-collect='harvest::HierarchicalAllocator::allocate()' \
-  ./build/bin/allocator_bench --benchmark_filter="$filter" >/dev/null 2>&1
+  "$bench" --benchmark_filter="$filter" >/dev/null 2>&1
 callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1 " instructions in allocation cycles"}'
 rm -f "$out"

@@ -28,6 +28,21 @@ TEST(QuantitiesTest, SubtractingMoreLeavesNothingOfThatKind) {
   EXPECT_EQ(left.size(), 1u);
 }
 
+TEST(QuantitiesTest, SubtractingTheSameKindsDropsOnlyTheKindsUsedUp) {
+  Quantities left = q(1, 512) - q(1, 100);
+  EXPECT_EQ(left, (Quantities{{kMem, Scalar::fromUnits(412)}}));
+  left -= Quantities{{kMem, Scalar::fromUnits(412)}};
+  EXPECT_TRUE(left.empty());
+}
+
+TEST(QuantitiesTest, AddingTheSameKindsAddsEachAmount) {
+  Quantities sum = q(1, 512);
+  sum += q(0.25, 1);
+  sum += q(0.25, 1);
+  EXPECT_EQ(sum, q(1.5, 514));
+  EXPECT_EQ(sum.size(), 2u);
+}
+
 TEST(QuantitiesTest, MergesNewKindsInOrder) {
   Quantities a{{kDisk, Scalar::fromUnits(10)}};
   a += q(1, 2);

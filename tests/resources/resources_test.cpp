@@ -40,6 +40,15 @@ TEST(ResourcesTest, QuantitiesSumEveryPoolOfAKindAcrossScalarsRangesAndSets) {
   EXPECT_EQ(Resources().quantities(), Quantities());
 }
 
+TEST(ResourcesTest, QuantitiesKeepKindOrderWhenARangeKindSortsBeforeAScalarKind) {
+  // ports (id 3) sorts before gpus (id 4), though ranges are summed after scalars.
+  const Quantities q = parse("gpus:1;cpus:2;ports:[1-10]").quantities();
+  EXPECT_EQ(q, (Quantities{{kinds::kCpus, Scalar::fromUnits(2)},
+                           {kinds::kPorts, Scalar::fromUnits(10)},
+                           {kinds::kGpus, Scalar::fromUnits(1)}}));
+  EXPECT_EQ(q.toString(), "cpus:2;ports:10;gpus:1");
+}
+
 TEST(ResourcesTest, ReservationKinds) {
   const Resources r = parse("cpus(role1):1;disk(role1,alice):10");
   ASSERT_EQ(r.scalars().size(), 2u);
