@@ -78,6 +78,12 @@ HttpResult<Format> requestFormat(std::string_view contentType);
 // (trailing bits that do not fill a byte are ignored, as Mesos does).
 HttpResult<v1::scheduler::Call> decodeCall(std::string_view contentType, std::string_view body);
 
+// decodeCall into `call`, which must be empty, so the caller chooses where the Call lives (a
+// protobuf Arena: wire/call_arena.h). Returns the body's format; on error `call` may hold part of
+// the input and is to be discarded.
+HttpResult<Format> decodeCallInto(std::string_view contentType, std::string_view body,
+                                  v1::scheduler::Call* call);
+
 // The encoding for the response from the request's Accept header. Empty, "*/*" and
 // "application/*" mean `requestFormat`; q-values are honoured (q=0 excludes), ties go to
 // `requestFormat`. 406 when neither JSON nor protobuf is acceptable.
