@@ -121,5 +121,60 @@ BENCHMARK(BM_DecodeJson_Decline)->Apply(placements);
 BENCHMARK(BM_DecodeJson_Acknowledge)->Apply(placements);
 BENCHMARK(BM_DecodeProtobuf_Accept)->Apply(placements);
 
+// An OFFERS event of ten offers (cpus, mem, ports each) as the master sends it: encoded into a
+// fresh string (encodeEvent) or appended to one buffer kept between events (appendEvent).
+v1::scheduler::Event offersEvent() {
+  v1::scheduler::Event event;
+  event.set_type(v1::scheduler::Event::OFFERS);
+  for (int i = 0; i < 10; ++i) {
+    v1::Offer& offer = *event.mutable_offers()->add_offers();
+    offer.mutable_id()->set_value("3c5f5e05-1b2c-4f6e-9f5a-5b7e3f1d2a9c-O" + std::to_string(i));
+    offer.mutable_framework_id()->set_value("3c5f5e05-1b2c-4f6e-9f5a-5b7e3f1d2a9c-0001");
+    offer.mutable_agent_id()->set_value("3c5f5e05-1b2c-4f6e-9f5a-5b7e3f1d2a9c-S" +
+                                        std::to_string(i));
+    offer.set_hostname("agent-" + std::to_string(i) + ".example.org");
+    for (const char* name : {"cpus", "mem"}) {
+      v1::Resource& resource = *offer.add_resources();
+      resource.set_name(name);
+      resource.set_type(v1::Value::SCALAR);
+      resource.mutable_scalar()->set_value(8);
+    }
+    v1::Resource& ports = *offer.add_resources();
+    ports.set_name("ports");
+    ports.set_type(v1::Value::RANGES);
+    v1::Value::Range& range = *ports.mutable_ranges()->add_range();
+    range.set_begin(31000);
+    range.set_end(32000);
+    offer.mutable_allocation_info()->set_role("web");
+  }
+  return event;
+}
+
+void BM_EncodeOffers(benchmark::State& state) {
+  const auto format = static_cast<Format>(state.range(0));
+  const bool reuse = state.range(1) != 0;
+  const v1::scheduler::Event event = offersEvent();
+  std::string buffer;
+  const uint64_t before = bench::allocationsSoFar();
+  for (auto _ : state) {
+    if (reuse) {
+      buffer.clear();
+      appendEvent(event, format, &buffer);
+      benchmark::DoNotOptimize(buffer.data());
+    } else {
+      std::string encoded = encodeEvent(event, format);
+      benchmark::DoNotOptimize(encoded.data());
+    }
+  }
+  state.counters["allocs_per_event"] = static_cast<double>(bench::allocationsSoFar() - before) /
+                                       static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_EncodeOffers)
+    ->ArgNames({"protobuf", "reused"})
+    ->Args({static_cast<int>(Format::kJson), 0})
+    ->Args({static_cast<int>(Format::kJson), 1})
+    ->Args({static_cast<int>(Format::kProtobuf), 0})
+    ->Args({static_cast<int>(Format::kProtobuf), 1});
+
 }  // namespace
 }  // namespace harvest::wire

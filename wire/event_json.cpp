@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <vector>
 
 #include "common/base64.h"
@@ -29,12 +30,18 @@ using namespace text;  // NOLINT: the small helpers read better unqualified here
 // files as well as from checked calls, and one bad byte must not make the stream unreadable.
 class JsonWriter {
  public:
-  std::string take() { return std::move(out_); }
+  explicit JsonWriter(std::string& out) : out_(out) {}
 
   void message(const Message& message) {
+    // ListFields' output, one list per nesting level kept for the thread's later events: a
+    // fresh vector per message written was most of an event's allocations. A deque, so growing
+    // it for a deeper level leaves the outer levels' lists where their loops are reading.
+    thread_local std::deque<std::vector<const FieldDescriptor*>> fieldsByDepth;
+    if (fieldsByDepth.size() <= depth_) fieldsByDepth.emplace_back();
+    std::vector<const FieldDescriptor*>& fields = fieldsByDepth[depth_];
     const Reflection* reflection = message.GetReflection();
-    std::vector<const FieldDescriptor*> fields;
     reflection->ListFields(message, &fields);
+    ++depth_;
     out_ += '{';
     bool first = true;
     for (const FieldDescriptor* field : fields) {
@@ -58,6 +65,7 @@ class JsonWriter {
       }
     }
     out_ += '}';
+    --depth_;
   }
 
  private:
@@ -200,15 +208,20 @@ class JsonWriter {
     out_ += '"';
   }
 
-  std::string out_;
+  std::string& out_;
+  size_t depth_ = 0;  // Messages being written around the current one.
 };
 
 }  // namespace
 
+void appendEventJson(const Message& event, std::string* out) {
+  JsonWriter(*out).message(event);
+}
+
 std::string eventToJson(const Message& event) {
-  JsonWriter writer;
-  writer.message(event);
-  return writer.take();
+  std::string json;
+  appendEventJson(event, &json);
+  return json;
 }
 
 }  // namespace harvest::wire

@@ -313,14 +313,28 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
   return json.q > protobuf.q ? Format::kJson : Format::kProtobuf;
 }
 
-std::string encodeEvent(const v1::scheduler::Event& event, Format format) {
+void appendEvent(const v1::scheduler::Event& event, Format format, std::string* out) {
   if (!event.IsInitialized()) {
     // A master bug, not the framework's; still send what there is rather than crash.
     LOG(ERROR) << "Encoding an Event missing required fields: "
                << event.InitializationErrorString();
   }
-  if (format == Format::kProtobuf) return event.SerializePartialAsString();
-  return eventToJson(event);
+  if (format == Format::kJson) {
+    appendEventJson(event, out);
+    return;
+  }
+  const size_t start = out->size();
+  const size_t bytes = event.ByteSizeLong();
+  out->resize(start + bytes);
+  // ByteSizeLong() just cached the sizes this serializer needs; like SerializePartial*, it
+  // does not insist on required fields.
+  event.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out->data() + start));
+}
+
+std::string encodeEvent(const v1::scheduler::Event& event, Format format) {
+  std::string encoded;
+  appendEvent(event, format, &encoded);
+  return encoded;
 }
 
 Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {

@@ -92,6 +92,8 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
 // One Event as JSON (proto field names, enums by name, 64-bit integers as numbers as Mesos
 // writes them, bytes base64, only set fields) or as binary protobuf.
 std::string encodeEvent(const v1::scheduler::Event& event, Format format);
+// encodeEvent appended to `out`, so a caller can keep one buffer for every event it sends.
+void appendEvent(const v1::scheduler::Event& event, Format format, std::string* out);
 
 // The label key of TaskInfo.labels that holds a simulated task's running time (mesos.proto).
 inline constexpr std::string_view kDurationLabel = "harvest.duration_seconds";
