@@ -30,15 +30,15 @@ using namespace text;  // NOLINT: the small helpers read better unqualified here
 // files as well as from checked calls, and one bad byte must not make the stream unreadable.
 class JsonWriter {
  public:
-  explicit JsonWriter(std::string& out) : out_(out) {}
+  explicit JsonWriter(std::string& out) : out_(out), fieldsByDepth_(threadFieldLists()) {}
 
   void message(const Message& message) {
-    // ListFields' output, one list per nesting level kept for the thread's later events: a
-    // fresh vector per message written was most of an event's allocations. A deque, so growing
-    // it for a deeper level leaves the outer levels' lists where their loops are reading.
-    thread_local std::deque<std::vector<const FieldDescriptor*>> fieldsByDepth;
-    if (fieldsByDepth.size() <= depth_) fieldsByDepth.emplace_back();
-    std::vector<const FieldDescriptor*>& fields = fieldsByDepth[depth_];
+    // ListFields' output, one list per nesting level kept for the thread's later events (one
+    // thread-local lookup per event, not per message): a fresh vector per message written was
+    // most of an event's allocations. A deque, so growing it for a deeper level leaves the
+    // outer levels' lists where their loops are reading.
+    if (fieldsByDepth_.size() <= depth_) fieldsByDepth_.emplace_back();
+    std::vector<const FieldDescriptor*>& fields = fieldsByDepth_[depth_];
     const Reflection* reflection = message.GetReflection();
     reflection->ListFields(message, &fields);
     ++depth_;
@@ -172,10 +172,21 @@ class JsonWriter {
     }
   }
 
+  // ASCII written as itself inside a JSON string.
+  static bool isPlain(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; }
+
   void string(std::string_view text) {
     static constexpr char kHex[] = "0123456789abcdef";
     out_ += '"';
     while (!text.empty()) {
+      // Runs that need no escaping (ids, names, hostnames: nearly all of it) go in whole.
+      size_t run = 0;
+      while (run < text.size() && isPlain(static_cast<unsigned char>(text[run]))) ++run;
+      if (run > 0) {
+        out_.append(text.substr(0, run));
+        text.remove_prefix(run);
+        continue;
+      }
       const unsigned char c = static_cast<unsigned char>(text.front());
       if (c == '"' || c == '\\') {
         out_ += '\\';
@@ -208,7 +219,14 @@ class JsonWriter {
     out_ += '"';
   }
 
+  using FieldLists = std::deque<std::vector<const FieldDescriptor*>>;
+  static FieldLists& threadFieldLists() {
+    thread_local FieldLists lists;
+    return lists;
+  }
+
   std::string& out_;
+  FieldLists& fieldsByDepth_;
   size_t depth_ = 0;  // Messages being written around the current one.
 };
 
