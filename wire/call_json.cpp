@@ -507,6 +507,11 @@ class JsonReader {
     }
   }
 
+  // ASCII that stands for itself inside a JSON string.
+  static bool isPlainAscii(unsigned char c) {
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+  }
+
   // A string token; its decoded UTF-8 goes to `decoded` when that is not null.
   bool string(std::string* decoded) {
     ++pos_;  // '"'
@@ -516,6 +521,15 @@ class JsonReader {
       if (c == '"') {
         ++pos_;
         return true;
+      }
+      // Plain ASCII runs (ids, names: nearly everything) are appended whole, which allocates
+      // once for the string instead of once per doubling, and skips the UTF-8 decoding.
+      size_t run = pos_;
+      while (run < text_.size() && isPlainAscii(static_cast<unsigned char>(text_[run]))) ++run;
+      if (run > pos_) {
+        if (decoded != nullptr) decoded->append(text_.substr(pos_, run - pos_));
+        pos_ = run;
+        continue;
       }
       if (c < 0x20) return fail("control character in a string");
       if (c == '\\') {

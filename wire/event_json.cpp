@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <vector>
 
 #include "common/base64.h"
@@ -29,12 +30,18 @@ using namespace text;  // NOLINT: the small helpers read better unqualified here
 // files as well as from checked calls, and one bad byte must not make the stream unreadable.
 class JsonWriter {
  public:
-  std::string take() { return std::move(out_); }
+  explicit JsonWriter(std::string& out) : out_(out), fieldsByDepth_(threadFieldLists()) {}
 
   void message(const Message& message) {
+    // ListFields' output, one list per nesting level kept for the thread's later events (one
+    // thread-local lookup per event, not per message): a fresh vector per message written was
+    // most of an event's allocations. A deque, so growing it for a deeper level leaves the
+    // outer levels' lists where their loops are reading.
+    if (fieldsByDepth_.size() <= depth_) fieldsByDepth_.emplace_back();
+    std::vector<const FieldDescriptor*>& fields = fieldsByDepth_[depth_];
     const Reflection* reflection = message.GetReflection();
-    std::vector<const FieldDescriptor*> fields;
     reflection->ListFields(message, &fields);
+    ++depth_;
     out_ += '{';
     bool first = true;
     for (const FieldDescriptor* field : fields) {
@@ -58,6 +65,7 @@ class JsonWriter {
       }
     }
     out_ += '}';
+    --depth_;
   }
 
  private:
@@ -164,10 +172,21 @@ class JsonWriter {
     }
   }
 
+  // ASCII written as itself inside a JSON string.
+  static bool isPlain(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; }
+
   void string(std::string_view text) {
     static constexpr char kHex[] = "0123456789abcdef";
     out_ += '"';
     while (!text.empty()) {
+      // Runs that need no escaping (ids, names, hostnames: nearly all of it) go in whole.
+      size_t run = 0;
+      while (run < text.size() && isPlain(static_cast<unsigned char>(text[run]))) ++run;
+      if (run > 0) {
+        out_.append(text.substr(0, run));
+        text.remove_prefix(run);
+        continue;
+      }
       const unsigned char c = static_cast<unsigned char>(text.front());
       if (c == '"' || c == '\\') {
         out_ += '\\';
@@ -200,15 +219,27 @@ class JsonWriter {
     out_ += '"';
   }
 
-  std::string out_;
+  using FieldLists = std::deque<std::vector<const FieldDescriptor*>>;
+  static FieldLists& threadFieldLists() {
+    thread_local FieldLists lists;
+    return lists;
+  }
+
+  std::string& out_;
+  FieldLists& fieldsByDepth_;
+  size_t depth_ = 0;  // Messages being written around the current one.
 };
 
 }  // namespace
 
+void appendEventJson(const Message& event, std::string* out) {
+  JsonWriter(*out).message(event);
+}
+
 std::string eventToJson(const Message& event) {
-  JsonWriter writer;
-  writer.message(event);
-  return writer.take();
+  std::string json;
+  appendEventJson(event, &json);
+  return json;
 }
 
 }  // namespace harvest::wire

@@ -8,5 +8,7 @@
 namespace harvest::wire {
 
 std::string eventToJson(const google::protobuf::Message& event);
+// The same JSON appended to `out`: a caller reusing one buffer skips the string's regrowth.
+void appendEventJson(const google::protobuf::Message& event, std::string* out);
 
 }  // namespace harvest::wire

@@ -65,30 +65,40 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
+char lowerChar(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-// The media type of a Content-Type or Accept element: before any ';', trimmed, lowercased.
-std::string mediaTypeOf(std::string_view value) {
-  return lower(trim(value.substr(0, value.find(';'))));
+// Media types are case-insensitive; comparing in place spares a lowered copy per request.
+bool equalsIgnoreCase(std::string_view a, std::string_view lowercase) {
+  if (a.size() != lowercase.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (lowerChar(a[i]) != lowercase[i]) return false;
+  }
+  return true;
+}
+
+// The media type of a Content-Type or Accept element: before any ';', trimmed.
+std::string_view mediaTypeOf(std::string_view value) {
+  return trim(value.substr(0, value.find(';')));
 }
 
 // ---- Call checks ---------------------------------------------------------------------------
 
-using CallResult = HttpResult<Call>;
+// Why a call is refused; checking a Call by reference leaves it where the caller put it (an
+// arena, a reused message), which returning it by value would copy.
+struct Refusal {
+  HttpStatus status;
+  std::string message;
+};
 
-CallResult badRequest(std::string message) {
-  return CallResult::error(HttpStatus::kBadRequest, std::move(message));
+Refusal badRequest(std::string message) {
+  return {HttpStatus::kBadRequest, std::move(message)};
 }
 
 // Mesos's checks of a well-formed Call (master/validation.cpp, scheduler::call::validate):
 // nothing here needs the master's state.
-CallResult checkCall(Call call) {
+std::optional<Refusal> checkCall(const Call& call) {
   if (!call.has_type()) {
     return badRequest("call without 'type' (or of a type this master does not know)");
   }
@@ -102,25 +112,25 @@ CallResult checkCall(Call call) {
       return badRequest("SUBSCRIBE call's 'framework_id' " + quoted(call.framework_id().value()) +
                         " differs from 'subscribe.framework_info.id' " + quoted(infoId));
     }
-    return call;
+    return std::nullopt;
   }
 
   if (!call.has_framework_id()) return badRequest(typeName + " call without 'framework_id'");
 
-  const auto need = [&](bool present, const char* field) -> std::optional<CallResult> {
+  const auto need = [&](bool present, const char* field) -> std::optional<Refusal> {
     if (present) return std::nullopt;
     return badRequest(typeName + " call without '" + field + "'");
   };
-  const auto uuid16 = [&](const std::string& uuid, const char* field) -> std::optional<CallResult> {
+  const auto uuid16 = [&](const std::string& uuid, const char* field) -> std::optional<Refusal> {
     if (uuid.size() == 16) return std::nullopt;
     return badRequest(typeName + " call's '" + field + "' is " + std::to_string(uuid.size()) +
                       " bytes; a UUID is 16");
   };
 
-  std::optional<CallResult> problem;
+  std::optional<Refusal> problem;
   switch (call.type()) {
     case Call::UNKNOWN:
-      return CallResult::error(HttpStatus::kNotImplemented, "call type UNKNOWN is not implemented");
+      return Refusal{HttpStatus::kNotImplemented, "call type UNKNOWN is not implemented"};
     case Call::SUBSCRIBE:  // Handled above.
     case Call::TEARDOWN:
     case Call::REVIVE:
@@ -179,8 +189,7 @@ CallResult checkCall(Call call) {
       break;
     }
   }
-  if (problem) return std::move(*problem);
-  return call;
+  return problem;
 }
 
 }  // namespace
@@ -190,43 +199,57 @@ const char* mediaType(Format format) {
 }
 
 HttpResult<Format> requestFormat(std::string_view contentType) {
-  const std::string type = mediaTypeOf(contentType);
+  const std::string_view type = mediaTypeOf(contentType);
   if (type.empty()) {
     return HttpResult<Format>::error(HttpStatus::kBadRequest,
                                      "expecting a Content-Type header (application/json or "
                                      "application/x-protobuf)");
   }
-  if (type == kJsonType) return Format::kJson;
-  if (type == kProtobufType) return Format::kProtobuf;
+  if (equalsIgnoreCase(type, kJsonType)) return Format::kJson;
+  if (equalsIgnoreCase(type, kProtobufType)) return Format::kProtobuf;
   return HttpResult<Format>::error(HttpStatus::kUnsupportedMediaType,
                                    "Content-Type " + quoted(contentType) +
                                        " is neither application/json nor " +
                                        "application/x-protobuf");
 }
 
-HttpResult<v1::scheduler::Call> decodeCall(std::string_view contentType, std::string_view body) {
-  const HttpResult<Format> format = requestFormat(contentType);
-  if (!format.ok()) return CallResult::error(format.httpStatus(), format.message());
+HttpResult<Format> decodeCallInto(std::string_view contentType, std::string_view body,
+                                  v1::scheduler::Call* call) {
+  const auto refuse = [](Refusal refusal) {
+    return HttpResult<Format>::error(refusal.status, std::move(refusal.message));
+  };
+  HttpResult<Format> format = requestFormat(contentType);
+  if (!format.ok()) return format;
 
-  Call call;
   if (*format == Format::kProtobuf) {
-    if (body.size() > static_cast<size_t>(INT_MAX)) return badRequest("body too large");
+    if (body.size() > static_cast<size_t>(INT_MAX)) return refuse(badRequest("body too large"));
     // An empty view may have a null data(); protobuf wants a valid pointer even for 0 bytes.
     const char* data = body.empty() ? "" : body.data();
-    if (!call.ParsePartialFromArray(data, static_cast<int>(body.size()))) {
-      return badRequest("body is not a serialized Call protobuf");
+    if (!call->ParsePartialFromArray(data, static_cast<int>(body.size()))) {
+      return refuse(badRequest("body is not a serialized Call protobuf"));
     }
-    if (std::optional<std::string> field = firstNonUtf8Field(call)) {
-      return badRequest("string field '" + *field + "' is not UTF-8");
+    if (std::optional<std::string> field = firstNonUtf8Field(*call)) {
+      return refuse(badRequest("string field '" + *field + "' is not UTF-8"));
     }
   } else {
-    const Status read = readJsonMessage(body, &call);
-    if (!read.ok()) return badRequest(read.message());
+    const Status read = readJsonMessage(body, call);
+    if (!read.ok()) return refuse(badRequest(read.message()));
   }
-  if (!call.IsInitialized()) {
-    return badRequest("Call is missing required fields: " + call.InitializationErrorString());
+  if (!call->IsInitialized()) {
+    return refuse(
+        badRequest("Call is missing required fields: " + call->InitializationErrorString()));
   }
-  return checkCall(std::move(call));
+  if (std::optional<Refusal> refusal = checkCall(*call)) return refuse(std::move(*refusal));
+  return format;
+}
+
+HttpResult<v1::scheduler::Call> decodeCall(std::string_view contentType, std::string_view body) {
+  Call call;
+  HttpResult<Format> decoded = decodeCallInto(contentType, body, &call);
+  if (!decoded.ok()) {
+    return HttpResult<Call>::error(decoded.httpStatus(), decoded.message());
+  }
+  return call;
 }
 
 HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestFormat) {
@@ -245,7 +268,7 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
     const std::string_view element = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
 
-    const std::string range = mediaTypeOf(element);
+    const std::string_view range = mediaTypeOf(element);
     if (range.empty()) continue;
     anyRange = true;
 
@@ -257,7 +280,7 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
       const size_t semicolon = params.find(';');
       const std::string_view param = trim(params.substr(0, semicolon));
       params = semicolon == std::string_view::npos ? std::string_view() : params.substr(semicolon);
-      if (param.size() < 2 || lower(param.substr(0, 2)) != "q=") continue;
+      if (param.size() < 2 || !equalsIgnoreCase(param.substr(0, 2), "q=")) continue;
       const std::string_view number = trim(param.substr(2));
       double parsed = 0;
       const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), parsed);
@@ -267,10 +290,10 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
     }
 
     for (auto [type, match] : {std::pair{kJsonType, &json}, std::pair{kProtobufType, &protobuf}}) {
-      const int specificity = range == type              ? 2
-                              : range == "application/*" ? 1
-                              : range == "*/*"           ? 0
-                                                         : -1;
+      const int specificity = equalsIgnoreCase(range, type)              ? 2
+                              : equalsIgnoreCase(range, "application/*") ? 1
+                              : range == "*/*"                           ? 0
+                                                                         : -1;
       if (specificity < 0 || specificity < match->specificity) continue;
       match->q = specificity > match->specificity ? q : std::max(match->q, q);
       match->specificity = specificity;
@@ -290,14 +313,28 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
   return json.q > protobuf.q ? Format::kJson : Format::kProtobuf;
 }
 
-std::string encodeEvent(const v1::scheduler::Event& event, Format format) {
+void appendEvent(const v1::scheduler::Event& event, Format format, std::string* out) {
   if (!event.IsInitialized()) {
     // A master bug, not the framework's; still send what there is rather than crash.
     LOG(ERROR) << "Encoding an Event missing required fields: "
                << event.InitializationErrorString();
   }
-  if (format == Format::kProtobuf) return event.SerializePartialAsString();
-  return eventToJson(event);
+  if (format == Format::kJson) {
+    appendEventJson(event, out);
+    return;
+  }
+  const size_t start = out->size();
+  const size_t bytes = event.ByteSizeLong();
+  out->resize(start + bytes);
+  // ByteSizeLong() just cached the sizes this serializer needs; like SerializePartial*, it
+  // does not insist on required fields.
+  event.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out->data() + start));
+}
+
+std::string encodeEvent(const v1::scheduler::Event& event, Format format) {
+  std::string encoded;
+  appendEvent(event, format, &encoded);
+  return encoded;
 }
 
 Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {

@@ -78,6 +78,12 @@ HttpResult<Format> requestFormat(std::string_view contentType);
 // (trailing bits that do not fill a byte are ignored, as Mesos does).
 HttpResult<v1::scheduler::Call> decodeCall(std::string_view contentType, std::string_view body);
 
+// decodeCall into `call`, which must be empty, so the caller chooses where the Call lives (a
+// protobuf Arena: wire/call_arena.h). Returns the body's format; on error `call` may hold part of
+// the input and is to be discarded.
+HttpResult<Format> decodeCallInto(std::string_view contentType, std::string_view body,
+                                  v1::scheduler::Call* call);
+
 // The encoding for the response from the request's Accept header. Empty, "*/*" and
 // "application/*" mean `requestFormat`; q-values are honoured (q=0 excludes), ties go to
 // `requestFormat`. 406 when neither JSON nor protobuf is acceptable.
@@ -86,6 +92,8 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
 // One Event as JSON (proto field names, enums by name, 64-bit integers as numbers as Mesos
 // writes them, bytes base64, only set fields) or as binary protobuf.
 std::string encodeEvent(const v1::scheduler::Event& event, Format format);
+// encodeEvent appended to `out`, so a caller can keep one buffer for every event it sends.
+void appendEvent(const v1::scheduler::Event& event, Format format, std::string* out);
 
 // The label key of TaskInfo.labels that holds a simulated task's running time (mesos.proto).
 inline constexpr std::string_view kDurationLabel = "harvest.duration_seconds";

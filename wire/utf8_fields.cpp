@@ -3,7 +3,6 @@
 #include <google/protobuf/descriptor.h>
 
 #include <string_view>
-#include <vector>
 
 #include "common/utf8.h"
 
@@ -15,9 +14,12 @@ using google::protobuf::Reflection;
 
 std::optional<std::string> firstNonUtf8Field(const Message& message) {
   const Reflection* reflection = message.GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection->ListFields(message, &fields);
-  for (const FieldDescriptor* field : fields) {
+  const google::protobuf::Descriptor* type = message.GetDescriptor();
+  // Walks the descriptor rather than ListFields(), which would allocate a vector for every
+  // message of the call; the messages checked here have no extensions for it to add.
+  for (int f = 0; f < type->field_count(); ++f) {
+    const FieldDescriptor* field = type->field(f);
+    if (!field->is_repeated() && !reflection->HasField(message, field)) continue;
     const int count = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
     for (int i = 0; i < count; ++i) {
       if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {

@@ -3,9 +3,12 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <limits>
+#include <string_view>
 
 #include "agent/runtime/agent_wire.h"
-#include "net/recordio.h"
 #include "resources/proto/convert.h"
 
 namespace harvest::master {
@@ -37,7 +40,24 @@ HttpScheduler::HttpScheduler(std::shared_ptr<http::Stream> stream, Format format
 
 void HttpScheduler::send(const v1::scheduler::Event& event) {
   if (!stream_->open()) return;
-  stream_->send(http::encodeRecord(encodeEvent(event, format_)));
+  // One buffer per thread for every event: the event is encoded after room for its RecordIO
+  // length ("<decimal bytes>\n"), which goes in front once known, so the record is sent as
+  // it was written, without a string per event for the encoding and another for the framing.
+  constexpr size_t kLengthRoom = std::numeric_limits<size_t>::digits10 + 2;
+  // Past this, a rare huge event (thousands of offers) is not worth keeping memory for.
+  constexpr size_t kKeptRecordBytes = 1 << 20;
+  thread_local std::string record;
+  record.assign(kLengthRoom, '\0');
+  wire::appendEvent(event, format_, &record);
+  const size_t payload = record.size() - kLengthRoom;
+  std::array<char, kLengthRoom> digits;
+  const size_t length = static_cast<size_t>(
+      std::to_chars(digits.begin(), digits.end(), payload).ptr - digits.begin());
+  char* start = record.data() + kLengthRoom - length - 1;
+  std::copy_n(digits.begin(), length, start);
+  start[length] = '\n';
+  stream_->send(std::string_view(start, length + 1 + payload));
+  if (record.capacity() > kKeptRecordBytes) std::string().swap(record);
 }
 
 void HttpScheduler::subscribed(const std::string& framework) {

@@ -336,6 +336,40 @@ TEST(HttpRequestParserTest, TransferEncodingErrors) {
   expectError("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400);
 }
 
+// The framing decision names the first coding it refuses, lowercased, and compares lengths by
+// value: both without collecting the header's elements.
+TEST(HttpRequestParserTest, FramingErrorsSayWhich) {
+  EXPECT_EQ(
+      expectError("POST / HTTP/1.1\r\nTransfer-Encoding: Chunked, GZip, br\r\n\r\n", 501).message,
+      "unsupported transfer coding 'gzip'");
+  EXPECT_EQ(
+      expectError("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", 400).message,
+      "conflicting Content-Length values");
+  Outcome sameLength = parse(
+      "POST / HTTP/1.1\r\nTransfer-Encoding: CHUNKED\r\n\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nContent-Length: 3, 003\r\nContent-Length: 0003\r\n\r\nabc");
+  ASSERT_FALSE(sameLength.error) << sameLength.message;
+  ASSERT_EQ(sameLength.requests.size(), 2u);
+  EXPECT_TRUE(sameLength.requests[0].chunked);
+  EXPECT_EQ(sameLength.requests[1].body, "abc");
+}
+
+// Every byte value against RFC 9110's classes: tchar for names, and for values anything but
+// controls other than tab (obs-text 0x80-0xff included).
+TEST(HttpRequestParserTest, ByteClassesOfNamesAndValues) {
+  const std::string tchars = "!#$%&'*+-.^_`|~";
+  for (int c = 0; c < 256; ++c) {
+    const std::string byte(1, static_cast<char>(c));
+    const bool alphanumeric =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    const bool token = alphanumeric || tchars.find(static_cast<char>(c)) != std::string::npos;
+    EXPECT_EQ(detail::isToken(byte), token) << c;
+    EXPECT_EQ(detail::isFieldValue(byte), (c >= 0x20 && c != 0x7f) || c == '\t') << c;
+  }
+  EXPECT_FALSE(detail::isToken(""));
+  EXPECT_TRUE(detail::isFieldValue(""));
+}
+
 TEST(HttpRequestParserTest, MalformedInputIs400) {
   expectError("GET\r\n\r\n", 400);
   expectError("GET /\r\n\r\n", 400);

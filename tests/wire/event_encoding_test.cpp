@@ -27,6 +27,28 @@ void expectEncodes(const std::string& eventText, std::string_view json) {
   EXPECT_TRUE(MessageDifferencer::Equals(event, binary));
 }
 
+// appendEvent leaves what the buffer held and adds exactly encodeEvent's bytes, in both
+// formats, so a sender can write a record's framing around it.
+TEST(SchedulerCodecEvents, AppendKeepsThePrefix) {
+  const Event event = fromText<Event>(
+      "type: UPDATE update { status { task_id { value: 't' } state: TASK_RUNNING "
+      "uuid: '0123456789abcdef' } }");
+  for (Format format : {Format::kJson, Format::kProtobuf}) {
+    std::string buffer = "prefix";
+    appendEvent(event, format, &buffer);
+    EXPECT_EQ(buffer, "prefix" + encodeEvent(event, format));
+  }
+  std::string binary;
+  appendEvent(event, Format::kProtobuf, &binary);
+  EXPECT_EQ(binary, event.SerializeAsString());
+  std::string json;
+  appendEvent(event, Format::kJson, &json);
+  EXPECT_EQ(
+      json,
+      R"({"type":"UPDATE","update":{"status":{"task_id":{"value":"t"},"state":"TASK_RUNNING",)"
+      R"("uuid":"MDEyMzQ1Njc4OWFiY2RlZg=="}}})");
+}
+
 TEST(SchedulerCodecEvents, Subscribed) {
   expectEncodes(
       R"(type: SUBSCRIBED subscribed {
