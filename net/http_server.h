@@ -92,6 +92,7 @@ struct ServerStats {
   uint64_t bytesIn = 0;
   uint64_t bytesOut = 0;
   uint64_t tlsHandshakes = 0;         // Completed.
+  uint64_t tlsResumptions = 0;        // Of tlsHandshakes, those that resumed a session.
   uint64_t tlsFailures = 0;           // Connections closed for a failed handshake or record.
   uint64_t plaintextConnections = 0;  // With TLS on, served in plaintext (downgrade).
 };
