@@ -70,6 +70,9 @@ DEFINE_string(zk, "",
               "only while elected, redirect to the leader otherwise");
 DEFINE_string(zk_session_timeout, "10secs",
               "DURATION: how long ZooKeeper keeps this master's candidacy without hearing from it");
+DEFINE_bool(allocation_thread, true,
+            "run allocation cycles on a thread of their own, so a long cycle never holds up "
+            "the sockets; false runs them on the network thread");
 DEFINE_uint64(max_completed_frameworks, 50, "N: removed frameworks kept in /state");
 DEFINE_uint64(max_completed_tasks_per_framework, 1000,
               "N: acknowledged terminal tasks kept in /state per framework");
@@ -121,6 +124,7 @@ constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
                                                             "acls",
                                                             "zk",
                                                             "zk_session_timeout",
+                                                            "allocation_thread",
                                                             "max_completed_frameworks",
                                                             "max_completed_tasks_per_framework"};
 constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
@@ -160,6 +164,7 @@ int run(const harvest::apps::Flags& flags) {
     network.credentialsPath = harvest::apps::stripFileUrl(FLAGS_credentials);
     network.aclsPath = harvest::apps::stripFileUrl(FLAGS_acls);
     network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);
+    network.allocationThread = FLAGS_allocation_thread;
     network.tls = harvest::apps::Flags::tlsOptions();  // start() loads and checks the files.
     std::optional<harvest::TimeNanos> headTimeout =
         flags.duration("request_head_timeout", FLAGS_request_head_timeout);

@@ -18,7 +18,7 @@ void EventLoop::at(TimeNanos when, std::function<void()> action) {
 }
 
 void EventLoop::runUntil(TimeNanos until) {
-  while (!timers_.empty() && timers_.top().when <= until) {
+  while (!held_ && !timers_.empty() && timers_.top().when <= until) {
     const Timer timer = timers_.top();
     timers_.pop();
     // Moved out and the slot freed first: the action may schedule more timers.
@@ -28,7 +28,8 @@ void EventLoop::runUntil(TimeNanos until) {
     now_ = timer.when;
     action();
   }
-  now_ = std::max(now_, until);
+  // Timers still due keep their turn: time must not pass them.
+  if (!held_) now_ = std::max(now_, until);
 }
 
 }  // namespace harvest

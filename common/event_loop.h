@@ -22,7 +22,13 @@ class EventLoop {
   void at(TimeNanos when, std::function<void()> action);
   void after(TimeNanos delay, std::function<void()> action) { at(now_ + delay, std::move(action)); }
   // Runs every timer due at or before `until`, in time order, then sets now() to `until`.
+  // While held, it runs nothing and leaves now() alone.
   void runUntil(TimeNanos until);
+  // Holding stops runUntil between two timers: the network master holds the loop while an
+  // allocation cycle runs on another thread, so no timer calls into the master meanwhile
+  // and the cycle reads a clock that does not move.
+  void hold() { held_ = true; }
+  void release() { held_ = false; }
   bool idle() const { return timers_.empty(); }
   // When the earliest timer is due; nullopt when none is queued.
   std::optional<TimeNanos> nextTimer() const {
@@ -46,6 +52,7 @@ class EventLoop {
   std::vector<uint32_t> freeSlots_;
   TimeNanos now_ = 0;
   uint64_t nextSequence_ = 0;
+  bool held_ = false;
 };
 
 }  // namespace harvest

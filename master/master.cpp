@@ -64,6 +64,7 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
   if (!loaded.ok()) return loaded.status();
   std::unique_ptr<Master> master(new Master(loop, options));
   master->allocator_ = std::move(loaded).value();
+  if (options.decorateAllocator) master->allocator_.wrap(options.decorateAllocator);
   if (!options.allocatorTrace.empty()) {
     Result<std::unique_ptr<trace::TraceWriter>> writer =
         trace::TraceWriter::open(options.allocatorTrace);
@@ -108,15 +109,33 @@ std::string Master::allocatorDescription() const {
                                         : " (from " + allocator_.libraryPath() + ")");
 }
 
+void Master::cycle(std::function<void()> allocate, std::function<void()> apply) {
+  auto timed = [this, allocate = std::move(allocate)] {
+    const auto started = std::chrono::steady_clock::now();
+    allocate();
+    lastCycleMillis_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+  };
+  auto recorded = [this, apply = std::move(apply)] {
+    stats_.cycleMillis.push_back(lastCycleMillis_);
+    apply();
+  };
+  if (!options_.runCycle) {
+    timed();
+    recorded();
+    return;
+  }
+  options_.runCycle(std::move(timed), std::move(recorded));
+}
+
 void Master::runAllocation() {
-  const auto started = std::chrono::steady_clock::now();
-  allocator_->allocate();
-  stats_.cycleMillis.push_back(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-          .count());
-  ++stats_.allocationCycles;
-  dispatch();
-  later(options_.allocationInterval, [this] { runAllocation(); });
+  cycle([this] { allocator_->allocate(); },
+        [this] {
+          ++stats_.allocationCycles;
+          dispatch();
+          later(options_.allocationInterval, [this] { runAllocation(); });
+        });
 }
 
 void Master::agentChanged(const std::string& agent) {
@@ -135,13 +154,11 @@ void Master::runTriggeredAllocation() {
     it = agents_.count(*it) ? std::next(it) : agents.erase(it);
   }
   if (agents.empty()) return;
-  const auto started = std::chrono::steady_clock::now();
-  allocator_->allocate(agents);
-  stats_.cycleMillis.push_back(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-          .count());
-  ++stats_.triggeredCycles;
-  dispatch();
+  cycle([this, agents = std::move(agents)] { allocator_->allocate(agents); },
+        [this] {
+          ++stats_.triggeredCycles;
+          dispatch();
+        });
 }
 
 void Master::dispatch() {

@@ -72,6 +72,14 @@ struct MasterOptions {
   // Non-empty: every call into the allocator is recorded in this file (created or truncated),
   // for harvest-replay (docs/REPLAY.md).
   std::string allocatorTrace;
+  // Set: the master's calls into the allocator go through what this returns (tests put a
+  // slow or call-recording allocator around the module here).
+  std::function<std::unique_ptr<Allocator>(std::unique_ptr<Allocator>)> decorateAllocator;
+  // How an allocation cycle runs: `cycle` calls allocate(), `apply` turns what it offered
+  // into offers. Unset (the harness): both at once, on the calling thread. The network master
+  // runs `cycle` on a thread of its own and `apply` back on the master's thread afterwards,
+  // calling nothing on this master in between.
+  std::function<void(std::function<void()> cycle, std::function<void()> apply)> runCycle;
 };
 
 // The master's life: New -> Registered (allocator loaded) -> Recovering (a persisted state
@@ -338,6 +346,8 @@ class Master final : public AgentReports {
   Result<Adoption> planAdoption(const AgentLink& agent) const;
   void applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan);
   void runAllocation();
+  // Runs `allocate` as a cycle (options_.runCycle) and then, its time recorded, `apply`.
+  void cycle(std::function<void()> allocate, std::function<void()> apply);
   // loop_->after for this master's own timers: they do nothing once it is gone.
   void later(TimeNanos delay, std::function<void()> action);
   void agentChanged(const std::string& agent);
@@ -396,6 +406,8 @@ class Master final : public AgentReports {
   std::vector<std::pair<std::string, OfferedResources>> pendingRescinds_;
   std::vector<std::pair<std::string, std::map<std::string, InverseOfferRequest>>> pendingInverse_;
   std::set<std::string> changedAgents_;  // Waiting for an event-triggered cycle.
+  // Written by the cycle (perhaps on another thread), read by its apply afterwards.
+  double lastCycleMillis_ = 0;
   bool triggerScheduled_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   uint64_t nextOfferId_ = 1;

@@ -26,6 +26,8 @@ namespace {
 using State = detail::ServerConnection::State;
 
 constexpr uint64_t kListenerTag = 0;
+// Tags of watched descriptors start here, far above any connection id.
+constexpr uint64_t kWatchedTag = uint64_t{1} << 63;
 constexpr size_t kMaxRejecting = 64;  // Connections answered 503 at once; more just close.
 constexpr int kAcceptsPerEvent = 64;  // Fairness between accepting and serving.
 constexpr int kMaxEvents = 256;
@@ -162,6 +164,17 @@ Status HttpServer::listen() {
   return Status();
 }
 
+Status HttpServer::watch(int fd, std::function<void()> onReadable) {
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = kWatchedTag + watchers_.size();
+  if (epoll_ctl(epollFd_, EPOLL_CTL_ADD, fd, &event) != 0) {
+    return Status::error("epoll_ctl: " + errnoText(errno));
+  }
+  watchers_.push_back(std::move(onReadable));
+  return Status();
+}
+
 int HttpServer::poll(int timeoutMs) {
   graveyard_.clear();
   int64_t now = nowMs();
@@ -196,6 +209,10 @@ int HttpServer::poll(int timeoutMs) {
     uint64_t tag = events[i].data.u64;
     if (tag == kListenerTag) {
       acceptAll(now);
+      continue;
+    }
+    if (tag >= kWatchedTag) {
+      watchers_[tag - kWatchedTag]();
       continue;
     }
     auto it = connections_.find(tag);

@@ -92,6 +92,7 @@ struct ServerStats {
   uint64_t bytesIn = 0;
   uint64_t bytesOut = 0;
   uint64_t tlsHandshakes = 0;         // Completed.
+  uint64_t tlsResumptions = 0;        // Of tlsHandshakes, those that resumed a session.
   uint64_t tlsFailures = 0;           // Connections closed for a failed handshake or record.
   uint64_t plaintextConnections = 0;  // With TLS on, served in plaintext (downgrade).
 };
@@ -191,6 +192,11 @@ class HttpServer {
   // the number of socket events handled. It may return early to honour an internal deadline.
   int poll(int timeoutMs);
 
+  // Has poll() call `onReadable` whenever `fd` is readable (level-triggered: the callback
+  // must drain it), alongside the sockets, so one wait serves both. The caller keeps `fd`
+  // open while the server lives, or closes it knowing the kernel then forgets it.
+  Status watch(int fd, std::function<void()> onReadable);
+
   uint16_t port() const { return port_; }
   const ServerOptions& options() const { return options_; }
   const ServerStats& stats() const { return stats_; }
@@ -267,6 +273,7 @@ class HttpServer {
   std::vector<std::shared_ptr<Connection>> graveyard_;
   std::vector<uint64_t> resume_;  // Answered later: parse their next pipelined request.
   std::vector<std::shared_ptr<Stream>> closedStreams_;  // Awaiting their onClose.
+  std::vector<std::function<void()>> watchers_;         // By epoll tag minus kWatchedTag.
   int64_t nextSweepMs_;
   int64_t acceptPausedUntilMs_ = 0;  // Out of file descriptors: retry accepting then.
   std::vector<char> readBuffer_;

@@ -40,7 +40,10 @@ std::optional<std::string_view> HttpServer::decrypt(Connection& conn, std::strin
     closeConnection(conn, status.message());
     return std::nullopt;
   }
-  if (handshaking && conn.tls->handshakeDone()) ++stats_.tlsHandshakes;
+  if (handshaking && conn.tls->handshakeDone()) {
+    ++stats_.tlsHandshakes;
+    if (conn.tls->resumed()) ++stats_.tlsResumptions;
+  }
   if (conn.tls->peerClosed()) conn.peerEof = true;
   return std::string_view(plaintext_);
 }

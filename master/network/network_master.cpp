@@ -90,6 +90,9 @@ NetworkMaster::NetworkMaster(const NetworkOptions& options)
     : options_(options), runId_(randomHex(4)) {}
 
 NetworkMaster::~NetworkMaster() {
+  // A running cycle ends before the master it allocates for goes away.
+  worker_.reset();
+  waiting_.clear();
   // Schedulers and agents point into the server's connections; the master goes first.
   if (master_) master_->setObserver(nullptr);
   master_.reset();
@@ -110,6 +113,15 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
     self->authorizer_ = *acls;
   }
   masterOptions.runId = self->runId_;
+  NetworkMaster* raw = self.get();
+  if (network.allocationThread) {
+    Result<std::unique_ptr<AllocationWorker>> worker = AllocationWorker::start();
+    if (!worker.ok()) return worker.status();
+    self->worker_ = std::move(worker).value();
+    masterOptions.runCycle = [raw](std::function<void()> cycle, std::function<void()> apply) {
+      raw->startCycle(std::move(cycle), std::move(apply));
+    };
+  }
   self->advanceClock();
   Result<std::unique_ptr<Master>> master = Master::create(masterOptions, &self->loop_);
   if (!master.ok()) return master.status();
@@ -130,13 +142,18 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
     if (!tls.ok()) return tls.status();
     server.tls = std::move(tls).value();
   }
-  NetworkMaster* raw = self.get();
   Result<std::unique_ptr<http::HttpServer>> started = http::HttpServer::start(
       server, [raw](const http::Request& request, http::Responder& responder) {
         raw->handle(request, responder);
       });
   if (!started.ok()) return started.status();
   self->server_ = std::move(started).value();
+  if (self->worker_) {
+    if (Status s = self->server_->watch(self->worker_->wakeFd(), [raw] { raw->cycleEnded(); });
+        !s.ok()) {
+      return s;
+    }
+  }
   SchedulerContext& context = self->context_;
   context.masterInfo = masterInfoOf(self->runId_, network.address, self->port());
   context.heartbeatSeconds = network.heartbeatSeconds;
@@ -166,7 +183,9 @@ void NetworkMaster::advanceClock() {
 
 void NetworkMaster::runOnce(int maxWaitMs) {
   int wait = maxWaitMs;
-  if (std::optional<TimeNanos> next = loop_.nextTimer()) {
+  // During a cycle due timers wait for it; its end wakes the poll.
+  std::optional<TimeNanos> next = mustWait() ? std::nullopt : loop_.nextTimer();
+  if (next) {
     const TimeNanos until = *next - realNow();
     wait = static_cast<int>(std::clamp<TimeNanos>(until / 1'000'000, 0, maxWaitMs));
   }
@@ -174,6 +193,35 @@ void NetworkMaster::runOnce(int maxWaitMs) {
   server_->poll(wait);
   advanceClock();
   reapClosedSubscriptions();
+}
+
+void NetworkMaster::startCycle(std::function<void()> cycle, std::function<void()> apply) {
+  loop_.hold();
+  worker_->start(std::move(cycle), [this, apply = std::move(apply)] {
+    loop_.release();
+    apply();
+  });
+}
+
+void NetworkMaster::cycleEnded() {
+  if (!worker_->finish()) return;
+  while (!waiting_.empty()) {
+    // Timers that came due during the cycle run first, as they would have without it; one
+    // may start the next cycle, and what still waits then waits for that one.
+    advanceClock();
+    if (worker_->busy()) return;
+    std::function<void()> next = std::move(waiting_.front());
+    waiting_.pop_front();
+    next();
+  }
+}
+
+void NetworkMaster::whenNoCycle(std::function<void()> work) {
+  if (mustWait()) {
+    waiting_.push_back(std::move(work));
+  } else {
+    work();
+  }
 }
 
 void NetworkMaster::run(const std::atomic<bool>& stop) {
@@ -224,6 +272,15 @@ http::Response NetworkMaster::refuse(int status, const std::string& message) {
 
 void NetworkMaster::handle(const http::Request& request, http::Responder& responder) {
   advanceClock();
+  // /health shows nothing of the master, so it is the one answer a cycle never holds up.
+  if (request.path != "/health" && mustWait()) {
+    waiting_.push_back([this, request, responder]() mutable { serve(request, responder); });
+    return;
+  }
+  serve(request, responder);
+}
+
+void NetworkMaster::serve(const http::Request& request, http::Responder& responder) {
   const std::string& path = request.path;
   // With credentials, a connection outlives a request only if that request was authenticated:
   // an unauthenticated caller cannot hold a connection (and its slot) between requests.
@@ -384,16 +441,20 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
     }
   }
   const std::string frameworkId = framework.ok() ? *framework : "";
+  // Waits for a running cycle: the master still points at the scheduler, which the cycle's
+  // offers may go to, until disconnect() is through.
   stream->onClose([this, streamId, frameworkId, scheduler] {
-    --counters_.subscribers;
-    if (!frameworkId.empty()) {
-      master_->disconnect(frameworkId, scheduler);
-      auto current = streamOfFramework_.find(frameworkId);
-      if (current != streamOfFramework_.end() && current->second == streamId) {
-        streamOfFramework_.erase(current);
+    whenNoCycle([this, streamId, frameworkId, scheduler] {
+      --counters_.subscribers;
+      if (!frameworkId.empty()) {
+        master_->disconnect(frameworkId, scheduler);
+        auto current = streamOfFramework_.find(frameworkId);
+        if (current != streamOfFramework_.end() && current->second == streamId) {
+          streamOfFramework_.erase(current);
+        }
       }
-    }
-    closedStreams_.push_back(streamId);
+      closedStreams_.push_back(streamId);
+    });
   });
 }
 

@@ -12,7 +12,13 @@
 //                               Mesos's legacy endpoints, in its shapes (legacy_endpoints.cpp)
 //   GET  /health                200 "ok"
 //   POST /api/v1                the Mesos v1 operator API (operator_api.h)
-// Single-threaded: sockets, timers and allocation cycles all run in runOnce().
+// Sockets and timers run in runOnce(), on the thread that calls it (the master thread). With
+// allocationThread (the default) allocation cycles run on a worker thread meanwhile
+// (allocation_worker.h): the master thread keeps reading, parsing and writing, answers
+// GET /health, and holds every other request (and every scheduler stream's end) until the
+// cycle's offers are made, then serves them in arrival order. Every call into the master and
+// its allocator thus happens on the master thread while no cycle runs, or on the worker
+// during the cycle, in the order it always had. Without it, cycles run inside runOnce().
 //
 // Security (README, "Security"): it listens on 127.0.0.1 unless told otherwise. With a
 // credentials file every request but GET /health needs HTTP Basic authentication (401
@@ -27,6 +33,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,6 +43,7 @@
 #include <vector>
 
 #include "master/master.h"
+#include "master/network/allocation_worker.h"
 #include "master/network/authorizer.h"
 #include "master/network/http_scheduler.h"
 #include "master/network/operator_api.h"
@@ -65,6 +74,8 @@ struct NetworkOptions {
   http::TlsOptions tls;
   // The program's effective flags (name -> value), as /flags and /master/state show them.
   std::map<std::string, std::string> flags;
+  // Allocation cycles on a worker thread, so they never hold up the sockets (see above).
+  bool allocationThread = true;
 };
 
 struct NetworkCounters {
@@ -109,6 +120,16 @@ class NetworkMaster {
   double unixNow() const { return context_.unixEpochOffset + static_cast<double>(realNow()) / 1e9; }
   void advanceClock();
   void handle(const http::Request& request, http::Responder& responder);
+  // handle() once the request may reach the master (no cycle is running).
+  void serve(const http::Request& request, http::Responder& responder);
+  // The master's runCycle with allocationThread.
+  void startCycle(std::function<void()> cycle, std::function<void()> apply);
+  // The worker's wake descriptor is readable: applies an ended cycle, then serves what waited.
+  void cycleEnded();
+  // Whatever calls into the master waits while a cycle runs, and behind what already waits.
+  bool mustWait() const { return (worker_ && worker_->busy()) || !waiting_.empty(); }
+  // Runs `work` now, or after the cycle (and what waits already) when mustWait().
+  void whenNoCycle(std::function<void()> work);
   // The operator's GET endpoints (legacy_endpoints.cpp): whether `path` is one, and its answer.
   static bool isOperatorGet(const std::string& path);
   http::Response operatorGet(const std::string& path) const;
@@ -168,6 +189,11 @@ class NetworkMaster {
   // The IP each agent last registered from (for offers' `url`).
   std::map<std::string, std::string> agentIps_;
   OperatorApi operatorApi_{this};
+  // Master thread only. Requests and stream ends held while a cycle runs, in arrival order.
+  std::deque<std::function<void()>> waiting_;
+  // With allocationThread. The owner side is the master thread's; the worker thread calls
+  // into master_ only inside a cycle, while the master thread leaves master_ alone.
+  std::unique_ptr<AllocationWorker> worker_;
 };
 
 }  // namespace harvest::master

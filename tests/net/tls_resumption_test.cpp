@@ -234,6 +234,9 @@ TEST_P(TlsResumptionTest, ReconnectingClientResumesOverLoopback) {
   ClientOptions otherClient;
   otherClient.tls = client(clientCert_);
   EXPECT_FALSE(dial(otherClient));
+  ServerStats stats = master.call([&] { return master.server().stats(); });
+  EXPECT_EQ(stats.tlsHandshakes, 4u);
+  EXPECT_EQ(stats.tlsResumptions, 2u);
 }
 
 }  // namespace
