@@ -342,14 +342,14 @@ void NetworkMaster::schedulerCall(const http::Request& request, http::Responder&
                                   const std::string& principal) {
   ++counters_.schedulerCalls;
   const std::string* contentType = request.header("content-type");
-  HttpResult<v1::scheduler::Call> call =
-      decodeCall(contentType ? *contentType : std::string_view(), request.body);
-  if (!call.ok()) {
-    if (call.httpCode() == 400) ++counters_.badRequests;
-    responder.respond(http::Response::text(call.httpCode(), call.message()));
+  HttpResult<Format> requestFmt =
+      callDecoder_.decode(contentType ? *contentType : std::string_view(), request.body);
+  if (!requestFmt.ok()) {
+    if (requestFmt.httpCode() == 400) ++counters_.badRequests;
+    responder.respond(http::Response::text(requestFmt.httpCode(), requestFmt.message()));
     return;
   }
-  HttpResult<Format> requestFmt = requestFormat(*contentType);
+  const v1::scheduler::Call* call = &callDecoder_.call();
   const std::string* accept = request.header("accept");
   HttpResult<Format> format =
       responseFormat(accept ? *accept : std::string_view(), requestFmt.value());

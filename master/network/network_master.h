@@ -50,6 +50,7 @@
 #include "master/network/remote_agent.h"
 #include "net/basic_auth.h"
 #include "net/http_server.h"
+#include "wire/call_decoder.h"
 
 namespace harvest::master {
 
@@ -186,6 +187,9 @@ class NetworkMaster {
   std::vector<std::string> closedStreams_;
   NetworkCounters counters_;
   uint64_t nextStream_ = 1;
+  // Master thread only. Every scheduler call is decoded into its one reused Call, which keeps
+  // the sub-messages and strings of the last call instead of allocating them per request.
+  wire::CallDecoder callDecoder_;
   // The IP each agent last registered from (for offers' `url`).
   std::map<std::string, std::string> agentIps_;
   OperatorApi operatorApi_{this};

@@ -146,6 +146,8 @@ std::map<std::string, double> NetworkMaster::metrics(std::set<std::string>* coun
   counter("master/http/request_head_timeouts", server.headTimeouts);
   counter("master/http/connections_rejected_per_peer", server.connectionsRejectedPerPeer);
   counter("master/http/connections_evicted", server.connectionsEvicted);
+  counter("master/http/tls_handshakes", server.tlsHandshakes);
+  counter("master/http/tls_resumptions", server.tlsResumptions);
   if (counters != nullptr) *counters = std::move(counted);
   return out;
 }

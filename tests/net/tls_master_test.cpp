@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -95,6 +96,18 @@ TEST_F(MasterTlsTest, FrameworkAndAgentRunATaskOverMutualTls) {
   const v1::TaskStatus running = framework.update();
   EXPECT_EQ(running.task_id().value(), "p1");
   EXPECT_EQ(running.state(), v1::TASK_RUNNING);
+}
+
+// An operator polling the master dials a new connection each time; from the second on, its
+// client context offers the session it kept, and the master's metrics say so.
+TEST_F(MasterTlsTest, MetricsCountHandshakesAndTheResumedOnes) {
+  MasterThread master(network(/*requireCert=*/true, /*downgrade=*/false));
+  ProcessClientTls tls(clientContext());
+  for (double polled : {1.0, 2.0, 3.0}) {
+    const std::map<std::string, double> snapshot = metrics(master.port());
+    EXPECT_EQ(snapshot.at("master/http/tls_handshakes"), polled);
+    EXPECT_EQ(snapshot.at("master/http/tls_resumptions"), polled - 1);
+  }
 }
 
 TEST_F(MasterTlsTest, PlaintextSchedulerIsRefusedUnlessDowngradeIsOn) {
