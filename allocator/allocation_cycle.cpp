@@ -573,10 +573,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       chosenVariant = variant;
       return false;
     };
-    // Through one reference, which std::function stores inline: the whole closure would
-    // cost a heap allocation per role visit.
-    role.frameworkSorter->visitInOrder(
-        [&considerFramework](ClientId client) { return considerFramework(client); });
+    role.frameworkSorter->visitInOrder(considerFramework);
     // Coarse grained: the agent's offerable leftover goes whole.
     if (chosen != UINT32_MAX) {
       offer(agentIdx, chosen, roleIdx, wholeLeftover ? nullptr : &*candidates[chosenVariant],
