@@ -152,10 +152,14 @@ Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
   return agent.available.filter([&](const ResourceKey& key) {
     if (key.revocable()) return false;
     if (!key.reserved()) return true;
-    if (!framework.refinement && pools::get(key.pool).stack.size() > 1) return false;
+    // Ownership first: most roles own none of an agent's reservations, and it spares them
+    // the pool table lookup of the refinement check.
     const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : RoleIdx(UINT32_MAX);
-    return std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) !=
-           role.selfAndAncestors.end();
+    if (std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) ==
+        role.selfAndAncestors.end()) {
+      return false;
+    }
+    return framework.refinement || pools::get(key.pool).stack.size() <= 1;
   });
 }
 
@@ -573,10 +577,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       chosenVariant = variant;
       return false;
     };
-    // Through one reference, which std::function stores inline: the whole closure would
-    // cost a heap allocation per role visit.
-    role.frameworkSorter->visitInOrder(
-        [&considerFramework](ClientId client) { return considerFramework(client); });
+    role.frameworkSorter->visitInOrder(considerFramework);
     // Coarse grained: the agent's offerable leftover goes whole.
     if (chosen != UINT32_MAX) {
       offer(agentIdx, chosen, roleIdx, wholeLeftover ? nullptr : &*candidates[chosenVariant],

@@ -197,9 +197,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           chosen = frameworkIdx;
           return false;
         };
-        // Through one reference, which std::function stores inline (no heap allocation).
-        role.revocableFrameworkSorter->visitInOrder(
-            [&considerFramework](ClientId client) { return considerFramework(client); });
+        role.revocableFrameworkSorter->visitInOrder(considerFramework);
         if (chosen == UINT32_MAX) continue;
         if (decisions_.on()) decisions_.offered(agentIdx, chosen, roleIdx);
         grantRevocable(agentIdx, Holder{chosen, roleIdx}, candidate);

@@ -26,12 +26,12 @@ void DrfSorter::appendActiveLeaves(NodeId node) {
   }
 }
 
-void DrfSorter::visitInOrder(const std::function<bool(ClientId)>& visit) {
+void DrfSorter::visitInOrder(ClientVisitor visit) {
   restoreSiblingOrder();
   visitActiveLeaves(kRoot, visit);
 }
 
-bool DrfSorter::visitActiveLeaves(NodeId node, const std::function<bool(ClientId)>& visit) const {
+bool DrfSorter::visitActiveLeaves(NodeId node, ClientVisitor visit) const {
   for (const Child& child : childrenOf(node)) {
     if (activeLeavesUnder(child.node) == 0) continue;
     if (child.client != kNoClient) {

@@ -19,12 +19,12 @@ class DrfSorter final : public SorterTree {
   DrfSorter();
 
   std::span<const ClientId> sort() override;
-  void visitInOrder(const std::function<bool(ClientId)>& visit) override;
+  void visitInOrder(ClientVisitor visit) override;
 
  private:
   void appendActiveLeaves(NodeId node);
   // False once `visit` asked to stop.
-  bool visitActiveLeaves(NodeId node, const std::function<bool(ClientId)>& visit) const;
+  bool visitActiveLeaves(NodeId node, ClientVisitor visit) const;
 
   std::vector<ClientId> order_;
 };

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -23,10 +22,10 @@
 
 #include "resources/kinds.h"
 #include "resources/quantities.h"
+#include "sorters/client_id.h"
+#include "sorters/client_visitor.h"
 
 namespace harvest {
-
-using ClientId = uint32_t;
 
 class Sorter {
  public:
@@ -80,7 +79,7 @@ class Sorter {
   // Visits active clients in sort() order until `visit` returns false. A sorter may walk its
   // tree instead of materializing the order, so a caller that stops early pays only for
   // what it visited. `visit` must not change the sorter.
-  virtual void visitInOrder(const std::function<bool(ClientId)>& visit) {
+  virtual void visitInOrder(ClientVisitor visit) {
     for (ClientId client : sort()) {
       if (!visit(client)) return;
     }
