@@ -7,6 +7,7 @@
 #include <boost/container/flat_map.hpp>
 #include <boost/container/flat_set.hpp>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -102,6 +103,9 @@ struct AgentState {
   bool overcommitted = false;
   boost::container::flat_map<Holder, Resources> allocations;
   boost::container::flat_map<Holder, OfferFilter> filters;
+  // No filter ends before this (it may be earlier than the earliest end once filters are
+  // removed): before it, a cycle's visit has no filter to drop.
+  TimeNanos filtersEndNoSoonerThan = std::numeric_limits<TimeNanos>::max();
   std::optional<v1::Unavailability> unavailability;
   boost::container::flat_set<FrameworkIdx> inverseOffered;  // Outstanding inverse offers.
   boost::container::flat_map<FrameworkIdx, TimeNanos> inverseOfferFilters;

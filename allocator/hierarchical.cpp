@@ -704,6 +704,10 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
     filter.expiry = options_.clock() +
                     static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
     filter.createdAfterRun = allocationRuns_;
+    // Visits before the earliest end skip the filters (expireFilters()): the wake for this
+    // end is set now, not at the next visit.
+    state.filtersEndNoSoonerThan = std::min(state.filtersEndNoSoonerThan, filter.expiry);
+    worklist_.wakeAt(*agent, filter.expiry);
   }
   dropPlaceholderIfIdle(holder.framework);
   worklist_.mark(*agent);

@@ -59,10 +59,17 @@ Resources headroomOn(const AgentState& agent, Quantities amounts) {
 
 void HierarchicalAllocator::refreshRevocableTotal(AgentState& agent, Quantities* added,
                                                   Quantities* removed) {
+  agent.revocableDirty = false;
+  // Most agents have nothing reserved and no usage slack, and lend nothing: setting empty
+  // parts on an empty ledger changes nothing, and would cost two ledger rebuilds and two
+  // quantities() walks per agent.
+  if (agent.revocable.total().empty() && agent.oversubscribed.empty() &&
+      !agent.available.hasReserved()) {
+    return;
+  }
   const Quantities before = agent.revocable.total().quantities();
   agent.revocable.setIdleReserved(agent.available.reserved());
   agent.revocable.setUsageSlack(agent.oversubscribed);
-  agent.revocableDirty = false;
   const Quantities after = agent.revocable.total().quantities();
   if (before == after) return;
   *removed += before;
