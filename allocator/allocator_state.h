@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "allocator/allocator.h"
@@ -98,6 +99,17 @@ struct AgentState {
   bool hasGpus = false;
   Resources total;      // Regular resources, reserved ones included.
   Resources available;  // total minus every allocation; kept up to date incrementally.
+  // available.quantities(), kept with it: offering the whole leftover then hands its
+  // quantities to the sorters and the role's books without walking the resources again.
+  Quantities availableQuantities;
+  // Some allocation was tracked that `available` did not hold (usage reported beyond it): two
+  // allocations may then share ports or set items, and returning one adds fewer values to
+  // `available` than it counts, so availableQuantities is recomputed instead of added to.
+  bool allocationsMayOverlap = false;
+  void setAvailable(Resources resources) {
+    available = std::move(resources);
+    availableQuantities = available.quantities();
+  }
   // The total shrank below what is allocated here (updateAgent): `available` is then
   // recomputed from the allocations as they end, and nothing is offered until it is free.
   bool overcommitted = false;

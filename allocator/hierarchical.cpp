@@ -330,17 +330,24 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
   // Only reserved resources change what the agent can lend (its idle reservations).
   if (reserved) agent.revocableDirty = true;
   if (agent.available == resources) {
+    const Quantities quantities = std::exchange(agent.availableQuantities, Quantities());
     Resources whole = std::exchange(agent.available, Resources());
     if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(whole)); !added) {
       held->second += resources;
     }
+    countAllocation(holder, resources, quantities, reserved);
   } else {
     if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
       held->second += resources;
     }
+    // Only ranges and sets can overlap: scalars always add up.
+    if (!agent.allocationsMayOverlap && (!resources.ranges().empty() || !resources.sets().empty()))
+      agent.allocationsMayOverlap = !agent.available.contains(resources);
     agent.available -= resources;
+    // Recomputed, not subtracted: recovered usage need not lie within what is available.
+    agent.availableQuantities = agent.available.quantities();
+    countAllocation(holder, resources, resources.quantities(), reserved);
   }
-  countAllocation(holder, resources, reserved);
 }
 
 void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
@@ -350,7 +357,8 @@ void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
   const bool reserved = leftover.hasReserved();
   if (reserved) agent.revocableDirty = true;
   // Counted before the leftover moves: the books take it by move, not by copy.
-  countAllocation(holder, leftover, reserved);
+  countAllocation(holder, leftover, agent.availableQuantities, reserved);
+  agent.availableQuantities = Quantities();
   if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(leftover)); !added) {
     held->second += leftover;
   }
@@ -358,8 +366,7 @@ void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
 }
 
 void HierarchicalAllocator::countAllocation(Holder holder, const Resources& resources,
-                                            bool reserved) {
-  const Quantities quantities = resources.quantities();
+                                            const Quantities& quantities, bool reserved) {
   RoleState& role = roles_[holder.role];
   role.allocatedUnreserved += reserved ? unreservedQuantities(resources) : quantities;
   roleSorter_->allocated(role.sorterClient, quantities);
@@ -380,15 +387,20 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
     it->second -= resources;
     if (it->second.empty()) agent.allocations.erase(it);
   }
+  const Quantities quantities = resources.quantities();
   if (agent.overcommitted) {
     // What comes back may still be beyond the total: only what the total holds is free.
     const Resources allocated = allocationsOn(agent);
-    agent.available = agent.total - allocated;
+    agent.setAvailable(agent.total - allocated);
     agent.overcommitted = !agent.total.contains(allocated);
   } else {
     agent.available += resources;
+    if (agent.allocationsMayOverlap) {
+      agent.availableQuantities = agent.available.quantities();
+    } else {
+      agent.availableQuantities += quantities;
+    }
   }
-  const Quantities quantities = resources.quantities();
   RoleState& role = roles_[holder.role];
   role.allocatedUnreserved -= unreservedQuantities(resources);
   roleSorter_->unallocated(role.sorterClient, quantities);
@@ -626,13 +638,15 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
     after = after - c.consumed + c.converted;
   }
   // The converted resources stay allocated, so what is available does not change.
-  const Resources availableBefore = state.available;
+  Resources availableBefore = state.available;
+  Quantities availableQuantitiesBefore = state.availableQuantities;
   untrackAllocation(*agent, holder, offered);
   addReservations(state.total, -1);
   state.total = state.total - offered + after;
   addReservations(state.total, +1);
   trackAllocation(*agent, holder, after);
-  state.available = availableBefore;
+  state.available = std::move(availableBefore);
+  state.availableQuantities = std::move(availableQuantitiesBefore);
   worklist_.mark(*agent);
   return Status();
 }
@@ -658,7 +672,7 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
   addReservations(state.total, -1);
   state.total = state.total - state.available + available;
   addReservations(state.total, +1);
-  state.available = available;
+  state.setAvailable(std::move(available));
   state.revocableDirty = true;
   worklist_.mark(*agent);
   return Status();

@@ -72,7 +72,7 @@ Status HierarchicalAllocator::addAgent(
   agent->refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
   agent->hasGpus = total.scalar(kinds::kGpus).isPositive();
   agent->total = total;
-  agent->available = total;
+  agent->setAvailable(total);
   agent->unavailability = unavailability;
   agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
@@ -197,7 +197,7 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
     addReservations(agent.total, -1);
     addReservations(*total, +1);
     agent.total = *total;
-    agent.available = *total - allocated;
+    agent.setAvailable(*total - allocated);
     agent.overcommitted = !total->contains(allocated);
     agent.hasGpus = total->scalar(kinds::kGpus).isPositive();
   }

@@ -108,8 +108,10 @@ class HierarchicalAllocator final : public Allocator {
   // trackAllocation(agent, holder, agent's available) for the usual coarse-grained offer: the
   // leftover moves into the holder's books without being compared, copied or subtracted.
   void trackLeftover(AgentIdx agent, Holder holder);
-  // The role and sorter side of trackAllocation once the agent's books are updated.
-  void countAllocation(Holder holder, const Resources& resources, bool reserved);
+  // The role and sorter side of trackAllocation once the agent's books are updated;
+  // `quantities` are those of `resources`.
+  void countAllocation(Holder holder, const Resources& resources, const Quantities& quantities,
+                       bool reserved);
   void untrackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
   // Adds (sign > 0) or removes the reserved part of an agent's total to its roles.
   void addReservations(const Resources& resources, int sign);
