@@ -108,19 +108,24 @@ void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolR
   for (const auto& entry : eligible.sets()) whole->addSet(entry.key, entry.items);
 }
 
-// The indices of `offers` stably sorted by `key`, whose first field is the framework.
-// Framework indices are dense, so a counting sort groups the offers by framework in O(offers
-// + frameworks); only each framework's own few offers are then compared, instead of sorting
-// every offer of the cycle against every other.
+// Sets `order` to the indices of `offers` stably sorted by `key`, whose first field is the
+// framework. Framework indices are dense, so a counting sort groups the offers by framework in
+// O(offers + frameworks); only each framework's own few offers are then compared, instead of
+// sorting every offer of the cycle against every other. `groupStart` and `nextInGroup` are
+// scratch space.
 template <typename Offers, typename Key>
-std::vector<uint32_t> orderByKey(const Offers& offers, size_t frameworkSlots, const Key& key) {
-  std::vector<uint32_t> groupStart(frameworkSlots + 1, 0);
-  for (const auto& offer : offers) ++groupStart[static_cast<uint32_t>(offer.framework) + 1];
+void orderByKey(const Offers& offers, size_t frameworkSlots, const Key& key,
+                std::vector<uint32_t>& groupStart, std::vector<uint32_t>& nextInGroup,
+                std::vector<uint32_t>& order) {
+  groupStart.assign(frameworkSlots + 1, 0);
+  for (size_t i = 0; i < offers.size(); ++i) {
+    ++groupStart[static_cast<uint32_t>(offers[i].framework) + 1];
+  }
   for (size_t f = 1; f < groupStart.size(); ++f) groupStart[f] += groupStart[f - 1];
-  std::vector<uint32_t> order(offers.size());
-  std::vector<uint32_t> next(groupStart.begin(), groupStart.end() - 1);
+  order.resize(offers.size());
+  nextInGroup.assign(groupStart.begin(), groupStart.end() - 1);
   for (uint32_t i = 0; i < offers.size(); ++i) {
-    order[next[static_cast<uint32_t>(offers[i].framework)]++] = i;
+    order[nextInGroup[static_cast<uint32_t>(offers[i].framework)]++] = i;
   }
   const auto less = [&key](uint32_t a, uint32_t b) { return key(a) < key(b); };
   // Insertion sort below this size: stable, and std::stable_sort would allocate a buffer
@@ -140,7 +145,6 @@ std::vector<uint32_t> orderByKey(const Offers& offers, size_t frameworkSlots, co
       *hole = index;
     }
   }
-  return order;
 }
 
 }  // namespace
@@ -314,16 +318,15 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     return room < Scalar() ? Scalar() : room;
   };
 
-  std::vector<PendingOffer> offers;
-  // Usually about one offer per agent visited: reserving up front spares moving every
-  // PendingOffer (a Resources with its inline entries) each time the vector grows.
-  offers.reserve(agentOrder.size());
+  CycleBuffers buffers = std::exchange(cycleBuffers_, CycleBuffers());
+  PendingOffers& offers = buffers.offers;
+  offers.clear();
   std::vector<PendingRescind> rescinds;
   // `candidate` null: the agent's whole leftover, the usual coarse-grained offer.
   auto offer = [&](AgentIdx agentIdx, FrameworkIdx frameworkIdx, RoleIdx roleIdx,
                    Resources* candidate, bool preferred) {
     // Filled in place: a braced temporary would cost one more move of the Resources.
-    PendingOffer& pending = offers.emplace_back();
+    PendingOffer& pending = offers.add();
     pending.framework = frameworkIdx;
     pending.role = roleIdx;
     pending.agent = agentIdx;
@@ -712,11 +715,11 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   }
   runMillisNext_ = (runMillisNext_ + 1) % kRunSamples;
 
-  deliver(std::move(offers), std::move(rescinds));
+  deliver(buffers, std::move(rescinds));
+  cycleBuffers_ = std::move(buffers);
 }
 
-void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
-                                    std::vector<PendingRescind> rescinds) {
+void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRescind> rescinds) {
   // Rescinds first: they take back offers made in earlier cycles, and the master should
   // process them before it hands out this cycle's offers.
   if (callbacks_.rescind && !rescinds.empty()) {
@@ -739,6 +742,7 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
       }
     }
   }
+  const PendingOffers& offers = buffers.offers;
   if (!callbacks_.offer || offers.empty()) return;
   // One callback per framework; stage 1 and stage 2 may give the same framework the same
   // agent under the same role in one cycle, which is one offer. Order indices, not the
@@ -747,22 +751,27 @@ void HierarchicalAllocator::deliver(std::vector<PendingOffer> offers,
     const PendingOffer& o = offers[i];
     return std::tie(o.framework, o.role, o.agent, o.revocability);
   };
-  const std::vector<uint32_t> order = orderByKey(offers, frameworks_.size(), key);
-  OfferedResources batch;
+  std::vector<uint32_t>& order = buffers.order;
+  orderByKey(offers, frameworks_.size(), key, buffers.groupStart, buffers.nextInGroup, order);
+  // The batch's entries outlive the callback: each is overwritten in place (strings and
+  // resources into the memory they have) and the batch is cut to size before the callback.
+  OfferedResources& batch = buffers.batch;
+  size_t entries = 0;
   for (size_t n = 0; n < order.size(); ++n) {
-    PendingOffer& o = offers[order[n]];
+    const PendingOffer& o = offers[order[n]];
     if (n > 0 && key(order[n - 1]) == key(order[n])) {
-      batch.back().resources += o.resources;
+      batch[entries - 1].resources += o.resources;
     } else {
-      // Filled in place: a temporary would cost one more move of the Resources per offer.
-      OfferedResource& entry = batch.emplace_back();
+      if (entries == batch.size()) batch.emplace_back();
+      OfferedResource& entry = batch[entries++];
       entry.role = roles_[o.role].name;
       entry.agent = agents_[o.agent]->id;
-      entry.resources = std::move(o.resources);
+      entry.resources = o.resources;
     }
     if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
+      batch.resize(entries);
       callbacks_.offer(frameworks_[o.framework]->id, batch);
-      batch.clear();
+      entries = 0;
     }
   }
 }

@@ -162,9 +162,37 @@ class HierarchicalAllocator final : public Allocator {
     AgentIdx agent;
     Resources resources;
   };
+  // One cycle's offers in slots kept from cycle to cycle: a slot's resources are overwritten
+  // in place, so a steady cycle copies each offer into memory it already has instead of
+  // allocating and freeing it per offer.
+  class PendingOffers {
+   public:
+    // The next slot; the caller overwrites every field (the resources hold a stale offer).
+    PendingOffer& add() {
+      if (size_ == slots_.size()) slots_.emplace_back();
+      return slots_[size_++];
+    }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    PendingOffer& operator[](size_t i) { return slots_[i]; }
+    const PendingOffer& operator[](size_t i) const { return slots_[i]; }
+    void clear() { size_ = 0; }
+
+   private:
+    std::vector<PendingOffer> slots_;
+    size_t size_ = 0;
+  };
+  // What a cycle reuses from the last one: its offers' slots, the delivery's ordering and
+  // the batch handed to the offer callback (whose entries are overwritten in place too).
+  // Taken by the cycle while it runs, so a callback that starts another cycle gets its own.
+  struct CycleBuffers {
+    PendingOffers offers;
+    std::vector<uint32_t> groupStart, nextInGroup, order;
+    OfferedResources batch;
+  };
   // `heldHeadroom`: what stages 1 and 2 held back for unmet quota guarantees, cluster-wide.
   void revocableStage(const std::vector<AgentIdx>& agents, const Quantities& heldHeadroom,
-                      std::vector<PendingOffer>* offers, std::vector<PendingRescind>* rescinds);
+                      PendingOffers* offers, std::vector<PendingRescind>* rescinds);
   // Spreads the held headroom over the agents' idle unreserved resources for stage 3 to lend;
   // total changes are summed as in refreshRevocableTotal().
   void spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added, Quantities* removed);
@@ -175,7 +203,7 @@ class HierarchicalAllocator final : public Allocator {
   void grantRevocable(AgentIdx agent, Holder holder, const Resources& resources);
   void untrackRevocable(Holder holder, const Resources& resources);
   void addRevocableClient(FrameworkIdx framework, FrameworkRole* role);
-  void deliver(std::vector<PendingOffer> offers, std::vector<PendingRescind> rescinds);
+  void deliver(CycleBuffers& buffers, std::vector<PendingRescind> rescinds);
   Quantities consumedQuota(RoleIdx role) const;
   void generateInverseOffers(const std::vector<AgentIdx>& agents);
 
@@ -216,6 +244,7 @@ class HierarchicalAllocator final : public Allocator {
   std::unique_ptr<HostAffinity> affinity_;  // Null when host affinity is off.
   AgentWorklist worklist_;                  // Agents the next allocate() must look at.
   DecisionLog decisions_;                   // Off until asked for (explainDecisions()).
+  CycleBuffers cycleBuffers_;
 
   uint64_t allocationRuns_ = 0;
   std::vector<double> runMillis_;  // Ring of the last kRunSamples cycle durations.

@@ -155,8 +155,7 @@ void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Q
 }
 
 void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrder,
-                                           const Quantities& heldHeadroom,
-                                           std::vector<PendingOffer>* offers,
+                                           const Quantities& heldHeadroom, PendingOffers* offers,
                                            std::vector<PendingRescind>* rescinds) {
   Quantities added, removed;
   for (AgentIdx agentIdx : agentOrder) {
@@ -209,7 +208,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
         if (decisions_.on()) decisions_.offered(agentIdx, chosen, roleIdx);
         grantRevocable(agentIdx, Holder{chosen, roleIdx}, candidate);
         // Filled in place with the candidate moved: it is not needed after this offer.
-        PendingOffer& pending = offers->emplace_back();
+        PendingOffer& pending = offers->add();
         pending.framework = chosen;
         pending.role = roleIdx;
         pending.agent = agentIdx;
