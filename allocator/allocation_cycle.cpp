@@ -691,7 +691,9 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
         if (agent.available.empty() || unmetGuarantees == 0) break;
       }
     }
-    // Stage 2: weighted DRF over every role.
+    // Stage 2: weighted DRF over every role. Stage 1 often leaves nothing: ordering every
+    // role then would cost more than the rest of the visit.
+    if (agent.available.empty()) continue;
     for (ClientId client : roleSorter_->sort()) {
       if (agent.available.empty()) break;
       tryFrameworks(agentIdx, roleOfClient_[client], nullptr, false);
