@@ -190,7 +190,12 @@ bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
 
 void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, TimeNanos now) {
   AgentState& agent = *agents_[agentIdx];
-  if (agent.filters.empty() || now < agent.filtersEndNoSoonerThan) return;
+  if (agent.filters.empty()) return;
+  // Periodic cycles skip agents nothing happened to: the end of a filter is such a happening.
+  if (now < agent.earliestFilterEnd) {
+    worklist_.wakeAt(agentIdx, agent.earliestFilterEnd);
+    return;
+  }
   TimeNanos nextExpiry = std::numeric_limits<TimeNanos>::max();
   for (auto it = agent.filters.begin(); it != agent.filters.end();) {
     if (it->second.expired(now, allocationRuns_)) {
@@ -201,8 +206,7 @@ void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, TimeNanos now) {
       ++it;
     }
   }
-  agent.filtersEndNoSoonerThan = nextExpiry;
-  // Periodic cycles skip agents nothing happened to: the end of a filter is such a happening.
+  agent.earliestFilterEnd = nextExpiry;
   if (!agent.filters.empty()) worklist_.wakeAt(agentIdx, nextExpiry);
 }
 

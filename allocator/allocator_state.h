@@ -115,9 +115,10 @@ struct AgentState {
   bool overcommitted = false;
   boost::container::flat_map<Holder, Resources> allocations;
   boost::container::flat_map<Holder, OfferFilter> filters;
-  // No filter ends before this (it may be earlier than the earliest end once filters are
-  // removed): before it, a cycle's visit has no filter to drop.
-  TimeNanos filtersEndNoSoonerThan = std::numeric_limits<TimeNanos>::max();
+  // The earliest expiry of `filters`, or kFilterEndUnknown once a filter it may have been
+  // went away: before it, a cycle's visit has no filter to drop and only renews the wake.
+  static constexpr TimeNanos kFilterEndUnknown = std::numeric_limits<TimeNanos>::min();
+  TimeNanos earliestFilterEnd = std::numeric_limits<TimeNanos>::max();
   std::optional<v1::Unavailability> unavailability;
   boost::container::flat_set<FrameworkIdx> inverseOffered;  // Outstanding inverse offers.
   boost::container::flat_map<FrameworkIdx, TimeNanos> inverseOfferFilters;

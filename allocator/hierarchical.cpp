@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "allocator/hierarchical_allocator.h"
@@ -319,6 +320,7 @@ void HierarchicalAllocator::adoptPlaceholder(FrameworkIdx index) {
 void HierarchicalAllocator::clearFilters(AgentState& agent) {
   for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
   agent.filters.clear();
+  agent.earliestFilterEnd = std::numeric_limits<TimeNanos>::max();
   agent.inverseOfferFilters.clear();
 }
 
@@ -507,6 +509,7 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
     for (auto it = agent.filters.begin(); it != agent.filters.end();) {
       if (it->first.framework == *index) {
         --roles_[it->first.role].activeFilters;
+        agent.earliestFilterEnd = AgentState::kFilterEndUnknown;
         it = agent.filters.erase(it);
       } else {
         ++it;
@@ -713,15 +716,16 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   }
   if (seconds > 0 && !resources.empty() && !frameworks_[holder.framework]->placeholder) {
     OfferFilter& filter = state.filters[holder];
-    if (filter.refused.empty()) ++roles_[holder.role].activeFilters;
+    if (filter.refused.empty()) {
+      ++roles_[holder.role].activeFilters;
+    } else {
+      state.earliestFilterEnd = AgentState::kFilterEndUnknown;  // Its old end goes.
+    }
     filter.refused = resources;
     filter.expiry = options_.clock() +
                     static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
     filter.createdAfterRun = allocationRuns_;
-    // Visits before the earliest end skip the filters (expireFilters()): the wake for this
-    // end is set now, not at the next visit.
-    state.filtersEndNoSoonerThan = std::min(state.filtersEndNoSoonerThan, filter.expiry);
-    worklist_.wakeAt(*agent, filter.expiry);
+    state.earliestFilterEnd = std::min(state.earliestFilterEnd, filter.expiry);
   }
   dropPlaceholderIfIdle(holder.framework);
   worklist_.mark(*agent);
@@ -767,7 +771,10 @@ Status HierarchicalAllocator::reviveOffers(const std::string& id,
     // Reviving a role clears that role's filters only.
     for (auto& agent : agents_) {
       if (!agent) continue;
-      if (agent->filters.erase(Holder{*index, fr.role})) --roles_[fr.role].activeFilters;
+      if (agent->filters.erase(Holder{*index, fr.role})) {
+        --roles_[fr.role].activeFilters;
+        agent->earliestFilterEnd = AgentState::kFilterEndUnknown;
+      }
     }
   }
   worklist_.markAll();

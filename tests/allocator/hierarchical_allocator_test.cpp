@@ -383,6 +383,49 @@ TEST_F(AllocatorTest, PeriodicCycleLooksOnlyAtAgentsThatChangedOrWhoseFilterEnde
   EXPECT_EQ(metric("allocation_run_agents_visited"), 3);
 }
 
+TEST_F(AllocatorTest, ALaterShorterFilterOnTheSameAgentEndsOnTime) {
+  initialize();
+  addFramework("f1", {"role"});
+  addFramework("f2", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  v1::Filters longFilter, shortFilter;
+  longFilter.set_refuse_seconds(100);
+  shortFilter.set_refuse_seconds(2);
+  std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  const std::string first = offers[0].framework;
+  ASSERT_TRUE(
+      allocator_->recoverResources(first, "agent", "role", offers[0].resources, longFilter).ok());
+  offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  const std::string second = offers[0].framework;
+  ASSERT_NE(second, first);
+  ASSERT_TRUE(
+      allocator_->recoverResources(second, "agent", "role", offers[0].resources, shortFilter).ok());
+  now_ += kNanosPerSecond;
+  EXPECT_TRUE(cycle().empty());
+  now_ += kNanosPerSecond;
+  expectOffer(cycle(), second, "role", "agent", "cpus:1;mem:512");
+  EXPECT_EQ(metric("offer_filters/roles/role/active"), 1);
+}
+
+TEST_F(AllocatorTest, AFilterRevivedAwayDoesNotWakeItsAgentAtItsEnd) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:1;mem:512");
+  std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  v1::Filters filters;
+  filters.set_refuse_seconds(5);
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
+  ASSERT_TRUE(allocator_->reviveOffers("f", {}).ok());
+  expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
+  now_ += 5 * kNanosPerSecond;
+  EXPECT_TRUE(cycle().empty());
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 0);
+}
+
 TEST_F(AllocatorTest, DeclinedInverseOfferIsAskedAgainWhenItsFilterEnds) {
   initialize();
   addFramework("f", {"role"});
