@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -33,6 +34,15 @@
 
 namespace harvest {
 namespace {
+
+// An offer a role's walk chose and has not made yet: which framework, under which role,
+// takes what (`candidate` empty: the agent's whole leftover).
+struct ChosenOffer {
+  FrameworkIdx framework;
+  RoleIdx role;
+  std::optional<Resources> candidate;
+  bool preferred = false;
+};
 
 // Upper bounds on the unreserved amount of some kinds; unlike Quantities, a bound may be zero.
 using Caps = boost::container::small_vector<std::pair<KindId, Scalar>, 4>;
@@ -476,11 +486,14 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     return true;
   };
 
-  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall,
-                           bool preferred) {
+  // Picks into `choice` the first framework of the role that may take the agent's leftover
+  // (cut as the stage requires), without offering it: offering reorders the sorters. False
+  // when none may.
+  auto chooseOffer = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall,
+                         bool preferred, ChosenOffer& choice) {
     AgentState& agent = *agents_[agentIdx];
     RoleState& role = roles_[roleIdx];
-    if (role.frameworks.empty()) return;
+    if (role.frameworks.empty()) return false;
     // Stage 1 tells nothing about the frameworks it passes by: stage 2 looks at them again.
     // `if constexpr` around every use, so the cycle without explanations does not even
     // capture what they need.
@@ -492,7 +505,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
                         Decision::missing(MissingCapability::kHierarchicalRole));
         }
       }
-      return;
+      return false;
     }
     Caps caps;
     limitCaps(roleIdx, &caps);
@@ -504,7 +517,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
                         Decision::ofRole(DecisionReason::kAffinityConstraint, roleIdx));
         }
       }
-      return;
+      return false;
     }
     // Usual case: no caps and nothing reserved, so every framework's candidate is the agent's
     // whole leftover (`available` holds regular resources only). It is checked in place and
@@ -586,10 +599,80 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       return false;
     };
     role.frameworkSorter->visitInOrder(considerFramework);
+    if (chosen == UINT32_MAX) return false;
     // Coarse grained: the agent's offerable leftover goes whole.
-    if (chosen != UINT32_MAX) {
-      offer(agentIdx, chosen, roleIdx, wholeLeftover ? nullptr : &*candidates[chosenVariant],
-            preferred);
+    choice.framework = chosen;
+    choice.role = roleIdx;
+    choice.preferred = preferred;
+    if (wholeLeftover) {
+      choice.candidate.reset();
+    } else {
+      choice.candidate = std::move(candidates[chosenVariant]);
+    }
+    return true;
+  };
+  auto makeOffer = [&](AgentIdx agentIdx, ChosenOffer& choice) {
+    offer(agentIdx, choice.framework, choice.role, choice.candidate ? &*choice.candidate : nullptr,
+          choice.preferred);
+  };
+  auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall,
+                           bool preferred) {
+    ChosenOffer choice;
+    if (chooseOffer(agentIdx, roleIdx, guaranteeShortfall, preferred, choice)) {
+      makeOffer(agentIdx, choice);
+    }
+  };
+
+  // Roles already tried in the current walk (stamped with the walk's number).
+  std::vector<uint32_t> triedInWalk;
+  uint32_t walkNumber = 0;
+  // With DRF and no nested role, an offer moves only its own role in the role order: the
+  // roles a walk has not tried yet keep their order, so a walk may follow the live order
+  // instead of ordering every role up front. (With nested roles an offer moves its
+  // ancestors' subtrees; the random sorter reshuffles on every sort.) Worth it with many
+  // roles: a few are ordered in less than the walk's visitor costs.
+  constexpr size_t kRolesWorthWalkingInPlace = 32;
+  const bool walkInPlace =
+      roles_.size() >= kRolesWorthWalkingInPlace && options_.sorter != "random" &&
+      std::none_of(roles_.begin(), roles_.end(),
+                   [](const RoleState& role) { return role.selfAndAncestors.size() > 1; });
+  // Offers the agent to roles in role-sorter order as it stood when the walk began, as
+  // `choose(role, choice)` picks, until `finished()` after an offer. Walking the sorter in
+  // place costs what it visits, where sort() orders every role (every agent visit, since
+  // each offer changes the order); after a few offers at one agent, ordering once is cheaper.
+  ChosenOffer choice;
+  auto walkRoles = [&](AgentIdx agentIdx, const auto& choose, const auto& finished) {
+    if (!walkInPlace) {
+      for (ClientId client : roleSorter_->sort()) {
+        if (!choose(roleOfClient_[client], choice)) continue;
+        makeOffer(agentIdx, choice);
+        if (finished()) return;
+      }
+      return;
+    }
+    if (triedInWalk.empty()) triedInWalk.assign(roles_.size(), 0);
+    ++walkNumber;
+    auto untriedChooses = [&](ClientId client) {
+      const RoleIdx roleIdx = roleOfClient_[client];
+      if (triedInWalk[roleIdx] == walkNumber) return false;
+      triedInWalk[roleIdx] = walkNumber;
+      return choose(roleIdx, choice);
+    };
+    constexpr int kWalksInPlace = 3;
+    for (int walk = 0; walk < kWalksInPlace; ++walk) {
+      bool chosen = false;
+      roleSorter_->visitInOrder([&](ClientId client) {
+        chosen = untriedChooses(client);
+        return !chosen;
+      });
+      if (!chosen) return;  // Every role tried.
+      makeOffer(agentIdx, choice);
+      if (finished()) return;
+    }
+    for (ClientId client : roleSorter_->sort()) {
+      if (!untriedChooses(client)) continue;
+      makeOffer(agentIdx, choice);
+      if (finished()) return;
     }
   };
 
@@ -687,21 +770,26 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     }
     // Stage 1: unmet guarantees first.
     if (unmetGuarantees > 0) {
-      for (ClientId client : roleSorter_->sort()) {
-        const RoleIdx roleIdx = roleOfClient_[client];
-        if (quotaSlot[roleIdx] < 0 || quotaRoles[quotaSlot[roleIdx]].need.empty()) continue;
-        const Quantities need = quotaRoles[quotaSlot[roleIdx]].need;  // Offers change it.
-        tryFrameworks(agentIdx, roleIdx, &need, false);
-        if (agent.available.empty() || unmetGuarantees == 0) break;
-      }
+      walkRoles(
+          agentIdx,
+          [&](RoleIdx roleIdx, ChosenOffer& chosen) {
+            if (quotaSlot[roleIdx] < 0 || quotaRoles[quotaSlot[roleIdx]].need.empty()) {
+              return false;
+            }
+            const Quantities need = quotaRoles[quotaSlot[roleIdx]].need;  // Offers change it.
+            return chooseOffer(agentIdx, roleIdx, &need, false, chosen);
+          },
+          [&] { return agent.available.empty() || unmetGuarantees == 0; });
     }
-    // Stage 2: weighted DRF over every role. Stage 1 often leaves nothing: ordering every
-    // role then would cost more than the rest of the visit.
+    // Stage 2: weighted DRF over every role. Stage 1 often leaves nothing: walking the roles
+    // then would cost more than the rest of the visit.
     if (agent.available.empty()) continue;
-    for (ClientId client : roleSorter_->sort()) {
-      if (agent.available.empty()) break;
-      tryFrameworks(agentIdx, roleOfClient_[client], nullptr, false);
-    }
+    walkRoles(
+        agentIdx,
+        [&](RoleIdx roleIdx, ChosenOffer& chosen) {
+          return chooseOffer(agentIdx, roleIdx, nullptr, false, chosen);
+        },
+        [&] { return agent.available.empty(); });
   }
 
   if (options_.revocableStage) {

@@ -235,6 +235,32 @@ TEST_F(AllocatorTest, QuotaGuaranteedRoleIsServedFirst) {
   expectOffer(cycle(), "fq", "q", "agent", "cpus:2;mem:1024");
 }
 
+// Many flat roles: a cycle walks the role sorter in place instead of ordering every role
+// for every agent. Stage 1 here makes four offers per agent (the guarantees exceed the
+// cluster, so each role gets its guarantee and no more), so walks restart after offers and
+// the last ones order the rest; the offers must be those of the order as it stood when
+// each agent's walk began.
+TEST_F(AllocatorTest, ManyFlatQuotaRolesAreOfferedInTheOrderOfEachWalksStart) {
+  initialize();
+  for (int r = 0; r < 40; ++r) {
+    const std::string role = "r" + std::to_string(r);
+    ASSERT_TRUE(allocator_->updateQuota(role, Quota{Q("cpus:2;mem:8"), std::nullopt}).ok());
+    addFramework("f" + std::to_string(r), {role});
+  }
+  for (int a = 0; a < 6; ++a) addAgent("a" + std::to_string(a), "cpus:8;mem:32");
+  std::vector<std::string> offered;
+  for (const RecordedOffer& offer : cycle()) {
+    EXPECT_EQ(offer.resources, R("cpus:2;mem:8"));
+    offered.push_back(offer.role + "@" + offer.agent);
+  }
+  // As the cycle that ordered every role for every agent offered them.
+  EXPECT_EQ(offered,
+            (std::vector<std::string>{"r0@a4",  "r1@a4",  "r2@a3",  "r3@a0",  "r10@a4", "r11@a4",
+                                      "r12@a5", "r13@a5", "r14@a5", "r15@a5", "r16@a2", "r17@a2",
+                                      "r18@a2", "r19@a2", "r20@a3", "r21@a3", "r22@a3", "r23@a1",
+                                      "r24@a1", "r25@a1", "r26@a1", "r27@a0", "r28@a0", "r29@a0"}));
+}
+
 TEST_F(AllocatorTest, HeadroomForUnmetGuaranteeIsHeldBack) {
   initialize();
   addFramework("fo", {"other"});
