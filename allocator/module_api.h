@@ -22,9 +22,9 @@
 namespace harvest {
 
 // Bumped whenever allocator.h, this file, or a type that crosses them (resources/, the protos)
-// changes layout or meaning. 2: AllocatorModule carries `build`. 3: Allocator gained
-// explainDecisions() (a new virtual shifts the vtable a master calls through) and
-// AllocatorOptions gained lendHeadroom and explainDecisions (fields shift its layout).
+  // changes layout or meaning. 2: AllocatorModule carries `build`. 3: Allocator gained
+  // explainDecisions() (a new virtual shifts the vtable a master calls through) and
+  // AllocatorOptions gained lendHeadroom and explainDecisions (fields shift its layout).
 inline constexpr uint32_t kModuleApiVersion = 3;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
