@@ -36,12 +36,15 @@ namespace harvest {
 namespace {
 
 // An offer a role's walk chose and has not made yet: which framework, under which role,
-// takes what (`candidate` empty: the agent's whole leftover).
+// takes what. The candidates are built in place while choosing (one per refinement variant),
+// so the chosen one moves only once, into the offer.
 struct ChosenOffer {
   FrameworkIdx framework;
   RoleIdx role;
-  std::optional<Resources> candidate;
   bool preferred = false;
+  bool wholeLeftover = false;  // The agent's whole leftover, not a candidate.
+  int variant = 0;
+  std::optional<Resources> candidates[2];
 };
 
 // Upper bounds on the unreserved amount of some kinds; unlike Quantities, a bound may be zero.
@@ -526,7 +529,9 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
         !guaranteeShortfall && caps.empty() && !agent.available.hasReserved();
     // Otherwise what this role may take here depends on the framework only through the
     // refinement capability: build each variant once, on first need, not once per framework.
-    std::optional<Resources> candidates[2];
+    std::optional<Resources>* candidates = choice.candidates;
+    candidates[0].reset();
+    candidates[1].reset();
     bool worthOffering[2] = {false, false};
     if (wholeLeftover) worthOffering[0] = worthOffering[1] = offerable(agent.available);
     [[maybe_unused]] std::optional<Decision> whyNot[2];  // Explanations, once per variant.
@@ -604,16 +609,13 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     choice.framework = chosen;
     choice.role = roleIdx;
     choice.preferred = preferred;
-    if (wholeLeftover) {
-      choice.candidate.reset();
-    } else {
-      choice.candidate = std::move(candidates[chosenVariant]);
-    }
+    choice.wholeLeftover = wholeLeftover;
+    choice.variant = chosenVariant;
     return true;
   };
   auto makeOffer = [&](AgentIdx agentIdx, ChosenOffer& choice) {
-    offer(agentIdx, choice.framework, choice.role, choice.candidate ? &*choice.candidate : nullptr,
-          choice.preferred);
+    offer(agentIdx, choice.framework, choice.role,
+          choice.wholeLeftover ? nullptr : &*choice.candidates[choice.variant], choice.preferred);
   };
   auto tryFrameworks = [&](AgentIdx agentIdx, RoleIdx roleIdx, const Quantities* guaranteeShortfall,
                            bool preferred) {

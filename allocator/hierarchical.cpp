@@ -342,13 +342,21 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
     if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
       held->second += resources;
     }
-    // Only ranges and sets can overlap: scalars always add up.
-    if (!agent.allocationsMayOverlap && (!resources.ranges().empty() || !resources.sets().empty()))
-      agent.allocationsMayOverlap = !agent.available.contains(resources);
-    agent.available -= resources;
-    // Recomputed, not subtracted: recovered usage need not lie within what is available.
-    agent.availableQuantities = agent.available.quantities();
-    countAllocation(holder, resources, resources.quantities(), reserved);
+    const Quantities quantities = resources.quantities();
+    if (agent.available.contains(resources)) {
+      // Offers are cut from what is available: their quantities come off exactly.
+      agent.available -= resources;
+      agent.availableQuantities -= quantities;
+    } else {
+      // Usage reported beyond what is available. Only ranges and sets can then overlap
+      // another allocation (scalars always add up).
+      if (!resources.ranges().empty() || !resources.sets().empty()) {
+        agent.allocationsMayOverlap = true;
+      }
+      agent.available -= resources;
+      agent.availableQuantities = agent.available.quantities();
+    }
+    countAllocation(holder, resources, quantities, reserved);
   }
 }
 
