@@ -638,12 +638,24 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       roles_.size() >= kRolesWorthWalkingInPlace && options_.sorter != "random" &&
       std::none_of(roles_.begin(), roles_.end(),
                    [](const RoleState& role) { return role.selfAndAncestors.size() > 1; });
+  // Roles a walk hid from the role sorter (deactivated) for the rest of its stage: stage 1
+  // never offers again this cycle to a role without quota or whose guarantee is met (its
+  // consumption only grows during a cycle), so later agents' walks need not pass them again.
+  // Hiding keeps the order of the others; they are shown again before any stage-2 walk and
+  // at the end of the cycle.
+  std::vector<ClientId> hiddenRoles, toHide;
+  auto showHiddenRoles = [&] {
+    for (ClientId client : hiddenRoles) roleSorter_->activate(client);
+    hiddenRoles.clear();
+  };
   // Offers the agent to roles in role-sorter order as it stood when the walk began, as
-  // `choose(role, choice)` picks, until `finished()` after an offer. Walking the sorter in
-  // place costs what it visits, where sort() orders every role (every agent visit, since
-  // each offer changes the order); after a few offers at one agent, ordering once is cheaper.
+  // `choose(role, choice)` picks, until `finished()` after an offer; `outForTheStage(role)`
+  // says the stage will not choose the role again this cycle. Walking the sorter in place
+  // costs what it visits, where sort() orders every role (every agent visit, since each
+  // offer changes the order); after a few offers at one agent, ordering once is cheaper.
   ChosenOffer choice;
-  auto walkRoles = [&](AgentIdx agentIdx, const auto& choose, const auto& finished) {
+  auto walkRoles = [&](AgentIdx agentIdx, const auto& choose, const auto& finished,
+                       const auto& outForTheStage) {
     if (!walkInPlace) {
       for (ClientId client : roleSorter_->sort()) {
         if (!choose(roleOfClient_[client], choice)) continue;
@@ -658,24 +670,34 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       const RoleIdx roleIdx = roleOfClient_[client];
       if (triedInWalk[roleIdx] == walkNumber) return false;
       triedInWalk[roleIdx] = walkNumber;
+      if (outForTheStage(roleIdx)) {
+        toHide.push_back(client);  // Not while the sorter is being walked.
+        return false;
+      }
       return choose(roleIdx, choice);
     };
-    constexpr int kWalksInPlace = 3;
-    for (int walk = 0; walk < kWalksInPlace; ++walk) {
-      bool chosen = false;
-      roleSorter_->visitInOrder([&](ClientId client) {
-        chosen = untriedChooses(client);
-        return !chosen;
-      });
-      if (!chosen) return;  // Every role tried.
-      makeOffer(agentIdx, choice);
-      if (finished()) return;
-    }
-    for (ClientId client : roleSorter_->sort()) {
-      if (!untriedChooses(client)) continue;
-      makeOffer(agentIdx, choice);
-      if (finished()) return;
-    }
+    auto walk = [&] {
+      constexpr int kWalksInPlace = 3;
+      for (int pass = 0; pass < kWalksInPlace; ++pass) {
+        bool chosen = false;
+        roleSorter_->visitInOrder([&](ClientId client) {
+          chosen = untriedChooses(client);
+          return !chosen;
+        });
+        if (!chosen) return;  // Every role tried.
+        makeOffer(agentIdx, choice);
+        if (finished()) return;
+      }
+      for (ClientId client : roleSorter_->sort()) {
+        if (!untriedChooses(client)) continue;
+        makeOffer(agentIdx, choice);
+        if (finished()) return;
+      }
+    };
+    walk();
+    for (ClientId client : toHide) roleSorter_->deactivate(client);
+    hiddenRoles.insert(hiddenRoles.end(), toHide.begin(), toHide.end());
+    toHide.clear();
   };
 
   // Host affinity: whether a hold may favour the role this cycle. It must want offers, be
@@ -781,18 +803,23 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
             const Quantities need = quotaRoles[quotaSlot[roleIdx]].need;  // Offers change it.
             return chooseOffer(agentIdx, roleIdx, &need, false, chosen);
           },
-          [&] { return agent.available.empty() || unmetGuarantees == 0; });
+          [&] { return agent.available.empty() || unmetGuarantees == 0; },
+          [&](RoleIdx roleIdx) {
+            return quotaSlot[roleIdx] < 0 || quotaRoles[quotaSlot[roleIdx]].need.empty();
+          });
     }
     // Stage 2: weighted DRF over every role. Stage 1 often leaves nothing: walking the roles
     // then would cost more than the rest of the visit.
     if (agent.available.empty()) continue;
+    showHiddenRoles();
     walkRoles(
         agentIdx,
         [&](RoleIdx roleIdx, ChosenOffer& chosen) {
           return chooseOffer(agentIdx, roleIdx, nullptr, false, chosen);
         },
-        [&] { return agent.available.empty(); });
+        [&] { return agent.available.empty(); }, [](RoleIdx) { return false; });
   }
+  showHiddenRoles();
 
   if (options_.revocableStage) {
     // What unmet guarantees still hold back after stages 1 and 2: stage 3 may lend it.

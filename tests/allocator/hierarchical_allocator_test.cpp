@@ -261,6 +261,49 @@ TEST_F(AllocatorTest, ManyFlatQuotaRolesAreOfferedInTheOrderOfEachWalksStart) {
                                       "r24@a1", "r25@a1", "r26@a1", "r27@a0", "r28@a0", "r29@a0"}));
 }
 
+// The same with stage 2 after stage 1 on most agents: roles stage 1 passes for the rest of
+// the cycle (no quota, or a guarantee met) are left out of its later walks, and stage 2 must
+// still see every role in order.
+TEST_F(AllocatorTest, ManyFlatRolesStage2SeesEveryRoleAfterStage1) {
+  initialize();
+  for (int r = 0; r < 40; ++r) {
+    const std::string role = "r" + std::to_string(r);
+    if (r % 8 == 3) {
+      ASSERT_TRUE(
+          allocator_->updateQuota(role, Quota{Q("cpus:2;mem:8"), ResourceLimits(Q("cpus:2;mem:8"))})
+              .ok());
+    }
+    addFramework("f" + std::to_string(r), {role});
+  }
+  for (int a = 0; a < 12; ++a)
+    addAgent("a" + std::to_string(a), a % 3 ? "cpus:3;mem:12" : "cpus:1;mem:40");
+  std::vector<std::string> offered;
+  for (int round = 0; round < 2; ++round) {
+    for (const RecordedOffer& offer : cycle()) {
+      offered.push_back(offer.role + "@" + offer.agent + "=" + offer.resources.toString());
+      if (round == 0) {
+        ASSERT_TRUE(allocator_
+                        ->recoverResources(offer.framework, offer.agent, offer.role,
+                                           offer.resources, std::nullopt)
+                        .ok());
+      }
+    }
+  }
+  // As the cycle that ordered every role for every agent offered them.
+  EXPECT_EQ(offered, (std::vector<std::string>{
+                         "r0@a3=mem:36",         "r1@a8=cpus:3;mem:12",   "r3@a3=cpus:1;mem:4",
+                         "r3@a7=cpus:1;mem:4",   "r10@a0=cpus:1;mem:40",  "r11@a10=cpus:2;mem:8",
+                         "r12@a1=cpus:3;mem:12", "r13@a11=cpus:3;mem:12", "r14@a9=cpus:1;mem:40",
+                         "r15@a6=cpus:1;mem:40", "r16@a4=cpus:3;mem:12",  "r17@a5=cpus:3;mem:12",
+                         "r19@a2=cpus:1;mem:4",  "r19@a10=cpus:1;mem:4",  "r27@a7=cpus:2;mem:8",
+                         "r35@a2=cpus:2;mem:8",  "r2@a4=cpus:3;mem:12",   "r3@a8=cpus:1;mem:4",
+                         "r3@a11=cpus:1;mem:4",  "r11@a0=cpus:1;mem:8",   "r11@a8=cpus:1",
+                         "r18@a0=mem:32",        "r19@a11=cpus:2;mem:8",  "r20@a3=cpus:1;mem:40",
+                         "r21@a6=cpus:1;mem:40", "r22@a10=cpus:3;mem:12", "r23@a9=cpus:1;mem:40",
+                         "r24@a2=cpus:3;mem:12", "r25@a1=cpus:3;mem:12",  "r26@a7=cpus:3;mem:12",
+                         "r27@a5=cpus:2;mem:8",  "r35@a5=cpus:1;mem:4",   "r35@a8=cpus:1;mem:4"}));
+}
+
 TEST_F(AllocatorTest, HeadroomForUnmetGuaranteeIsHeldBack) {
   initialize();
   addFramework("fo", {"other"});
