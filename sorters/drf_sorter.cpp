@@ -16,14 +16,15 @@ std::span<const ClientId> DrfSorter::sort() {
 }
 
 void DrfSorter::appendActiveLeaves(NodeId node) {
-  for (const Child& child : childrenOf(node)) {
-    if (activeLeavesUnder(child.node) == 0) continue;
+  childrenOf(node).visitUntil([&](const Child& child) {
+    if (activeLeavesUnder(child.node) == 0) return true;
     if (child.client != kNoClient) {
       order_.push_back(child.client);
     } else {
       appendActiveLeaves(child.node);
     }
-  }
+    return true;
+  });
 }
 
 void DrfSorter::visitInOrder(ClientVisitor visit) {
@@ -32,15 +33,10 @@ void DrfSorter::visitInOrder(ClientVisitor visit) {
 }
 
 bool DrfSorter::visitActiveLeaves(NodeId node, ClientVisitor visit) const {
-  for (const Child& child : childrenOf(node)) {
-    if (activeLeavesUnder(child.node) == 0) continue;
-    if (child.client != kNoClient) {
-      if (!visit(child.client)) return false;
-    } else if (!visitActiveLeaves(child.node, visit)) {
-      return false;
-    }
-  }
-  return true;
+  return childrenOf(node).visitUntil([&](const Child& child) {
+    if (activeLeavesUnder(child.node) == 0) return true;
+    return child.client != kNoClient ? visit(child.client) : visitActiveLeaves(child.node, visit);
+  });
 }
 
 std::unique_ptr<Sorter> makeDrfSorter() {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -186,6 +187,76 @@ TEST(DrfSorterTest, NameTieBreakHoldsAcrossInsertionsAndRemovals) {
   addActive(sorter, "f");
   addActive(sorter, "m/x");
   EXPECT_EQ(sortedNames(sorter), (Names{"a", "f", "m", "m/x", "t", "z"}));
+}
+
+// Enough siblings for many blocks of the sibling list. Offering one cpu at a time to the first
+// client in order is round-robin by name; an unallocation sends a client back, after those of
+// equal share with fewer allocations; removal and re-adding give a fresh client the front.
+TEST(DrfSorterTest, ManySiblingsKeepTheExactOrderThroughAllocations) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(3000));
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "c%03d", i);
+    names.push_back(name);
+    addActive(sorter, name);
+  }
+  // 2.5 rounds: c000..c149 hold 3 cpus, the rest 2.
+  for (int offer = 0; offer < 750; ++offer) {
+    sorter.allocated(sorter.sort().front(), cpus(1));
+  }
+  Names expected(names.begin() + 150, names.end());
+  expected.insert(expected.end(), names.begin(), names.begin() + 150);
+  EXPECT_EQ(sortedNames(sorter), expected);
+
+  // c010 gives one back: share 2 like c150..c299, but 3 allocations, so after all of them.
+  const ClientId c010 = *sorter.find("c010");
+  sorter.unallocated(c010, cpus(1));
+  expected.erase(std::find(expected.begin(), expected.end(), "c010"));
+  expected.insert(expected.begin() + 150, "c010");
+  EXPECT_EQ(sortedNames(sorter), expected);
+  EXPECT_EQ(sorter.allocation(c010), cpus(2));
+
+  // A removed client's replacement starts from nothing, so it goes first.
+  sorter.remove(*sorter.find("c200"));
+  addActive(sorter, "c200");
+  expected.erase(std::find(expected.begin(), expected.end(), "c200"));
+  expected.insert(expected.begin(), "c200");
+  EXPECT_EQ(sortedNames(sorter), expected);
+  std::vector<std::string> visited;
+  sorter.visitInOrder([&](ClientId client) {
+    visited.push_back(sorter.name(client));
+    return true;
+  });
+  EXPECT_EQ(visited, expected);
+}
+
+// Allocations are kept by kind id in rows that start with the pre-interned kinds; a kind
+// interned later widens them without losing what is held.
+TEST(DrfSorterTest, KindsInternedLaterCountTowardShares) {
+  KindId custom;
+  ASSERT_TRUE(kinds::intern("drf-sorter-test-custom", &custom));
+  ASSERT_GT(custom, kinds::kGpus);
+  const Quantities customUnits{{custom, Scalar::fromUnits(3)}};
+
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+  sorter.allocated(a, cpus(2));
+  sorter.allocated(b, customUnits);  // No total of that kind yet: share 0.
+  EXPECT_EQ(sortedNames(sorter), (Names{"b", "a"}));
+  EXPECT_EQ(sorter.allocation(a), cpus(2));
+  EXPECT_EQ(sorter.allocation(b), customUnits);
+
+  sorter.addTotal(Quantities{{custom, Scalar::fromUnits(4)}});
+  EXPECT_DOUBLE_EQ(sorter.share(b), 0.75);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));
+  sorter.unallocated(b, Quantities{{custom, Scalar::fromUnits(2)}});
+  EXPECT_DOUBLE_EQ(sorter.share(b), 0.25);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));  // 0.2 < 0.25.
+  EXPECT_EQ(sorter.allocation(b), (Quantities{{custom, Scalar::fromUnits(1)}}));
 }
 
 TEST(DrfSorterTest, RemovingAClientTakesItsAllocationAlong) {
