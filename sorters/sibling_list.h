@@ -3,8 +3,8 @@
 // A flat sorted array makes a reposition cost a memmove of everything between the old and
 // the new place: with 1,000 frameworks in a role that is ~24 KB per offer, which dominated
 // the allocation cycle. Here the sequence is split into blocks of at most 2 * kBlock
-// entries, so a reposition moves at most one block's tail twice, while iteration still walks
-// contiguous memory.
+// entries (see SiblingBlock), so a reposition shifts part of at most two blocks, while
+// iteration still walks contiguous memory.
 //
 // Every entry carries a slot (Entry::slot, a uint32_t the list assigns on insertion and keeps
 // while the entry is listed), and the list records which block holds each slot. A reposition
@@ -23,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "sorters/sibling_block.h"
 
 namespace harvest {
 
@@ -114,9 +116,9 @@ class SiblingList {
   bool reposition(const Entry& from, Entry to, Less less) {
     to.slot = from.slot;
     const uint32_t id = blockOfSlot_[from.slot];
-    std::vector<Entry>& entries = blocks_[id].entries;
+    Block& entries = blocks_[id].entries;
     if (size_ == 1) {
-      entries.front() = to;
+      entries[0] = to;
       return false;
     }
     // The client just offered to is usually near the front of the list, hence of its block.
@@ -161,7 +163,7 @@ class SiblingList {
   template <typename Predicate>
   void eraseIf(Predicate predicate) {
     for (uint32_t id : order_) {
-      std::vector<Entry>& entries = blocks_[id].entries;
+      const Block& entries = blocks_[id].entries;
       for (size_t i = 0; i < entries.size(); ++i) {
         if (predicate(entries[i])) {
           freeSlots_.push_back(entries[i].slot);
@@ -203,14 +205,15 @@ class SiblingList {
   }
 
  private:
-  struct Block {
-    std::vector<Entry> entries;  // Reserved for 2 * kBlock + 1, so inserting never allocates.
-    size_t position = 0;         // In order_.
+  // Room for one more than a block holds before it splits, and as much again to spare, so
+  // insertions can usually shift the shorter side.
+  using Block = SiblingBlock<Entry, 3 * kBlock>;
+  struct ListedBlock {
+    Block entries;
+    size_t position = 0;  // In order_.
   };
 
-  const std::vector<Entry>& blockAt(size_t position) const {
-    return blocks_[order_[position]].entries;
-  }
+  const Block& blockAt(size_t position) const { return blocks_[order_[position]].entries; }
 
   Slot newSlot() {
     if (!freeSlots_.empty()) {
@@ -228,7 +231,8 @@ class SiblingList {
       order_.push_back(newBlock(order_.size()));
     }
     const uint32_t id = order_.back();
-    blocks_[id].entries.push_back(entry);
+    Block& entries = blocks_[id].entries;
+    entries.insert(entries.size(), entry);
     blockOfSlot_[entry.slot] = id;
     ++size_;
   }
@@ -293,18 +297,16 @@ class SiblingList {
 
   // Where `to` belongs in `entries`: galloping from the back if the key grew.
   template <typename Less>
-  static size_t placeFor(const std::vector<Entry>& entries, const Entry& to, bool grew, Less less) {
+  static size_t placeFor(const Block& entries, const Entry& to, bool grew, Less less) {
     const auto before = [&](size_t k) { return less(entries[k], to); };
     return grew ? gallopFromBack(0, entries.size(), before) : bisect(0, entries.size(), before);
   }
 
   // Moves entries[i] to where `to` belongs in the same block and stores `to` there.
   template <typename Less>
-  static void moveWithinBlock(std::vector<Entry>& entries, size_t i, const Entry& to, bool grew,
-                              Less less) {
-    const auto at = entries.begin() + static_cast<std::ptrdiff_t>(i);
-    const auto place =
-        entries.begin() + static_cast<std::ptrdiff_t>(placeFor(entries, to, grew, less));
+  static void moveWithinBlock(Block& entries, size_t i, const Entry& to, bool grew, Less less) {
+    Entry* at = entries.begin() + i;
+    Entry* place = entries.begin() + placeFor(entries, to, grew, less);
     if (place > at) {
       std::move(at + 1, place, at);
       *(place - 1) = to;
@@ -318,9 +320,8 @@ class SiblingList {
   // when it outgrows 2 * kBlock. Does not count it in size_.
   template <typename Less>
   void insertInto(uint32_t id, const Entry& entry, bool grew, Less less) {
-    std::vector<Entry>& entries = blocks_[id].entries;
-    entries.insert(
-        entries.begin() + static_cast<std::ptrdiff_t>(placeFor(entries, entry, grew, less)), entry);
+    Block& entries = blocks_[id].entries;
+    entries.insert(placeFor(entries, entry, grew, less), entry);
     blockOfSlot_[entry.slot] = id;
     if (entries.size() > 2 * kBlock) split(id);
   }
@@ -328,8 +329,8 @@ class SiblingList {
   // Erases entries[i] of block `id` (not from size_ or the slots), dropping the block if it
   // empties.
   void eraseFrom(uint32_t id, size_t i) {
-    std::vector<Entry>& entries = blocks_[id].entries;
-    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
+    Block& entries = blocks_[id].entries;
+    entries.erase(i);
     if (!entries.empty()) return;
     const size_t position = blocks_[id].position;
     freeBlock(id);
@@ -340,10 +341,8 @@ class SiblingList {
   void split(uint32_t id) {
     const size_t position = blocks_[id].position;
     const uint32_t upper = newBlock(position + 1);
-    std::vector<Entry>& from = blocks_[id].entries;
-    std::vector<Entry>& to = blocks_[upper].entries;
-    to.assign(from.begin() + kBlock, from.end());
-    from.resize(kBlock);
+    Block& to = blocks_[upper].entries;
+    to.takeTailOf(blocks_[id].entries, kBlock);
     for (const Entry& entry : to) blockOfSlot_[entry.slot] = upper;
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(position) + 1, upper);
     renumberFrom(position + 1);
@@ -359,7 +358,6 @@ class SiblingList {
     if (freeBlocks_.empty()) {
       id = static_cast<uint32_t>(blocks_.size());
       blocks_.emplace_back();
-      blocks_[id].entries.reserve(2 * kBlock + 1);
     } else {
       id = freeBlocks_.back();
       freeBlocks_.pop_back();
@@ -373,8 +371,8 @@ class SiblingList {
     freeBlocks_.push_back(id);
   }
 
-  std::vector<Block> blocks_;    // By block id; the free ones are empty.
-  std::vector<uint32_t> order_;  // Ids of the listed blocks in key order; none empty.
+  std::vector<ListedBlock> blocks_;  // By block id; the free ones are empty.
+  std::vector<uint32_t> order_;      // Ids of the listed blocks in key order; none empty.
   std::vector<uint32_t> freeBlocks_;
   std::vector<uint32_t> blockOfSlot_;  // By slot: the id of the block that holds the entry.
   std::vector<Slot> freeSlots_;
