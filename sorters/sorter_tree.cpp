@@ -102,6 +102,7 @@ void SorterTree::takeRankOf(NodeId id, NodeId replacement) {
 }
 
 void SorterTree::attach(NodeId id) {
+  refreshOnlyChild(nodes_[id].parent);
   rankAmongSiblings(id);
   Node& node = nodes_[id];
   const Child entry{node.share, node.allocations, node.rank, id, node.client, 0};
@@ -311,15 +312,30 @@ void SorterTree::changeAllocation(NodeId from, const Change& change) {
 
 void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations) {
   Node& node = nodes_[id];
+  SiblingList<Child>& siblings = nodes_[node.parent].children;
+  // An only child's key orders nothing (the role sorter of a single role, say): it is left
+  // stale until a sibling joins, which refreshOnlyChild() handles.
+  if (siblings.size() == 1) return;
   node.share = shareOf(id);
   if (sharesStale_) return;
 
   const auto less = [](const Child& a, const Child& b) { return keyLess(a, b); };
   const Child old{oldShare, oldAllocations, node.rank, id, node.client, node.slot};
   const Child moved{node.share, node.allocations, node.rank, id, node.client, node.slot};
-  const bool repositioned = nodes_[node.parent].children.reposition(old, moved, less);
+  const bool repositioned = siblings.reposition(old, moved, less);
   // A subtree without active clients contributes nothing to sort(), wherever it sits.
   if (repositioned && activeLeaves_[id] > 0) orderChanged_ = true;
+}
+
+void SorterTree::refreshOnlyChild(NodeId parent) {
+  SiblingList<Child>& siblings = nodes_[parent].children;
+  if (order_ != SiblingOrder::kByShare || siblings.size() != 1) return;
+  siblings.forEachMutable([this](Child& only) {
+    Node& node = nodes_[only.node];
+    node.share = shareOf(only.node);
+    only.share = node.share;
+    only.allocations = node.allocations;
+  });
 }
 
 void SorterTree::allocated(ClientId client, const Quantities& quantities) {

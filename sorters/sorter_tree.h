@@ -119,7 +119,7 @@ class SorterTree : public Sorter {
     // Allocations made in the subtree; with `share` and `path` this is the node's sort key.
     uint64_t allocations = 0;
     // The share the node was last placed by in its parent's children. Equal to the current
-    // share except while sharesStale_.
+    // share except while sharesStale_, or while the node is its parent's only child.
     double share = 0;
     double weight = 1;
     NodeId parent = kNoNode;
@@ -169,6 +169,9 @@ class SorterTree : public Sorter {
   template <typename Change>
   void changeAllocation(NodeId from, const Change& change);
   void refreshKey(NodeId node, double oldShare, uint64_t oldAllocations);
+  // Brings the key of `parent`'s only child (if it has just one) up to date, before a
+  // sibling joins it.
+  void refreshOnlyChild(NodeId parent);
   double shareOf(NodeId node) const;
   int64_t* amountsOf(NodeId node) { return amounts_.data() + size_t{node} * kindSlots_; }
   const int64_t* amountsOf(NodeId node) const {

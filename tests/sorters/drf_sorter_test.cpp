@@ -232,6 +232,45 @@ TEST(DrfSorterTest, ManySiblingsKeepTheExactOrderThroughAllocations) {
   EXPECT_EQ(visited, expected);
 }
 
+// A parent's only child is not re-keyed on allocations (nothing to order it against); its
+// key must be brought up to date when a sibling joins, at any level and for a client that
+// becomes a virtual leaf. Each sort() first settles the new total or weight, so the
+// allocations after it are what the only child's key misses.
+TEST(DrfSorterTest, OnlyChildIsOrderedByItsCurrentShareOnceASiblingJoins) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId ra = addActive(sorter, "r/a");
+  EXPECT_EQ(sortedNames(sorter), (Names{"r/a"}));
+  sorter.allocated(ra, cpus(3));
+  sorter.allocated(ra, cpus(1));
+
+  // "s" joins r at the root, "r/b" joins r/a inside r: both hold less.
+  const ClientId s = addActive(sorter, "s");
+  sorter.allocated(s, cpus(2));
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "r/a"}));
+  const ClientId rb = addActive(sorter, "r/b");
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "r/b", "r/a"}));
+  EXPECT_DOUBLE_EQ(sorter.pathShare("r"), 0.4);
+
+  // "t" (weight 2 against s and r) becomes a virtual leaf, at the default weight, when "t/x"
+  // is added: its own 0.3 then counts in full against t/x's 0.2.
+  sorter.updateWeight("t", 2);
+  const ClientId t = addActive(sorter, "t");
+  sorter.allocated(t, cpus(3));
+  EXPECT_EQ(sortedNames(sorter), (Names{"t", "s", "r/b", "r/a"}));  // 0.15, 0.2, 0.4.
+  const ClientId tx = addActive(sorter, "t/x");
+  sorter.allocated(tx, cpus(2));  // t: 0.5 / 2 as a subtree.
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "t/x", "t", "r/b", "r/a"}));
+
+  // After r/b leaves, r/a is an only child again; its allocations still count.
+  sorter.remove(rb);
+  sorter.allocated(ra, cpus(2));  // r: 0.6.
+  sorter.allocated(ra, cpus(1));  // r: 0.7.
+  addActive(sorter, "r/c");
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "t/x", "t", "r/c", "r/a"}));
+  EXPECT_DOUBLE_EQ(sorter.share(ra), 0.7);
+}
+
 // Allocations are kept by kind id in rows that start with the pre-interned kinds; a kind
 // interned later widens them without losing what is held.
 TEST(DrfSorterTest, KindsInternedLaterCountTowardShares) {
