@@ -125,6 +125,17 @@ class SiblingList {
     const size_t i =
         gallopFromFront(0, entries.size(), [&](size_t k) { return less(entries[k], from); });
     CHECK(i < entries.size() && entries[i].slot == from.slot) << "sorter sibling lost its place";
+    // Usual under DRF for the client just offered to: it now sorts after every sibling.
+    // (Its own block being the last is left to the general case below.)
+    const uint32_t lastId = order_.back();
+    Block& last = blocks_[lastId].entries;
+    if (id != lastId && less(last.back(), to)) {
+      last.insert(last.size(), to);
+      blockOfSlot_[to.slot] = lastId;
+      if (last.size() > 2 * kBlock) split(lastId);
+      eraseFrom(id, i);
+      return true;
+    }
     // Common case: still between its neighbours, so it stays where it is.
     const size_t position = blocks_[id].position;
     const Entry* previous =

@@ -470,8 +470,7 @@ void SorterTree::updateWeight(std::string_view path, double weight) {
   sharesStale_ = true;
 }
 
-void SorterTree::restoreSiblingOrder() {
-  if (!sharesStale_) return;
+void SorterTree::resortSiblings() {
   sharesStale_ = false;
   orderChanged_ = true;
   for (NodeId id = kRoot + 1; id < nodes_.size(); ++id) {

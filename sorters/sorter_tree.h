@@ -103,8 +103,11 @@ class SorterTree : public Sorter {
   double weightOf(NodeId node) const { return nodes_[node].weight; }
 
   // kByShare only: re-sorts every child array if totals, weights or exclusions changed since
-  // the last call. Cheap when nothing did.
-  void restoreSiblingOrder();
+  // the last call. Inline, as sort() and visitInOrder() call it once per agent and it rarely
+  // has anything to do.
+  void restoreSiblingOrder() {
+    if (sharesStale_) resortSiblings();
+  }
   // True if the active clients' order may have changed since the last call (a sibling moved,
   // a client was (de)activated or removed). Clears the flag.
   bool takeOrderChanged() {
@@ -195,6 +198,7 @@ class SorterTree : public Sorter {
     return a.rank < b.rank;
   }
   void setDivisor(KindId kind);
+  void resortSiblings();
   // Turns the leaf `id`, just moved under the new internal node of its path, into that node's
   // virtual leaf: default weight, re-keyed among its new siblings.
   void makeVirtualLeaf(NodeId id);
