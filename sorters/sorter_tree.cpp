@@ -279,7 +279,7 @@ void SorterTree::propagateActive(NodeId leaf, int delta) {
   for (NodeId node = leaf; node != kNoNode; node = nodes_[node].parent) {
     activeLeaves_[node] += delta;
   }
-  orderChanged_ = true;
+  orderChange_ = OrderChange::kAny;
 }
 
 void SorterTree::activate(ClientId client) {
@@ -324,7 +324,19 @@ void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations)
   const Child moved{node.share, node.allocations, node.rank, id, node.client, node.slot};
   const bool repositioned = siblings.reposition(old, moved, less);
   // A subtree without active clients contributes nothing to sort(), wherever it sits.
-  if (repositioned && activeLeaves_[id] > 0) orderChanged_ = true;
+  if (repositioned && activeLeaves_[id] > 0) noteMoved(id);
+}
+
+// A sort() after every offer, as the allocator's role loop makes, then sees one client of a
+// flat tree moved, which it can patch into its order instead of re-walking the tree.
+void SorterTree::noteMoved(NodeId id) {
+  const bool rootClient = nodes_[id].parent == kRoot && nodes_[id].client != kNoClient;
+  if (orderChange_ == OrderChange::kNone && rootClient) {
+    orderChange_ = OrderChange::kOneRootClientMoved;
+    movedRootLeaf_ = id;
+  } else if (orderChange_ != OrderChange::kOneRootClientMoved || movedRootLeaf_ != id) {
+    orderChange_ = OrderChange::kAny;
+  }
 }
 
 void SorterTree::refreshOnlyChild(NodeId parent) {
@@ -472,7 +484,7 @@ void SorterTree::updateWeight(std::string_view path, double weight) {
 
 void SorterTree::resortSiblings() {
   sharesStale_ = false;
-  orderChanged_ = true;
+  orderChange_ = OrderChange::kAny;
   for (NodeId id = kRoot + 1; id < nodes_.size(); ++id) {
     if (nodes_[id].inUse) nodes_[id].share = shareOf(id);
   }

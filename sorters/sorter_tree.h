@@ -108,12 +108,23 @@ class SorterTree : public Sorter {
   void restoreSiblingOrder() {
     if (sharesStale_) resortSiblings();
   }
-  // True if the active clients' order may have changed since the last call (a sibling moved,
-  // a client was (de)activated or removed). Clears the flag.
-  bool takeOrderChanged() {
-    const bool changed = orderChanged_;
-    orderChanged_ = false;
-    return changed;
+  // How the active clients' order may have changed since the last call: not at all, by one
+  // client directly under the root moving among its siblings (`*moved`; the others kept their
+  // relative order), or in any way. Clears it.
+  enum class OrderChange { kNone, kOneRootClientMoved, kAny };
+  OrderChange takeOrderChange(ClientId* moved) {
+    const OrderChange change = orderChange_;
+    *moved = nodes_[movedRootLeaf_].client;
+    orderChange_ = OrderChange::kNone;
+    movedRootLeaf_ = kRoot;
+    return change;
+  }
+  // Whether client `a` sorts before `b`, two clients directly under the root.
+  bool sortsBefore(ClientId a, ClientId b) const {
+    const Node& left = nodes_[leafOfClient_[a]];
+    const Node& right = nodes_[leafOfClient_[b]];
+    return keyLess(Child{left.share, left.allocations, left.rank, 0, a, 0},
+                   Child{right.share, right.allocations, right.rank, 0, b, 0});
   }
 
  private:
@@ -166,6 +177,8 @@ class SorterTree : public Sorter {
   // Undoes a virtual leaf once it is its parent's only child: the leaf takes the parent's place.
   void collapseIfOnlyVirtualLeaf(NodeId node);
   void propagateActive(NodeId leaf, int delta);
+  // Records that active node `id` moved among its siblings.
+  void noteMoved(NodeId id);
 
   // Applies `change(amounts, allocations)` to `from` and each of its ancestors below the
   // root, keeping every one of them at its sorted place. `amounts` is the node's row.
@@ -229,7 +242,8 @@ class SorterTree : public Sorter {
   std::vector<KindId> fairKinds_;
 
   bool sharesStale_ = false;
-  bool orderChanged_ = true;
+  OrderChange orderChange_ = OrderChange::kAny;
+  NodeId movedRootLeaf_ = kRoot;  // With kOneRootClientMoved.
 };
 
 }  // namespace harvest

@@ -232,6 +232,53 @@ TEST(DrfSorterTest, ManySiblingsKeepTheExactOrderThroughAllocations) {
   EXPECT_EQ(visited, expected);
 }
 
+// sort() after a single client of a flat tree moved patches its previous result instead of
+// re-walking the tree; visitInOrder() always walks it, so the two must agree after every
+// change, whether one client moved, the same one twice, or several.
+TEST(DrfSorterTest, SortPatchedAfterOneMoveMatchesTheTreeWalk) {
+  std::mt19937_64 random(11);
+  auto below = [&](uint64_t n) { return static_cast<int64_t>(random() % n); };
+  DrfSorter sorter;
+  sorter.addTotal(cpusMem(1000, 100000));
+  std::vector<ClientId> clients;
+  for (int i = 0; i < 120; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "r%03d", i);
+    clients.push_back(addActive(sorter, name));
+  }
+  std::vector<Quantities> held(clients.size());
+  size_t patched = 0;
+  for (int step = 0; step < 3000; ++step) {
+    const int changes = below(10) == 0 ? 2 : 1;
+    for (int change = 0; change < changes; ++change) {
+      // Mostly the first client in order, as the allocator's role loop offers to.
+      const auto order = sorter.sort();
+      const size_t index = below(3) == 0 || order.empty() ? below(clients.size()) : order.front();
+      const ClientId client = clients[index];
+      const int64_t op = below(20);
+      if (op < 14 || held[index].empty()) {
+        const Quantities q = cpusMem(1 + below(3), 100 * below(5));
+        sorter.allocated(client, q);
+        held[index] += q;
+      } else if (op < 19) {
+        sorter.unallocated(client, held[index]);
+        held[index] = Quantities();
+      } else {
+        below(2) == 0 ? sorter.deactivate(client) : sorter.activate(client);
+      }
+    }
+    if (changes == 1) ++patched;
+    std::vector<ClientId> walked;
+    sorter.visitInOrder([&](ClientId client) {
+      walked.push_back(client);
+      return true;
+    });
+    const auto sorted = sorter.sort();
+    ASSERT_EQ(std::vector<ClientId>(sorted.begin(), sorted.end()), walked) << "step " << step;
+  }
+  EXPECT_GT(patched, 2000u);
+}
+
 // A parent's only child is not re-keyed on allocations (nothing to order it against); its
 // key must be brought up to date when a sibling joins, at any level and for a client that
 // becomes a virtual leaf. Each sort() first settles the new total or weight, so the
