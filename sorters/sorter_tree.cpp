@@ -17,12 +17,6 @@ SorterTree::SorterTree(SiblingOrder order)
   activeLeaves_.push_back(0);
 }
 
-SorterTree::NodeId SorterTree::leafOf(ClientId client) const {
-  CHECK(client < leafOfClient_.size() && leafOfClient_[client] != kNoNode)
-      << "unknown sorter client id " << client;
-  return leafOfClient_[client];
-}
-
 // ---------------------------------------------------------------------------------------------
 // Structure.
 

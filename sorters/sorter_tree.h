@@ -28,6 +28,8 @@
 // or non-finite weights) fail a glog CHECK.
 #pragma once
 
+#include <glog/logging.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -159,7 +161,12 @@ class SorterTree : public Sorter {
   template <typename Value>
   using PathMap = std::unordered_map<std::string, Value, PathHash, std::equal_to<>>;
 
-  NodeId leafOf(ClientId client) const;
+  // Inline: every allocation change starts here.
+  NodeId leafOf(ClientId client) const {
+    CHECK(client < leafOfClient_.size() && leafOfClient_[client] != kNoNode)
+        << "unknown sorter client id " << client;
+    return leafOfClient_[client];
+  }
   NodeId newNode(std::string_view path, NodeId parent, ClientId client);
   void freeNode(NodeId node);
   // Returns the internal node at `path` (child of `parent`), creating it or turning the leaf
