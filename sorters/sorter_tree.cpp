@@ -402,6 +402,9 @@ double SorterTree::shareOf(NodeId node) const {
   const int64_t* amounts = amountsOf(node);
   double dominant = 0;
   for (const KindId kind : fairKinds_) {
+    // Skipping what is not held spares a division per kind for the many clients that hold
+    // nothing, which a full re-sort computes the share of too.
+    if (amounts[kind] == 0) continue;
     dominant = std::max(dominant, static_cast<double>(amounts[kind]) / divisor_[kind]);
   }
   return dominant / nodes_[node].weight;
