@@ -8,10 +8,11 @@
 //
 // Every entry carries a slot (Entry::slot, a uint32_t the list assigns on insertion and keeps
 // while the entry is listed), and the list records which block holds each slot. A reposition
-// therefore searches only the entry's own block for its old key instead of all blocks. Its
-// new place is found by galloping from the end of the list when the key grew (an allocation:
-// under DRF the client that was just offered to tends to move behind most of its siblings)
-// and by binary search when it shrank.
+// therefore searches only the entry's own block for its old key (galloping from the block's
+// front: the client just offered to is usually near the front of the list) instead of all
+// blocks. When the key grew (an allocation) one comparison with the last entry first checks
+// the usual DRF case, the client now sorting behind all its siblings; otherwise the new place
+// is found by galloping from the end of the list, or by binary search when the key shrank.
 //
 // `less` must order the listed entries strictly (no two equal keys), so an entry's key
 // identifies it.
