@@ -1,5 +1,8 @@
 #include "sorters/drf_sorter.h"
 
+#include <glog/logging.h>
+
+#include <algorithm>
 #include <memory>
 
 namespace harvest {
@@ -8,22 +11,42 @@ DrfSorter::DrfSorter() : SorterTree(SiblingOrder::kByShare) {}
 
 std::span<const ClientId> DrfSorter::sort() {
   restoreSiblingOrder();
-  if (takeOrderChanged()) {
-    order_.clear();
-    appendActiveLeaves(kRoot);
+  ClientId moved;
+  switch (takeOrderChange(&moved)) {
+    case OrderChange::kNone:
+      break;
+    case OrderChange::kOneRootClientMoved:
+      placeAgain(moved);
+      break;
+    case OrderChange::kAny:
+      order_.clear();
+      appendActiveLeaves(kRoot);
+      break;
   }
   return order_;
 }
 
+// The other clients are still in order, so `moved` is taken out and put back where its key
+// now belongs. It was just offered to, so it is usually found near the front.
+void DrfSorter::placeAgain(ClientId moved) {
+  const auto at = std::find(order_.begin(), order_.end(), moved);
+  CHECK(at != order_.end()) << "moved sorter client " << moved << " missing from the order";
+  order_.erase(at);
+  order_.insert(std::partition_point(order_.begin(), order_.end(),
+                                     [&](ClientId other) { return sortsBefore(other, moved); }),
+                moved);
+}
+
 void DrfSorter::appendActiveLeaves(NodeId node) {
-  for (const Child& child : childrenOf(node)) {
-    if (activeLeavesUnder(child.node) == 0) continue;
+  childrenOf(node).visitUntil([&](const Child& child) {
+    if (activeLeavesUnder(child.node) == 0) return true;
     if (child.client != kNoClient) {
       order_.push_back(child.client);
     } else {
       appendActiveLeaves(child.node);
     }
-  }
+    return true;
+  });
 }
 
 void DrfSorter::visitInOrder(ClientVisitor visit) {
@@ -32,15 +55,10 @@ void DrfSorter::visitInOrder(ClientVisitor visit) {
 }
 
 bool DrfSorter::visitActiveLeaves(NodeId node, ClientVisitor visit) const {
-  for (const Child& child : childrenOf(node)) {
-    if (activeLeavesUnder(child.node) == 0) continue;
-    if (child.client != kNoClient) {
-      if (!visit(child.client)) return false;
-    } else if (!visitActiveLeaves(child.node, visit)) {
-      return false;
-    }
-  }
-  return true;
+  return childrenOf(node).visitUntil([&](const Child& child) {
+    if (activeLeavesUnder(child.node) == 0) return true;
+    return child.client != kNoClient ? visit(child.client) : visitActiveLeaves(child.node, visit);
+  });
 }
 
 std::unique_ptr<Sorter> makeDrfSorter() {

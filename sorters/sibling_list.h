@@ -3,106 +3,169 @@
 // A flat sorted array makes a reposition cost a memmove of everything between the old and
 // the new place: with 1,000 frameworks in a role that is ~24 KB per offer, which dominated
 // the allocation cycle. Here the sequence is split into blocks of at most 2 * kBlock
-// entries, so a reposition moves at most one block's tail twice and finds its place by two
-// binary searches, while iteration still walks contiguous memory.
+// entries (see SiblingBlock), so a reposition shifts part of at most two blocks, while
+// iteration still walks contiguous memory.
+//
+// Every entry carries a slot (Entry::slot, a uint32_t the list assigns on insertion and keeps
+// while the entry is listed), and the list records which block holds each slot. A reposition
+// therefore searches only the entry's own block for its old key (galloping from the block's
+// front: the client just offered to is usually near the front of the list) instead of all
+// blocks. When the key grew (an allocation) one comparison with the last entry first checks
+// the usual DRF case, the client now sorting behind all its siblings; otherwise the new place
+// is found by galloping from the end of the list, or by binary search when the key shrank.
+//
+// `less` must order the listed entries strictly (no two equal keys), so an entry's key
+// identifies it.
 #pragma once
 
 #include <glog/logging.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#include "sorters/sibling_block.h"
 
 namespace harvest {
 
 template <typename Entry>
 class SiblingList {
  public:
-  // A reposition moves up to 2 * kBlock entries (32 bytes in the sorter) and binary-searches
-  // size / kBlock blocks; 32 measured best for 1k-3k siblings (callgrind, DeclineOffers 10k
-  // agents: 128 and 16 cost more).
+  using Slot = uint32_t;
+
+  // A reposition moves up to 2 * kBlock entries (32 bytes in the sorter); 32 measured best
+  // for 1k-3k siblings (callgrind, DeclineOffers 10k agents: 128 and 16 cost more).
   static constexpr size_t kBlock = 32;
 
   class const_iterator {
    public:
-    const_iterator(const SiblingList* list, size_t block, size_t index)
-        : list_(list), block_(block), index_(index) {}
-    const Entry& operator*() const { return list_->blocks_[block_][index_]; }
+    const_iterator(const SiblingList* list, size_t position, size_t index)
+        : list_(list), position_(position), index_(index) {}
+    const Entry& operator*() const { return list_->blockAt(position_)[index_]; }
     const Entry* operator->() const { return &**this; }
     const_iterator& operator++() {
-      if (++index_ == list_->blocks_[block_].size()) {
-        ++block_;
+      if (++index_ == list_->blockAt(position_).size()) {
+        ++position_;
         index_ = 0;
       }
       return *this;
     }
     bool operator==(const const_iterator& other) const {
-      return block_ == other.block_ && index_ == other.index_;
+      return position_ == other.position_ && index_ == other.index_;
     }
 
    private:
     const SiblingList* list_;
-    size_t block_;
+    size_t position_;  // In order_.
     size_t index_;
   };
 
   const_iterator begin() const { return const_iterator(this, 0, 0); }
-  const_iterator end() const { return const_iterator(this, blocks_.size(), 0); }
+  const_iterator end() const { return const_iterator(this, order_.size(), 0); }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const Entry& front() const { return blocks_.front().front(); }
+  const Entry& front() const { return blockAt(0).front(); }
 
-  void clear() {
-    blocks_.clear();
-    size_ = 0;
-  }
-
-  // Appends without regard to order (for unordered lists, or before a sortAll()).
-  void append(const Entry& entry) {
-    if (blocks_.empty() || blocks_.back().size() >= 2 * kBlock) blocks_.emplace_back();
-    blocks_.back().push_back(entry);
-    ++size_;
-  }
-
-  template <typename Less>
-  void insertSorted(const Entry& entry, Less less) {
-    if (blocks_.empty()) {
-      append(entry);
-      return;
+  // Calls `visit` on the entries in order until it returns false; returns false if it did.
+  // Cheaper than iterators: one block lookup per block rather than per entry.
+  template <typename Visit>
+  bool visitUntil(Visit visit) const {
+    for (uint32_t id : order_) {
+      for (const Entry& entry : blocks_[id].entries) {
+        if (!visit(entry)) return false;
+      }
     }
-    const size_t b = blockFor(entry, less);
-    std::vector<Entry>& block = blocks_[b];
-    block.insert(std::lower_bound(block.begin(), block.end(), entry, less), entry);
-    ++size_;
-    if (block.size() > 2 * kBlock) split(b);
-  }
-
-  // Moves the entry whose current key is `from` (found by binary search) to where `to`
-  // belongs. Returns whether its position among the siblings changed.
-  template <typename Less>
-  bool reposition(const Entry& from, const Entry& to, Less less) {
-    auto [b, i] = locate(from, less);
-    std::vector<Entry>& block = blocks_[b];
-    CHECK(i < block.size() && !less(from, block[i]) && !less(block[i], from))
-        << "sorter sibling lost its place";
-    // Common case: still between its neighbours, so it stays where it is.
-    const Entry* previous = i > 0 ? &block[i - 1] : (b > 0 ? &blocks_[b - 1].back() : nullptr);
-    const Entry* next = i + 1 < block.size()
-                            ? &block[i + 1]
-                            : (b + 1 < blocks_.size() ? &blocks_[b + 1].front() : nullptr);
-    if ((!previous || less(*previous, to)) && (!next || less(to, *next))) {
-      block[i] = to;
-      return false;
-    }
-    removeAt(b, i);
-    insertSorted(to, less);
     return true;
   }
 
+  void clear() {
+    for (uint32_t id : order_) freeBlock(id);
+    order_.clear();
+    blockOfSlot_.clear();
+    freeSlots_.clear();
+    size_ = 0;
+  }
+
+  // Appends without regard to order (for unordered lists, or before a sortAll()). Returns the
+  // entry's slot.
+  Slot append(Entry entry) {
+    entry.slot = newSlot();
+    place(entry);
+    return entry.slot;
+  }
+
+  template <typename Less>
+  Slot insertSorted(Entry entry, Less less) {
+    entry.slot = newSlot();
+    if (order_.empty()) {
+      place(entry);
+      return entry.slot;
+    }
+    const size_t position =
+        std::partition_point(order_.begin(), order_.end() - 1,
+                             [&](uint32_t id) { return less(blocks_[id].entries.back(), entry); }) -
+        order_.begin();
+    insertInto(order_[position], entry, /*grew=*/false, less);
+    ++size_;
+    return entry.slot;
+  }
+
+  // Moves the entry whose current key is `from` (and slot from.slot) to where `to` belongs,
+  // keeping its slot. Returns whether its position among the siblings changed.
+  template <typename Less>
+  bool reposition(const Entry& from, Entry to, Less less) {
+    to.slot = from.slot;
+    const uint32_t id = blockOfSlot_[from.slot];
+    Block& entries = blocks_[id].entries;
+    if (size_ == 1) {
+      entries[0] = to;
+      return false;
+    }
+    // The client just offered to is usually near the front of the list, hence of its block.
+    const size_t i =
+        gallopFromFront(0, entries.size(), [&](size_t k) { return less(entries[k], from); });
+    CHECK(i < entries.size() && entries[i].slot == from.slot) << "sorter sibling lost its place";
+    // Usual under DRF for the client just offered to: it now sorts after every sibling.
+    // (Its own block being the last is left to the general case below.)
+    const uint32_t lastId = order_.back();
+    Block& last = blocks_[lastId].entries;
+    if (id != lastId && less(last.back(), to)) {
+      last.insert(last.size(), to);
+      blockOfSlot_[to.slot] = lastId;
+      if (last.size() > 2 * kBlock) split(lastId);
+      eraseFrom(id, i);
+      return true;
+    }
+    // Common case: still between its neighbours, so it stays where it is.
+    const size_t position = blocks_[id].position;
+    const Entry* previous =
+        i > 0 ? &entries[i - 1] : (position > 0 ? &blockAt(position - 1).back() : nullptr);
+    const Entry* next =
+        i + 1 < entries.size()
+            ? &entries[i + 1]
+            : (position + 1 < order_.size() ? &blockAt(position + 1).front() : nullptr);
+    if ((!previous || less(*previous, to)) && (!next || less(to, *next))) {
+      entries[i] = to;
+      return false;
+    }
+    const bool grew = less(from, to);
+    const size_t target =
+        grew ? laterBlockFor(to, position, less) : earlierBlockFor(to, position, less);
+    if (target == position) {
+      moveWithinBlock(entries, i, to, grew, less);
+      return true;
+    }
+    insertInto(order_[target], to, grew, less);
+    eraseFrom(id, i);
+    return true;
+  }
+
+  // Linear: for structure changes, which are rare next to repositions.
   template <typename Predicate>
   Entry* findIf(Predicate predicate) {
-    for (std::vector<Entry>& block : blocks_) {
-      for (Entry& entry : block) {
+    for (uint32_t id : order_) {
+      for (Entry& entry : blocks_[id].entries) {
         if (predicate(entry)) return &entry;
       }
     }
@@ -111,20 +174,25 @@ class SiblingList {
 
   template <typename Predicate>
   void eraseIf(Predicate predicate) {
-    for (size_t b = 0; b < blocks_.size(); ++b) {
-      for (size_t i = 0; i < blocks_[b].size(); ++i) {
-        if (predicate(blocks_[b][i])) {
-          removeAt(b, i);
+    for (uint32_t id : order_) {
+      const Block& entries = blocks_[id].entries;
+      for (size_t i = 0; i < entries.size(); ++i) {
+        if (predicate(entries[i])) {
+          freeSlots_.push_back(entries[i].slot);
+          eraseFrom(id, i);
+          --size_;
           return;
         }
       }
     }
   }
 
+  // `visit` may change keys only in ways that keep the order (or before a sortAll()), and
+  // must not change slots.
   template <typename Visit>
   void forEachMutable(Visit visit) {
-    for (std::vector<Entry>& block : blocks_) {
-      for (Entry& entry : block) visit(entry);
+    for (uint32_t id : order_) {
+      for (Entry& entry : blocks_[id].entries) visit(entry);
     }
   }
 
@@ -134,49 +202,192 @@ class SiblingList {
     std::vector<Entry> all;
     all.reserve(size_);
     bool sorted = true;
-    for (const std::vector<Entry>& block : blocks_) {
-      for (const Entry& entry : block) {
+    for (uint32_t id : order_) {
+      for (const Entry& entry : blocks_[id].entries) {
         if (!all.empty() && less(entry, all.back())) sorted = false;
         all.push_back(entry);
       }
     }
     if (sorted) return;
     std::sort(all.begin(), all.end(), less);
-    clear();
-    for (const Entry& entry : all) append(entry);
+    for (uint32_t id : order_) freeBlock(id);
+    order_.clear();
+    size_ = 0;
+    for (const Entry& entry : all) place(entry);
   }
 
  private:
-  // The block where `entry` belongs: the first whose last entry is not less than it.
+  // Room for one more than a block holds before it splits, and as much again to spare, so
+  // insertions can usually shift the shorter side.
+  using Block = SiblingBlock<Entry, 3 * kBlock>;
+  struct ListedBlock {
+    Block entries;
+    size_t position = 0;  // In order_.
+  };
+
+  const Block& blockAt(size_t position) const { return blocks_[order_[position]].entries; }
+
+  Slot newSlot() {
+    if (!freeSlots_.empty()) {
+      const Slot slot = freeSlots_.back();
+      freeSlots_.pop_back();
+      return slot;
+    }
+    blockOfSlot_.push_back(0);
+    return static_cast<Slot>(blockOfSlot_.size() - 1);
+  }
+
+  // Appends `entry` (its slot already assigned) to the last block, opening a new one if full.
+  void place(const Entry& entry) {
+    if (order_.empty() || blocks_[order_.back()].entries.size() >= 2 * kBlock) {
+      order_.push_back(newBlock(order_.size()));
+    }
+    const uint32_t id = order_.back();
+    Block& entries = blocks_[id].entries;
+    entries.insert(entries.size(), entry);
+    blockOfSlot_[entry.slot] = id;
+    ++size_;
+  }
+
+  // The smallest p in [low, high) for which `before(p)` is false, or `high` if there is none;
+  // `before` must be true up to some point and false after it. Galloping from `low` costs
+  // O(log(p - low)) calls, from `high` O(log(high - p)), rather than O(log(high - low)).
+  template <typename Before>
+  static size_t gallopFromFront(size_t low, size_t high, Before before) {
+    for (size_t step = 1; low < high; step *= 2) {
+      const size_t probe = high - low > step ? low + step - 1 : high - 1;
+      if (!before(probe)) {
+        high = probe;
+        break;
+      }
+      low = probe + 1;
+    }
+    return bisect(low, high, before);
+  }
+  template <typename Before>
+  static size_t gallopFromBack(size_t low, size_t high, Before before) {
+    for (size_t step = 1; low < high; step *= 2) {
+      const size_t probe = high - low > step ? high - step : low;
+      if (before(probe)) {
+        low = probe + 1;
+        break;
+      }
+      high = probe;
+    }
+    return bisect(low, high, before);
+  }
+  template <typename Before>
+  static size_t bisect(size_t low, size_t high, Before before) {
+    while (low < high) {
+      const size_t middle = low + (high - low) / 2;
+      if (before(middle)) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  }
+
+  // Smallest position in [first, order_.size() - 1) whose block's last entry is not less than
+  // `to`, or the last position if none is. Galloping from the end: a key that moved to the
+  // back of the list costs one comparison.
   template <typename Less>
-  size_t blockFor(const Entry& entry, Less less) const {
-    auto it = std::partition_point(
-        blocks_.begin(), blocks_.end(),
-        [&](const std::vector<Entry>& block) { return less(block.back(), entry); });
-    return it == blocks_.end() ? blocks_.size() - 1 : static_cast<size_t>(it - blocks_.begin());
+  size_t laterBlockFor(const Entry& to, size_t first, Less less) const {
+    return gallopFromBack(first, order_.size() - 1,
+                          [&](size_t position) { return less(blockAt(position).back(), to); });
   }
 
+  // Smallest position in [0, last] whose block's last entry is not less than `to`; the block
+  // at `last` holds a key above `to`, so there is one.
   template <typename Less>
-  std::pair<size_t, size_t> locate(const Entry& entry, Less less) const {
-    const size_t b = blockFor(entry, less);
-    const std::vector<Entry>& block = blocks_[b];
-    return {b, static_cast<size_t>(std::lower_bound(block.begin(), block.end(), entry, less) -
-                                   block.begin())};
+  size_t earlierBlockFor(const Entry& to, size_t last, Less less) const {
+    return std::partition_point(order_.begin(), order_.begin() + static_cast<std::ptrdiff_t>(last),
+                                [&](uint32_t id) { return less(blocks_[id].entries.back(), to); }) -
+           order_.begin();
   }
 
-  void removeAt(size_t b, size_t i) {
-    blocks_[b].erase(blocks_[b].begin() + static_cast<std::ptrdiff_t>(i));
-    --size_;
-    if (blocks_[b].empty()) blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(b));
+  // Where `to` belongs in `entries`: galloping from the back if the key grew.
+  template <typename Less>
+  static size_t placeFor(const Block& entries, const Entry& to, bool grew, Less less) {
+    const auto before = [&](size_t k) { return less(entries[k], to); };
+    return grew ? gallopFromBack(0, entries.size(), before) : bisect(0, entries.size(), before);
   }
 
-  void split(size_t b) {
-    std::vector<Entry> upper(blocks_[b].begin() + kBlock, blocks_[b].end());
-    blocks_[b].resize(kBlock);
-    blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(b) + 1, std::move(upper));
+  // Moves entries[i] to where `to` belongs in the same block and stores `to` there.
+  template <typename Less>
+  static void moveWithinBlock(Block& entries, size_t i, const Entry& to, bool grew, Less less) {
+    Entry* at = entries.begin() + i;
+    Entry* place = entries.begin() + placeFor(entries, to, grew, less);
+    if (place > at) {
+      std::move(at + 1, place, at);
+      *(place - 1) = to;
+    } else {
+      std::move_backward(place, at, at + 1);
+      *place = to;
+    }
   }
 
-  std::vector<std::vector<Entry>> blocks_;  // Never holds an empty block.
+  // Inserts `entry` (slot assigned) into block `id` at its sorted place, splitting the block
+  // when it outgrows 2 * kBlock. Does not count it in size_.
+  template <typename Less>
+  void insertInto(uint32_t id, const Entry& entry, bool grew, Less less) {
+    Block& entries = blocks_[id].entries;
+    entries.insert(placeFor(entries, entry, grew, less), entry);
+    blockOfSlot_[entry.slot] = id;
+    if (entries.size() > 2 * kBlock) split(id);
+  }
+
+  // Erases entries[i] of block `id` (not from size_ or the slots), dropping the block if it
+  // empties.
+  void eraseFrom(uint32_t id, size_t i) {
+    Block& entries = blocks_[id].entries;
+    entries.erase(i);
+    if (!entries.empty()) return;
+    const size_t position = blocks_[id].position;
+    freeBlock(id);
+    order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(position));
+    renumberFrom(position);
+  }
+
+  void split(uint32_t id) {
+    const size_t position = blocks_[id].position;
+    const uint32_t upper = newBlock(position + 1);
+    Block& to = blocks_[upper].entries;
+    to.takeTailOf(blocks_[id].entries, kBlock);
+    for (const Entry& entry : to) blockOfSlot_[entry.slot] = upper;
+    order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(position) + 1, upper);
+    renumberFrom(position + 1);
+  }
+
+  void renumberFrom(size_t position) {
+    for (; position < order_.size(); ++position) blocks_[order_[position]].position = position;
+  }
+
+  // An empty block for `position`, reusing a freed one (and its memory) when there is one.
+  uint32_t newBlock(size_t position) {
+    uint32_t id;
+    if (freeBlocks_.empty()) {
+      id = static_cast<uint32_t>(blocks_.size());
+      blocks_.emplace_back();
+    } else {
+      id = freeBlocks_.back();
+      freeBlocks_.pop_back();
+    }
+    blocks_[id].position = position;
+    return id;
+  }
+
+  void freeBlock(uint32_t id) {
+    blocks_[id].entries.clear();
+    freeBlocks_.push_back(id);
+  }
+
+  std::vector<ListedBlock> blocks_;  // By block id; the free ones are empty.
+  std::vector<uint32_t> order_;      // Ids of the listed blocks in key order; none empty.
+  std::vector<uint32_t> freeBlocks_;
+  std::vector<uint32_t> blockOfSlot_;  // By slot: the id of the block that holds the entry.
+  std::vector<Slot> freeSlots_;
   size_t size_ = 0;
 };
 

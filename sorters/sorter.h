@@ -55,7 +55,9 @@ class Sorter {
   virtual void unallocated(ClientId client, const Quantities& quantities) = 0;
   // Replaces `from` by `to` in the client's allocation (e.g. a reservation changed its shape).
   virtual void update(ClientId client, const Quantities& from, const Quantities& to) = 0;
-  virtual const Quantities& allocation(ClientId client) const = 0;
+  // By value: a sorter may keep allocations in another form (the DRF tree keeps rows of
+  // amounts by kind) and build this on request, for metrics and tests.
+  virtual Quantities allocation(ClientId client) const = 0;
 
   // The pool the shares are computed against (the sum of all agents' totals).
   virtual void addTotal(const Quantities& quantities) = 0;

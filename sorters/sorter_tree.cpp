@@ -7,16 +7,14 @@
 
 namespace harvest {
 
-SorterTree::SorterTree(SiblingOrder order) : order_(order) {
+SorterTree::SorterTree(SiblingOrder order)
+    : order_(order),
+      amounts_(kindSlots_, 0),
+      divisor_(kindSlots_, 0.0),
+      excluded_(kindSlots_, false) {
   nodes_.emplace_back();
   nodes_[kRoot].inUse = true;
   activeLeaves_.push_back(0);
-}
-
-SorterTree::NodeId SorterTree::leafOf(ClientId client) const {
-  CHECK(client < leafOfClient_.size() && leafOfClient_[client] != kNoNode)
-      << "unknown sorter client id " << client;
-  return leafOfClient_[client];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -28,13 +26,14 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
     id = static_cast<NodeId>(nodes_.size());
     nodes_.emplace_back();
     activeLeaves_.push_back(0);
+    amounts_.resize(amounts_.size() + kindSlots_, 0);
   } else {
     id = freeNodes_.back();
     freeNodes_.pop_back();
+    std::fill_n(amountsOf(id), kindSlots_, 0);
   }
   Node& node = nodes_[id];
   node.path.assign(path);
-  node.allocation = Quantities();
   node.allocations = 0;
   node.share = 0;
   auto weight = weights_.find(path);
@@ -44,6 +43,7 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
   node.inUse = true;
   node.virtualLeaf = false;
   node.rank = 0;
+  node.slot = 0;
   node.children.clear();
   node.byPath.clear();
   activeLeaves_[id] = 0;
@@ -96,15 +96,17 @@ void SorterTree::takeRankOf(NodeId id, NodeId replacement) {
 }
 
 void SorterTree::attach(NodeId id) {
+  refreshOnlyChild(nodes_[id].parent);
   rankAmongSiblings(id);
-  const Node& node = nodes_[id];
-  const Child entry{node.share, node.allocations, node.rank, id, node.client};
+  Node& node = nodes_[id];
+  const Child entry{node.share, node.allocations, node.rank, id, node.client, 0};
   SiblingList<Child>& siblings = nodes_[node.parent].children;
   if (order_ == SiblingOrder::kByShare && !sharesStale_) {
-    siblings.insertSorted(entry, [](const Child& a, const Child& b) { return keyLess(a, b); });
+    node.slot =
+        siblings.insertSorted(entry, [](const Child& a, const Child& b) { return keyLess(a, b); });
   } else {
     // A stale order is re-sorted wholesale before it is next read.
-    siblings.append(entry);
+    node.slot = siblings.append(entry);
   }
 }
 
@@ -139,18 +141,20 @@ SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId pare
   const NodeId internal = newNode(path, parent, kNoClient);
   Node& leaf = nodes_[existing];
   Node& node = nodes_[internal];
-  node.allocation = leaf.allocation;
+  std::copy_n(amountsOf(existing), kindSlots_, amountsOf(internal));
   node.allocations = leaf.allocations;
   node.share = leaf.share;
   activeLeaves_[internal] = activeLeaves_[existing];
   Child& entry = entryOf(existing);
   entry.node = internal;
   entry.client = kNoClient;
+  node.slot = entry.slot;
   takeRankOf(existing, internal);
   leaf.parent = internal;
   leaf.rank = 0;
   node.byPath.push_back(existing);
-  node.children.append(Child{leaf.share, leaf.allocations, leaf.rank, existing, leaf.client});
+  leaf.slot = node.children.append(
+      Child{leaf.share, leaf.allocations, leaf.rank, existing, leaf.client, 0});
   makeVirtualLeaf(existing);
   it->second = internal;
   return internal;
@@ -175,6 +179,7 @@ void SorterTree::collapseIfOnlyVirtualLeaf(NodeId id) {
   Child& entry = entryOf(id);
   entry.node = only.node;
   entry.client = only.client;
+  leaf.slot = entry.slot;
   nodeByPath_.find(node.path)->second = only.node;
   freeNode(id);
 }
@@ -222,10 +227,11 @@ void SorterTree::remove(ClientId client) {
   if (activeLeaves_[leaf] > 0) propagateActive(leaf, -1);
 
   const NodeId parent = nodes_[leaf].parent;
-  const Quantities held = nodes_[leaf].allocation;
+  // The leaf's row is not among those changed, so it stays put while they are.
+  const int64_t* held = amountsOf(leaf);
   const uint64_t heldAllocations = nodes_[leaf].allocations;
-  changeAllocation(parent, [&](Quantities& allocation, uint64_t& allocations) {
-    allocation -= held;
+  changeAllocation(parent, [&](int64_t* amounts, uint64_t& allocations) {
+    for (size_t kind = 0; kind < kindSlots_; ++kind) amounts[kind] -= held[kind];
     allocations -= heldAllocations;
   });
   detach(leaf);
@@ -267,7 +273,7 @@ void SorterTree::propagateActive(NodeId leaf, int delta) {
   for (NodeId node = leaf; node != kNoNode; node = nodes_[node].parent) {
     activeLeaves_[node] += delta;
   }
-  orderChanged_ = true;
+  orderChange_ = OrderChange::kAny;
 }
 
 void SorterTree::activate(ClientId client) {
@@ -293,62 +299,126 @@ void SorterTree::changeAllocation(NodeId from, const Change& change) {
     Node& node = nodes_[id];
     const double oldShare = node.share;
     const uint64_t oldAllocations = node.allocations;
-    change(node.allocation, node.allocations);
+    change(amountsOf(id), node.allocations);
     if (order_ == SiblingOrder::kByShare) refreshKey(id, oldShare, oldAllocations);
   }
 }
 
 void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations) {
   Node& node = nodes_[id];
-  node.share = shareOf(node);
+  SiblingList<Child>& siblings = nodes_[node.parent].children;
+  // An only child's key orders nothing (the role sorter of a single role, say): it is left
+  // stale until a sibling joins, which refreshOnlyChild() handles.
+  if (siblings.size() == 1) return;
+  node.share = shareOf(id);
   if (sharesStale_) return;
 
   const auto less = [](const Child& a, const Child& b) { return keyLess(a, b); };
-  const Child old{oldShare, oldAllocations, node.rank, id, node.client};
-  const Child moved{node.share, node.allocations, node.rank, id, node.client};
-  const bool repositioned = nodes_[node.parent].children.reposition(old, moved, less);
+  const Child old{oldShare, oldAllocations, node.rank, id, node.client, node.slot};
+  const Child moved{node.share, node.allocations, node.rank, id, node.client, node.slot};
+  const bool repositioned = siblings.reposition(old, moved, less);
   // A subtree without active clients contributes nothing to sort(), wherever it sits.
-  if (repositioned && activeLeaves_[id] > 0) orderChanged_ = true;
+  if (repositioned && activeLeaves_[id] > 0) noteMoved(id);
+}
+
+// A sort() after every offer, as the allocator's role loop makes, then sees one client of a
+// flat tree moved, which it can patch into its order instead of re-walking the tree.
+void SorterTree::noteMoved(NodeId id) {
+  const bool rootClient = nodes_[id].parent == kRoot && nodes_[id].client != kNoClient;
+  if (orderChange_ == OrderChange::kNone && rootClient) {
+    orderChange_ = OrderChange::kOneRootClientMoved;
+    movedRootLeaf_ = id;
+  } else if (orderChange_ != OrderChange::kOneRootClientMoved || movedRootLeaf_ != id) {
+    orderChange_ = OrderChange::kAny;
+  }
+}
+
+void SorterTree::refreshOnlyChild(NodeId parent) {
+  SiblingList<Child>& siblings = nodes_[parent].children;
+  if (order_ != SiblingOrder::kByShare || siblings.size() != 1) return;
+  siblings.forEachMutable([this](Child& only) {
+    Node& node = nodes_[only.node];
+    node.share = shareOf(only.node);
+    only.share = node.share;
+    only.allocations = node.allocations;
+  });
 }
 
 void SorterTree::allocated(ClientId client, const Quantities& quantities) {
-  changeAllocation(leafOf(client), [&](Quantities& allocation, uint64_t& allocations) {
-    allocation += quantities;
+  const NodeId leaf = leafOf(client);
+  reserveKindSlots(quantities);
+  changeAllocation(leaf, [&](int64_t* amounts, uint64_t& allocations) {
+    for (const auto& [kind, amount] : quantities) amounts[kind] += amount.milli();
     ++allocations;
   });
 }
 
 void SorterTree::unallocated(ClientId client, const Quantities& quantities) {
   const NodeId leaf = leafOf(client);
-  CHECK(nodes_[leaf].allocation.contains(quantities))
-      << "sorter client '" << nodes_[leaf].path << "' holds " << nodes_[leaf].allocation.toString()
-      << ", cannot unallocate " << quantities.toString();
-  changeAllocation(leaf, [&](Quantities& allocation, uint64_t&) { allocation -= quantities; });
+  CHECK(holds(leaf, quantities)) << "sorter client '" << nodes_[leaf].path << "' holds "
+                                 << allocationOf(leaf).toString() << ", cannot unallocate "
+                                 << quantities.toString();
+  changeAllocation(leaf, [&](int64_t* amounts, uint64_t&) {
+    for (const auto& [kind, amount] : quantities) amounts[kind] -= amount.milli();
+  });
 }
 
 void SorterTree::update(ClientId client, const Quantities& from, const Quantities& to) {
   const NodeId leaf = leafOf(client);
-  CHECK(nodes_[leaf].allocation.contains(from))
-      << "sorter client '" << nodes_[leaf].path << "' holds " << nodes_[leaf].allocation.toString()
-      << ", cannot update " << from.toString();
-  changeAllocation(leaf, [&](Quantities& allocation, uint64_t&) {
-    allocation -= from;
-    allocation += to;
+  CHECK(holds(leaf, from)) << "sorter client '" << nodes_[leaf].path << "' holds "
+                           << allocationOf(leaf).toString() << ", cannot update "
+                           << from.toString();
+  reserveKindSlots(to);
+  changeAllocation(leaf, [&](int64_t* amounts, uint64_t&) {
+    for (const auto& [kind, amount] : from) amounts[kind] -= amount.milli();
+    for (const auto& [kind, amount] : to) amounts[kind] += amount.milli();
   });
 }
 
-const Quantities& SorterTree::allocation(ClientId client) const {
-  return nodes_[leafOf(client)].allocation;
+bool SorterTree::holds(NodeId node, const Quantities& quantities) const {
+  const int64_t* amounts = amountsOf(node);
+  for (const auto& [kind, amount] : quantities) {
+    if (kind >= kindSlots_ ? amount.milli() > 0 : amounts[kind] < amount.milli()) return false;
+  }
+  return true;
 }
 
-double SorterTree::shareOf(const Node& node) const {
-  double dominant = 0;
-  for (const auto& [kind, amount] : node.allocation) {
-    if (kind >= divisor_.size()) continue;
-    const double divisor = divisor_[kind];
-    if (divisor > 0) dominant = std::max(dominant, static_cast<double>(amount.milli()) / divisor);
+Quantities SorterTree::allocationOf(NodeId node) const {
+  const int64_t* amounts = amountsOf(node);
+  Quantities allocation;
+  for (size_t kind = 0; kind < kindSlots_; ++kind) {
+    if (amounts[kind] > 0) {
+      allocation.addInKindOrder(static_cast<KindId>(kind), Scalar::fromMilli(amounts[kind]));
+    }
   }
-  return dominant / node.weight;
+  return allocation;
+}
+
+Quantities SorterTree::allocation(ClientId client) const {
+  return allocationOf(leafOf(client));
+}
+
+double SorterTree::shareOf(NodeId node) const {
+  const int64_t* amounts = amountsOf(node);
+  double dominant = 0;
+  for (const KindId kind : fairKinds_) {
+    // Skipping what is not held spares a division per kind for the many clients that hold
+    // nothing, which a full re-sort computes the share of too.
+    if (amounts[kind] == 0) continue;
+    dominant = std::max(dominant, static_cast<double>(amounts[kind]) / divisor_[kind]);
+  }
+  return dominant / nodes_[node].weight;
+}
+
+void SorterTree::growKindSlots(size_t slots) {
+  std::vector<int64_t> wider(nodes_.size() * slots, 0);
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    std::copy_n(amountsOf(static_cast<NodeId>(node)), kindSlots_, wider.data() + node * slots);
+  }
+  amounts_ = std::move(wider);
+  kindSlots_ = slots;
+  divisor_.resize(slots, 0.0);
+  excluded_.resize(slots, false);
 }
 
 void SorterTree::makeVirtualLeaf(NodeId id) {
@@ -360,39 +430,41 @@ void SorterTree::makeVirtualLeaf(NodeId id) {
 }
 
 double SorterTree::share(ClientId client) const {
-  return shareOf(nodes_[leafOf(client)]);
+  return shareOf(leafOf(client));
 }
 
 double SorterTree::pathShare(std::string_view path) const {
   auto it = nodeByPath_.find(path);
-  return it == nodeByPath_.end() ? 0.0 : shareOf(nodes_[it->second]);
+  return it == nodeByPath_.end() ? 0.0 : shareOf(it->second);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Changes that move every share.
 
 void SorterTree::setDivisor(KindId kind) {
-  if (kind >= divisor_.size()) {
-    divisor_.resize(kind + 1, 0.0);
-    excluded_.resize(kind + 1, false);
-  }
   divisor_[kind] = excluded_[kind] ? 0.0 : static_cast<double>(total_.get(kind).milli());
+  fairKinds_.clear();
+  for (size_t fair = 0; fair < kindSlots_; ++fair) {
+    if (divisor_[fair] > 0) fairKinds_.push_back(static_cast<KindId>(fair));
+  }
 }
 
 void SorterTree::addTotal(const Quantities& quantities) {
+  reserveKindSlots(quantities);
   total_ += quantities;
   for (const auto& entry : quantities) setDivisor(entry.first);
   sharesStale_ = true;
 }
 
 void SorterTree::removeTotal(const Quantities& quantities) {
+  reserveKindSlots(quantities);
   total_ -= quantities;
   for (const auto& entry : quantities) setDivisor(entry.first);
   sharesStale_ = true;
 }
 
 void SorterTree::excludeKind(KindId kind) {
-  setDivisor(kind);  // Sizes the per-kind tables.
+  if (kind >= kindSlots_) growKindSlots(kind + size_t{1});
   excluded_[kind] = true;
   setDivisor(kind);
   sharesStale_ = true;
@@ -407,12 +479,11 @@ void SorterTree::updateWeight(std::string_view path, double weight) {
   sharesStale_ = true;
 }
 
-void SorterTree::restoreSiblingOrder() {
-  if (!sharesStale_) return;
+void SorterTree::resortSiblings() {
   sharesStale_ = false;
-  orderChanged_ = true;
+  orderChange_ = OrderChange::kAny;
   for (NodeId id = kRoot + 1; id < nodes_.size(); ++id) {
-    if (nodes_[id].inUse) nodes_[id].share = shareOf(nodes_[id]);
+    if (nodes_[id].inUse) nodes_[id].share = shareOf(id);
   }
   const auto less = [](const Child& a, const Child& b) { return keyLess(a, b); };
   for (Node& node : nodes_) {

@@ -13,15 +13,22 @@
 // (share, allocation count, path). The path tie-break is precomputed as an integer rank among
 // the siblings (see Node::rank), so a comparison reads three numbers from the child array and
 // never a string; kInsertion (the random sorter) leaves them unordered. A change
-// to one client's allocation moves that leaf and each ancestor within its parent's array (two
-// binary searches and a memmove each), so the cost is O(depth * log siblings) comparisons. Changes
+// to one client's allocation moves that leaf and each ancestor within its parent's list (see
+// SiblingList: a search of the entry's own block, a galloping search for the new place and a
+// memmove within one or two blocks), so the cost is O(depth * log siblings) comparisons. Changes
 // that alter every share at once (totals, weights, excluded kinds) only mark the order stale;
 // restoreSiblingOrder() re-sorts it all.
+//
+// Allocations are kept as fixed-width rows of milli amounts indexed by KindId (see amounts_),
+// not as Quantities: kinds are few and dense, so adding an allocation and computing a dominant
+// share are straight loops, with none of the merging of kind lists that Quantities does.
 //
 // Precondition violations that can only come from an allocator bug (unknown or removed
 // ClientId, adding an empty or existing name, unallocating more than a client holds, non-positive
 // or non-finite weights) fail a glog CHECK.
 #pragma once
+
+#include <glog/logging.h>
 
 #include <cstdint>
 #include <functional>
@@ -58,7 +65,7 @@ class SorterTree : public Sorter {
   void unallocated(ClientId client, const Quantities& quantities) override;
   // CHECK-fails unless the client holds `from`.
   void update(ClientId client, const Quantities& from, const Quantities& to) override;
-  const Quantities& allocation(ClientId client) const override;
+  Quantities allocation(ClientId client) const override;
 
   void addTotal(const Quantities& quantities) override;
   void removeTotal(const Quantities& quantities) override;
@@ -77,7 +84,7 @@ class SorterTree : public Sorter {
   static constexpr NodeId kNoNode = UINT32_MAX;
   static constexpr ClientId kNoClient = UINT32_MAX;
 
-  // One entry of an internal node's child array. The whole sort key (share, allocation count,
+  // One entry of an internal node's child list. The whole sort key (share, allocation count,
   // path rank) is kept inline so binary searches walk one contiguous 32-byte-per-entry array
   // and never touch the nodes or their path strings.
   struct Child {
@@ -86,6 +93,7 @@ class SorterTree : public Sorter {
     uint32_t rank;  // The node's Node::rank, copied so the tie-break stays in the array.
     NodeId node;
     ClientId client;  // kNoClient for internal nodes.
+    uint32_t slot;    // Assigned by the SiblingList; the node's Node::slot.
   };
 
   enum class SiblingOrder { kByShare, kInsertion };
@@ -97,24 +105,37 @@ class SorterTree : public Sorter {
   double weightOf(NodeId node) const { return nodes_[node].weight; }
 
   // kByShare only: re-sorts every child array if totals, weights or exclusions changed since
-  // the last call. Cheap when nothing did.
-  void restoreSiblingOrder();
-  // True if the active clients' order may have changed since the last call (a sibling moved,
-  // a client was (de)activated or removed). Clears the flag.
-  bool takeOrderChanged() {
-    const bool changed = orderChanged_;
-    orderChanged_ = false;
-    return changed;
+  // the last call. Inline, as sort() and visitInOrder() call it once per agent and it rarely
+  // has anything to do.
+  void restoreSiblingOrder() {
+    if (sharesStale_) resortSiblings();
+  }
+  // How the active clients' order may have changed since the last call: not at all, by one
+  // client directly under the root moving among its siblings (`*moved`; the others kept their
+  // relative order), or in any way. Clears it.
+  enum class OrderChange { kNone, kOneRootClientMoved, kAny };
+  OrderChange takeOrderChange(ClientId* moved) {
+    const OrderChange change = orderChange_;
+    *moved = nodes_[movedRootLeaf_].client;
+    orderChange_ = OrderChange::kNone;
+    movedRootLeaf_ = kRoot;
+    return change;
+  }
+  // Whether client `a` sorts before `b`, two clients directly under the root.
+  bool sortsBefore(ClientId a, ClientId b) const {
+    const Node& left = nodes_[leafOfClient_[a]];
+    const Node& right = nodes_[leafOfClient_[b]];
+    return keyLess(Child{left.share, left.allocations, left.rank, 0, a, 0},
+                   Child{right.share, right.allocations, right.rank, 0, b, 0});
   }
 
  private:
   struct Node {
     std::string path;
-    Quantities allocation;  // Of the whole subtree.
     // Allocations made in the subtree; with `share` and `path` this is the node's sort key.
     uint64_t allocations = 0;
     // The share the node was last placed by in its parent's children. Equal to the current
-    // share except while sharesStale_.
+    // share except while sharesStale_, or while the node is its parent's only child.
     double share = 0;
     double weight = 1;
     NodeId parent = kNoNode;
@@ -125,6 +146,7 @@ class SorterTree : public Sorter {
     // last tie-break of the sort key. Ranks are strictly increasing along the parent's
     // `byPath`; removals leave gaps, which keep the order.
     uint32_t rank = 0;
+    uint32_t slot = 0;            // Of the node's entry in its parent's children.
     SiblingList<Child> children;  // Internal nodes only.
     // Internal nodes only: the children by path, so an added child's rank is found by one
     // binary search over labels; renumbering on insertion is O(siblings), rare next to
@@ -139,7 +161,12 @@ class SorterTree : public Sorter {
   template <typename Value>
   using PathMap = std::unordered_map<std::string, Value, PathHash, std::equal_to<>>;
 
-  NodeId leafOf(ClientId client) const;
+  // Inline: every allocation change starts here.
+  NodeId leafOf(ClientId client) const {
+    CHECK(client < leafOfClient_.size() && leafOfClient_[client] != kNoNode)
+        << "unknown sorter client id " << client;
+    return leafOfClient_[client];
+  }
   NodeId newNode(std::string_view path, NodeId parent, ClientId client);
   void freeNode(NodeId node);
   // Returns the internal node at `path` (child of `parent`), creating it or turning the leaf
@@ -157,13 +184,33 @@ class SorterTree : public Sorter {
   // Undoes a virtual leaf once it is its parent's only child: the leaf takes the parent's place.
   void collapseIfOnlyVirtualLeaf(NodeId node);
   void propagateActive(NodeId leaf, int delta);
+  // Records that active node `id` moved among its siblings.
+  void noteMoved(NodeId id);
 
-  // Applies `change(allocation, allocations)` to `from` and each of its ancestors below the
-  // root, keeping every one of them at its sorted place.
+  // Applies `change(amounts, allocations)` to `from` and each of its ancestors below the
+  // root, keeping every one of them at its sorted place. `amounts` is the node's row.
   template <typename Change>
   void changeAllocation(NodeId from, const Change& change);
   void refreshKey(NodeId node, double oldShare, uint64_t oldAllocations);
-  double shareOf(const Node& node) const;
+  // Brings the key of `parent`'s only child (if it has just one) up to date, before a
+  // sibling joins it.
+  void refreshOnlyChild(NodeId parent);
+  double shareOf(NodeId node) const;
+  int64_t* amountsOf(NodeId node) { return amounts_.data() + size_t{node} * kindSlots_; }
+  const int64_t* amountsOf(NodeId node) const {
+    return amounts_.data() + size_t{node} * kindSlots_;
+  }
+  // Widens every row (and the per-kind tables) so kind ids below `slots` have a column.
+  void growKindSlots(size_t slots);
+  // Makes room for every kind of `quantities`: they are sorted by kind, so the last is the
+  // largest.
+  void reserveKindSlots(const Quantities& quantities) {
+    if (!quantities.empty() && (quantities.end() - 1)->first >= kindSlots_) {
+      growKindSlots((quantities.end() - 1)->first + size_t{1});
+    }
+  }
+  bool holds(NodeId node, const Quantities& quantities) const;
+  Quantities allocationOf(NodeId node) const;
   // Inline: the binary searches of every allocation change call it ~20 times per sorter.
   static bool keyLess(const Child& a, const Child& b) {
     if (a.share != b.share) return a.share < b.share;
@@ -171,6 +218,7 @@ class SorterTree : public Sorter {
     return a.rank < b.rank;
   }
   void setDivisor(KindId kind);
+  void resortSiblings();
   // Turns the leaf `id`, just moved under the new internal node of its path, into that node's
   // virtual leaf: default weight, re-keyed among its new siblings.
   void makeVirtualLeaf(NodeId id);
@@ -186,14 +234,23 @@ class SorterTree : public Sorter {
   PathMap<ClientId> clientByName_;
   PathMap<double> weights_;
 
+  // Columns per row of amounts_: every kind id seen so far has one. Starts with the
+  // pre-interned kinds, so a usual cluster never widens the rows.
+  size_t kindSlots_ = kinds::kGpus + 1;
+  // By NodeId, kindSlots_ columns each: the allocation of the node's whole subtree in milli.
+  std::vector<int64_t> amounts_;
+
   Quantities total_;
-  // By KindId: the total in milli as a double, or 0 when the kind is excluded or has no total,
-  // so computing a share is one lookup and one division per allocated kind.
+  // By KindId < kindSlots_: the total in milli as a double, or 0 when the kind is excluded or
+  // has no total.
   std::vector<double> divisor_;
   std::vector<bool> excluded_;
+  // The kinds whose divisor is not 0, ascending: a share is one division per kind here.
+  std::vector<KindId> fairKinds_;
 
   bool sharesStale_ = false;
-  bool orderChanged_ = true;
+  OrderChange orderChange_ = OrderChange::kAny;
+  NodeId movedRootLeaf_ = kRoot;  // With kOneRootClientMoved.
 };
 
 }  // namespace harvest

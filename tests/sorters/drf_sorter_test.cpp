@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -186,6 +187,162 @@ TEST(DrfSorterTest, NameTieBreakHoldsAcrossInsertionsAndRemovals) {
   addActive(sorter, "f");
   addActive(sorter, "m/x");
   EXPECT_EQ(sortedNames(sorter), (Names{"a", "f", "m", "m/x", "t", "z"}));
+}
+
+// Enough siblings for many blocks of the sibling list. Offering one cpu at a time to the first
+// client in order is round-robin by name; an unallocation sends a client back, after those of
+// equal share with fewer allocations; removal and re-adding give a fresh client the front.
+TEST(DrfSorterTest, ManySiblingsKeepTheExactOrderThroughAllocations) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(3000));
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "c%03d", i);
+    names.push_back(name);
+    addActive(sorter, name);
+  }
+  // 2.5 rounds: c000..c149 hold 3 cpus, the rest 2.
+  for (int offer = 0; offer < 750; ++offer) {
+    sorter.allocated(sorter.sort().front(), cpus(1));
+  }
+  Names expected(names.begin() + 150, names.end());
+  expected.insert(expected.end(), names.begin(), names.begin() + 150);
+  EXPECT_EQ(sortedNames(sorter), expected);
+
+  // c010 gives one back: share 2 like c150..c299, but 3 allocations, so after all of them.
+  const ClientId c010 = *sorter.find("c010");
+  sorter.unallocated(c010, cpus(1));
+  expected.erase(std::find(expected.begin(), expected.end(), "c010"));
+  expected.insert(expected.begin() + 150, "c010");
+  EXPECT_EQ(sortedNames(sorter), expected);
+  EXPECT_EQ(sorter.allocation(c010), cpus(2));
+
+  // A removed client's replacement starts from nothing, so it goes first.
+  sorter.remove(*sorter.find("c200"));
+  addActive(sorter, "c200");
+  expected.erase(std::find(expected.begin(), expected.end(), "c200"));
+  expected.insert(expected.begin(), "c200");
+  EXPECT_EQ(sortedNames(sorter), expected);
+  std::vector<std::string> visited;
+  sorter.visitInOrder([&](ClientId client) {
+    visited.push_back(sorter.name(client));
+    return true;
+  });
+  EXPECT_EQ(visited, expected);
+}
+
+// sort() after a single client of a flat tree moved patches its previous result instead of
+// re-walking the tree; visitInOrder() always walks it, so the two must agree after every
+// change, whether one client moved, the same one twice, or several.
+TEST(DrfSorterTest, SortPatchedAfterOneMoveMatchesTheTreeWalk) {
+  std::mt19937_64 random(11);
+  auto below = [&](uint64_t n) { return static_cast<int64_t>(random() % n); };
+  DrfSorter sorter;
+  sorter.addTotal(cpusMem(1000, 100000));
+  std::vector<ClientId> clients;
+  for (int i = 0; i < 120; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "r%03d", i);
+    clients.push_back(addActive(sorter, name));
+  }
+  std::vector<Quantities> held(clients.size());
+  size_t patched = 0;
+  for (int step = 0; step < 3000; ++step) {
+    const int changes = below(10) == 0 ? 2 : 1;
+    for (int change = 0; change < changes; ++change) {
+      // Mostly the first client in order, as the allocator's role loop offers to.
+      const auto order = sorter.sort();
+      const size_t index = below(3) == 0 || order.empty() ? below(clients.size()) : order.front();
+      const ClientId client = clients[index];
+      const int64_t op = below(20);
+      if (op < 14 || held[index].empty()) {
+        const Quantities q = cpusMem(1 + below(3), 100 * below(5));
+        sorter.allocated(client, q);
+        held[index] += q;
+      } else if (op < 19) {
+        sorter.unallocated(client, held[index]);
+        held[index] = Quantities();
+      } else {
+        below(2) == 0 ? sorter.deactivate(client) : sorter.activate(client);
+      }
+    }
+    if (changes == 1) ++patched;
+    std::vector<ClientId> walked;
+    sorter.visitInOrder([&](ClientId client) {
+      walked.push_back(client);
+      return true;
+    });
+    const auto sorted = sorter.sort();
+    ASSERT_EQ(std::vector<ClientId>(sorted.begin(), sorted.end()), walked) << "step " << step;
+  }
+  EXPECT_GT(patched, 2000u);
+}
+
+// A parent's only child is not re-keyed on allocations (nothing to order it against); its
+// key must be brought up to date when a sibling joins, at any level and for a client that
+// becomes a virtual leaf. Each sort() first settles the new total or weight, so the
+// allocations after it are what the only child's key misses.
+TEST(DrfSorterTest, OnlyChildIsOrderedByItsCurrentShareOnceASiblingJoins) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId ra = addActive(sorter, "r/a");
+  EXPECT_EQ(sortedNames(sorter), (Names{"r/a"}));
+  sorter.allocated(ra, cpus(3));
+  sorter.allocated(ra, cpus(1));
+
+  // "s" joins r at the root, "r/b" joins r/a inside r: both hold less.
+  const ClientId s = addActive(sorter, "s");
+  sorter.allocated(s, cpus(2));
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "r/a"}));
+  const ClientId rb = addActive(sorter, "r/b");
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "r/b", "r/a"}));
+  EXPECT_DOUBLE_EQ(sorter.pathShare("r"), 0.4);
+
+  // "t" (weight 2 against s and r) becomes a virtual leaf, at the default weight, when "t/x"
+  // is added: its own 0.3 then counts in full against t/x's 0.2.
+  sorter.updateWeight("t", 2);
+  const ClientId t = addActive(sorter, "t");
+  sorter.allocated(t, cpus(3));
+  EXPECT_EQ(sortedNames(sorter), (Names{"t", "s", "r/b", "r/a"}));  // 0.15, 0.2, 0.4.
+  const ClientId tx = addActive(sorter, "t/x");
+  sorter.allocated(tx, cpus(2));  // t: 0.5 / 2 as a subtree.
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "t/x", "t", "r/b", "r/a"}));
+
+  // After r/b leaves, r/a is an only child again; its allocations still count.
+  sorter.remove(rb);
+  sorter.allocated(ra, cpus(2));  // r: 0.6.
+  sorter.allocated(ra, cpus(1));  // r: 0.7.
+  addActive(sorter, "r/c");
+  EXPECT_EQ(sortedNames(sorter), (Names{"s", "t/x", "t", "r/c", "r/a"}));
+  EXPECT_DOUBLE_EQ(sorter.share(ra), 0.7);
+}
+
+// Allocations are kept by kind id in rows that start with the pre-interned kinds; a kind
+// interned later widens them without losing what is held.
+TEST(DrfSorterTest, KindsInternedLaterCountTowardShares) {
+  KindId custom;
+  ASSERT_TRUE(kinds::intern("drf-sorter-test-custom", &custom));
+  ASSERT_GT(custom, kinds::kGpus);
+  const Quantities customUnits{{custom, Scalar::fromUnits(3)}};
+
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+  sorter.allocated(a, cpus(2));
+  sorter.allocated(b, customUnits);  // No total of that kind yet: share 0.
+  EXPECT_EQ(sortedNames(sorter), (Names{"b", "a"}));
+  EXPECT_EQ(sorter.allocation(a), cpus(2));
+  EXPECT_EQ(sorter.allocation(b), customUnits);
+
+  sorter.addTotal(Quantities{{custom, Scalar::fromUnits(4)}});
+  EXPECT_DOUBLE_EQ(sorter.share(b), 0.75);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));
+  sorter.unallocated(b, Quantities{{custom, Scalar::fromUnits(2)}});
+  EXPECT_DOUBLE_EQ(sorter.share(b), 0.25);
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b"}));  // 0.2 < 0.25.
+  EXPECT_EQ(sorter.allocation(b), (Quantities{{custom, Scalar::fromUnits(1)}}));
 }
 
 TEST(DrfSorterTest, RemovingAClientTakesItsAllocationAlong) {
