@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 namespace harvest {
 namespace {
 
@@ -43,6 +46,140 @@ TEST(RangeSetTest, Intersects) {
   const RangeSet set{{1, 10}, {20, 30}};
   EXPECT_TRUE(set.intersects(RangeSet{{10, 15}}));
   EXPECT_FALSE(set.intersects(RangeSet{{11, 19}}));
+}
+
+// Sixteen intervals: an agent's ports with 16 fragments in use, as in DeclineOffers.
+RangeSet fragmentedPorts() {
+  RangeSet set{{31000, 32000}};
+  for (uint64_t i = 0; i < 16; ++i) set -= RangeSet{{31000 + 3 * i, 31001 + 3 * i}};
+  return set;
+}
+
+TEST(RangeSetTest, FragmentedPortsHaveSixteenIntervals) {
+  const RangeSet ports = fragmentedPorts();
+  EXPECT_EQ(ports.intervals().size(), 16u);
+  EXPECT_EQ(ports.intervals().front(), (Interval{31002, 31002}));
+  EXPECT_EQ(ports.intervals().back(), (Interval{31047, 32000}));
+  EXPECT_EQ(ports.count(), 1001u - 32u);
+}
+
+TEST(RangeSetTest, CopyThenMutateLeavesTheOriginalUnchanged) {
+  const RangeSet original = fragmentedPorts();
+  const std::string before = original.toString();
+
+  RangeSet added = original;
+  added.add({31000, 31001});
+  RangeSet subtracted = original;
+  subtracted -= RangeSet{{31500, 31600}};
+  RangeSet united = original;
+  united += RangeSet{{40000, 40010}};
+  RangeSet emptied = original;
+  emptied -= RangeSet{{0, 50000}};
+
+  EXPECT_EQ(original.toString(), before);
+  EXPECT_EQ(original.count(), 969u);
+  EXPECT_EQ(added.count(), 971u);
+  EXPECT_EQ(added.intervals().front(), (Interval{31000, 31002}));
+  EXPECT_EQ(subtracted.count(), 969u - 101u);
+  EXPECT_EQ(subtracted.intervals().size(), 17u);
+  EXPECT_EQ(united.count(), 969u + 11u);
+  EXPECT_EQ(united.intervals().back(), (Interval{40000, 40010}));
+  EXPECT_TRUE(emptied.empty());
+  EXPECT_FALSE(original.empty());
+}
+
+TEST(RangeSetTest, MutatingTheOriginalLeavesACopyUnchanged) {
+  RangeSet original = fragmentedPorts();
+  const RangeSet copy = original;
+  original -= RangeSet{{31000, 32000}};
+  EXPECT_TRUE(original.empty());
+  EXPECT_EQ(copy, fragmentedPorts());
+  EXPECT_EQ(copy.count(), 969u);
+}
+
+TEST(RangeSetTest, EqualityAcrossSharedAndSeparatelyBuiltSets) {
+  const RangeSet built = fragmentedPorts();
+  const RangeSet shared = built;
+  const RangeSet rebuilt = fragmentedPorts();
+  EXPECT_EQ(shared, built);
+  EXPECT_EQ(rebuilt, built);
+  RangeSet changed = built;
+  changed.add({31000, 31000});
+  EXPECT_NE(changed, built);
+  EXPECT_NE(built, RangeSet{});
+  EXPECT_EQ(RangeSet{}, RangeSet{});
+}
+
+TEST(RangeSetTest, SubtractingASharedCopyEmptiesAndAddingToEmptyShares) {
+  RangeSet held = fragmentedPorts();
+  const RangeSet offered = held;
+  held -= offered;
+  EXPECT_TRUE(held.empty());
+  EXPECT_EQ(offered.count(), 969u);
+  RangeSet available;
+  available += offered;
+  EXPECT_EQ(available, offered);
+  available += offered;  // A union with itself changes nothing.
+  EXPECT_EQ(available.count(), 969u);
+}
+
+// A set built one interval at a time owns spare room, so subtracting works in place; cuts
+// that split the first intervals write ahead of the intervals still to be read.
+TEST(RangeSetTest, SubtractSplittingTheFrontOfAnUnsharedSet) {
+  RangeSet set;
+  for (uint64_t i = 0; i < 21; ++i) set.add({100 * i, 100 * i + 50});
+  RangeSet cuts;
+  for (uint64_t i = 0; i < 5; ++i) cuts.add({100 * i + 10, 100 * i + 10});
+  set -= cuts;
+
+  RangeSet expected;
+  for (uint64_t i = 0; i < 5; ++i) {
+    expected.add({100 * i, 100 * i + 9});
+    expected.add({100 * i + 11, 100 * i + 50});
+  }
+  for (uint64_t i = 5; i < 21; ++i) expected.add({100 * i, 100 * i + 50});
+  EXPECT_EQ(set, expected);
+  EXPECT_EQ(set.intervals().size(), 26u);
+  EXPECT_EQ(set.intervals()[1], (Interval{11, 50}));
+  EXPECT_EQ(set.count(), 21u * 51u - 5u);
+}
+
+TEST(RangeSetTest, MoveLeavesTheSourceEmptyAndSelfAssignmentKeepsTheSet) {
+  RangeSet source = fragmentedPorts();
+  RangeSet target = std::move(source);
+  EXPECT_TRUE(source.empty());  // NOLINT(bugprone-use-after-move): documented state.
+  EXPECT_EQ(target.count(), 969u);
+  RangeSet& alias = target;
+  target = alias;
+  EXPECT_EQ(target, fragmentedPorts());
+  source = target;
+  source -= RangeSet{{31002, 31002}};
+  EXPECT_EQ(source.count(), 968u);
+  EXPECT_EQ(target.count(), 969u);
+}
+
+// Copies of one set made, changed and dropped on two threads at once, as offers are by the
+// allocation and network threads: the owner count must stay exact for the array to live
+// exactly as long as its last copy.
+TEST(RangeSetTest, ConcurrentCopiesFromTwoThreads) {
+  const RangeSet shared = fragmentedPorts();
+  auto churn = [&shared](uint64_t port, uint64_t* total) {
+    for (int i = 0; i < 20000; ++i) {
+      RangeSet copy = shared;
+      std::vector<RangeSet> more(3, copy);
+      if (i % 7 == 0) copy.add({port, port});
+      *total += copy.count() + more[2].count();
+    }
+  };
+  uint64_t first = 0, second = 0;
+  std::thread a(churn, 40000, &first);
+  std::thread b(churn, 40001, &second);
+  a.join();
+  b.join();
+  const uint64_t expected = 20000u * 969u * 2u + (20000u + 6u) / 7u;
+  EXPECT_EQ(first, expected);
+  EXPECT_EQ(second, expected);
+  EXPECT_EQ(shared, fragmentedPorts());
 }
 
 }  // namespace
