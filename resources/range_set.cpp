@@ -6,6 +6,48 @@
 
 namespace harvest {
 
+// Collects the intervals of a result in order: the first few locally, so a result that fits
+// inline never touches the heap; past those, into `inPlace` (the set's own unshared block,
+// with room for `bound`) or else a block allocated for `bound`.
+class RangeSet::Output {
+ public:
+  Output(Block* inPlace, uint32_t bound) : inPlace_(inPlace), bound_(bound) {}
+
+  void push(Interval interval) {
+    if (count_ < kInline) {
+      local_[count_++] = interval;
+      return;
+    }
+    if (!spilled_) {
+      spilled_ = inPlace_ ? inPlace_ : allocate(bound_);
+      std::memcpy(spilled_->intervals(), local_, sizeof(local_));
+    }
+    spilled_->intervals()[count_++] = interval;
+  }
+
+  // Makes the collected intervals the set's, releasing what it held before.
+  void storeIn(RangeSet& set) {
+    if (!spilled_) {
+      set.release();
+      std::memcpy(set.storage_.inlineIntervals, local_, count_ * sizeof(Interval));
+      set.size_ = count_;
+      return;
+    }
+    spilled_->size = count_;
+    if (spilled_ == inPlace_) return;
+    set.release();
+    set.storage_.block = spilled_;
+    set.size_ = kShared;
+  }
+
+ private:
+  Block* const inPlace_;
+  const uint32_t bound_;
+  Interval local_[kInline];
+  uint32_t count_ = 0;
+  Block* spilled_ = nullptr;
+};
+
 RangeSet::RangeSet(std::initializer_list<Interval> intervals) {
   for (const Interval& interval : intervals) add(interval);
 }
@@ -16,17 +58,20 @@ RangeSet::Block* RangeSet::allocate(uint32_t capacity) {
 }
 
 Interval* RangeSet::writable(uint32_t capacity) {
-  if (block_ && block_->capacity >= capacity &&
-      block_->owners.load(std::memory_order_acquire) == 1) {
-    return block_->intervals();
+  if (!shared() && capacity <= kInline) return storage_.inlineIntervals;
+  if (shared() && storage_.block->capacity >= capacity &&
+      storage_.block->owners.load(std::memory_order_acquire) == 1) {
+    return storage_.block->intervals();
   }
-  const uint32_t size = block_ ? block_->size : 0;
+  const std::span<const Interval> current = intervals();
+  const auto size = static_cast<uint32_t>(current.size());
   // Grown geometrically: parsers and builders add one interval at a time.
-  Block* copy = allocate(std::max({capacity, 2 * size, uint32_t{2}}));
-  if (size) std::memcpy(copy->intervals(), block_->intervals(), size * sizeof(Interval));
+  Block* copy = allocate(std::max({capacity, 2 * size, 2 * kInline}));
+  std::memcpy(copy->intervals(), current.data(), size * sizeof(Interval));
   copy->size = size;
   release();
-  block_ = copy;
+  storage_.block = copy;
+  size_ = kShared;
   return copy->intervals();
 }
 
@@ -37,9 +82,9 @@ uint64_t RangeSet::count() const {
 }
 
 void RangeSet::add(Interval interval) {
-  const uint32_t size = block_ ? block_->size : 0;
-  Interval* intervals = writable(size + 1);
-  Interval* end = intervals + size;
+  const uint32_t oldSize = size();
+  Interval* intervals = writable(oldSize + 1);
+  Interval* end = intervals + oldSize;
   // First interval that ends at or after interval.begin - 1 (touching counts: we coalesce).
   Interval* first = std::lower_bound(
       intervals, end, interval.begin,
@@ -53,54 +98,77 @@ void RangeSet::add(Interval interval) {
   if (first == last) {
     std::memmove(first + 1, first, (end - first) * sizeof(Interval));
     *first = interval;
-    block_->size = size + 1;
+    setSize(oldSize + 1);
   } else {
     *first = interval;
     std::memmove(first + 1, last, (end - last) * sizeof(Interval));
-    block_->size = size - static_cast<uint32_t>(last - first - 1);
+    setSize(oldSize - static_cast<uint32_t>(last - first - 1));
   }
 }
 
 RangeSet& RangeSet::operator+=(const RangeSet& other) {
-  if (other.empty() || other.block_ == block_) return *this;
-  if (empty()) return *this = other;
-  // No room reserved up front: a union often coalesces (a framework's ports coming back to
-  // the leftover they were cut from), and each add grows the block only when it must.
-  for (const Interval& interval : other.intervals()) add(interval);
+  if (other.empty() || sharesBlockWith(other) || contains(other)) return *this;
+  if (empty() || other.contains(*this)) return *this = other;
+  if (shared() && storage_.block->owners.load(std::memory_order_acquire) == 1) {
+    // An unshared block takes the intervals in place, growing only when it must.
+    for (const Interval& interval : other.intervals()) add(interval);
+    return *this;
+  }
+  // A merge into new storage, which stays inline when the union coalesces (a framework's
+  // ports coming back to the leftover they were cut from make one range again).
+  const std::span<const Interval> mine = intervals();
+  const std::span<const Interval> theirs = other.intervals();
+  Output out(nullptr, static_cast<uint32_t>(mine.size() + theirs.size()));
+  auto a = mine.begin();
+  auto b = theirs.begin();
+  Interval run = a->begin <= b->begin ? *a++ : *b++;
+  while (a != mine.end() || b != theirs.end()) {
+    const Interval next =
+        b == theirs.end() || (a != mine.end() && a->begin <= b->begin) ? *a++ : *b++;
+    if (next.begin <= run.end + 1) {
+      run.end = std::max(run.end, next.end);
+    } else {
+      out.push(run);
+      run = next;
+    }
+  }
+  out.push(run);
+  out.storeIn(*this);
   return *this;
 }
 
 RangeSet& RangeSet::operator-=(const RangeSet& other) {
   if (empty() || other.empty()) return *this;
   // Common when a whole offer comes back: nothing remains, and nothing need be built.
-  if (other.block_ == block_ || other.contains(*this)) {
+  if (sharesBlockWith(other) || other.contains(*this)) {
     release();
     return *this;
   }
   if (!intersects(other)) return *this;
-  const uint32_t size = block_->size;
+  const std::span<const Interval> mine = intervals();
+  const auto oldSize = static_cast<uint32_t>(mine.size());
   // Each cut may split one of our intervals, so the result has at most this many.
-  const uint32_t bound = size + other.block_->size;
-  Block* result = block_;
-  const Interval* pieces = block_->intervals();
-  if (block_->capacity >= bound && block_->owners.load(std::memory_order_acquire) == 1) {
+  const uint32_t bound = oldSize + static_cast<uint32_t>(other.intervals().size());
+  Block* inPlace = nullptr;
+  const Interval* pieces = mine.data();
+  if (shared() && storage_.block->capacity >= bound &&
+      storage_.block->owners.load(std::memory_order_acquire) == 1) {
     // In place: with our intervals moved to the end of the block, the result written from
     // its start stays behind the next piece to read (at most one more per cut passed).
-    Interval* moved = block_->intervals() + (bound - size);
-    std::memmove(moved, pieces, size * sizeof(Interval));
+    inPlace = storage_.block;
+    Interval* moved = inPlace->intervals() + (bound - oldSize);
+    std::memmove(moved, pieces, oldSize * sizeof(Interval));
     pieces = moved;
-  } else {
-    result = allocate(bound);
   }
-  Interval* out = result->intervals();
+  Output out(inPlace, bound);
   const std::span<const Interval> cuts = other.intervals();
   auto cut = cuts.begin();
-  for (Interval piece : std::span<const Interval>(pieces, size)) {
+  for (Interval piece : std::span<const Interval>(pieces, oldSize)) {
     while (cut != cuts.end() && cut->end < piece.begin) ++cut;
     auto scan = cut;
     bool alive = true;
     while (scan != cuts.end() && scan->begin <= piece.end) {
-      if (scan->begin > piece.begin) *out++ = {piece.begin, scan->begin - 1};
+      if (scan->begin > piece.begin) out.push({piece.begin, scan->begin - 1});
       if (scan->end >= piece.end) {
         alive = false;
         break;
@@ -108,19 +176,14 @@ RangeSet& RangeSet::operator-=(const RangeSet& other) {
       piece.begin = scan->end + 1;
       ++scan;
     }
-    if (alive) *out++ = piece;
+    if (alive) out.push(piece);
   }
-  // Not empty: other does not contain this set, so some integer survives.
-  result->size = static_cast<uint32_t>(out - result->intervals());
-  if (result != block_) {
-    release();
-    block_ = result;
-  }
+  out.storeIn(*this);
   return *this;
 }
 
 bool RangeSet::contains(const RangeSet& other) const {
-  if (other.block_ == block_) return true;
+  if (sharesBlockWith(other)) return true;
   const std::span<const Interval> mine = intervals();
   auto it = mine.begin();
   for (const Interval& wanted : other.intervals()) {
@@ -149,7 +212,7 @@ bool RangeSet::intersects(const RangeSet& other) const {
 }
 
 bool operator==(const RangeSet& a, const RangeSet& b) {
-  if (a.block_ == b.block_) return true;
+  if (a.sharesBlockWith(b)) return true;
   const std::span<const Interval> x = a.intervals();
   const std::span<const Interval> y = b.intervals();
   return std::equal(x.begin(), x.end(), y.begin(), y.end());

@@ -144,6 +144,42 @@ TEST(RangeSetTest, SubtractSplittingTheFrontOfAnUnsharedSet) {
   EXPECT_EQ(set.count(), 21u * 51u - 5u);
 }
 
+// The fragments a framework holds, added back to the leftover they were cut from, make the
+// whole range again; both operands, each shared with a copy, stay as they were.
+TEST(RangeSetTest, UnionOfSharedSetsThatCoalescesLeavesBothUnchanged) {
+  const RangeSet leftover = fragmentedPorts();
+  RangeSet used;
+  for (uint64_t i = 0; i < 16; ++i) used.add({31000 + 3 * i, 31001 + 3 * i});
+  const RangeSet usedCopy = used;
+  RangeSet held = used;
+  held += leftover;
+  EXPECT_EQ(held, (RangeSet{{31000, 32000}}));
+  EXPECT_EQ(held.intervals().size(), 1u);
+  EXPECT_EQ(used, usedCopy);
+  EXPECT_EQ(used.count(), 32u);
+  EXPECT_EQ(leftover, fragmentedPorts());
+  held -= leftover;
+  EXPECT_EQ(held, used);
+  EXPECT_EQ(held.intervals().size(), 16u);
+}
+
+// One interval fits inline; more spill to a block, and shrinking comes back to one.
+TEST(RangeSetTest, GrowingPastInlineAndShrinkingBack) {
+  RangeSet set{{10, 20}, {30, 40}};
+  const RangeSet copy = set;
+  set -= RangeSet{{15, 15}, {35, 35}};
+  EXPECT_EQ(set.toString(), "[10-14, 16-20, 30-34, 36-40]");
+  EXPECT_EQ(copy.toString(), "[10-20, 30-40]");
+  set += RangeSet{{15, 15}, {35, 35}};
+  EXPECT_EQ(set, copy);
+  set -= RangeSet{{0, 25}};
+  EXPECT_EQ(set.toString(), "[30-40]");
+  set.add({42, 50});
+  set.add({60, 60});
+  EXPECT_EQ(set.toString(), "[30-40, 42-50, 60-60]");
+  EXPECT_EQ(set.count(), 11u + 9u + 1u);
+}
+
 TEST(RangeSetTest, MoveLeavesTheSourceEmptyAndSelfAssignmentKeepsTheSet) {
   RangeSet source = fragmentedPorts();
   RangeSet target = std::move(source);
