@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bitset>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -216,6 +218,55 @@ TEST(RangeSetTest, ConcurrentCopiesFromTwoThreads) {
   EXPECT_EQ(first, expected);
   EXPECT_EQ(second, expected);
   EXPECT_EQ(shared, fragmentedPorts());
+}
+
+// Random unions and differences over [0, 64), on sets that are inline, shared and unshared
+// blocks in turn, checked against plain bitsets: every result and every earlier copy.
+TEST(RangeSetTest, MatchesBitsetsUnderRandomArithmetic) {
+  using Bits = std::bitset<64>;
+  auto bitsOf = [](const RangeSet& set) {
+    Bits bits;
+    for (const Interval& interval : set.intervals()) {
+      for (uint64_t i = interval.begin; i <= interval.end; ++i) bits.set(i);
+    }
+    return bits;
+  };
+  std::mt19937_64 random(16);
+  auto randomSet = [&random]() {
+    RangeSet set;
+    const int intervals = static_cast<int>(random() % 6);
+    for (int i = 0; i < intervals; ++i) {
+      const uint64_t begin = random() % 64;
+      set.add({begin, std::min<uint64_t>(63, begin + random() % 8)});
+    }
+    return set;
+  };
+  RangeSet set = randomSet();
+  Bits bits = bitsOf(set);
+  std::vector<std::pair<RangeSet, Bits>> copies;
+  for (int step = 0; step < 3000; ++step) {
+    const RangeSet other = randomSet();
+    const Bits otherBits = bitsOf(other);
+    if (step % 5 == 0) copies.emplace_back(set, bits);
+    EXPECT_EQ(set.contains(other), (bits & otherBits) == otherBits);
+    EXPECT_EQ(set.intersects(other), (bits & otherBits).any());
+    if (random() % 2) {
+      set += other;
+      bits |= otherBits;
+    } else {
+      set -= other;
+      bits &= ~otherBits;
+    }
+    ASSERT_EQ(bitsOf(set), bits) << "step " << step;
+    ASSERT_EQ(set.count(), bits.count());
+    ASSERT_EQ(set.empty(), bits.none());
+    // Coalesced: no two intervals touch.
+    const std::span<const Interval> intervals = set.intervals();
+    for (size_t i = 1; i < intervals.size(); ++i) {
+      ASSERT_GT(intervals[i].begin, intervals[i - 1].end + 1);
+    }
+  }
+  for (const auto& [copy, copyBits] : copies) EXPECT_EQ(bitsOf(copy), copyBits);
 }
 
 }  // namespace
