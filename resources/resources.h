@@ -9,13 +9,13 @@
 // without hashing, and a typical agent's resources (cpus, mem, disk, ports) need no heap.
 #pragma once
 
-#include <boost/container/small_vector.hpp>
 #include <compare>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "resources/inline_vector.h"
 #include "resources/kinds.h"
 #include "resources/pools.h"
 #include "resources/quantities.h"
@@ -66,7 +66,7 @@ class Resources {
   void addSet(ResourceKey key, std::vector<std::string> items);
 
   bool empty() const { return scalars_.empty() && ranges_.empty() && sets_.empty(); }
-  // Also what a moved-from Resources needs before reuse (small vectors may keep inline entries).
+  // Also what makes a moved-from Resources certainly empty (std::vector promises no state).
   void clear() {
     scalars_.clear();
     ranges_.clear();
@@ -121,9 +121,9 @@ class Resources {
   std::string toString() const;
 
  private:
-  boost::container::small_vector<ScalarEntry, 4> scalars_;  // Sorted by key, amounts > 0.
-  boost::container::small_vector<RangesEntry, 1> ranges_;   // Sorted by key, non-empty.
-  std::vector<SetEntry> sets_;                              // Sorted by key, non-empty.
+  InlineVector<ScalarEntry, 4> scalars_;  // Sorted by key, amounts > 0.
+  InlineVector<RangesEntry, 1> ranges_;   // Sorted by key, non-empty.
+  std::vector<SetEntry> sets_;            // Sorted by key, non-empty.
 };
 
 std::ostream& operator<<(std::ostream& out, const Resources& resources);
