@@ -40,6 +40,12 @@ int64_t nowMs() {
       .count();
 }
 
+int64_t nowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string errnoText(int error) {
   return std::strerror(error);
 }
@@ -205,6 +211,7 @@ int HttpServer::poll(int timeoutMs) {
     ready = 0;
   }
   now = nowMs();
+  int64_t lastFlushUs = nowUs();
   for (int i = 0; i < ready; ++i) {
     uint64_t tag = events[i].data.u64;
     if (tag == kListenerTag) {
@@ -213,12 +220,14 @@ int HttpServer::poll(int timeoutMs) {
     }
     if (tag >= kWatchedTag) {
       watchers_[tag - kWatchedTag]();
+      flushIfDue(&lastFlushUs);
       continue;
     }
     auto it = connections_.find(tag);
     if (it == connections_.end()) continue;  // Closed earlier in this batch.
     std::shared_ptr<Connection> conn = it->second;
     handleEvent(*conn, events[i].events, now);
+    flushIfDue(&lastFlushUs);
   }
 
   // Answers given since the last pass may have freed connections with pipelined requests.
@@ -229,6 +238,7 @@ int HttpServer::poll(int timeoutMs) {
     if (it == connections_.end()) continue;
     std::shared_ptr<Connection> conn = it->second;
     if (conn->state == State::kReading) progress(*conn);
+    flushIfDue(&lastFlushUs);
   }
 
   sweepTimeouts(nowMs());
@@ -490,8 +500,9 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
 }
 
 // Writes are coalesced: output queued while handling a batch of events (or from the owner's
-// timers) is sent once per connection when poll() starts or ends, instead of one send() per
-// response or event. Pipelined calls and bursts of events then cost one syscall, not many.
+// timers) is sent once per connection when poll() starts or ends, or sooner once the batch has
+// run coalesceMicros, instead of one send() per response or event. Pipelined calls and bursts
+// of events then cost one syscall, not many, and wait at most about that long for it.
 void HttpServer::markDirty(Connection& conn) {
   if (conn.dirty || conn.closed()) return;
   conn.dirty = true;
@@ -508,6 +519,14 @@ void HttpServer::flushDirty() {
     conn->dirty = false;
     if (flush(*conn)) settle(*conn);
   }
+}
+
+void HttpServer::flushIfDue(int64_t* lastFlushUs) {
+  if (dirty_.empty()) return;
+  const int64_t now = nowUs();
+  if (now - *lastFlushUs < options_.coalesceMicros) return;
+  flushDirty();
+  *lastFlushUs = now;
 }
 
 bool HttpServer::flush(Connection& conn) {

@@ -57,6 +57,13 @@ struct ServerOptions {
   // Unsent response bytes at which a connection stops reading further pipelined requests
   // until the peer catches up (a single response may be larger; it is never dropped).
   size_t maxOutputBytes = 4 * 1024 * 1024;
+  // Output queued while poll() handles a batch of ready sockets is sent once per connection
+  // at the batch's end, which saves a write per answer or event; but a batch of pipelined
+  // calls from many connections can take tens of milliseconds, and an event queued early
+  // (a task launch for an agent) must not wait for all of it. So once handling has run this
+  // long since the last flush, what is queued is sent before the next ready socket is
+  // handled. 0: after every ready socket.
+  int coalesceMicros = 1000;
   // Unsent bytes a stream may hold; a reader that falls further behind has its stream closed,
   // so one slow subscriber cannot make the master buffer without bound.
   size_t maxStreamBufferBytes = 4 * 1024 * 1024;
@@ -231,6 +238,8 @@ class HttpServer {
   void queueOutput(Connection& connection, std::string_view bytes);
   void markDirty(Connection& connection);
   void flushDirty();
+  // flushDirty() once coalesceMicros have passed since *lastFlushUs (then reset to now).
+  void flushIfDue(int64_t* lastFlushUs);
   bool flush(Connection& connection);
   void updateInterest(Connection& connection);
   void beginLinger(Connection& connection);
