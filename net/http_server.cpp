@@ -237,6 +237,7 @@ int HttpServer::poll(int timeoutMs) {
     auto it = connections_.find(id);
     if (it == connections_.end()) continue;
     std::shared_ptr<Connection> conn = it->second;
+    conn->turnQueued = false;
     if (conn->state == State::kReading) progress(*conn);
     flushIfDue(&lastFlushUs);
   }
@@ -365,6 +366,9 @@ void HttpServer::handleEvent(Connection& conn, uint32_t events, int64_t now) {
     return;
   }
   if ((events & EPOLLOUT) && !flush(conn)) return;
+  // A connection waiting for its turn has complete requests buffered already: reading more
+  // would only grow the buffer, and handling them now would give it a second turn.
+  if (conn.turnQueued) return;
   if (events & EPOLLIN) {
     readSome(conn, now);
     if (conn.closed()) return;
@@ -404,9 +408,10 @@ void HttpServer::readSome(Connection& conn, int64_t now) {
 void HttpServer::progress(Connection& conn) {
   if (conn.closed()) return;
   if (conn.state == State::kReading) {
-    processRequests(conn);
+    const bool yielded = processRequests(conn);
     if (conn.closed()) return;
-    if (conn.state == State::kReading && conn.peerEof && conn.unsent() <= options_.maxOutputBytes) {
+    if (!yielded && conn.state == State::kReading && conn.peerEof &&
+        conn.unsent() <= options_.maxOutputBytes) {
       // The peer sent its last request and all of them are answered: finish writing, close.
       conn.state = State::kClosingAfterWrite;
     }
@@ -414,9 +419,15 @@ void HttpServer::progress(Connection& conn) {
   settle(conn);
 }
 
-void HttpServer::processRequests(Connection& conn) {
+bool HttpServer::processRequests(Connection& conn) {
   conn.processing = true;
+  size_t handled = 0;
+  bool yielded = false;
   while (conn.state == State::kReading && conn.unsent() <= options_.maxOutputBytes) {
+    if (options_.requestsPerTurn > 0 && handled == options_.requestsPerTurn) {
+      yielded = true;
+      break;
+    }
     Request request;
     RequestParser::Event event = conn.parser.next(&request);
     if (event == RequestParser::Event::kNeedMore) {
@@ -429,6 +440,7 @@ void HttpServer::processRequests(Connection& conn) {
       break;
     }
     ++stats_.requests;
+    ++handled;
     conn.served = true;
     unserved_.erase(conn.id);
     conn.headStartedMs = 0;
@@ -447,7 +459,18 @@ void HttpServer::processRequests(Connection& conn) {
     }  // If this was the last copy and it is unanswered, it answers 500 here.
   }
   conn.processing = false;
-  if (conn.state == State::kReading) trackHead(conn, nowMs());
+  if (yielded) {
+    queueTurn(conn);
+  } else if (conn.state == State::kReading) {
+    trackHead(conn, nowMs());
+  }
+  return yielded;
+}
+
+void HttpServer::queueTurn(Connection& conn) {
+  if (conn.turnQueued) return;
+  conn.turnQueued = true;
+  resume_.push_back(conn.id);
 }
 
 void HttpServer::trackHead(Connection& conn, int64_t now) {
@@ -742,7 +765,7 @@ bool HttpServer::respond(detail::ResponderState& state, Response response) {
     touch(*conn, nowMs());
     // Inside processRequests the loop picks up the next request itself; otherwise the next
     // poll() does, so a deferred answer never re-enters the handler.
-    if (!conn->processing) resume_.push_back(conn->id);
+    if (!conn->processing) queueTurn(*conn);
   }
   settle(*conn);
   return true;

@@ -64,6 +64,12 @@ struct ServerOptions {
   // long since the last flush, what is queued is sent before the next ready socket is
   // handled. 0: after every ready socket.
   int coalesceMicros = 1000;
+  // Pipelined requests handled from one connection before the other ready connections get
+  // their turn; its next ones wait (unread input stays in the socket meanwhile) for the next
+  // pass, which polls again without waiting. So a client that pipelines a hundred calls
+  // cannot make every call that arrived on other connections wait behind all of them.
+  // 0: no limit (each connection's buffered requests all at once).
+  size_t requestsPerTurn = 4;
   // Unsent bytes a stream may hold; a reader that falls further behind has its stream closed,
   // so one slow subscriber cannot make the master buffer without bound.
   size_t maxStreamBufferBytes = 4 * 1024 * 1024;
@@ -233,7 +239,11 @@ class HttpServer {
   // Moves what the session has to send onto the connection's output.
   void takeTlsOutgoing(Connection& connection);
   void progress(Connection& connection);
-  void processRequests(Connection& connection);
+  // True when it stopped at requestsPerTurn with the connection still reading: it is queued
+  // for another turn.
+  bool processRequests(Connection& connection);
+  // Has the next poll() handle the connection's next pipelined requests.
+  void queueTurn(Connection& connection);
   void settle(Connection& connection);
   void queueOutput(Connection& connection, std::string_view bytes);
   void markDirty(Connection& connection);
@@ -280,7 +290,8 @@ class HttpServer {
   // Closed connections stay alive until the end of poll(), so code still running on their
   // behalf (a handler, the event loop) never touches freed memory.
   std::vector<std::shared_ptr<Connection>> graveyard_;
-  std::vector<uint64_t> resume_;  // Answered later: parse their next pipelined request.
+  // Answered later, or out of turn: handle their next pipelined requests (queueTurn).
+  std::vector<uint64_t> resume_;
   std::vector<std::shared_ptr<Stream>> closedStreams_;  // Awaiting their onClose.
   std::vector<std::function<void()>> watchers_;         // By epoll tag minus kWatchedTag.
   int64_t nextSweepMs_;
