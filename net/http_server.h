@@ -15,7 +15,8 @@
 //
 // Writes never block: output is buffered per connection and flushed as the socket accepts it.
 // Each connection answers its requests in order, one at a time; pipelined requests wait
-// (unread bytes stay in the parser) until the current one is answered.
+// (unread bytes stay in the parser) until the current one is answered. Ready connections take
+// turns of at most requestsPerTurn requests, so one long pipeline does not hold up the others.
 #pragma once
 
 #include <cstdint>
