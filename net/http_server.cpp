@@ -40,6 +40,12 @@ int64_t nowMs() {
       .count();
 }
 
+int64_t nowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string errnoText(int error) {
   return std::strerror(error);
 }
@@ -205,6 +211,7 @@ int HttpServer::poll(int timeoutMs) {
     ready = 0;
   }
   now = nowMs();
+  int64_t lastFlushUs = nowUs();
   for (int i = 0; i < ready; ++i) {
     uint64_t tag = events[i].data.u64;
     if (tag == kListenerTag) {
@@ -213,12 +220,14 @@ int HttpServer::poll(int timeoutMs) {
     }
     if (tag >= kWatchedTag) {
       watchers_[tag - kWatchedTag]();
+      flushIfDue(&lastFlushUs);
       continue;
     }
     auto it = connections_.find(tag);
     if (it == connections_.end()) continue;  // Closed earlier in this batch.
     std::shared_ptr<Connection> conn = it->second;
     handleEvent(*conn, events[i].events, now);
+    flushIfDue(&lastFlushUs);
   }
 
   // Answers given since the last pass may have freed connections with pipelined requests.
@@ -228,7 +237,9 @@ int HttpServer::poll(int timeoutMs) {
     auto it = connections_.find(id);
     if (it == connections_.end()) continue;
     std::shared_ptr<Connection> conn = it->second;
+    conn->turnQueued = false;
     if (conn->state == State::kReading) progress(*conn);
+    flushIfDue(&lastFlushUs);
   }
 
   sweepTimeouts(nowMs());
@@ -355,6 +366,9 @@ void HttpServer::handleEvent(Connection& conn, uint32_t events, int64_t now) {
     return;
   }
   if ((events & EPOLLOUT) && !flush(conn)) return;
+  // A connection waiting for its turn has complete requests buffered already: reading more
+  // would only grow the buffer, and handling them now would give it a second turn.
+  if (conn.turnQueued) return;
   if (events & EPOLLIN) {
     readSome(conn, now);
     if (conn.closed()) return;
@@ -394,9 +408,10 @@ void HttpServer::readSome(Connection& conn, int64_t now) {
 void HttpServer::progress(Connection& conn) {
   if (conn.closed()) return;
   if (conn.state == State::kReading) {
-    processRequests(conn);
+    const bool yielded = processRequests(conn);
     if (conn.closed()) return;
-    if (conn.state == State::kReading && conn.peerEof && conn.unsent() <= options_.maxOutputBytes) {
+    if (!yielded && conn.state == State::kReading && conn.peerEof &&
+        conn.unsent() <= options_.maxOutputBytes) {
       // The peer sent its last request and all of them are answered: finish writing, close.
       conn.state = State::kClosingAfterWrite;
     }
@@ -404,9 +419,15 @@ void HttpServer::progress(Connection& conn) {
   settle(conn);
 }
 
-void HttpServer::processRequests(Connection& conn) {
+bool HttpServer::processRequests(Connection& conn) {
   conn.processing = true;
+  size_t handled = 0;
+  bool yielded = false;
   while (conn.state == State::kReading && conn.unsent() <= options_.maxOutputBytes) {
+    if (options_.requestsPerTurn > 0 && handled == options_.requestsPerTurn) {
+      yielded = true;
+      break;
+    }
     Request request;
     RequestParser::Event event = conn.parser.next(&request);
     if (event == RequestParser::Event::kNeedMore) {
@@ -419,6 +440,7 @@ void HttpServer::processRequests(Connection& conn) {
       break;
     }
     ++stats_.requests;
+    ++handled;
     conn.served = true;
     unserved_.erase(conn.id);
     conn.headStartedMs = 0;
@@ -437,7 +459,18 @@ void HttpServer::processRequests(Connection& conn) {
     }  // If this was the last copy and it is unanswered, it answers 500 here.
   }
   conn.processing = false;
-  if (conn.state == State::kReading) trackHead(conn, nowMs());
+  if (yielded) {
+    queueTurn(conn);
+  } else if (conn.state == State::kReading) {
+    trackHead(conn, nowMs());
+  }
+  return yielded;
+}
+
+void HttpServer::queueTurn(Connection& conn) {
+  if (conn.turnQueued) return;
+  conn.turnQueued = true;
+  resume_.push_back(conn.id);
 }
 
 void HttpServer::trackHead(Connection& conn, int64_t now) {
@@ -490,8 +523,9 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
 }
 
 // Writes are coalesced: output queued while handling a batch of events (or from the owner's
-// timers) is sent once per connection when poll() starts or ends, instead of one send() per
-// response or event. Pipelined calls and bursts of events then cost one syscall, not many.
+// timers) is sent once per connection when poll() starts or ends, or sooner once the batch has
+// run coalesceMicros, instead of one send() per response or event. Pipelined calls and bursts
+// of events then cost one syscall, not many, and wait at most about that long for it.
 void HttpServer::markDirty(Connection& conn) {
   if (conn.dirty || conn.closed()) return;
   conn.dirty = true;
@@ -508,6 +542,14 @@ void HttpServer::flushDirty() {
     conn->dirty = false;
     if (flush(*conn)) settle(*conn);
   }
+}
+
+void HttpServer::flushIfDue(int64_t* lastFlushUs) {
+  if (dirty_.empty()) return;
+  const int64_t now = nowUs();
+  if (now - *lastFlushUs < options_.coalesceMicros) return;
+  flushDirty();
+  *lastFlushUs = now;
 }
 
 bool HttpServer::flush(Connection& conn) {
@@ -723,7 +765,7 @@ bool HttpServer::respond(detail::ResponderState& state, Response response) {
     touch(*conn, nowMs());
     // Inside processRequests the loop picks up the next request itself; otherwise the next
     // poll() does, so a deferred answer never re-enters the handler.
-    if (!conn->processing) resume_.push_back(conn->id);
+    if (!conn->processing) queueTurn(*conn);
   }
   settle(*conn);
   return true;

@@ -51,6 +51,7 @@ struct ServerConnection {
   bool rejected = false;      // Over maxConnections; being answered 503.
   bool processing = false;    // processRequests() is on the stack for this connection.
   bool dirty = false;         // Output queued since the last flush (see flushDirty).
+  bool turnQueued = false;    // In the server's resume_: its next requests wait for a turn.
   bool served = false;        // A request has been handed to the handler.
   int64_t lastActivityMs = 0;
   int64_t headStartedMs = 0;  // When the head being received began; 0: none is.

@@ -1,5 +1,6 @@
-// HttpServer's output path: answers are queued and flushed once per poll, and a socket that
-// refuses bytes is written again when it has room (EPOLLOUT), so nothing is lost or stalls.
+// HttpServer's output path: answers are queued and flushed once per poll (or once a batch has
+// run coalesceMicros), and a socket that refuses bytes is written again when it has room
+// (EPOLLOUT), so nothing is lost or stalls.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -8,49 +9,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
+#include <memory>
 #include <string>
 #include <thread>
 
 #include "net/http_server.h"
+#include "raw_socket.h"
 #include "testing/server_thread.h"
 
 namespace harvest::http {
 namespace {
-
-constexpr int kTimeoutMs = 5000;
-
-int connectLoopback(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  CHECK_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  return fd;
-}
-
-void sendAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    CHECK_GT(n, 0);
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
-// Reads until `total` bytes have arrived, EOF, or the timeout.
-std::string readBytes(int fd, size_t total) {
-  std::string data;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
-  std::string buffer(64 * 1024, '\0');
-  while (data.size() < total && std::chrono::steady_clock::now() < deadline) {
-    pollfd pfd{fd, POLLIN, 0};
-    if (::poll(&pfd, 1, 10) <= 0) continue;
-    ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
-    if (n <= 0) break;
-    data.append(buffer.data(), static_cast<size_t>(n));
-  }
-  return data;
-}
 
 // A pattern in which a lost, repeated or reordered block shows.
 std::string patternedBody(size_t size) {
@@ -96,6 +65,68 @@ TEST(HttpServerOutputTest, PipelinedAnswersAllArriveInOrderFromOneBatch) {
   const std::string received = readBytes(fd, expected.size());
   ::close(fd);
   EXPECT_EQ(received, expected);
+}
+
+// One poll's batch: connection A's request queues an event on a stream, then connection B's
+// request (ready in the same batch) looks at how many of the stream's bytes are still unsent.
+size_t streamBytesUnsentWhenTheNextReadySocketIsHandled(int coalesceMicros) {
+  ServerOptions options;
+  options.coalesceMicros = coalesceMicros;
+  std::shared_ptr<Stream> stream;  // Server thread only, like everything the handler touches.
+  size_t unsentAtProbe = 0;
+  testkit::ServerThread server(options, [&](const Request& request, Responder& responder) {
+    if (request.path == "/stream") {
+      stream = responder.startStream(200, "text/plain");
+    } else if (request.path == "/emit") {
+      stream->send("event");
+      responder.respond(Response::text(200, "sent"));
+    } else {
+      if (stream) unsentAtProbe = stream->bufferedBytes();
+      responder.respond(Response::text(200, "seen"));
+    }
+  });
+  const std::string answer =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 4\r\n\r\n";
+  // Both call connections are accepted and served once before the batch under test.
+  const int a = connectLoopback(server.port());
+  const int b = connectLoopback(server.port());
+  for (int fd : {a, b}) {
+    sendAll(fd, "GET /probe HTTP/1.1\r\nHost: h\r\n\r\n");
+    EXPECT_EQ(readBytes(fd, answer.size() + 4), answer + "seen");
+  }
+  const int subscriber = connectLoopback(server.port());
+  sendAll(subscriber, "GET /stream HTTP/1.1\r\nHost: h\r\n\r\n");
+  const std::string head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
+      "Connection: close\r\n\r\n";
+  EXPECT_EQ(readBytes(subscriber, head.size()), head);
+
+  // Hold the server thread while both requests arrive, so one epoll_wait reports A then B.
+  std::promise<void> holding;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  server.post([&holding, released] {
+    holding.set_value();
+    released.wait();
+  });
+  holding.get_future().wait();
+  sendAll(a, "GET /emit HTTP/1.1\r\nHost: h\r\n\r\n");
+  sendAll(b, "GET /probe HTTP/1.1\r\nHost: h\r\n\r\n");
+  release.set_value();
+  EXPECT_EQ(readBytes(a, answer.size() + 4), answer + "sent");
+  EXPECT_EQ(readBytes(b, answer.size() + 4), answer + "seen");
+  EXPECT_EQ(readBytes(subscriber, 10), "5\r\nevent\r\n");
+  for (int fd : {a, b, subscriber}) ::close(fd);
+  return server.call([&] { return unsentAtProbe; });
+}
+
+TEST(HttpServerOutputTest, WithNoCoalescingWindowAnEventIsSentBeforeTheNextReadySocket) {
+  EXPECT_EQ(streamBytesUnsentWhenTheNextReadySocketIsHandled(0), 0u);
+}
+
+TEST(HttpServerOutputTest, WithinTheCoalescingWindowAnEventWaitsForTheBatchEnd) {
+  // A minute is far longer than the batch: the chunk ("5\r\nevent\r\n") is still queued.
+  EXPECT_EQ(streamBytesUnsentWhenTheNextReadySocketIsHandled(60'000'000), 10u);
 }
 
 }  // namespace

@@ -314,6 +314,10 @@ class FrameworkSide {
         ++events;
         event(framework, record, readAt);
       }
+      if (answerOnRead_) {
+        answerOffers(framework);
+        acknowledgeUpdates(framework);
+      }
     });
     return events;
   }
@@ -336,30 +340,39 @@ class FrameworkSide {
   }
   const Counts& counts() const { return counts_; }
 
+  // While on, read() answers a framework's offers and updates as soon as its stream has been
+  // read, before the next stream is, as a scheduler with a thread of its own would; the
+  // answers do not wait behind the parsing of every other stream that was ready too.
+  void setAnswerOnRead(bool on) { answerOnRead_ = on; }
+
   // Answers every pending offer: ACCEPT launching one task on every other offer, DECLINE
   // (refuse_seconds 0) for the rest.
   void answerOffers() {
-    for (Framework& framework : *frameworks_) {
-      for (const PendingOffer& pending : framework.offers) {
-        if (launchNext_) {
-          accept(framework, pending);
-        } else {
-          decline(framework, pending.offer);
-        }
-        launchNext_ = !launchNext_;
-      }
-      framework.offers.clear();
-    }
+    for (Framework& framework : *frameworks_) answerOffers(framework);
   }
 
   void acknowledgeUpdates() {
-    for (Framework& framework : *frameworks_) {
-      for (const v1::TaskStatus& status : framework.updates) acknowledge(framework, status);
-      framework.updates.clear();
-    }
+    for (Framework& framework : *frameworks_) acknowledgeUpdates(framework);
   }
 
  private:
+  void answerOffers(Framework& framework) {
+    for (const PendingOffer& pending : framework.offers) {
+      if (launchNext_) {
+        accept(framework, pending);
+      } else {
+        decline(framework, pending.offer);
+      }
+      launchNext_ = !launchNext_;
+    }
+    framework.offers.clear();
+  }
+
+  void acknowledgeUpdates(Framework& framework) {
+    for (const v1::TaskStatus& status : framework.updates) acknowledge(framework, status);
+    framework.updates.clear();
+  }
+
   void event(Framework& framework, const std::string& record, Clock::time_point readAt) {
     Event event;
     google::protobuf::util::JsonParseOptions options;
@@ -491,6 +504,7 @@ class FrameworkSide {
   Problems* problems_;
   Poller poller_;  // Tags: the streams' indexes, then the call connections' (+ n).
   Resources task_ = resourcesFrom(kTaskResources);
+  bool answerOnRead_ = false;
   bool launchNext_ = true;
   uint64_t taskCounter_ = 0;
   size_t subscribed_ = 0;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Master CPU per call, with the master in its own process: harvest-master --listen plus
 # harvest-loadtest --master, the master's utime+stime from /proc/PID/stat over its whole life
-# divided by the scheduler and agent calls the load test made. Prints each run, then the median
-# and the spread (min-max).
+# divided by the scheduler and agent calls the load test made, and how long the master waited
+# for a CPU while runnable. Prints each run, then the median and the spread (min-max).
 #
 #   tools/loadtest/cpu_per_call.sh [plain|tls] [RUNS] [BIN_DIR] [ROUNDS]
 #
@@ -58,14 +58,17 @@ for run in $(seq "$runs"); do
     exit 1
   }
   cpu="$(awk '{print $14 + $15}' "/proc/$master/stat")"
+  # Time the master's threads were runnable but waited for a CPU (schedstat's second field):
+  # on a shared box it bounds the latencies the load test can see, whatever the master does.
+  waited="$(cat /proc/"$master"/task/*/schedstat | awk '{w += $2} END {printf "%.2f", w / 1e9}')"
   kill "$master"
   wait "$master" || true
   scheduler="$(awk '$1 == "scheduler" {print $2}' "$work/load.out")"
   agent="$(awk '$1 == "agent" && $2 == "calls" {print $3}' "$work/load.out")"
   perCall="$(awk -v c="$cpu" -v t="$ticks" -v s="$scheduler" -v a="$agent" \
     'BEGIN {printf "%.1f", c / t * 1e6 / (s + a)}')"
-  echo "$mode rounds=$rounds run $run: master CPU $(awk -v c="$cpu" -v t="$ticks" 'BEGIN {printf "%.2f", c / t}') s," \
-    "$scheduler scheduler + $agent agent calls: $perCall us/call"
+  echo "$mode rounds=$rounds run $run: master CPU $(awk -v c="$cpu" -v t="$ticks" 'BEGIN {printf "%.2f", c / t}') s" \
+    "(runnable, waiting for a CPU: $waited s), $scheduler scheduler + $agent agent calls: $perCall us/call"
   results+=("$perCall")
 done
 printf '%s\n' "${results[@]}" | sort -n | awk -v mode="$mode" \

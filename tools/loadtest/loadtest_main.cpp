@@ -13,9 +13,10 @@
 //     streams until offers have arrived and the streams have gone quiet, then answers every
 //     offer (ACCEPT launching one cpus:1;mem:512 task of 1 s for every other offer, DECLINE
 //     with refuse_seconds 0 for the rest) and ACKNOWLEDGEs every update.
-//     With --answer_on_read it answers each offer and update as soon as it is read instead:
-//     the rounds then only count allocation intervals, and offer->launch measures the master
-//     rather than the generator's wait for quiet streams.
+//     With --answer_on_read it answers each framework's offers and updates as soon as its
+//     stream has been read instead (before reading the next stream):
+//     a round then ends at a 10 ms pause in offers or after one --allocation_interval, and
+//     offer->launch measures the master rather than the generator's wait for quiet streams.
 //   - After the rounds it waits for every launched task to finish and be acknowledged; offers
 //     made meanwhile are left unanswered.
 //
@@ -87,11 +88,13 @@ DEFINE_int32(agents, 1000, "N: fake agents to register (1..1000000)");
 DEFINE_int32(frameworks, 200, "N: frameworks to subscribe (1..1000000)");
 DEFINE_int32(rounds, 20, "N: rounds of offers answered (1..1000000)");
 DEFINE_string(allocation_interval, "100ms",
-              "DURATION: the in-process master's allocation interval (1ms..60secs)");
+              "DURATION: the in-process master's allocation interval, and with "
+              "--answer_on_read the longest a round lasts (1ms..60secs)");
 DEFINE_string(master, "", "HOST:PORT: an external master; empty starts one in-process");
 DEFINE_bool(answer_on_read, false,
-            "answer each offer and update as soon as it is read, instead of once a round's "
-            "streams are quiet: offer->launch then measures the master, not the rounds");
+            "answer each framework's offers and updates as soon as its stream is read, "
+            "instead of once a round's streams are quiet: offer->launch then measures the "
+            "master, not the rounds");
 DEFINE_string(json, "", "PATH: write the results here (schema harvest-loadtest 2)");
 
 namespace harvest::master {
@@ -358,31 +361,46 @@ int run(const Options& options) {
   Joiner joinAgents{stopAgents, agentThread};
 
   const Clock::time_point roundsStart = Clock::now();
+  if (options.answerOnRead) {
+    frameworkSide.setAnswerOnRead(true);
+    // What was read during the setup, which no later read would answer.
+    frameworkSide.answerOffers();
+    frameworkSide.acknowledgeUpdates();
+  }
   int roundsRun = 0;
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options.allocationInterval));
   for (int round = 0; round < options.rounds && problems.count() == 0; ++round) {
     const Clock::time_point roundStart = Clock::now();
     Clock::time_point lastEvent = roundStart;
+    Clock::time_point lastOffers = roundStart;
     const uint64_t offersBefore = frameworkSide.counts().offers;
+    uint64_t offerEvents = frameworkSide.counts().offerEvents;
     while (true) {
       if (frameworkSide.read(2) > 0) lastEvent = Clock::now();
-      if (options.answerOnRead) {
-        frameworkSide.answerOffers();
-        frameworkSide.acknowledgeUpdates();
+      if (frameworkSide.counts().offerEvents != offerEvents) {
+        offerEvents = frameworkSide.counts().offerEvents;
+        lastOffers = Clock::now();
       }
       const Clock::time_point now = Clock::now();
       const bool offered = options.answerOnRead ? frameworkSide.counts().offers > offersBefore
                                                 : frameworkSide.pendingOffers() > 0;
-      if (offered && now - lastEvent >= kQuiet) break;
+      // Answered on read, updates and their answers never stop flowing: a round is one burst
+      // of offers (an allocation cycle's), or one allocation interval when offers keep coming.
+      const Clock::time_point quietSince = options.answerOnRead ? lastOffers : lastEvent;
+      if (offered && now - quietSince >= kQuiet) break;
+      if (offered && options.answerOnRead && now - roundStart >= interval) break;
       if (now - roundStart > kRoundTimeout) {
         problems.add("round " + std::to_string(round + 1) + ": no offers within " +
                      std::to_string(kRoundTimeout.count()) + " s");
         break;
       }
     }
-    frameworkSide.answerOffers();  // With answerOnRead, what the last read brought.
+    frameworkSide.answerOffers();  // With answerOnRead, answered already.
     frameworkSide.acknowledgeUpdates();
     ++roundsRun;
   }
+  frameworkSide.setAnswerOnRead(false);  // Offers made during the drain stay unanswered.
   const Clock::time_point roundsEnd = Clock::now();
   const uint64_t callsInRounds = frameworkSide.answeredCalls();
 
