@@ -22,10 +22,12 @@
 namespace harvest {
 
 // Bumped whenever allocator.h, this file, or a type that crosses them (resources/, the protos)
-  // changes layout or meaning. 2: AllocatorModule carries `build`. 3: Allocator gained
-  // explainDecisions() (a new virtual shifts the vtable a master calls through) and
-  // AllocatorOptions gained lendHeadroom and explainDecisions (fields shift its layout).
-inline constexpr uint32_t kModuleApiVersion = 3;
+// changes layout or meaning. 2: AllocatorModule carries `build`. 3: Allocator gained
+// explainDecisions() (a new virtual shifts the vtable a master calls through) and
+// AllocatorOptions gained lendHeadroom and explainDecisions (fields shift its layout).
+// 4: RangeSet shares its intervals (copy on write) and Resources keeps its entries in
+// InlineVector: both change the layout of every Resources that crosses.
+inline constexpr uint32_t kModuleApiVersion = 4;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
 inline constexpr const char* kModuleSymbol = "harvest_allocator_module_v1";

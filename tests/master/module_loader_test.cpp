@@ -288,7 +288,7 @@ TEST(ModuleLoaderTest, MissingEntrySymbol) {
 TEST(ModuleLoaderTest, ApiVersionMismatch) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kBadVersionSo, moduleJson("future"))})),
             "module library '" + kBadVersionSo +
-                "' uses module API version 7, expected 3: rebuild it against this master's "
+                "' uses module API version 7, expected 4: rebuild it against this master's "
                 "Harvest headers");
 }
 
