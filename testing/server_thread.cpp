@@ -34,4 +34,17 @@ void ServerThread::post(std::function<void()> task) {
   tasks_.push_back(std::move(task));
 }
 
+void ServerThread::whileHeld(const std::function<void()>& arrive) {
+  std::promise<void> holding;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  post([&holding, released] {
+    holding.set_value();
+    released.wait();
+  });
+  holding.get_future().wait();
+  arrive();
+  release.set_value();
+}
+
 }  // namespace harvest::testkit

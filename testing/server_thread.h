@@ -46,6 +46,10 @@ class ServerThread {
     return future.get();
   }
 
+  // Runs `arrive` on the calling thread while the server thread is held in a posted task, so
+  // whatever `arrive` sends is reported to the server by one poll once the hold ends.
+  void whileHeld(const std::function<void()>& arrive);
+
   // The server itself, for use on the server thread only.
   http::HttpServer& server() { return *server_; }
 

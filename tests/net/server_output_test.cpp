@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -102,17 +101,10 @@ size_t streamBytesUnsentWhenTheNextReadySocketIsHandled(int coalesceMicros) {
   EXPECT_EQ(readBytes(subscriber, head.size()), head);
 
   // Hold the server thread while both requests arrive, so one epoll_wait reports A then B.
-  std::promise<void> holding;
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  server.post([&holding, released] {
-    holding.set_value();
-    released.wait();
+  server.whileHeld([&] {
+    sendAll(a, "GET /emit HTTP/1.1\r\nHost: h\r\n\r\n");
+    sendAll(b, "GET /probe HTTP/1.1\r\nHost: h\r\n\r\n");
   });
-  holding.get_future().wait();
-  sendAll(a, "GET /emit HTTP/1.1\r\nHost: h\r\n\r\n");
-  sendAll(b, "GET /probe HTTP/1.1\r\nHost: h\r\n\r\n");
-  release.set_value();
   EXPECT_EQ(readBytes(a, answer.size() + 4), answer + "sent");
   EXPECT_EQ(readBytes(b, answer.size() + 4), answer + "seen");
   EXPECT_EQ(readBytes(subscriber, 10), "5\r\nevent\r\n");

@@ -23,6 +23,7 @@
 #include "net/http_client.h"
 #include "net/http_server.h"
 #include "net/recordio.h"
+#include "raw_socket.h"
 #include "testing/server_thread.h"
 
 namespace harvest::http {
@@ -73,17 +74,6 @@ void echo(const Request& request, Responder& responder) {
                               request.body + "]" + (request.chunked ? " chunked" : ""));
   response.headers.emplace_back("X-Echo", "yes");
   responder.respond(std::move(response));
-}
-
-// Raw socket helpers, for what the client deliberately does not do.
-int rawConnect(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  CHECK_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  return fd;
 }
 
 // Reads until `marker` has arrived, EOF, or the timeout.
@@ -363,8 +353,8 @@ TEST(HttpServerTest, AtTheLimitTheOldestConnectionWithoutARequestMakesRoom) {
   ServerThread server(options, echo);
   Connection served = connectTo(server);
   ASSERT_TRUE(served.request("GET", "/1", {}, {}, kTimeoutMs).ok());
-  const int older = rawConnect(server.port());
-  const int newer = rawConnect(server.port());
+  const int older = connectLoopback(server.port());
+  const int newer = connectLoopback(server.port());
   ASSERT_TRUE(server.waitFor([](const ServerStats& s) { return s.connectionsCurrent == 3; }));
   // A fourth takes the place of the oldest idle one; the served connection stays.
   Connection fourth = connectTo(server);
@@ -412,7 +402,7 @@ TEST(HttpServerTest, ARequestHeadMustArriveInTime) {
   options.headTimeoutMs = 300;
   ServerThread server(options, echo);
   // Dripped: bytes keep coming, but the head is not done 300 ms after the connection began.
-  const int slow = rawConnect(server.port());
+  const int slow = connectLoopback(server.port());
   const auto start = std::chrono::steady_clock::now();
   for (const char* piece : {"GET", " /", " HTTP/1.1\r\n"}) {
     ASSERT_GT(::send(slow, piece, std::strlen(piece), MSG_NOSIGNAL), 0);
@@ -483,7 +473,7 @@ TEST(HttpServerTest, MalformedRequestsGetTheirStatusAndAClose) {
 
 TEST(HttpServerTest, ExpectContinueGetsAnInterimAnswer) {
   ServerThread server({}, echo);
-  int fd = rawConnect(server.port());
+  int fd = connectLoopback(server.port());
   std::string head = "POST /c HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
   ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
   EXPECT_EQ(rawReadUntil(fd, "\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
@@ -495,7 +485,7 @@ TEST(HttpServerTest, ExpectContinueGetsAnInterimAnswer) {
 
 TEST(HttpServerTest, Http10RequestsAreAnsweredAndClosed) {
   ServerThread server({}, echo);
-  int fd = rawConnect(server.port());
+  int fd = connectLoopback(server.port());
   std::string request = "GET /old HTTP/1.0\r\n\r\n";
   ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(request.size()));

@@ -5,7 +5,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <future>
 #include <string>
 #include <vector>
 
@@ -46,17 +45,10 @@ std::string handlingOrder(size_t requestsPerTurn) {
     sendAll(fd, pipelined({"/0"}));
     EXPECT_EQ(readBytes(fd, answerTo("/0").size()), answerTo("/0"));
   }
-  std::promise<void> holding;
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  server.post([&holding, released] {
-    holding.set_value();
-    released.wait();
+  server.whileHeld([&] {
+    sendAll(a, pipelined({"/a1", "/a2", "/a3"}));
+    sendAll(b, pipelined({"/b1", "/b2", "/b3"}));
   });
-  holding.get_future().wait();
-  sendAll(a, pipelined({"/a1", "/a2", "/a3"}));
-  sendAll(b, pipelined({"/b1", "/b2", "/b3"}));
-  release.set_value();
   // Each connection's answers still come in its own order.
   for (auto [fd, name] : {std::pair{a, "/a"}, std::pair{b, "/b"}}) {
     const std::string expected = answerTo(name + std::string("1")) +
