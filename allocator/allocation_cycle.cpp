@@ -121,45 +121,6 @@ void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolR
   for (const auto& entry : eligible.sets()) whole->addSet(entry.key, entry.items);
 }
 
-// Sets `order` to the indices of `offers` stably sorted by `key`, whose first field is the
-// framework. Framework indices are dense, so a counting sort groups the offers by framework in
-// O(offers + frameworks); only each framework's own few offers are then compared, instead of
-// sorting every offer of the cycle against every other. `groupStart` and `nextInGroup` are
-// scratch space.
-template <typename Offers, typename Key>
-void orderByKey(const Offers& offers, size_t frameworkSlots, const Key& key,
-                std::vector<uint32_t>& groupStart, std::vector<uint32_t>& nextInGroup,
-                std::vector<uint32_t>& order) {
-  groupStart.assign(frameworkSlots + 1, 0);
-  for (size_t i = 0; i < offers.size(); ++i) {
-    ++groupStart[static_cast<uint32_t>(offers[i].framework) + 1];
-  }
-  for (size_t f = 1; f < groupStart.size(); ++f) groupStart[f] += groupStart[f - 1];
-  order.resize(offers.size());
-  nextInGroup.assign(groupStart.begin(), groupStart.end() - 1);
-  for (uint32_t i = 0; i < offers.size(); ++i) {
-    order[nextInGroup[static_cast<uint32_t>(offers[i].framework)]++] = i;
-  }
-  const auto less = [&key](uint32_t a, uint32_t b) { return key(a) < key(b); };
-  // Insertion sort below this size: stable, and std::stable_sort would allocate a buffer
-  // for every framework.
-  constexpr std::ptrdiff_t kSmallGroup = 16;
-  for (size_t f = 0; f < frameworkSlots; ++f) {
-    const auto first = order.begin() + groupStart[f];
-    const auto last = order.begin() + groupStart[f + 1];
-    if (last - first > kSmallGroup) {
-      std::stable_sort(first, last, less);
-      continue;
-    }
-    for (auto it = first; it != last; ++it) {
-      const uint32_t index = *it;
-      auto hole = it;
-      for (; hole != first && less(index, *(hole - 1)); --hole) *hole = *(hole - 1);
-      *hole = index;
-    }
-  }
-}
-
 }  // namespace
 
 Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
@@ -840,92 +801,6 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
 
   deliver(buffers, std::move(rescinds));
   cycleBuffers_ = std::move(buffers);
-}
-
-void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRescind> rescinds) {
-  // Rescinds first: they take back offers made in earlier cycles, and the master should
-  // process them before it hands out this cycle's offers.
-  if (callbacks_.rescind && !rescinds.empty()) {
-    std::sort(
-        rescinds.begin(), rescinds.end(), [](const PendingRescind& a, const PendingRescind& b) {
-          return std::tie(a.framework, a.role, a.agent) < std::tie(b.framework, b.role, b.agent);
-        });
-    OfferedResources batch;
-    for (size_t i = 0; i < rescinds.size(); ++i) {
-      const PendingRescind& r = rescinds[i];
-      if (i > 0 && rescinds[i - 1].framework == r.framework && rescinds[i - 1].role == r.role &&
-          rescinds[i - 1].agent == r.agent) {
-        batch.back().resources += r.resources;
-      } else {
-        batch.push_back({roles_[r.role].name, agents_[r.agent]->id, r.resources});
-      }
-      if (i + 1 == rescinds.size() || rescinds[i + 1].framework != r.framework) {
-        callbacks_.rescind(frameworks_[r.framework]->id, batch);
-        batch.clear();
-      }
-    }
-  }
-  const PendingOffers& offers = buffers.offers;
-  if (!callbacks_.offer || offers.empty()) return;
-  // One callback per framework; stage 1 and stage 2 may give the same framework the same
-  // agent under the same role in one cycle, which is one offer. Order indices, not the
-  // records (each carries a Resources), stably by (framework, role, agent, revocability).
-  auto key = [&offers](uint32_t i) {
-    const PendingOffer& o = offers[i];
-    return std::tie(o.framework, o.role, o.agent, o.revocability);
-  };
-  std::vector<uint32_t>& order = buffers.order;
-  orderByKey(offers, frameworks_.size(), key, buffers.groupStart, buffers.nextInGroup, order);
-  // The batch's entries outlive the callback: each is overwritten in place (strings and
-  // resources into the memory they have) and the batch is cut to size before the callback.
-  OfferedResources& batch = buffers.batch;
-  size_t entries = 0;
-  for (size_t n = 0; n < order.size(); ++n) {
-    const PendingOffer& o = offers[order[n]];
-    if (n > 0 && key(order[n - 1]) == key(order[n])) {
-      batch[entries - 1].resources += o.resources;
-    } else {
-      if (entries == batch.size()) batch.emplace_back();
-      OfferedResource& entry = batch[entries++];
-      entry.role = roles_[o.role].name;
-      entry.agent = agents_[o.agent]->id;
-      entry.resources = o.resources;
-    }
-    if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
-      batch.resize(entries);
-      callbacks_.offer(frameworks_[o.framework]->id, batch);
-      entries = 0;
-    }
-  }
-}
-
-void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& agentOrder) {
-  if (!callbacks_.inverseOffer) return;
-  const TimeNanos now = options_.clock();
-  std::map<FrameworkIdx, std::map<std::string, InverseOfferRequest>> requests;
-  for (AgentIdx agentIdx : agentOrder) {
-    AgentState& agent = *agents_[agentIdx];
-    if (!agent.unavailability) continue;
-    for (const auto& [holder, resources] : agent.allocations) {
-      // The master does not know a placeholder: it has nobody to ask.
-      if (frameworks_[holder.framework]->placeholder) continue;
-      if (agent.inverseOffered.count(holder.framework)) continue;
-      auto filter = agent.inverseOfferFilters.find(holder.framework);
-      if (filter != agent.inverseOfferFilters.end()) {
-        if (now < filter->second) {
-          worklist_.wakeAt(agentIdx, filter->second);
-          continue;
-        }
-        agent.inverseOfferFilters.erase(filter);
-      }
-      agent.inverseOffered.insert(holder.framework);
-      requests[holder.framework][agent.id] =
-          InverseOfferRequest{*agent.unavailability, Resources()};
-    }
-  }
-  for (const auto& [frameworkIdx, byAgent] : requests) {
-    callbacks_.inverseOffer(frameworks_[frameworkIdx]->id, byAgent);
-  }
 }
 
 }  // namespace harvest
