@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "allocation_counter.h"
 #include "allocator/hierarchical.h"
 #include "resources/parse.h"
 
@@ -127,19 +128,29 @@ void addDeclineOffersCluster(Cluster& cluster, int agents, int frameworks, OnAge
   }
 }
 
-// Runs DeclineOffers cycles, declining everything; one timed allocate() per iteration.
+// Runs DeclineOffers cycles, declining everything; one timed allocate() per iteration. The
+// counter `allocs/agent/steady_cycle` is operator new calls inside allocate() per agent in
+// every cycle but the first (which grows the books and the benchmark's offer vector once).
 void runDeclineOffers(benchmark::State& state, Cluster& cluster) {
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
   size_t offered = 0;
+  uint64_t steadyAllocations = 0;
+  int64_t cycles = 0;
   for (auto _ : state) {
+    const uint64_t before = bench::allocationsSoFar();
     cluster.allocator->allocate();
+    const uint64_t allocations = bench::allocationsSoFar() - before;
     state.PauseTiming();
+    if (cycles++ > 0) steadyAllocations += allocations;
     offered += cluster.declineAll(longFilter).first;
     state.ResumeTiming();
   }
   state.counters["offers/cycle"] = static_cast<double>(offered) / state.iterations();
   state.counters["port_fragments"] = kPortFragments;
+  const double agents = static_cast<double>(state.range(0));
+  state.counters["allocs/agent/steady_cycle"] =
+      cycles > 1 ? static_cast<double>(steadyAllocations) / (agents * (cycles - 1)) : 0.0;
 }
 
 void BM_DeclineOffers(benchmark::State& state) {
