@@ -289,7 +289,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     if (!q.need.empty()) ++unmetGuarantees;
   }
   Quantities availableHeadroom;
-  if (!requiredHeadroom.empty()) availableHeadroom = clusterTotal_ - reservedOrHeld;
+  if (!requiredHeadroom.empty()) availableHeadroom = regular_.total() - reservedOrHeld;
   // What unmet guarantees do not need: the most of a kind anyone may take beyond them.
   auto surplus = [&](KindId kind) {
     const Scalar room = availableHeadroom.get(kind) - requiredHeadroom.get(kind);
@@ -458,6 +458,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     AgentState& agent = *agents_[agentIdx];
     RoleState& role = roles_[roleIdx];
     if (role.frameworks.empty()) return false;
+    const SharePool::RoleShares& shares = regular_.role(roleIdx);
     // Stage 1 tells nothing about the frameworks it passes by: stage 2 looks at them again.
     // `if constexpr` around every use, so the cycle without explanations does not even
     // capture what they need.
@@ -501,7 +502,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     FrameworkIdx chosen = UINT32_MAX;
     int chosenVariant = 0;
     auto considerFramework = [&](ClientId client) {
-      const FrameworkIdx frameworkIdx = role.frameworkOfClient[client];
+      const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
       const FrameworkState& framework = *frameworks_[frameworkIdx];
       if (agent.hasGpus && !framework.gpu) {
         if constexpr (kExplain) {
@@ -564,7 +565,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       chosenVariant = variant;
       return false;
     };
-    role.frameworkSorter->visitInOrder(considerFramework);
+    shares.sorter().visitInOrder(considerFramework);
     if (chosen == UINT32_MAX) return false;
     // Coarse grained: the agent's offerable leftover goes whole.
     choice.framework = chosen;
@@ -606,7 +607,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   // at the end of the cycle.
   std::vector<ClientId> hiddenRoles, toHide;
   auto showHiddenRoles = [&] {
-    for (ClientId client : hiddenRoles) roleSorter_->activate(client);
+    for (ClientId client : hiddenRoles) regular_.roleSorter().activate(client);
     hiddenRoles.clear();
   };
   // Offers the agent to roles in role-sorter order as it stood when the walk began, as
@@ -618,8 +619,8 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   auto walkRoles = [&](AgentIdx agentIdx, const auto& choose, const auto& finished,
                        const auto& outForTheStage) {
     if (!walkInPlace) {
-      for (ClientId client : roleSorter_->sort()) {
-        if (!choose(roleOfClient_[client], choice)) continue;
+      for (ClientId client : regular_.roleSorter().sort()) {
+        if (!choose(regular_.roleOf(client), choice)) continue;
         makeOffer(agentIdx, choice);
         if (finished()) return;
       }
@@ -628,7 +629,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     if (triedInWalk.empty()) triedInWalk.assign(roles_.size(), 0);
     ++walkNumber;
     auto untriedChooses = [&](ClientId client) {
-      const RoleIdx roleIdx = roleOfClient_[client];
+      const RoleIdx roleIdx = regular_.roleOf(client);
       if (triedInWalk[roleIdx] == walkNumber) return false;
       triedInWalk[roleIdx] = walkNumber;
       if (outForTheStage(roleIdx)) {
@@ -641,7 +642,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
       constexpr int kWalksInPlace = 3;
       for (int pass = 0; pass < kWalksInPlace; ++pass) {
         bool chosen = false;
-        roleSorter_->visitInOrder([&](ClientId client) {
+        regular_.roleSorter().visitInOrder([&](ClientId client) {
           chosen = untriedChooses(client);
           return !chosen;
         });
@@ -649,14 +650,14 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
         makeOffer(agentIdx, choice);
         if (finished()) return;
       }
-      for (ClientId client : roleSorter_->sort()) {
+      for (ClientId client : regular_.roleSorter().sort()) {
         if (!untriedChooses(client)) continue;
         makeOffer(agentIdx, choice);
         if (finished()) return;
       }
     };
     walk();
-    for (ClientId client : toHide) roleSorter_->deactivate(client);
+    for (ClientId client : toHide) regular_.roleSorter().deactivate(client);
     hiddenRoles.insert(hiddenRoles.end(), toHide.begin(), toHide.end());
     toHide.clear();
   };
@@ -679,7 +680,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
           demandWeight += weight == weights_.end() ? 1.0 : weight->second;
         }
       }
-      const double share = roleSorter_->share(roles_[roleIdx].sorterClient);
+      const double share = regular_.share(roleIdx);
       allowed = share <= 1.0 / demandWeight + 1e-9 && belowLimits(roleIdx);
     }
     holdAllowed[roleIdx] = allowed ? 1 : 0;
@@ -695,8 +696,8 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
     std::vector<uint8_t> inCycle(agents_.size(), 0);
     for (AgentIdx a : agentOrder) inCycle[a] = 1;
     std::vector<AgentIdx> picks;
-    for (ClientId client : roleSorter_->sort()) {
-      const RoleIdx roleIdx = roleOfClient_[client];
+    for (ClientId client : regular_.roleSorter().sort()) {
+      const RoleIdx roleIdx = regular_.roleOf(client);
       if (roles_[roleIdx].frameworks.empty() || !mayHold(roleIdx)) continue;
       picks.clear();
       size_t visits = 0;

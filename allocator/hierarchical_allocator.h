@@ -24,6 +24,7 @@
 #include "allocator/allocator_state.h"
 #include "allocator/decision_log.h"
 #include "allocator/host_affinity.h"
+#include "allocator/share_pool.h"
 
 namespace harvest {
 
@@ -92,7 +93,7 @@ class HierarchicalAllocator final : public Allocator {
                                                const std::optional<std::string>& agent) override;
 
  private:
-  std::unique_ptr<Sorter> makeSorter(const Quantities& total) const;
+  std::unique_ptr<Sorter> makeSorter() const;
   Result<RoleIdx> roleFor(const std::string& name);
   // Placeholders (frameworks known only from reported usage) are found only when asked for.
   Result<FrameworkIdx> frameworkIndex(const std::string& id, bool placeholders = false) const;
@@ -202,7 +203,6 @@ class HierarchicalAllocator final : public Allocator {
   void applyRevocableTotalChange(const Quantities& added, const Quantities& removed);
   void grantRevocable(AgentIdx agent, Holder holder, const Resources& resources);
   void untrackRevocable(Holder holder, const Resources& resources);
-  void addRevocableClient(FrameworkIdx framework, FrameworkRole* role);
   void deliver(CycleBuffers& buffers, std::vector<PendingRescind> rescinds);
   Quantities consumedQuota(RoleIdx role) const;
   void generateInverseOffers(const std::vector<AgentIdx>& agents);
@@ -224,19 +224,15 @@ class HierarchicalAllocator final : public Allocator {
 
   std::vector<RoleState> roles_;
   std::unordered_map<std::string, RoleIdx> roleIds_;
-  std::unique_ptr<Sorter> roleSorter_;
+  SharePool regular_;    // Stages 1 and 2: every agent's total.
+  SharePool revocable_;  // Stage 3: what agents lend (SharePool::total: their totalRevocable).
   std::vector<std::unique_ptr<FrameworkState>> frameworks_;  // Null once removed.
   std::vector<FrameworkIdx> freeFrameworks_;
   std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
   std::vector<AgentIdx> freeAgents_;
   std::unordered_map<std::string, AgentIdx> agentIds_;
-  std::vector<RoleIdx> poolRoles_;              // PoolId -> role it is reserved to (cache).
-  std::vector<RoleIdx> roleOfClient_;           // Role sorter client -> role.
-  std::vector<RoleIdx> revocableRoleOfClient_;  // Revocable role sorter client -> role.
-  Quantities clusterTotal_;
-  std::unique_ptr<Sorter> revocableRoleSorter_;
-  Quantities revocableTotal_;  // Sum of every agent's totalRevocable.
+  std::vector<RoleIdx> poolRoles_;  // PoolId -> role it is reserved to (cache).
   uint64_t grantSequence_ = 0;
   uint64_t rescindsSent_ = 0;
   bool anyHeadroomLent_ = false;  // Some agent lends headroom: it must be taken back once unheld.
