@@ -1,6 +1,7 @@
 // The allocator's metrics snapshot: keys under "allocator/harvest/", and those whose meaning
 // is the same as in Mesos's allocator copied under "allocator/mesos/" (Mesos's monitoring
 // documentation names them), so dashboards built for Mesos find them.
+#include <algorithm>
 #include <string_view>
 
 #include "allocator/hierarchical_allocator.h"
@@ -23,6 +24,19 @@ bool sharedWithMesos(std::string_view key) {
 }
 
 }  // namespace
+
+Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
+  // Quota counts the role's subtree: its reservations, allocated or not, and the unreserved
+  // resources it holds.
+  Quantities consumed;
+  for (const RoleState& role : roles_) {
+    const auto& path = role.selfAndAncestors;
+    if (std::find(path.begin(), path.end(), roleIdx) == path.end()) continue;
+    consumed += role.allocatedUnreserved;
+    consumed += role.reservedTotal;
+  }
+  return consumed;
+}
 
 std::map<std::string, double> HierarchicalAllocator::metrics() const {
   const std::string prefix = "allocator/harvest/";

@@ -45,24 +45,6 @@ Status checkConversion(const ResourceConversion& c) {
 
 }  // namespace
 
-Quantities unreservedQuantities(const Resources& resources) {
-  Quantities out;
-  for (const auto& entry : resources.scalars()) {
-    if (!entry.key.reserved()) out.set(entry.key.kind, out.get(entry.key.kind) + entry.amount);
-  }
-  for (const auto& entry : resources.ranges()) {
-    if (entry.key.reserved()) continue;
-    const auto count = static_cast<int64_t>(entry.ranges.count());
-    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
-  }
-  for (const auto& entry : resources.sets()) {
-    if (entry.key.reserved()) continue;
-    const auto count = static_cast<int64_t>(entry.items.size());
-    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
-  }
-  return out;
-}
-
 std::string ResourceLimits::toString() const {
   std::string out;
   for (const auto& [kind, amount] : entries_) {
@@ -351,7 +333,12 @@ void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
 void HierarchicalAllocator::countAllocation(Holder holder, const Resources& resources,
                                             const Quantities& quantities, bool reserved) {
   RoleState& role = roles_[holder.role];
-  role.allocatedUnreserved += reserved ? unreservedQuantities(resources) : quantities;
+  // Not through `reserved ? ... : quantities`, which would copy `quantities` every time.
+  if (reserved) {
+    role.allocatedUnreserved += unreservedQuantities(resources);
+  } else {
+    role.allocatedUnreserved += quantities;
+  }
   const FrameworkRole* fr = frameworks_[holder.framework]
                                 ? frameworks_[holder.framework]->findRole(holder.role)
                                 : nullptr;
