@@ -4,6 +4,7 @@
 //
 //   hierarchical.cpp           the API: frameworks, recovery, filters, quota, weights
 //   hierarchical_agents.cpp    the API: agents, maintenance, placement events
+//   allocation_books.cpp       allocations per agent, charged to roles and the regular pool
 //   allocation_cycle.cpp       one cycle: the driver that runs the stages below in order
 //   stage_affinity_holds.cpp   host affinity's holds, before stages 1 and 2
 //   stage_quota_guarantees.cpp stage 1: unmet quota guarantees, per agent
