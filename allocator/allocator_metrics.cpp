@@ -1,6 +1,7 @@
 // The allocator's metrics snapshot: keys under "allocator/harvest/", and those whose meaning
 // is the same as in Mesos's allocator copied under "allocator/mesos/" (Mesos's monitoring
 // documentation names them), so dashboards built for Mesos find them.
+#include <algorithm>
 #include <string_view>
 
 #include "allocator/hierarchical_allocator.h"
@@ -24,6 +25,19 @@ bool sharedWithMesos(std::string_view key) {
 
 }  // namespace
 
+Quantities HierarchicalAllocator::consumedQuota(RoleIdx roleIdx) const {
+  // Quota counts the role's subtree: its reservations, allocated or not, and the unreserved
+  // resources it holds.
+  Quantities consumed;
+  for (const RoleState& role : roles_) {
+    const auto& path = role.selfAndAncestors;
+    if (std::find(path.begin(), path.end(), roleIdx) == path.end()) continue;
+    consumed += role.allocatedUnreserved;
+    consumed += role.reservedTotal;
+  }
+  return consumed;
+}
+
 std::map<std::string, double> HierarchicalAllocator::metrics() const {
   const std::string prefix = "allocator/harvest/";
   std::map<std::string, double> out;
@@ -36,7 +50,8 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   out[prefix + "recovery/recovered_agents"] = recoveredAgents_;
   out[prefix + "recovery/duration_ms"] = recoveryMillis_;
   for (const RoleState& role : roles_) {
-    out[prefix + "roles/" + role.name + "/shares/dominant"] = roleSorter_->pathShare(role.name);
+    out[prefix + "roles/" + role.name + "/shares/dominant"] =
+        regular_.roleSorter().pathShare(role.name);
     out[prefix + "offer_filters/roles/" + role.name + "/active"] =
         static_cast<double>(role.activeFilters);
     if (role.quota) {
@@ -64,7 +79,7 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
     allocated += (agent->overcommitted ? allocationsOn(*agent) : agent->total - agent->available)
                      .quantities();
   }
-  for (const auto& [kind, amount] : clusterTotal_) {
+  for (const auto& [kind, amount] : regular_.total()) {
     out[prefix + "resources/" + kinds::name(kind) + "/total"] = amount.toDouble();
     out[prefix + "resources/" + kinds::name(kind) + "/offered_or_allocated"] =
         allocated.get(kind).toDouble();
@@ -104,7 +119,7 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
     }
   }
   // Present for every kind in the cluster, zero included, so a dashboard sees it go back to 0.
-  for (const auto& [kind, amount] : clusterTotal_ + overCommitted) {
+  for (const auto& [kind, amount] : regular_.total() + overCommitted) {
     out[prefix + "revocable/over_committed/" + kinds::name(kind)] =
         overCommitted.get(kind).toDouble();
     out[prefix + "revocable/headroom/total/" + kinds::name(kind)] =
@@ -113,10 +128,10 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
         headroomAllocated.get(kind).toDouble();
   }
   out[prefix + "revocable/rescinds_sent"] = static_cast<double>(rescindsSent_);
-  for (const RoleState& role : roles_) {
-    if (role.revocableFrameworks > 0) {
-      out[prefix + "revocable/roles/" + role.name + "/shares/dominant"] =
-          revocableRoleSorter_->pathShare(role.name);
+  for (RoleIdx r{}; r < roles_.size(); ++r) {
+    if (revocable_.role(r).frameworkCount() > 0) {
+      out[prefix + "revocable/roles/" + roles_[r].name + "/shares/dominant"] =
+          revocable_.roleSorter().pathShare(roles_[r].name);
     }
   }
   if (affinity_) {

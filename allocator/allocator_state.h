@@ -16,49 +16,29 @@
 
 #include "allocator/allocator.h"
 #include "allocator/offer_filter.h"
+#include "allocator/share_pool.h"
 #include "common/ids.h"
 #include "revocation/revocable_ledger.h"
-#include "sorters/sorter.h"
 
 namespace harvest {
 
 struct RoleState {
   std::string name;
-  std::vector<RoleIdx> selfAndAncestors;  // Whose reservations this role may use.
-  ClientId sorterClient = 0;
-  std::unique_ptr<Sorter> frameworkSorter;  // Frameworks subscribed to this role.
-  boost::container::flat_set<FrameworkIdx> frameworks;
+  std::vector<RoleIdx> selfAndAncestors;                // Whose reservations this role may use.
+  boost::container::flat_set<FrameworkIdx> frameworks;  // Subscribed to this role.
   std::optional<Quota> quota;
   // Quota consumption of this exact role (Mesos: reservations + unreserved allocation): its
   // reservations count whether allocated or not, so offering them never crosses a limit.
-  Quantities allocatedUnreserved;               // Unreserved regular resources allocated to it.
-  Quantities reservedTotal;                     // All resources reserved to it (any agent).
-  std::vector<FrameworkIdx> frameworkOfClient;  // Framework sorter client -> framework.
+  Quantities allocatedUnreserved;  // Unreserved regular resources allocated to it.
+  Quantities reservedTotal;        // All resources reserved to it (any agent).
   size_t activeFilters = 0;
-
-  // Stage 3: the same role in the revocable sorters, with only revocable-capable frameworks.
-  ClientId revocableSorterClient = 0;
-  std::unique_ptr<Sorter> revocableFrameworkSorter;
-  std::vector<FrameworkIdx> frameworkOfRevocableClient;
-  size_t revocableFrameworks = 0;
-
-  void bindClient(ClientId client, FrameworkIdx framework) {
-    if (frameworkOfClient.size() <= client) frameworkOfClient.resize(client + 1);
-    frameworkOfClient[client] = framework;
-  }
-  void bindRevocableClient(ClientId client, FrameworkIdx framework) {
-    if (frameworkOfRevocableClient.size() <= client) frameworkOfRevocableClient.resize(client + 1);
-    frameworkOfRevocableClient[client] = framework;
-  }
 };
-
-inline constexpr ClientId kNoClient = UINT32_MAX;
 
 struct FrameworkRole {
   RoleIdx role;
-  ClientId sorterClient;  // In the role's framework sorter.
+  ClientId sorterClient;  // In the role's framework sorter of the regular pool.
   bool suppressed = false;
-  ClientId revocableClient = kNoClient;  // In the role's revocable sorter, if revocable-capable.
+  ClientId revocableClient = kNoClient;  // In the revocable pool, if revocable-capable.
 };
 
 struct FrameworkState {

@@ -1,5 +1,6 @@
 // The allocator's API: frameworks, recovery, allocations and filters, suppress/revive, quota
-// and weights (agents: hierarchical_agents.cpp). Every refusal leaves the state unchanged.
+// and weights (agents: hierarchical_agents.cpp; the books allocations are kept in:
+// allocation_books.cpp). Every refusal leaves the state unchanged.
 #include "allocator/hierarchical.h"
 
 #include <glog/logging.h>
@@ -45,24 +46,6 @@ Status checkConversion(const ResourceConversion& c) {
 
 }  // namespace
 
-Quantities unreservedQuantities(const Resources& resources) {
-  Quantities out;
-  for (const auto& entry : resources.scalars()) {
-    if (!entry.key.reserved()) out.set(entry.key.kind, out.get(entry.key.kind) + entry.amount);
-  }
-  for (const auto& entry : resources.ranges()) {
-    if (entry.key.reserved()) continue;
-    const auto count = static_cast<int64_t>(entry.ranges.count());
-    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
-  }
-  for (const auto& entry : resources.sets()) {
-    if (entry.key.reserved()) continue;
-    const auto count = static_cast<int64_t>(entry.items.size());
-    out.set(entry.key.kind, out.get(entry.key.kind) + Scalar::fromUnits(count));
-  }
-  return out;
-}
-
 std::string ResourceLimits::toString() const {
   std::string out;
   for (const auto& [kind, amount] : entries_) {
@@ -72,14 +55,13 @@ std::string ResourceLimits::toString() const {
   return out;
 }
 
-std::unique_ptr<Sorter> HierarchicalAllocator::makeSorter(const Quantities& total) const {
+std::unique_ptr<Sorter> HierarchicalAllocator::makeSorter() const {
   std::unique_ptr<Sorter> sorter =
       options_.sorter == "random" ? makeRandomSorter(options_.seed) : makeDrfSorter();
   for (const std::string& name : options_.fairnessExcludedKinds) {
     KindId kind;
     if (kinds::intern(name, &kind)) sorter->excludeKind(kind);
   }
-  sorter->addTotal(total);
   return sorter;
 }
 
@@ -96,8 +78,8 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
   options_ = std::move(options);
   callbacks_ = std::move(callbacks);
   random_.seed(options_.seed);
-  roleSorter_ = makeSorter(clusterTotal_);
-  revocableRoleSorter_ = makeSorter(revocableTotal_);
+  regular_.initialize([this] { return makeSorter(); });
+  revocable_.initialize([this] { return makeSorter(); });
   initialized_ = true;
   state_ = State::kRegistered;
   if (options_.explainDecisions) decisions_.enable();
@@ -156,18 +138,8 @@ Result<RoleIdx> HierarchicalAllocator::roleFor(const std::string& name) {
   RoleState& role = roles_.emplace_back();
   role.name = name;
   role.selfAndAncestors = std::move(lineage);
-  role.frameworkSorter = makeSorter(clusterTotal_);
-  role.revocableFrameworkSorter = makeSorter(revocableTotal_);
-  role.sorterClient = roleSorter_->add(name);
-  role.revocableSorterClient = revocableRoleSorter_->add(name);
-  revocableRoleSorter_->activate(role.revocableSorterClient);
-  if (revocableRoleOfClient_.size() <= role.revocableSorterClient) {
-    revocableRoleOfClient_.resize(role.revocableSorterClient + 1);
-  }
-  revocableRoleOfClient_[role.revocableSorterClient] = index;
-  roleSorter_->activate(role.sorterClient);
-  if (roleOfClient_.size() <= role.sorterClient) roleOfClient_.resize(role.sorterClient + 1);
-  roleOfClient_[role.sorterClient] = index;
+  regular_.addRole(index, name);
+  revocable_.addRole(index, name);
   roleIds_.emplace(name, index);
   if (affinity_) affinity_->addRole(index, name);
   return index;
@@ -214,45 +186,9 @@ Status HierarchicalAllocator::rolesFromInfo(const v1::FrameworkInfo& info,
 void HierarchicalAllocator::updateFrameworkClient(FrameworkIdx index, const FrameworkRole& role) {
   const FrameworkState& framework = *frameworks_[index];
   const bool wantsOffers = framework.active && !role.suppressed;
-  Sorter& sorter = *roles_[role.role].frameworkSorter;
-  if (wantsOffers) {
-    sorter.activate(role.sorterClient);
-  } else {
-    sorter.deactivate(role.sorterClient);
-  }
+  regular_.setFrameworkActive(role.role, role.sorterClient, wantsOffers);
   if (role.revocableClient == kNoClient) return;
-  Sorter& revocable = *roles_[role.role].revocableFrameworkSorter;
-  if (wantsOffers) {
-    revocable.activate(role.revocableClient);
-  } else {
-    revocable.deactivate(role.revocableClient);
-  }
-}
-
-void HierarchicalAllocator::addRevocableClient(FrameworkIdx index, FrameworkRole* role) {
-  RoleState& state = roles_[role->role];
-  role->revocableClient = state.revocableFrameworkSorter->add(frameworks_[index]->id);
-  state.bindRevocableClient(role->revocableClient, index);
-  ++state.revocableFrameworks;
-}
-
-void HierarchicalAllocator::addReservations(const Resources& resources, int sign) {
-  for (const auto& entry : resources.scalars()) {
-    if (!entry.key.reserved()) continue;
-    Quantities& target = roles_[poolRole(entry.key.pool)].reservedTotal;
-    const Quantities delta{{entry.key.kind, entry.amount}};
-    if (sign > 0) {
-      target += delta;
-    } else {
-      target -= delta;
-    }
-  }
-}
-
-Resources HierarchicalAllocator::allocationsOn(const AgentState& agent) {
-  Resources allocated;
-  for (const auto& [holder, resources] : agent.allocations) allocated += resources;
-  return allocated;
+  revocable_.setFrameworkActive(role.role, role.revocableClient, wantsOffers);
 }
 
 FrameworkIdx HierarchicalAllocator::newFrameworkIndex() {
@@ -303,15 +239,16 @@ void HierarchicalAllocator::adoptPlaceholder(FrameworkIdx index) {
     for (const auto& [holder, resources] : agent->allocations) {
       if (holder.framework != index) continue;
       if (const FrameworkRole* fr = framework.findRole(holder.role)) {
-        roles_[holder.role].frameworkSorter->allocated(fr->sorterClient, resources.quantities());
+        regular_.role(holder.role).sorter().allocated(fr->sorterClient, resources.quantities());
       }
     }
     for (const RevocableLedger::Grant& grant : agent->revocable.grants()) {
       if (grant.framework != index) continue;
       const FrameworkRole* fr = framework.findRole(grant.role);
       if (fr && fr->revocableClient != kNoClient) {
-        roles_[grant.role].revocableFrameworkSorter->allocated(fr->revocableClient,
-                                                               grant.resources.quantities());
+        revocable_.role(grant.role)
+            .sorter()
+            .allocated(fr->revocableClient, grant.resources.quantities());
       }
     }
   }
@@ -322,103 +259,6 @@ void HierarchicalAllocator::clearFilters(AgentState& agent) {
   agent.filters.clear();
   agent.earliestFilterEnd = std::numeric_limits<TimeNanos>::max();
   agent.inverseOfferFilters.clear();
-}
-
-void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
-                                            const Resources& resources) {
-  if (resources.empty()) return;
-  AgentState& agent = *agents_[agentIdx];
-  const bool reserved = resources.hasReserved();
-  // Only reserved resources change what the agent can lend (its idle reservations).
-  if (reserved) agent.revocableDirty = true;
-  if (agent.available == resources) {
-    const Quantities quantities = std::exchange(agent.availableQuantities, Quantities());
-    Resources whole = std::exchange(agent.available, Resources());
-    if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(whole)); !added) {
-      held->second += resources;
-    }
-    countAllocation(holder, resources, quantities, reserved);
-  } else {
-    if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
-      held->second += resources;
-    }
-    const Quantities quantities = resources.quantities();
-    if (agent.available.contains(resources)) {
-      // Offers are cut from what is available: their quantities come off exactly.
-      agent.available -= resources;
-      agent.availableQuantities -= quantities;
-    } else {
-      // Usage reported beyond what is available. Only ranges and sets can then overlap
-      // another allocation (scalars always add up).
-      if (!resources.ranges().empty() || !resources.sets().empty()) {
-        agent.allocationsMayOverlap = true;
-      }
-      agent.available -= resources;
-      agent.availableQuantities = agent.available.quantities();
-    }
-    countAllocation(holder, resources, quantities, reserved);
-  }
-}
-
-void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
-  AgentState& agent = *agents_[agentIdx];
-  Resources& leftover = agent.available;
-  if (leftover.empty()) return;
-  const bool reserved = leftover.hasReserved();
-  if (reserved) agent.revocableDirty = true;
-  // Counted before the leftover moves: the books take it by move, not by copy.
-  countAllocation(holder, leftover, agent.availableQuantities, reserved);
-  agent.availableQuantities = Quantities();
-  if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(leftover)); !added) {
-    held->second += leftover;
-  }
-  leftover.clear();
-}
-
-void HierarchicalAllocator::countAllocation(Holder holder, const Resources& resources,
-                                            const Quantities& quantities, bool reserved) {
-  RoleState& role = roles_[holder.role];
-  role.allocatedUnreserved += reserved ? unreservedQuantities(resources) : quantities;
-  roleSorter_->allocated(role.sorterClient, quantities);
-  if (const FrameworkRole* fr = frameworks_[holder.framework]
-                                    ? frameworks_[holder.framework]->findRole(holder.role)
-                                    : nullptr) {
-    role.frameworkSorter->allocated(fr->sorterClient, quantities);
-  }
-}
-
-void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
-                                              const Resources& resources) {
-  if (resources.empty()) return;
-  AgentState& agent = *agents_[agentIdx];
-  if (resources.hasReserved()) agent.revocableDirty = true;
-  auto it = agent.allocations.find(holder);
-  if (it != agent.allocations.end()) {
-    it->second -= resources;
-    if (it->second.empty()) agent.allocations.erase(it);
-  }
-  const Quantities quantities = resources.quantities();
-  if (agent.overcommitted) {
-    // What comes back may still be beyond the total: only what the total holds is free.
-    const Resources allocated = allocationsOn(agent);
-    agent.setAvailable(agent.total - allocated);
-    agent.overcommitted = !agent.total.contains(allocated);
-  } else {
-    agent.available += resources;
-    if (agent.allocationsMayOverlap) {
-      agent.availableQuantities = agent.available.quantities();
-    } else {
-      agent.availableQuantities += quantities;
-    }
-  }
-  RoleState& role = roles_[holder.role];
-  role.allocatedUnreserved -= unreservedQuantities(resources);
-  roleSorter_->unallocated(role.sorterClient, quantities);
-  if (const FrameworkRole* fr = frameworks_[holder.framework]
-                                    ? frameworks_[holder.framework]->findRole(holder.role)
-                                    : nullptr) {
-    role.frameworkSorter->unallocated(fr->sorterClient, quantities);
-  }
 }
 
 Status HierarchicalAllocator::addFramework(
@@ -465,17 +305,16 @@ Status HierarchicalAllocator::addFramework(
   framework->refinement =
       hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   for (size_t i = 0; i < roleIds.size(); ++i) {
-    RoleState& role = roles_[roleIds[i]];
-    FrameworkRole fr{roleIds[i], role.frameworkSorter->add(id),
+    FrameworkRole fr{roleIds[i], regular_.addFramework(roleIds[i], index, id),
                      suppressedRoles.count(names[i]) > 0};
-    role.bindClient(fr.sorterClient, index);
-    role.frameworks.insert(index);
+    roles_[roleIds[i]].frameworks.insert(index);
     framework->roles.push_back(fr);
   }
   frameworks_[index] = std::move(framework);
   if (!adopting) frameworkIds_.emplace(id, index);
   for (FrameworkRole& fr : frameworks_[index]->roles) {
-    if (frameworks_[index]->revocable) addRevocableClient(index, &fr);
+    if (frameworks_[index]->revocable)
+      fr.revocableClient = revocable_.addFramework(fr.role, index, id);
     updateFrameworkClient(index, fr);
   }
   if (adopting) adoptPlaceholder(index);
@@ -527,12 +366,9 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
     agent.inverseOfferFilters.erase(*index);
   }
   for (const FrameworkRole& fr : frameworks_[*index]->roles) {
-    roles_[fr.role].frameworkSorter->remove(fr.sorterClient);
+    regular_.removeFramework(fr.role, fr.sorterClient);
     roles_[fr.role].frameworks.erase(*index);
-    if (fr.revocableClient != kNoClient) {
-      roles_[fr.role].revocableFrameworkSorter->remove(fr.revocableClient);
-      --roles_[fr.role].revocableFrameworks;
-    }
+    if (fr.revocableClient != kNoClient) revocable_.removeFramework(fr.role, fr.revocableClient);
   }
   releaseFrameworkIndex(*index);
   worklist_.markAll();
@@ -584,8 +420,7 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   for (RoleIdx r : roleIds) {
     const FrameworkRole* existing = framework.findRole(r);
     FrameworkRole fr =
-        existing ? *existing : FrameworkRole{r, roles_[r].frameworkSorter->add(id), false};
-    roles_[r].bindClient(fr.sorterClient, *index);
+        existing ? *existing : FrameworkRole{r, regular_.addFramework(r, *index, id), false};
     fr.suppressed = suppressedRoles.count(roles_[r].name) > 0;
     roles_[r].frameworks.insert(*index);
     updated.push_back(fr);
@@ -593,21 +428,20 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   for (const FrameworkRole& old : framework.roles) {
     const bool dropped = std::find(roleIds.begin(), roleIds.end(), old.role) == roleIds.end();
     if (dropped) {
-      roles_[old.role].frameworkSorter->remove(old.sorterClient);
+      regular_.removeFramework(old.role, old.sorterClient);
       roles_[old.role].frameworks.erase(*index);
     }
     // A revocable client goes only with its role or the capability (both checked above to
     // hold nothing): while both stay, it carries what the framework holds revocably.
     if (old.revocableClient != kNoClient && (dropped || !revocable)) {
-      roles_[old.role].revocableFrameworkSorter->remove(old.revocableClient);
-      --roles_[old.role].revocableFrameworks;
+      revocable_.removeFramework(old.role, old.revocableClient);
     }
   }
   for (FrameworkRole& fr : updated) {
     if (!revocable) {
       fr.revocableClient = kNoClient;
     } else if (fr.revocableClient == kNoClient) {
-      addRevocableClient(*index, &fr);
+      fr.revocableClient = revocable_.addFramework(fr.role, *index, id);
     }
   }
   framework.info = info;
@@ -817,8 +651,8 @@ Status HierarchicalAllocator::updateWeights(const std::map<std::string, double>&
   }
   for (const auto& [role, weight] : weights) {
     weights_[role] = weight;
-    roleSorter_->updateWeight(role, weight);
-    revocableRoleSorter_->updateWeight(role, weight);
+    regular_.updateWeight(role, weight);
+    revocable_.updateWeight(role, weight);
   }
   worklist_.markAll();
   return Status();

@@ -83,9 +83,7 @@ Status HierarchicalAllocator::addAgent(
   }
 
   const Quantities quantities = total.quantities();
-  clusterTotal_ += quantities;
-  roleSorter_->addTotal(quantities);
-  for (RoleState& role : roles_) role.frameworkSorter->addTotal(quantities);
+  regular_.addTotal(quantities);
   addReservations(total, +1);
 
   // Usage of a framework the master has not added yet is held by a placeholder of that id:
@@ -127,14 +125,10 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
     holders.push_back(grant.framework);
   }
   const Quantities lendable = agent.revocable.total().quantities();
-  revocableTotal_ -= lendable;
-  revocableRoleSorter_->removeTotal(lendable);
-  for (RoleState& role : roles_) role.revocableFrameworkSorter->removeTotal(lendable);
+  revocable_.removeTotal(lendable);
   for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
   const Quantities quantities = agent.total.quantities();
-  clusterTotal_ -= quantities;
-  roleSorter_->removeTotal(quantities);
-  for (RoleState& role : roles_) role.frameworkSorter->removeTotal(quantities);
+  regular_.removeTotal(quantities);
   addReservations(agent.total, -1);
   agents_[*index].reset();
   freeAgents_.push_back(*index);
@@ -186,14 +180,7 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
     const Resources allocated = allocationsOn(agent);
     const Quantities before = agent.total.quantities();
     const Quantities after = total->quantities();
-    clusterTotal_ -= before;
-    clusterTotal_ += after;
-    roleSorter_->removeTotal(before);
-    roleSorter_->addTotal(after);
-    for (RoleState& role : roles_) {
-      role.frameworkSorter->removeTotal(before);
-      role.frameworkSorter->addTotal(after);
-    }
+    regular_.replaceTotal(before, after);
     addReservations(agent.total, -1);
     addReservations(*total, +1);
     agent.total = *total;

@@ -2,13 +2,19 @@
 // implement it (internal to allocator/; users go through Allocator and
 // makeHierarchicalAllocator()).
 //
-//   hierarchical.cpp        the API: frameworks, recovery, filters, quota, weights
-//   hierarchical_agents.cpp the API: agents, maintenance, placement events
-//   allocation_cycle.cpp    one cycle: stage 1 (quota guarantees), stage 2 (weighted DRF)
-//   revocable_stage.cpp     stage 3: idle reserved and oversubscribed resources, rescinds
-//   allocator_metrics.cpp   the metrics snapshot
-//   explanations.cpp        explainDecisions(): the decision log (decision_log.h) served
-//   host_affinity.cpp       the role history's use: holds, strict/anti-affinity, persistence
+//   hierarchical.cpp           the API: frameworks, recovery, filters, quota, weights
+//   hierarchical_agents.cpp    the API: agents, maintenance, placement events
+//   allocation_books.cpp       allocations per agent, charged to roles and the regular pool
+//   allocation_cycle.cpp       one cycle: the driver that runs the stages below in order
+//   stage_affinity_holds.cpp   host affinity's holds, before stages 1 and 2
+//   stage_quota_guarantees.cpp stage 1: unmet quota guarantees, per agent
+//   stage_fair_share.cpp       stage 2: weighted DRF, per agent
+//   revocable_stage.cpp        stage 3: idle reserved and oversubscribed resources, rescinds
+//   framework_choice.cpp       stages 1-2: which framework of a role takes an agent, the offer
+//   offer_delivery.cpp         the cycle's offers and rescinds handed to the host
+//   allocator_metrics.cpp      the metrics snapshot
+//   explanations.cpp           explainDecisions(): the decision log (decision_log.h) served
+//   host_affinity.cpp          the role history's use: holds, strict/anti-affinity, persistence
 #pragma once
 
 #include <chrono>
@@ -24,12 +30,10 @@
 #include "allocator/allocator_state.h"
 #include "allocator/decision_log.h"
 #include "allocator/host_affinity.h"
+#include "allocator/quota_headroom.h"
+#include "allocator/share_pool.h"
 
 namespace harvest {
-
-// resources.unreserved().quantities() without the copy: what an allocation adds to quota
-// consumption and takes from the quota headroom.
-Quantities unreservedQuantities(const Resources& resources);
 
 // Mesos caps refusals at a year; longer ones are almost certainly unit mistakes.
 inline constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
@@ -92,7 +96,7 @@ class HierarchicalAllocator final : public Allocator {
                                                const std::optional<std::string>& agent) override;
 
  private:
-  std::unique_ptr<Sorter> makeSorter(const Quantities& total) const;
+  std::unique_ptr<Sorter> makeSorter() const;
   Result<RoleIdx> roleFor(const std::string& name);
   // Placeholders (frameworks known only from reported usage) are found only when asked for.
   Result<FrameworkIdx> frameworkIndex(const std::string& id, bool placeholders = false) const;
@@ -140,9 +144,16 @@ class HierarchicalAllocator final : public Allocator {
   void expireFilters(AgentIdx agent, TimeNanos now);
   void runCycle(std::vector<AgentIdx> agents);
   // The cycle with (true) or without (false) recording its decisions: the copy without is
-  // the cycle as it would be if explanations did not exist.
+  // the cycle as it would be if explanations did not exist. Only the driver: the stages are
+  // below, each with what it shares with the others in a Cycle (cycle.h).
   template <bool kExplain>
   void runCycleWith(std::vector<AgentIdx> agents);
+  // Drops the agent's ended filters; false when it has nothing to offer this cycle.
+  template <bool kExplain>
+  bool readyForOffers(AgentIdx agent, TimeNanos now);
+  // Whether walks over the regular pool's roles may follow the live order (role_walk.h).
+  bool walkRolesInPlace() const;
+  void recordRunTime(std::chrono::steady_clock::time_point started);
   // The served form of one decision of the log.
   AgentDecision describe(AgentIdx agent, FrameworkIdx framework) const;
   // Some framework of the role is active and not suppressing it.
@@ -202,8 +213,52 @@ class HierarchicalAllocator final : public Allocator {
   void applyRevocableTotalChange(const Quantities& added, const Quantities& removed);
   void grantRevocable(AgentIdx agent, Holder holder, const Resources& resources);
   void untrackRevocable(Holder holder, const Resources& resources);
-  void addRevocableClient(FrameworkIdx framework, FrameworkRole* role);
   void deliver(CycleBuffers& buffers, std::vector<PendingRescind> rescinds);
+
+  // The stages of a cycle (cycle.h), in the order they run. Before the agent walk:
+  struct Cycle;
+  // Host affinity, role first (stage_affinity_holds.cpp): each role that may be favoured is
+  // offered the agents of its history that have room.
+  template <bool kExplain>
+  void affinityHolds(Cycle& cycle);
+  // Then per agent, in the cycle's order: a hold on the agent for the role that freed it
+  // (true: the agent was held, and offered to that role alone);
+  template <bool kExplain>
+  bool heldForItsRole(Cycle& cycle, AgentIdx agent);
+  // stage 1, unmet quota guarantees (stage_quota_guarantees.cpp);
+  template <bool kExplain>
+  void quotaGuaranteesOn(Cycle& cycle, AgentIdx agent);
+  // stage 2, weighted DRF over every role (stage_fair_share.cpp).
+  template <bool kExplain>
+  void fairShareOn(Cycle& cycle, AgentIdx agent);
+  // After the agent walk: revocableStage(), above.
+
+  // Host affinity: whether a hold may favour the role this cycle.
+  bool mayHold(Cycle& cycle, RoleIdx role);
+  // The offer of the agent to the role alone that a hold makes, if a framework takes it.
+  template <bool kExplain>
+  void offerHeld(Cycle& cycle, AgentIdx agent, RoleIdx role);
+
+  // The framework choice of stages 1 and 2 (framework_choice.cpp).
+  struct ChosenOffer;
+  // Picks into `choice` the first framework of the role that may take the agent's leftover,
+  // cut by the quota books (to `guaranteeShortfall` in stage 1, null in stage 2), without
+  // offering it: offering reorders the sorters. False when none may.
+  template <bool kExplain>
+  bool chooseOffer(const QuotaHeadroom& quota, AgentIdx agent, RoleIdx role,
+                   const Quantities* guaranteeShortfall, bool preferred, ChosenOffer& choice);
+  // Makes the chosen offer: into `offers`, the allocation books, the quota books, host
+  // affinity and the decision log.
+  template <bool kExplain>
+  void makeOffer(AgentIdx agent, ChosenOffer& choice, PendingOffers& offers, QuotaHeadroom& quota);
+  // Explanations: why stage 2 found nothing worth offering the framework on the agent.
+  Decision whyNotOfferable(const QuotaHeadroom& quota, const AgentState& agent,
+                           const FrameworkState& framework, RoleIdx role) const;
+  // Explanations: a decision about a role on an agent, for each of its frameworks that wants
+  // offers under it.
+  void recordForRole(AgentIdx agent, RoleIdx role, const Decision& decision);
+
+  // For metrics: the role's subtree's reservations and unreserved holdings.
   Quantities consumedQuota(RoleIdx role) const;
   void generateInverseOffers(const std::vector<AgentIdx>& agents);
 
@@ -224,19 +279,15 @@ class HierarchicalAllocator final : public Allocator {
 
   std::vector<RoleState> roles_;
   std::unordered_map<std::string, RoleIdx> roleIds_;
-  std::unique_ptr<Sorter> roleSorter_;
+  SharePool regular_;    // Stages 1 and 2: every agent's total.
+  SharePool revocable_;  // Stage 3: what agents lend (SharePool::total: their totalRevocable).
   std::vector<std::unique_ptr<FrameworkState>> frameworks_;  // Null once removed.
   std::vector<FrameworkIdx> freeFrameworks_;
   std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
   std::vector<AgentIdx> freeAgents_;
   std::unordered_map<std::string, AgentIdx> agentIds_;
-  std::vector<RoleIdx> poolRoles_;              // PoolId -> role it is reserved to (cache).
-  std::vector<RoleIdx> roleOfClient_;           // Role sorter client -> role.
-  std::vector<RoleIdx> revocableRoleOfClient_;  // Revocable role sorter client -> role.
-  Quantities clusterTotal_;
-  std::unique_ptr<Sorter> revocableRoleSorter_;
-  Quantities revocableTotal_;  // Sum of every agent's totalRevocable.
+  std::vector<RoleIdx> poolRoles_;  // PoolId -> role it is reserved to (cache).
   uint64_t grantSequence_ = 0;
   uint64_t rescindsSent_ = 0;
   bool anyHeadroomLent_ = false;  // Some agent lends headroom: it must be taken back once unheld.

@@ -80,38 +80,22 @@ void HierarchicalAllocator::applyRevocableTotalChange(const Quantities& added,
                                                       const Quantities& removed) {
   if (added == removed) return;
   // A total change invalidates every share in these sorters: apply it once per cycle.
-  revocableTotal_ -= removed;
-  revocableTotal_ += added;
-  revocableRoleSorter_->removeTotal(removed);
-  revocableRoleSorter_->addTotal(added);
-  for (RoleState& role : roles_) {
-    role.revocableFrameworkSorter->removeTotal(removed);
-    role.revocableFrameworkSorter->addTotal(added);
-  }
+  revocable_.replaceTotal(removed, added);
 }
 
 void HierarchicalAllocator::grantRevocable(AgentIdx agentIdx, Holder holder,
                                            const Resources& resources) {
   agents_[agentIdx]->revocable.grant(holder.framework, holder.role, ++grantSequence_, resources);
-  const Quantities quantities = resources.quantities();
-  RoleState& role = roles_[holder.role];
-  revocableRoleSorter_->allocated(role.revocableSorterClient, quantities);
   const FrameworkRole* fr = frameworks_[holder.framework]->findRole(holder.role);
-  if (fr && fr->revocableClient != kNoClient) {
-    role.revocableFrameworkSorter->allocated(fr->revocableClient, quantities);
-  }
+  revocable_.allocated(holder.role, fr ? fr->revocableClient : kNoClient, resources.quantities());
 }
 
 void HierarchicalAllocator::untrackRevocable(Holder holder, const Resources& resources) {
   if (resources.empty()) return;
-  const Quantities quantities = resources.quantities();
-  RoleState& role = roles_[holder.role];
-  revocableRoleSorter_->unallocated(role.revocableSorterClient, quantities);
-  if (!frameworks_[holder.framework]) return;
-  const FrameworkRole* fr = frameworks_[holder.framework]->findRole(holder.role);
-  if (fr && fr->revocableClient != kNoClient) {
-    role.revocableFrameworkSorter->unallocated(fr->revocableClient, quantities);
-  }
+  const FrameworkRole* fr = frameworks_[holder.framework]
+                                ? frameworks_[holder.framework]->findRole(holder.role)
+                                : nullptr;
+  revocable_.unallocated(holder.role, fr ? fr->revocableClient : kNoClient, resources.quantities());
 }
 
 void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added,
@@ -181,14 +165,14 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
          {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
       Resources candidate = lendable.ofClass(revocability);
       if (!offerable(candidate)) continue;
-      for (ClientId roleClient : revocableRoleSorter_->sort()) {
-        const RoleIdx roleIdx = revocableRoleOfClient_[roleClient];
-        RoleState& role = roles_[roleIdx];
-        if (role.revocableFrameworks == 0) continue;
+      for (ClientId roleClient : revocable_.roleSorter().sort()) {
+        const RoleIdx roleIdx = revocable_.roleOf(roleClient);
+        const SharePool::RoleShares& shares = revocable_.role(roleIdx);
+        if (shares.frameworkCount() == 0) continue;
         if (nested(roleIdx) && !agent.hierarchicalRole) continue;
         FrameworkIdx chosen = UINT32_MAX;
         auto considerFramework = [&](ClientId client) {
-          const FrameworkIdx frameworkIdx = role.frameworkOfRevocableClient[client];
+          const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
           const FrameworkState& framework = *frameworks_[frameworkIdx];
           if (agent.hasGpus && !framework.gpu) return true;
           if (framework.multiRole && !agent.multiRole) return true;
@@ -203,7 +187,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           chosen = frameworkIdx;
           return false;
         };
-        role.revocableFrameworkSorter->visitInOrder(considerFramework);
+        shares.sorter().visitInOrder(considerFramework);
         if (chosen == UINT32_MAX) continue;
         if (decisions_.on()) decisions_.offered(agentIdx, chosen, roleIdx);
         grantRevocable(agentIdx, Holder{chosen, roleIdx}, candidate);

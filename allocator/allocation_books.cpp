@@ -1,0 +1,129 @@
+// The allocation books: what each agent has allocated to whom and has left, and what every
+// allocation charges to its role (quota consumption) and to the regular pool's sorters. Kept
+// up to date incrementally by each offer, usage report and release, so a cycle never
+// recomputes an agent's leftover or a role's holdings. Revocable grants have their own books
+// (the agent's RevocableLedger, revocable_stage.cpp).
+#include <utility>
+
+#include "allocator/hierarchical_allocator.h"
+
+namespace harvest {
+
+void HierarchicalAllocator::addReservations(const Resources& resources, int sign) {
+  for (const auto& entry : resources.scalars()) {
+    if (!entry.key.reserved()) continue;
+    Quantities& target = roles_[poolRole(entry.key.pool)].reservedTotal;
+    const Quantities delta{{entry.key.kind, entry.amount}};
+    if (sign > 0) {
+      target += delta;
+    } else {
+      target -= delta;
+    }
+  }
+}
+
+Resources HierarchicalAllocator::allocationsOn(const AgentState& agent) {
+  Resources allocated;
+  for (const auto& [holder, resources] : agent.allocations) allocated += resources;
+  return allocated;
+}
+
+void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
+                                            const Resources& resources) {
+  if (resources.empty()) return;
+  AgentState& agent = *agents_[agentIdx];
+  const bool reserved = resources.hasReserved();
+  // Only reserved resources change what the agent can lend (its idle reservations).
+  if (reserved) agent.revocableDirty = true;
+  if (agent.available == resources) {
+    const Quantities quantities = std::exchange(agent.availableQuantities, Quantities());
+    Resources whole = std::exchange(agent.available, Resources());
+    if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(whole)); !added) {
+      held->second += resources;
+    }
+    countAllocation(holder, resources, quantities, reserved);
+  } else {
+    if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
+      held->second += resources;
+    }
+    const Quantities quantities = resources.quantities();
+    if (agent.available.contains(resources)) {
+      // Offers are cut from what is available: their quantities come off exactly.
+      agent.available -= resources;
+      agent.availableQuantities -= quantities;
+    } else {
+      // Usage reported beyond what is available. Only ranges and sets can then overlap
+      // another allocation (scalars always add up).
+      if (!resources.ranges().empty() || !resources.sets().empty()) {
+        agent.allocationsMayOverlap = true;
+      }
+      agent.available -= resources;
+      agent.availableQuantities = agent.available.quantities();
+    }
+    countAllocation(holder, resources, quantities, reserved);
+  }
+}
+
+void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
+  AgentState& agent = *agents_[agentIdx];
+  Resources& leftover = agent.available;
+  if (leftover.empty()) return;
+  const bool reserved = leftover.hasReserved();
+  if (reserved) agent.revocableDirty = true;
+  // Counted before the leftover moves: the books take it by move, not by copy.
+  countAllocation(holder, leftover, agent.availableQuantities, reserved);
+  agent.availableQuantities = Quantities();
+  if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(leftover)); !added) {
+    held->second += leftover;
+  }
+  leftover.clear();
+}
+
+void HierarchicalAllocator::countAllocation(Holder holder, const Resources& resources,
+                                            const Quantities& quantities, bool reserved) {
+  RoleState& role = roles_[holder.role];
+  // Not through `reserved ? ... : quantities`, which would copy `quantities` every time.
+  if (reserved) {
+    role.allocatedUnreserved += unreservedQuantities(resources);
+  } else {
+    role.allocatedUnreserved += quantities;
+  }
+  const FrameworkRole* fr = frameworks_[holder.framework]
+                                ? frameworks_[holder.framework]->findRole(holder.role)
+                                : nullptr;
+  regular_.allocated(holder.role, fr ? fr->sorterClient : kNoClient, quantities);
+}
+
+void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
+                                              const Resources& resources) {
+  if (resources.empty()) return;
+  AgentState& agent = *agents_[agentIdx];
+  if (resources.hasReserved()) agent.revocableDirty = true;
+  auto it = agent.allocations.find(holder);
+  if (it != agent.allocations.end()) {
+    it->second -= resources;
+    if (it->second.empty()) agent.allocations.erase(it);
+  }
+  const Quantities quantities = resources.quantities();
+  if (agent.overcommitted) {
+    // What comes back may still be beyond the total: only what the total holds is free.
+    const Resources allocated = allocationsOn(agent);
+    agent.setAvailable(agent.total - allocated);
+    agent.overcommitted = !agent.total.contains(allocated);
+  } else {
+    agent.available += resources;
+    if (agent.allocationsMayOverlap) {
+      agent.availableQuantities = agent.available.quantities();
+    } else {
+      agent.availableQuantities += quantities;
+    }
+  }
+  RoleState& role = roles_[holder.role];
+  role.allocatedUnreserved -= unreservedQuantities(resources);
+  const FrameworkRole* fr = frameworks_[holder.framework]
+                                ? frameworks_[holder.framework]->findRole(holder.role)
+                                : nullptr;
+  regular_.unallocated(holder.role, fr ? fr->sorterClient : kNoClient, quantities);
+}
+
+}  // namespace harvest

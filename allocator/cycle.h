@@ -1,0 +1,56 @@
+// HierarchicalAllocator::Cycle: what the stages of one allocation cycle share, handed to each
+// stage explicitly by the driver (runCycleWith, allocation_cycle.cpp).
+//
+// It lives for one cycle: the agents it visits and when, the offers made so far (the stages'
+// output, delivered at the cycle's end), the quota books those offers are charged to, the
+// walk over the regular pool's roles (with the roles stage 1 hid), and what host affinity
+// worked out about its holds. Whether decisions are recorded is not here: every stage is a
+// template on kExplain, so the cycle without explanations carries none of their cost.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "allocator/hierarchical_allocator.h"
+#include "allocator/quota_headroom.h"
+#include "allocator/role_walk.h"
+
+namespace harvest {
+
+// An offer a role's walk chose and has not made yet: which framework, under which role,
+// takes what. The candidates are built in place while choosing (one per refinement variant),
+// so the chosen one moves only once, into the offer.
+struct HierarchicalAllocator::ChosenOffer {
+  FrameworkIdx framework;
+  RoleIdx role;
+  bool preferred = false;
+  bool wholeLeftover = false;  // The agent's whole leftover, not a candidate.
+  int variant = 0;
+  std::optional<Resources> candidates[2];
+};
+
+struct HierarchicalAllocator::Cycle {
+  Cycle(TimeNanos now, const std::vector<AgentIdx>& agentOrder, PendingOffers& offers,
+        const std::vector<RoleState>& roles, SharePool& regular, bool walkInPlace)
+      : now(now),
+        agentOrder(agentOrder),
+        offers(offers),
+        quota(roles, regular.total()),
+        roles(regular, roles.size(), walkInPlace) {}
+
+  const TimeNanos now;
+  const std::vector<AgentIdx>& agentOrder;  // In the order they are visited.
+  PendingOffers& offers;                    // Made so far.
+  QuotaHeadroom quota;
+  RoleWalk roles;
+  ChosenOffer choice;  // A walk's pick, until it is offered.
+
+  // Host affinity: per role, whether a hold may favour it (-1: not known yet; known values
+  // are forgotten when the role is offered something), and the weight of every role that
+  // wants offers (-1: not summed yet). See HierarchicalAllocator::mayHold.
+  std::vector<int8_t> holdAllowed;
+  double demandWeight = -1;
+};
+
+}  // namespace harvest

@@ -1,0 +1,271 @@
+// The framework choice of stages 1 and 2: for one role at one agent, the first framework in
+// the role's DRF order that may take the agent's leftover (cut as the stage and the quota
+// books require), and the offer that follows. Coarse grained: the offerable leftover goes
+// whole. Reserved resources go only to their role and its descendants, and only to
+// frameworks that can read them (refinement). With explanations on, every framework passed
+// by gets the reason recorded (stage 2 and holds only: stage 1 passing a framework by tells
+// nothing, stage 2 looks at it again).
+#include <algorithm>
+#include <optional>
+
+#include "allocator/cycle.h"
+#include "resources/roles.h"
+
+namespace harvest {
+namespace {
+
+// Stage 1 splits what a role may use on an agent as Mesos does: `whole` goes as it is (the
+// role's own reservations and non-scalar resources; an ancestor's reservations wait for
+// stage 2), `unreserved` (the unreserved scalars) is cut to the caps.
+void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolRoles, RoleIdx role,
+                    Resources* whole, Resources* unreserved) {
+  for (const auto& entry : eligible.scalars()) {
+    if (!entry.key.reserved()) {
+      unreserved->addScalar(entry.key, entry.amount);
+    } else if (entry.key.pool < poolRoles.size() && poolRoles[entry.key.pool] == role) {
+      whole->addScalar(entry.key, entry.amount);
+    }
+  }
+  for (const auto& entry : eligible.ranges()) whole->addRanges(entry.key, entry.ranges);
+  for (const auto& entry : eligible.sets()) whole->addSet(entry.key, entry.items);
+}
+
+}  // namespace
+
+Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
+                                             const FrameworkState& framework,
+                                             RoleIdx roleIdx) const {
+  const RoleState& role = roles_[roleIdx];
+  return agent.available.filter([&](const ResourceKey& key) {
+    if (key.revocable()) return false;
+    if (!key.reserved()) return true;
+    // Ownership first: most roles own none of an agent's reservations, and it spares them
+    // the pool table lookup of the refinement check.
+    const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : RoleIdx(UINT32_MAX);
+    if (std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) ==
+        role.selfAndAncestors.end()) {
+      return false;
+    }
+    return framework.refinement || pools::get(key.pool).stack.size() <= 1;
+  });
+}
+
+bool HierarchicalAllocator::offerable(const Resources& resources) const {
+  if (resources.empty()) return false;
+  for (const Quantities& minimum : options_.minAllocatable) {
+    bool covered = true;
+    for (const auto& [kind, amount] : minimum) {
+      if (resources.amountOf(kind) < amount) {
+        covered = false;
+        break;
+      }
+    }
+    if (covered) return true;
+  }
+  return false;
+}
+
+bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
+                                     const Resources& candidate) const {
+  auto it = agent.filters.find(holder);
+  return it != agent.filters.end() && it->second.blocks(candidate);
+}
+
+Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, const AgentState& agent,
+                                                const FrameworkState& framework,
+                                                RoleIdx roleIdx) const {
+  // The quota limit is blamed before the headroom, as it would cut the offer even without
+  // other roles.
+  const Resources eligible = eligibleFor(agent, framework, roleIdx);
+  if (!offerable(eligible)) return Decision::of(DecisionReason::kBelowMinimum);
+  const Resources unreserved = eligible.unreserved();
+  // The kind cut to nothing, else the first kind cut at all (in the order caps were set).
+  auto mostCut = [&unreserved](const Caps& caps) {
+    std::optional<KindId> cutSome;
+    for (const auto& [kind, room] : caps) {
+      const Scalar here = unreserved.scalar(kind);
+      if (!here.isPositive() || room >= here) continue;
+      if (!room.isPositive()) return kind;
+      if (!cutSome) cutSome = kind;
+    }
+    return cutSome.value_or(caps.front().first);
+  };
+  Caps limits;
+  quota.limitCaps(roleIdx, &limits);
+  if (!limits.empty() && !offerable(eligible.reserved() + capped(unreserved, limits))) {
+    const KindId kind = mostCut(limits);
+    return Decision::ofRole(DecisionReason::kQuotaLimit, quota.tightestLimit(roleIdx, kind), kind);
+  }
+  Caps headroom;
+  quota.headroomCaps(agent, &headroom);
+  if (headroom.empty()) return Decision::of(DecisionReason::kBelowMinimum);
+  const KindId kind = mostCut(headroom);
+  return Decision::ofRole(DecisionReason::kQuotaHeadroom, quota.waitingFor(kind, roleIdx), kind);
+}
+
+void HierarchicalAllocator::recordForRole(AgentIdx agentIdx, RoleIdx roleIdx,
+                                          const Decision& decision) {
+  for (FrameworkIdx f : roles_[roleIdx].frameworks) {
+    const FrameworkState& framework = *frameworks_[f];
+    const FrameworkRole* subscribed = framework.findRole(roleIdx);
+    if (framework.active && subscribed != nullptr && !subscribed->suppressed) {
+      decisions_.record(agentIdx, f, decision);
+    }
+  }
+}
+
+template <bool kExplain>
+bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx agentIdx,
+                                        RoleIdx roleIdx, const Quantities* guaranteeShortfall,
+                                        bool preferred, ChosenOffer& choice) {
+  AgentState& agent = *agents_[agentIdx];
+  const RoleState& role = roles_[roleIdx];
+  if (role.frameworks.empty()) return false;
+  const SharePool::RoleShares& shares = regular_.role(roleIdx);
+  // Stage 1 tells nothing about the frameworks it passes by: stage 2 looks at them again.
+  // `if constexpr` around every use, so the cycle without explanations does not even
+  // compute what they need.
+  [[maybe_unused]] const bool explainStage = guaranteeShortfall == nullptr;
+  if (nested(roleIdx) && !agent.hierarchicalRole) {
+    if constexpr (kExplain) {
+      if (explainStage) {
+        recordForRole(agentIdx, roleIdx, Decision::missing(MissingCapability::kHierarchicalRole));
+      }
+    }
+    return false;
+  }
+  Caps caps;
+  quota.limitCaps(roleIdx, &caps);
+  if (!guaranteeShortfall) quota.headroomCaps(agent, &caps);
+  if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
+    if constexpr (kExplain) {
+      if (explainStage) {
+        recordForRole(agentIdx, roleIdx,
+                      Decision::ofRole(DecisionReason::kAffinityConstraint, roleIdx));
+      }
+    }
+    return false;
+  }
+  // Usual case: no caps and nothing reserved, so every framework's candidate is the agent's
+  // whole leftover (`available` holds regular resources only). It is checked in place and
+  // copied only once a framework takes it, not once per agent visited.
+  const bool wholeLeftover = !guaranteeShortfall && caps.empty() && !agent.available.hasReserved();
+  // Otherwise what this role may take here depends on the framework only through the
+  // refinement capability: build each variant once, on first need, not once per framework.
+  std::optional<Resources>* candidates = choice.candidates;
+  candidates[0].reset();
+  candidates[1].reset();
+  bool worthOffering[2] = {false, false};
+  if (wholeLeftover) worthOffering[0] = worthOffering[1] = offerable(agent.available);
+  [[maybe_unused]] std::optional<Decision> whyNot[2];  // Explanations, once per variant.
+  // Find the first framework that may take the agent's leftover; offer after the walk,
+  // since offering reorders the sorter.
+  FrameworkIdx chosen = UINT32_MAX;
+  int chosenVariant = 0;
+  auto considerFramework = [&](ClientId client) {
+    const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
+    const FrameworkState& framework = *frameworks_[frameworkIdx];
+    if (agent.hasGpus && !framework.gpu) {
+      if constexpr (kExplain) {
+        if (explainStage) {
+          decisions_.record(agentIdx, frameworkIdx,
+                            Decision::missing(MissingCapability::kGpuResources));
+        }
+      }
+      return true;
+    }
+    // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
+    if (framework.multiRole && !agent.multiRole) {
+      if constexpr (kExplain) {
+        if (explainStage) {
+          decisions_.record(agentIdx, frameworkIdx,
+                            Decision::missing(MissingCapability::kMultiRole));
+        }
+      }
+      return true;
+    }
+    const int variant = framework.refinement ? 1 : 0;
+    if (!wholeLeftover && !candidates[variant]) {
+      if (guaranteeShortfall) {
+        Resources whole, unreserved;
+        splitForStage1(eligibleFor(agent, framework, roleIdx), poolRoles_, roleIdx, &whole,
+                       &unreserved);
+        Caps stageCaps = caps;
+        candidates[variant] = quota.guaranteeCaps(unreserved, *guaranteeShortfall, &stageCaps)
+                                  ? whole + capped(unreserved, stageCaps)
+                                  : Resources();
+      } else {
+        Resources eligible = eligibleFor(agent, framework, roleIdx);
+        // Without caps the split and the sum would rebuild `eligible` from two copies.
+        candidates[variant] = caps.empty()
+                                  ? std::move(eligible)
+                                  : eligible.reserved() + capped(eligible.unreserved(), caps);
+      }
+      worthOffering[variant] = offerable(*candidates[variant]);
+    }
+    if (!worthOffering[variant]) {
+      if constexpr (kExplain) {
+        if (explainStage) {
+          if (!whyNot[variant]) whyNot[variant] = whyNotOfferable(quota, agent, framework, roleIdx);
+          decisions_.record(agentIdx, frameworkIdx, *whyNot[variant]);
+        }
+      }
+      return true;
+    }
+    const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
+    if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
+      if constexpr (kExplain) {
+        if (explainStage) {
+          const OfferFilter& filter = agent.filters.find(Holder{frameworkIdx, roleIdx})->second;
+          decisions_.record(agentIdx, frameworkIdx, Decision::filtered(filter.expiry));
+        }
+      }
+      return true;
+    }
+    chosen = frameworkIdx;
+    chosenVariant = variant;
+    return false;
+  };
+  shares.sorter().visitInOrder(considerFramework);
+  if (chosen == UINT32_MAX) return false;
+  choice.framework = chosen;
+  choice.role = roleIdx;
+  choice.preferred = preferred;
+  choice.wholeLeftover = wholeLeftover;
+  choice.variant = chosenVariant;
+  return true;
+}
+
+template <bool kExplain>
+void HierarchicalAllocator::makeOffer(AgentIdx agentIdx, ChosenOffer& choice, PendingOffers& offers,
+                                      QuotaHeadroom& quota) {
+  // Filled in place: a braced temporary would cost one more move of the Resources.
+  PendingOffer& pending = offers.add();
+  pending.framework = choice.framework;
+  pending.role = choice.role;
+  pending.agent = agentIdx;
+  pending.revocability = Revocability::kRegular;
+  const Holder holder{choice.framework, choice.role};
+  if (!choice.wholeLeftover) {
+    pending.resources = std::move(*choice.candidates[choice.variant]);
+    trackAllocation(agentIdx, holder, pending.resources);
+  } else {
+    // The one copy an offer needs: the books keep the leftover, the offer a copy of it.
+    pending.resources = agents_[agentIdx]->available;
+    trackLeftover(agentIdx, holder);
+  }
+  if (affinity_) affinity_->offered(choice.role, agentIdx, choice.preferred);
+  if constexpr (kExplain) decisions_.offered(agentIdx, choice.framework, choice.role);
+  quota.offered(choice.role, pending.resources);
+}
+
+template bool HierarchicalAllocator::chooseOffer<false>(const QuotaHeadroom&, AgentIdx, RoleIdx,
+                                                        const Quantities*, bool, ChosenOffer&);
+template bool HierarchicalAllocator::chooseOffer<true>(const QuotaHeadroom&, AgentIdx, RoleIdx,
+                                                       const Quantities*, bool, ChosenOffer&);
+template void HierarchicalAllocator::makeOffer<false>(AgentIdx, ChosenOffer&, PendingOffers&,
+                                                      QuotaHeadroom&);
+template void HierarchicalAllocator::makeOffer<true>(AgentIdx, ChosenOffer&, PendingOffers&,
+                                                     QuotaHeadroom&);
+
+}  // namespace harvest
