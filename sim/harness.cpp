@@ -115,6 +115,7 @@ class SimFramework final : public Scheduler {
     // Like a placement-aware scheduler, relaunches go to agents they vacated when such an
     // agent is among the offers (this helps with host affinity off as much as on).
     std::vector<const Offer*> offers;
+    offers.reserve(batch.size());
     for (const Offer& offer : batch) offers.push_back(&offer);
     std::stable_partition(offers.begin(), offers.end(),
                           [this](const Offer* offer) { return vacated_.count(offer->agent) > 0; });
@@ -122,6 +123,7 @@ class SimFramework final : public Scheduler {
     // With a delay, one timer answers the batch: one per offer would all come due at the same
     // time, one after the other with nothing between them, so the answers keep their order.
     std::vector<Answer> answers;
+    if (delay > 0) answers.reserve(offers.size());
     for (const Offer* next : offers) {
       const Offer& offer = *next;
       const bool usable =
