@@ -17,15 +17,73 @@ void EventLoop::at(TimeNanos when, std::function<void()> action) {
   timers_.push(Timer{std::max(when, now_), nextSequence_++, slot});
 }
 
+void EventLoop::after(TimeNanos delay, std::function<void()> action) {
+  if (delay >= 0) {
+    Lane* vacant = nullptr;
+    for (Lane& lane : lanes_) {
+      if (lane.delay == delay) {
+        vacant = &lane;
+        break;
+      }
+      if (vacant == nullptr && lane.queued.empty()) vacant = &lane;
+    }
+    if (vacant != nullptr) {
+      vacant->delay = delay;
+      vacant->queued.push_back(Queued{now_ + delay, nextSequence_++, std::move(action)});
+      return;
+    }
+  }
+  at(now_ + delay, std::move(action));
+}
+
+int EventLoop::earliest() const {
+  int best = kNone;
+  TimeNanos when = 0;
+  uint64_t sequence = 0;
+  if (!timers_.empty()) {
+    best = kHeap;
+    when = timers_.top().when;
+    sequence = timers_.top().sequence;
+  }
+  for (int i = 0; i < kLanes; ++i) {
+    if (lanes_[i].queued.empty()) continue;
+    const Queued& front = lanes_[i].queued.front();
+    if (best == kNone || front.when < when || (front.when == when && front.sequence < sequence)) {
+      best = i;
+      when = front.when;
+      sequence = front.sequence;
+    }
+  }
+  return best;
+}
+
+std::optional<TimeNanos> EventLoop::nextTimer() const {
+  const int next = earliest();
+  if (next == kNone) return std::nullopt;
+  return next == kHeap ? timers_.top().when : lanes_[next].queued.front().when;
+}
+
 void EventLoop::runUntil(TimeNanos until) {
-  while (!held_ && !timers_.empty() && timers_.top().when <= until) {
-    const Timer timer = timers_.top();
-    timers_.pop();
-    // Moved out and the slot freed first: the action may schedule more timers.
-    std::function<void()> action = std::move(actions_[timer.slot]);
-    actions_[timer.slot] = nullptr;
-    freeSlots_.push_back(timer.slot);
-    now_ = timer.when;
+  while (!held_) {
+    const int next = earliest();
+    if (next == kNone) break;
+    // Moved out and its place freed first: the action may schedule more timers.
+    std::function<void()> action;
+    if (next == kHeap) {
+      const Timer timer = timers_.top();
+      if (timer.when > until) break;
+      timers_.pop();
+      action = std::move(actions_[timer.slot]);
+      actions_[timer.slot] = nullptr;
+      freeSlots_.push_back(timer.slot);
+      now_ = timer.when;
+    } else {
+      std::deque<Queued>& queued = lanes_[next].queued;
+      if (queued.front().when > until) break;
+      now_ = queued.front().when;
+      action = std::move(queued.front().action);
+      queued.pop_front();
+    }
     action();
   }
   // Timers still due keep their turn: time must not pass them.

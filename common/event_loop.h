@@ -6,7 +6,9 @@
 // times fire in the order they were scheduled.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <queue>
@@ -20,7 +22,7 @@ class EventLoop {
  public:
   TimeNanos now() const { return now_; }
   void at(TimeNanos when, std::function<void()> action);
-  void after(TimeNanos delay, std::function<void()> action) { at(now_ + delay, std::move(action)); }
+  void after(TimeNanos delay, std::function<void()> action);
   // Runs every timer due at or before `until`, in time order, then sets now() to `until`.
   // While held, it runs nothing and leaves now() alone.
   void runUntil(TimeNanos until);
@@ -29,11 +31,9 @@ class EventLoop {
   // and the cycle reads a clock that does not move.
   void hold() { held_ = true; }
   void release() { held_ = false; }
-  bool idle() const { return timers_.empty(); }
+  bool idle() const { return earliest() == kNone; }
   // When the earliest timer is due; nullopt when none is queued.
-  std::optional<TimeNanos> nextTimer() const {
-    return timers_.empty() ? std::nullopt : std::optional<TimeNanos>(timers_.top().when);
-  }
+  std::optional<TimeNanos> nextTimer() const;
 
  private:
   // The heap orders small plain records; the actions live apart in slots reused through a free
@@ -47,9 +47,31 @@ class EventLoop {
       return when != other.when ? when > other.when : sequence > other.sequence;
     }
   };
+  struct Queued {
+    TimeNanos when;
+    uint64_t sequence;
+    std::function<void()> action;
+  };
+  // Timers set the same delay from now: since now() never goes back, each comes due after the
+  // ones before it, so a queue keeps them in order without the heap. Most timers are of a few
+  // delays (offer timeouts, answer delays, update retries) and a heap of ~10^5 of them missed
+  // the cache at every level; a lane is read front to back. Lanes go to the first delays that
+  // find one empty; other delays use the heap.
+  struct Lane {
+    TimeNanos delay = -1;
+    std::deque<Queued> queued;
+  };
+  static constexpr int kLanes = 8;
+  static constexpr int kHeap = kLanes;  // earliest()'s answer when the heap's top is first.
+  static constexpr int kNone = -1;
+
+  // Where the earliest timer is: a lane's index, kHeap, or kNone.
+  int earliest() const;
+
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::vector<std::function<void()>> actions_;  // By slot.
   std::vector<uint32_t> freeSlots_;
+  std::array<Lane, kLanes> lanes_;
   TimeNanos now_ = 0;
   uint64_t nextSequence_ = 0;
   bool held_ = false;

@@ -168,6 +168,10 @@ void Master::relay(TaskEntry& task, const TaskStatus& status) {
   if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
     entry->scheduler->updateToAcknowledge(sent, uuid);
   }
+  // A scheduler in this process (the harness's) acknowledges from inside the call: a retry of
+  // a settled update would do nothing, so none is set (one timer and four strings per update).
+  auto it = tasks_.find({sent.framework, sent.task});
+  if (it == tasks_.end() || it->second.pendingUuid != uuid) return;
   retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
 }
 

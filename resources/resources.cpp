@@ -188,17 +188,7 @@ Quantities Resources::quantities() const {
 }
 
 Resources Resources::filter(const std::function<bool(const ResourceKey&)>& keep) const {
-  Resources out;
-  for (const ScalarEntry& entry : scalars_) {
-    if (keep(entry.key)) out.scalars_.push_back(entry);
-  }
-  for (const RangesEntry& entry : ranges_) {
-    if (keep(entry.key)) out.ranges_.push_back(entry);
-  }
-  for (const SetEntry& entry : sets_) {
-    if (keep(entry.key)) out.sets_.push_back(entry);
-  }
-  return out;
+  return filter<std::function<bool(const ResourceKey&)>>(keep);
 }
 
 Resources Resources::unreserved() const {

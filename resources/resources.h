@@ -10,6 +10,7 @@
 #pragma once
 
 #include <compare>
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -106,7 +107,25 @@ class Resources {
   // Amounts per kind for fairness: scalars summed, ranges and sets counted.
   Quantities quantities() const;
 
-  // The entries whose key satisfies `keep`.
+  // The entries whose key satisfies `keep`. A template so that the test inlines: the allocator
+  // filters an agent's resources for every framework it visits, and a std::function of a
+  // lambda capturing more than two pointers is a heap allocation and a call per entry.
+  template <typename Keep>
+  requires std::predicate<const Keep&, const ResourceKey&> Resources filter(const Keep& keep)
+  const {
+    Resources out;
+    for (const ScalarEntry& entry : scalars_) {
+      if (keep(entry.key)) out.scalars_.push_back(entry);
+    }
+    for (const RangesEntry& entry : ranges_) {
+      if (keep(entry.key)) out.ranges_.push_back(entry);
+    }
+    for (const SetEntry& entry : sets_) {
+      if (keep(entry.key)) out.sets_.push_back(entry);
+    }
+    return out;
+  }
+  // The same, exported: modules built against these headers before the template call it.
   Resources filter(const std::function<bool(const ResourceKey&)>& keep) const;
   Resources unreserved() const;
   Resources reserved() const;

@@ -18,10 +18,10 @@ TimeNanos seconds(double s) {
   return static_cast<TimeNanos>(std::llround(s * kNanosPerSecond));
 }
 
-// Takes `task` (by kind) out of `offered`, reserved entries first; nullopt if it does not fit.
-std::optional<Resources> carve(Resources& offered, const Resources& task) {
+// Takes a task's quantities out of `offered`, reserved entries first; nullopt if they do not fit.
+std::optional<Resources> carve(Resources& offered, const Quantities& task) {
   Resources taken;
-  for (const auto& want : task.quantities()) {
+  for (const auto& want : task) {
     Scalar needed = want.second;
     for (const auto& entry : offered.scalars()) {
       if (entry.key.kind != want.first || needed.isZero()) continue;
@@ -53,7 +53,12 @@ class SimFramework final : public Scheduler {
   // `master` points at the current master: it changes when the master restarts.
   SimFramework(const ScenarioFramework& spec, Master** master, uint64_t seed, uint64_t* retried,
                Locality** locality)
-      : spec_(spec), masterRef_(master), random_(seed), retried_(retried), locality_(locality) {
+      : spec_(spec),
+        taskQuantities_(spec.taskResources.quantities()),
+        masterRef_(master),
+        random_(seed),
+        retried_(retried),
+        locality_(locality) {
     filters_.set_refuse_seconds(spec_.spec.workload().refuse_seconds());
   }
 
@@ -110,9 +115,15 @@ class SimFramework final : public Scheduler {
     // Like a placement-aware scheduler, relaunches go to agents they vacated when such an
     // agent is among the offers (this helps with host affinity off as much as on).
     std::vector<const Offer*> offers;
+    offers.reserve(batch.size());
     for (const Offer& offer : batch) offers.push_back(&offer);
     std::stable_partition(offers.begin(), offers.end(),
                           [this](const Offer* offer) { return vacated_.count(offer->agent) > 0; });
+    const TimeNanos delay = seconds(spec_.spec.workload().response_delay_seconds());
+    // With a delay, one timer answers the batch: one per offer would all come due at the same
+    // time, one after the other with nothing between them, so the answers keep their order.
+    std::vector<Answer> answers;
+    if (delay > 0) answers.reserve(offers.size());
     for (const Offer* next : offers) {
       const Offer& offer = *next;
       const bool usable =
@@ -121,27 +132,26 @@ class SimFramework final : public Scheduler {
       // Most offers are declined: copy what is offered only when tasks may be carved from it.
       Resources left = usable && active_ && !pending_.empty() ? offer.resources : Resources();
       while (usable && active_ && !pending_.empty()) {
-        std::optional<Resources> taken = carve(left, spec_.taskResources);
+        std::optional<Resources> taken = carve(left, taskQuantities_);
         if (!taken) break;
         const PendingTask& task = pending_.front();
         launches.push_back({task.name, *taken, task.duration});
         if (!task.vacated.empty()) countRelaunch(task.vacated, offer.agent);
         pending_.pop_front();
       }
-      const TimeNanos delay = seconds(spec_.spec.workload().response_delay_seconds());
-      auto answer = [this, id = offer.id, launches = std::move(launches)] {
-        if (id_.empty()) return;
-        if (launches.empty()) {
-          (void)master()->decline(id_, {id}, filters_);
-        } else {
-          (void)master()->accept(id_, {id}, launches, filters_);
-        }
-      };
+      Answer answer{std::vector<std::string>(1, offer.id), std::move(launches)};
       if (delay > 0) {
-        master()->loop().after(delay, std::move(answer));
+        answers.push_back(std::move(answer));
       } else {
-        answer();
+        // At once, before the next offer is carved: an answer may change what is pending
+        // (a refused launch is retried).
+        respond(answer);
       }
+    }
+    if (!answers.empty()) {
+      master()->loop().after(delay, [this, answers = std::move(answers)] {
+        for (const Answer& answer : answers) respond(answer);
+      });
     }
   }
 
@@ -168,6 +178,22 @@ class SimFramework final : public Scheduler {
   }
 
  private:
+  // What the framework says to one offer (a list of one, as the calls take it): no launches
+  // declines it.
+  struct Answer {
+    std::vector<std::string> offers;
+    std::vector<TaskLaunch> launches;
+  };
+
+  void respond(const Answer& answer) {
+    if (id_.empty()) return;
+    if (answer.launches.empty()) {
+      (void)master()->decline(id_, answer.offers, filters_);
+    } else {
+      (void)master()->accept(id_, answer.offers, answer.launches, filters_);
+    }
+  }
+
   struct PendingTask {
     std::string name;
     TimeNanos duration;
@@ -206,7 +232,8 @@ class SimFramework final : public Scheduler {
   }
 
   const ScenarioFramework& spec_;
-  v1::Filters filters_;  // Every answer's: the workload's refuse_seconds.
+  const Quantities taskQuantities_;  // Of spec_.taskResources, for carving.
+  v1::Filters filters_;              // Every answer's: the workload's refuse_seconds.
   Master** masterRef_;
   std::mt19937_64 random_;
   uint64_t* retried_;
@@ -218,9 +245,33 @@ class SimFramework final : public Scheduler {
   uint64_t nextTask_ = 1;
 };
 
-double cpuFraction(const Resources& part, Scalar whole) {
-  return whole.isPositive() ? part.scalar(kinds::kCpus).toDouble() / whole.toDouble() : 0.0;
+double cpuFraction(Scalar part, Scalar whole) {
+  return whole.isPositive() ? part.toDouble() / whole.toDouble() : 0.0;
 }
+
+// The cpus running tasks hold, by class: only cpus are sampled, so a sum of them per task
+// rather than of whole Resources (a merge per task, tens of thousands of tasks per sample).
+struct RunningCpus {
+  Scalar regular, regularReserved, harvested, throttled;
+
+  void add(const Resources& resources) {
+    for (const auto& entry : resources.scalars()) {
+      if (entry.key.kind != kinds::kCpus) continue;
+      switch (entry.key.revocability) {
+        case Revocability::kRegular:
+          regular += entry.amount;
+          if (entry.key.reserved()) regularReserved += entry.amount;
+          break;
+        case Revocability::kNonThrottleable:
+          harvested += entry.amount;
+          break;
+        case Revocability::kThrottleable:
+          throttled += entry.amount;
+          break;
+      }
+    }
+  }
+};
 
 std::string number(double value) {
   char buffer[32];
@@ -443,17 +494,14 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   std::function<void()> sample = [&] {
     Sample s;
     s.seconds = static_cast<double>(loop.now()) / kNanosPerSecond;
-    Resources regular, throttled, harvested;
-    current->forEachRunningTask([&](const std::string&, const Resources& resources) {
-      regular += resources.regular();
-      harvested += resources.ofClass(Revocability::kNonThrottleable);
-      throttled += resources.ofClass(Revocability::kThrottleable);
-    });
-    s.utilisation = cpuFraction(regular, totalCpus);
-    s.reservedUsedByOwners = cpuFraction(regular.reserved(), reservedCpus);
-    s.reservedHarvested = cpuFraction(harvested, reservedCpus);
-    s.throttleable = cpuFraction(throttled, totalCpus);
-    s.occupied = cpuFraction(regular + harvested, totalCpus);
+    RunningCpus running;
+    current->forEachRunningTask(
+        [&](const std::string&, const Resources& resources) { running.add(resources); });
+    s.utilisation = cpuFraction(running.regular, totalCpus);
+    s.reservedUsedByOwners = cpuFraction(running.regularReserved, reservedCpus);
+    s.reservedHarvested = cpuFraction(running.harvested, reservedCpus);
+    s.throttleable = cpuFraction(running.throttled, totalCpus);
+    s.occupied = cpuFraction(running.regular + running.harvested, totalCpus);
     const auto metrics = current->allocator().metrics();
     for (const std::string& role : report.roles) {
       auto it = metrics.find("allocator/harvest/roles/" + role + "/shares/dominant");

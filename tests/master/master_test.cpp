@@ -253,5 +253,45 @@ TEST_F(MasterTest, EstimateUpdateKeepsAgentCapabilities) {
   EXPECT_EQ(scheduler.received[0].resources, R("cpus:4;mem:4096"));
 }
 
+// An update is sent again until acknowledged: after statusRetryMin, then twice as long each
+// time. One acknowledged from inside the call, as the harness's schedulers do, comes once.
+TEST_F(MasterTest, UpdatesAreSentAgainUntilAcknowledged) {
+  struct Acknowledging : RecordingScheduler {
+    Master* master = nullptr;
+    std::string id;
+    void updateToAcknowledge(const TaskStatus& status, const std::string& uuid) override {
+      ASSERT_TRUE(master->acknowledge(id, status.task, uuid).ok());
+      update(status);
+    }
+  };
+  RecordingScheduler silent;
+  Acknowledging acknowledging;
+  const std::string f = subscribe(&silent, "web");
+  acknowledging.master = master_.get();
+  acknowledging.id = subscribe(&acknowledging, "batch");
+  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(master_->addAgent("a2", R("cpus:4;mem:4096")).ok());
+  cycle();
+  ASSERT_EQ(silent.received.size(), 1u);
+  ASSERT_EQ(acknowledging.received.size(), 1u);
+  ASSERT_TRUE(
+      master_->accept(f, {silent.received[0].id}, {{"s", R("cpus:1"), 0}}, v1::Filters()).ok());
+  ASSERT_TRUE(master_
+                  ->accept(acknowledging.id, {acknowledging.received[0].id},
+                           {{"a", R("cpus:1"), 0}}, v1::Filters())
+                  .ok());
+  ASSERT_EQ(silent.updates.size(), 1u);
+  ASSERT_EQ(acknowledging.updates.size(), 1u);
+  const TimeNanos launched = loop_->now();
+  std::vector<size_t> heard;  // Updates the silent scheduler has had, at 9, 10, 29, 30, 70 s.
+  for (int64_t at : {9, 10, 29, 30, 70}) {
+    loop_->runUntil(launched + at * kNanosPerSecond);
+    heard.push_back(silent.updates.size());
+  }
+  EXPECT_EQ(heard, (std::vector<size_t>{1, 2, 2, 3, 4}));
+  for (const TaskStatus& update : silent.updates) EXPECT_EQ(update.state, TaskState::kRunning);
+  EXPECT_EQ(acknowledging.updates.size(), 1u);
+}
+
 }  // namespace
 }  // namespace harvest::master
