@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -34,17 +33,8 @@ constexpr int kMaxEvents = 256;
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 constexpr int kAcceptPauseMs = 100;
 
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-int64_t nowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using detail::nowMs;
+using detail::nowUs;
 
 std::string errnoText(int error) {
   return std::strerror(error);
@@ -504,118 +494,6 @@ void HttpServer::settle(Connection& conn) {
       break;
   }
   if (!conn.closed()) updateInterest(conn);
-}
-
-void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
-  if (conn.closed()) return;
-  if (conn.outPos == conn.out.size()) {
-    conn.out.clear();
-    conn.outPos = 0;
-  }
-  if (conn.tls && conn.tls->handshakeDone()) {
-    conn.unsealed.append(bytes);
-  } else if (conn.tls) {
-    if (!seal(conn, bytes)) return;
-  } else {
-    conn.out.append(bytes);
-  }
-  markDirty(conn);
-}
-
-// Writes are coalesced: output queued while handling a batch of events (or from the owner's
-// timers) is sent once per connection when poll() starts or ends, or sooner once the batch has
-// run coalesceMicros, instead of one send() per response or event. Pipelined calls and bursts
-// of events then cost one syscall, not many, and wait at most about that long for it.
-void HttpServer::markDirty(Connection& conn) {
-  if (conn.dirty || conn.closed()) return;
-  conn.dirty = true;
-  dirty_.push_back(conn.id);
-}
-
-void HttpServer::flushDirty() {
-  std::vector<uint64_t> ids;
-  ids.swap(dirty_);
-  for (uint64_t id : ids) {
-    auto it = connections_.find(id);
-    if (it == connections_.end()) continue;
-    std::shared_ptr<Connection> conn = it->second;
-    conn->dirty = false;
-    if (flush(*conn)) settle(*conn);
-  }
-}
-
-void HttpServer::flushIfDue(int64_t* lastFlushUs) {
-  if (dirty_.empty()) return;
-  const int64_t now = nowUs();
-  if (now - *lastFlushUs < options_.coalesceMicros) return;
-  flushDirty();
-  *lastFlushUs = now;
-}
-
-bool HttpServer::flush(Connection& conn) {
-  if (conn.closed()) return false;
-  if (!conn.unsealed.empty() && !sealUnsealed(conn)) return false;
-  while (conn.outPos < conn.out.size()) {
-    ssize_t n =
-        ::send(conn.fd, conn.out.data() + conn.outPos, conn.out.size() - conn.outPos, MSG_NOSIGNAL);
-    if (n > 0) {
-      conn.outPos += static_cast<size_t>(n);
-      stats_.bytesOut += static_cast<uint64_t>(n);
-      touch(conn, nowMs());
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK) break;
-    closeConnection(conn, "write failed: " + errnoText(errno));
-    return false;
-  }
-  if (conn.outPos == conn.out.size()) {
-    conn.out.clear();
-    conn.outPos = 0;
-  } else if (conn.outPos >= 64 * 1024 && conn.outPos * 2 >= conn.out.size()) {
-    conn.out.erase(0, conn.outPos);
-    conn.outPos = 0;
-  }
-  updateInterest(conn);
-  return !conn.closed();
-}
-
-void HttpServer::updateInterest(Connection& conn) {
-  if (conn.closed()) return;
-  uint32_t want = 0;
-  switch (conn.state) {
-    case State::kReading:
-      // A peer that does not read its answers gets no more of its requests read.
-      if (!conn.peerEof && conn.unsent() <= options_.maxOutputBytes) want |= EPOLLIN;
-      break;
-    case State::kPending:
-      // Not reading: pipelined requests wait in the socket, not in memory. RDHUP still says
-      // when the client is done, for Responder::connected().
-      if (!conn.peerShutdown) want |= EPOLLRDHUP;
-      break;
-    case State::kStreaming:
-    case State::kClosingAfterWrite:
-    case State::kLingering:
-      // Read (and drop) so the peer's EOF is seen, and so closing does not reset the
-      // connection over unread bytes.
-      if (!conn.peerEof) want |= EPOLLIN;
-      break;
-    case State::kClosed:
-      return;
-  }
-  // A dirty connection is flushed before poll() waits again; only a socket that refused
-  // bytes needs EPOLLOUT. Asking for it on every answer cost two epoll_ctl per batch of
-  // calls (on, then off again after the flush).
-  if (conn.unsent() > 0 && !conn.dirty) want |= EPOLLOUT;
-  if (want == conn.registered) return;
-  epoll_event event{};
-  event.events = want;
-  event.data.u64 = conn.id;
-  if (epoll_ctl(epollFd_, EPOLL_CTL_MOD, conn.fd, &event) != 0) {
-    closeConnection(conn, "epoll_ctl failed: " + errnoText(errno));
-    return;
-  }
-  conn.registered = want;
 }
 
 void HttpServer::beginLinger(Connection& conn) {

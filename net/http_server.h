@@ -248,12 +248,15 @@ class HttpServer {
   // Has the next poll() handle the connection's next pipelined requests.
   void queueTurn(Connection& connection);
   void settle(Connection& connection);
+  // Output (server_output.cpp).
   void queueOutput(Connection& connection, std::string_view bytes);
   void markDirty(Connection& connection);
   void flushDirty();
   // flushDirty() once coalesceMicros have passed since *lastFlushUs (then reset to now).
   void flushIfDue(int64_t* lastFlushUs);
+  // Sends what the socket takes; false if the connection closed.
   bool flush(Connection& connection);
+  // Sets the epoll interest the connection's state and unsent bytes call for.
   void updateInterest(Connection& connection);
   void beginLinger(Connection& connection);
   void closeConnection(Connection& connection, std::string_view reason);

@@ -4,6 +4,7 @@
 
 #include <glog/logging.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -15,6 +16,19 @@
 namespace harvest::http {
 
 namespace detail {
+
+// The monotonic clock the server's deadlines (ms) and its coalescing window (us) read.
+inline int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+inline int64_t nowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // One accepted socket and everything the server knows about it. Owned by the server's map
 // (then briefly by its graveyard once closed); handles hold weak references.

@@ -5,7 +5,8 @@
 //     queueing whatever the session answers (handshake messages, alerts),
 //   - sealing plaintext output into records, a flush's worth at a time, and the close_notify
 //     after a final answer.
-// Sockets, parsing and connection states stay in http_server.cpp; OpenSSL stays in TlsSession.
+// Sockets, parsing and connection states stay in http_server.cpp, sending in server_output.cpp;
+// OpenSSL stays in TlsSession.
 #include <glog/logging.h>
 
 #include <memory>
