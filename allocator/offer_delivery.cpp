@@ -1,6 +1,7 @@
 // Handing a cycle's results to the host: rescinds first, then one offer callback per framework
 // (offers grouped by framework, role, agent and revocability), and inverse offers for agents
 // under maintenance.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "allocator/hierarchical_allocator.h"
+#include "allocator/prefetch.h"
 
 namespace harvest {
 namespace {
@@ -76,7 +78,7 @@ void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRe
       }
     }
   }
-  const PendingOffers& offers = buffers.offers;
+  PendingOffers& offers = buffers.offers;
   if (!callbacks_.offer || offers.empty()) return;
   // One callback per framework; stage 1 and stage 2 may give the same framework the same
   // agent under the same role in one cycle, which is one offer. Order indices, not the
@@ -91,8 +93,24 @@ void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRe
   // resources into the memory they have) and the batch is cut to size before the callback.
   OfferedResources& batch = buffers.batch;
   size_t entries = 0;
+  // Offers grouped by framework come in no order of agents: each one's agent id and ports are
+  // fetched ahead, the offer itself before, a block at a time (as the cycle's visits are).
+  constexpr size_t kFetchBlock = 8;
+  const auto forBlock = [&](size_t next, size_t blocksAhead, auto fetch) {
+    const size_t begin = next + blocksAhead * kFetchBlock;
+    const size_t end = std::min(order.size(), begin + kFetchBlock);
+    for (size_t i = begin; i < end; ++i) fetch(offers[order[i]]);
+  };
+  const bool fetching = order.size() >= kFetchAheadFrom;
   for (size_t n = 0; n < order.size(); ++n) {
-    const PendingOffer& o = offers[order[n]];
+    if (fetching && n % kFetchBlock == 0) {
+      forBlock(n, 2, [](const PendingOffer& ahead) { fetchAhead(&ahead, &ahead + 1); });
+      forBlock(n, 1, [this](const PendingOffer& ahead) {
+        if (const AgentState* agent = agents_[ahead.agent].get()) touch(&agent->id);
+        for (const auto& entry : ahead.resources.ranges()) touch(entry.ranges.intervals().data());
+      });
+    }
+    PendingOffer& o = offers[order[n]];
     if (n > 0 && key(order[n - 1]) == key(order[n])) {
       batch[entries - 1].resources += o.resources;
     } else {
@@ -100,7 +118,9 @@ void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRe
       OfferedResource& entry = batch[entries++];
       entry.role = roles_[o.role].name;
       entry.agent = agents_[o.agent]->id;
-      entry.resources = o.resources;
+      // Moved, not copied: the slot's stale resources would otherwise keep the ports shared
+      // until the next cycle overwrites it, which would then wait on memory to release them.
+      entry.resources = std::move(o.resources);
     }
     if (n + 1 == order.size() || offers[order[n + 1]].framework != o.framework) {
       batch.resize(entries);
