@@ -47,11 +47,17 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
   node.children.clear();
   node.byPath.clear();
   activeLeaves_[id] = 0;
+  if (client == kNoClient) {
+    ++internalNodes_;
+    // A move noted while the tree was flat can no longer be patched into sort()'s last order.
+    orderChange_ = OrderChange::kAny;
+  }
   return id;
 }
 
 void SorterTree::freeNode(NodeId id) {
   Node& node = nodes_[id];
+  if (node.client == kNoClient) --internalNodes_;
   node.inUse = false;
   node.parent = kNoNode;
   node.client = kNoClient;
@@ -324,8 +330,7 @@ void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations)
 // A sort() after every offer, as the allocator's role loop makes, then sees one client of a
 // flat tree moved, which it can patch into its order instead of re-walking the tree.
 void SorterTree::noteMoved(NodeId id) {
-  const bool rootClient = nodes_[id].parent == kRoot && nodes_[id].client != kNoClient;
-  if (orderChange_ == OrderChange::kNone && rootClient) {
+  if (orderChange_ == OrderChange::kNone && internalNodes_ == 0) {
     orderChange_ = OrderChange::kOneRootClientMoved;
     movedRootLeaf_ = id;
   } else if (orderChange_ != OrderChange::kOneRootClientMoved || movedRootLeaf_ != id) {

@@ -277,6 +277,44 @@ TEST(DrfSorterTest, SortPatchedAfterOneMoveMatchesTheTreeWalk) {
   EXPECT_GT(patched, 2000u);
 }
 
+// The patch is for flat trees only: with a subtree among the root's children, the clients in
+// sort()'s previous result are not all siblings of the one that moved, and their own keys do
+// not say where it goes. Here "a" moves past "b" but not past subtree "n" (4 of 10 cpus), though
+// "n/x" alone holds less than "a".
+TEST(DrfSorterTest, RootClientMovingNextToASubtreeIsPlacedByTheSubtreesKey) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+  const ClientId x = addActive(sorter, "n/x");
+  const ClientId y = addActive(sorter, "n/y");
+  sorter.allocated(b, cpus(2));
+  sorter.allocated(x, cpus(1));
+  sorter.allocated(y, cpus(3));
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b", "n/x", "n/y"}));
+  sorter.allocated(a, Quantities{{kinds::kCpus, Scalar::fromMilli(2500)}});
+  EXPECT_EQ(sortedNames(sorter), (Names{"b", "a", "n/x", "n/y"}));
+  sorter.unallocated(a, Quantities{{kinds::kCpus, Scalar::fromMilli(2500)}});
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b", "n/x", "n/y"}));
+}
+
+// Nor for a move made while the tree was flat, once a client became a parent: "q" moves before
+// "r" on the name tie-break, then "r" becomes the parent of "r/z" (inactive) and its own client
+// a virtual leaf, whose key no longer compares with its parent's siblings.
+TEST(DrfSorterTest, MoveNotedBeforeAClientBecameAParentIsNotPatched) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  addActive(sorter, "p");
+  const ClientId q = addActive(sorter, "q");
+  const ClientId r = addActive(sorter, "r");
+  sorter.allocated(q, cpus(2));
+  sorter.allocated(r, cpus(1));
+  EXPECT_EQ(sortedNames(sorter), (Names{"p", "r", "q"}));
+  sorter.unallocated(q, cpus(1));  // Now tied with "r" on share and allocation count.
+  sorter.add("r/z");
+  EXPECT_EQ(sortedNames(sorter), (Names{"p", "q", "r"}));
+}
+
 // A parent's only child is not re-keyed on allocations (nothing to order it against); its
 // key must be brought up to date when a sibling joins, at any level and for a client that
 // becomes a virtual leaf. Each sort() first settles the new total or weight, so the
