@@ -16,6 +16,14 @@
 //
 // `less` must order the listed entries strictly (no two equal keys), so an entry's key
 // identifies it.
+//
+// The owner may flag entries active (setActive), and visitActiveUntil visits only those. Each
+// block counts its active entries, so a visit passes a block without any in one step instead
+// of entry by entry: the allocator hides the roles whose quota guarantee is met for the rest
+// of a stage, and they gather in long runs (met guarantees, equal shares), so walking the
+// role sorter costs about what it visits rather than every hidden role on every agent. The
+// flag lives with the slot, not the entry, so it follows the entry through every move and
+// setActive() is a flip and a count, whatever the list's size.
 #pragma once
 
 #include <glog/logging.h>
@@ -67,6 +75,18 @@ class SiblingList {
   bool empty() const { return size_ == 0; }
   const Entry& front() const { return blockAt(0).front(); }
 
+  // Entries are inactive when added.
+  void setActive(Slot slot, bool active) {
+    SlotRecord& record = slots_[slot];
+    if (record.active == active) return;
+    record.active = active;
+    if (active) {
+      ++blocks_[record.block].active;
+    } else {
+      --blocks_[record.block].active;
+    }
+  }
+
   // Calls `visit` on the entries in order until it returns false; returns false if it did.
   // Cheaper than iterators: one block lookup per block rather than per entry.
   template <typename Visit>
@@ -79,10 +99,33 @@ class SiblingList {
     return true;
   }
 
+  // Like visitUntil, over the active entries only. A block is left as soon as its last
+  // active entry was visited, and one without any is passed whole.
+  template <typename Visit>
+  bool visitActiveUntil(Visit visit) const {
+    for (uint32_t id : order_) {
+      const ListedBlock& block = blocks_[id];
+      uint32_t unvisited = block.active;
+      if (unvisited == 0) continue;
+      if (unvisited == block.entries.size()) {
+        for (const Entry& entry : block.entries) {
+          if (!visit(entry)) return false;
+        }
+        continue;
+      }
+      for (const Entry* entry = block.entries.begin(); unvisited > 0; ++entry) {
+        if (!slots_[entry->slot].active) continue;
+        if (!visit(*entry)) return false;
+        --unvisited;
+      }
+    }
+    return true;
+  }
+
   void clear() {
     for (uint32_t id : order_) freeBlock(id);
     order_.clear();
-    blockOfSlot_.clear();
+    slots_.clear();
     freeSlots_.clear();
     size_ = 0;
   }
@@ -116,7 +159,7 @@ class SiblingList {
   template <typename Less>
   bool reposition(const Entry& from, Entry to, Less less) {
     to.slot = from.slot;
-    const uint32_t id = blockOfSlot_[from.slot];
+    const uint32_t id = slots_[from.slot].block;
     Block& entries = blocks_[id].entries;
     if (size_ == 1) {
       entries[0] = to;
@@ -132,7 +175,7 @@ class SiblingList {
     Block& last = blocks_[lastId].entries;
     if (id != lastId && less(last.back(), to)) {
       last.insert(last.size(), to);
-      blockOfSlot_[to.slot] = lastId;
+      settle(to, lastId);
       if (last.size() > 2 * kBlock) split(lastId);
       eraseFrom(id, i);
       return true;
@@ -223,6 +266,13 @@ class SiblingList {
   struct ListedBlock {
     Block entries;
     size_t position = 0;  // In order_.
+    uint32_t active = 0;  // How many of `entries` are flagged active.
+  };
+  // By slot: where the entry is, and whether it is active. Together, so that moving an entry
+  // between blocks reads one record.
+  struct SlotRecord {
+    uint32_t block;
+    bool active;
   };
 
   const Block& blockAt(size_t position) const { return blocks_[order_[position]].entries; }
@@ -231,10 +281,19 @@ class SiblingList {
     if (!freeSlots_.empty()) {
       const Slot slot = freeSlots_.back();
       freeSlots_.pop_back();
+      slots_[slot].active = false;
       return slot;
     }
-    blockOfSlot_.push_back(0);
-    return static_cast<Slot>(blockOfSlot_.size() - 1);
+    slots_.push_back(SlotRecord{0, false});
+    return static_cast<Slot>(slots_.size() - 1);
+  }
+
+  // Records that block `id` now holds `entry` (the block it left, if any, uncounts it in
+  // eraseFrom or split).
+  void settle(const Entry& entry, uint32_t id) {
+    SlotRecord& record = slots_[entry.slot];
+    record.block = id;
+    if (record.active) ++blocks_[id].active;
   }
 
   // Appends `entry` (its slot already assigned) to the last block, opening a new one if full.
@@ -245,7 +304,7 @@ class SiblingList {
     const uint32_t id = order_.back();
     Block& entries = blocks_[id].entries;
     entries.insert(entries.size(), entry);
-    blockOfSlot_[entry.slot] = id;
+    settle(entry, id);
     ++size_;
   }
 
@@ -334,7 +393,7 @@ class SiblingList {
   void insertInto(uint32_t id, const Entry& entry, bool grew, Less less) {
     Block& entries = blocks_[id].entries;
     entries.insert(placeFor(entries, entry, grew, less), entry);
-    blockOfSlot_[entry.slot] = id;
+    settle(entry, id);
     if (entries.size() > 2 * kBlock) split(id);
   }
 
@@ -342,6 +401,7 @@ class SiblingList {
   // empties.
   void eraseFrom(uint32_t id, size_t i) {
     Block& entries = blocks_[id].entries;
+    if (slots_[entries[i].slot].active) --blocks_[id].active;
     entries.erase(i);
     if (!entries.empty()) return;
     const size_t position = blocks_[id].position;
@@ -355,7 +415,8 @@ class SiblingList {
     const uint32_t upper = newBlock(position + 1);
     Block& to = blocks_[upper].entries;
     to.takeTailOf(blocks_[id].entries, kBlock);
-    for (const Entry& entry : to) blockOfSlot_[entry.slot] = upper;
+    for (const Entry& entry : to) settle(entry, upper);
+    blocks_[id].active -= blocks_[upper].active;
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(position) + 1, upper);
     renumberFrom(position + 1);
   }
@@ -375,6 +436,7 @@ class SiblingList {
       freeBlocks_.pop_back();
     }
     blocks_[id].position = position;
+    blocks_[id].active = 0;
     return id;
   }
 
@@ -386,7 +448,7 @@ class SiblingList {
   std::vector<ListedBlock> blocks_;  // By block id; the free ones are empty.
   std::vector<uint32_t> order_;      // Ids of the listed blocks in key order; none empty.
   std::vector<uint32_t> freeBlocks_;
-  std::vector<uint32_t> blockOfSlot_;  // By slot: the id of the block that holds the entry.
+  std::vector<SlotRecord> slots_;  // By slot.
   std::vector<Slot> freeSlots_;
   size_t size_ = 0;
 };

@@ -161,6 +161,7 @@ SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId pare
   node.byPath.push_back(existing);
   leaf.slot = node.children.append(
       Child{leaf.share, leaf.allocations, leaf.rank, existing, leaf.client, 0});
+  node.children.setActive(leaf.slot, activeLeaves_[existing] > 0);
   makeVirtualLeaf(existing);
   it->second = internal;
   return internal;
@@ -276,9 +277,15 @@ const std::string& SorterTree::name(ClientId client) const {
 // Activation.
 
 void SorterTree::propagateActive(NodeId leaf, int delta) {
-  for (NodeId node = leaf; node != kNoNode; node = nodes_[node].parent) {
+  for (NodeId node = leaf; node != kRoot; node = nodes_[node].parent) {
+    const bool wasActive = activeLeaves_[node] > 0;
     activeLeaves_[node] += delta;
+    // The parent's list flags the children that hold active clients, for the walks to visit.
+    if (wasActive != (activeLeaves_[node] > 0)) {
+      nodes_[nodes_[node].parent].children.setActive(nodes_[node].slot, !wasActive);
+    }
   }
+  activeLeaves_[kRoot] += delta;
   orderChange_ = OrderChange::kAny;
 }
 

@@ -19,6 +19,10 @@
 // that alter every share at once (totals, weights, excluded kinds) only mark the order stale;
 // restoreSiblingOrder() re-sorts it all.
 //
+// Each child list flags the children whose subtree holds an active client (SiblingList's
+// setActive, kept by propagateActive), so a walk in order passes blocks of inactive siblings
+// whole, while activating or deactivating a client stays a counter update per level.
+//
 // Allocations are kept as fixed-width rows of milli amounts indexed by KindId (see amounts_),
 // not as Quantities: kinds are few and dense, so adding an allocation and computing a dominant
 // share are straight loops, with none of the merging of kind lists that Quantities does.
