@@ -107,11 +107,14 @@ void SorterTree::attach(NodeId id) {
   Node& node = nodes_[id];
   const Child entry{node.share, node.allocations, node.rank, id, node.client, 0};
   SiblingList<Child>& siblings = nodes_[node.parent].children;
-  if (order_ == SiblingOrder::kByShare && !sharesStale_) {
+  if (order_ == SiblingOrder::kByShare) {
+    // Also while shares are stale: the entries are still in the order of the keys they hold,
+    // and staying so lets the re-sort find them in order when the new shares keep it (as
+    // when clients registered before any agent all still hold nothing), instead of sorting
+    // them all over again.
     node.slot =
         siblings.insertSorted(entry, [](const Child& a, const Child& b) { return keyLess(a, b); });
   } else {
-    // A stale order is re-sorted wholesale before it is next read.
     node.slot = siblings.append(entry);
   }
 }
