@@ -77,13 +77,14 @@ class SiblingList {
 
   // Entries are inactive when added.
   void setActive(Slot slot, bool active) {
-    SlotRecord& record = slots_[slot];
-    if (record.active == active) return;
-    record.active = active;
+    uint32_t& record = slots_[slot];
+    if (((record & kActiveBit) != 0) == active) return;
+    record ^= kActiveBit;
+    ListedBlock& block = blocks_[record & ~kActiveBit];
     if (active) {
-      ++blocks_[record.block].active;
+      ++block.active;
     } else {
-      --blocks_[record.block].active;
+      --block.active;
     }
   }
 
@@ -114,7 +115,7 @@ class SiblingList {
         continue;
       }
       for (const Entry* entry = block.entries.begin(); unvisited > 0; ++entry) {
-        if (!slots_[entry->slot].active) continue;
+        if ((slots_[entry->slot] & kActiveBit) == 0) continue;
         if (!visit(*entry)) return false;
         --unvisited;
       }
@@ -159,7 +160,7 @@ class SiblingList {
   template <typename Less>
   bool reposition(const Entry& from, Entry to, Less less) {
     to.slot = from.slot;
-    const uint32_t id = slots_[from.slot].block;
+    const uint32_t id = slots_[from.slot] & ~kActiveBit;
     Block& entries = blocks_[id].entries;
     if (size_ == 1) {
       entries[0] = to;
@@ -268,12 +269,8 @@ class SiblingList {
     size_t position = 0;  // In order_.
     uint32_t active = 0;  // How many of `entries` are flagged active.
   };
-  // By slot: where the entry is, and whether it is active. Together, so that moving an entry
-  // between blocks reads one record.
-  struct SlotRecord {
-    uint32_t block;
-    bool active;
-  };
+  // Set in an entry's slot record (see slots_) while the entry is active.
+  static constexpr uint32_t kActiveBit = uint32_t{1} << 31;
 
   const Block& blockAt(size_t position) const { return blocks_[order_[position]].entries; }
 
@@ -281,19 +278,19 @@ class SiblingList {
     if (!freeSlots_.empty()) {
       const Slot slot = freeSlots_.back();
       freeSlots_.pop_back();
-      slots_[slot].active = false;
+      slots_[slot] = 0;
       return slot;
     }
-    slots_.push_back(SlotRecord{0, false});
+    slots_.push_back(0);
     return static_cast<Slot>(slots_.size() - 1);
   }
 
   // Records that block `id` now holds `entry` (the block it left, if any, uncounts it in
   // eraseFrom or split).
   void settle(const Entry& entry, uint32_t id) {
-    SlotRecord& record = slots_[entry.slot];
-    record.block = id;
-    if (record.active) ++blocks_[id].active;
+    uint32_t& record = slots_[entry.slot];
+    record = (record & kActiveBit) | id;
+    if ((record & kActiveBit) != 0) ++blocks_[id].active;
   }
 
   // Appends `entry` (its slot already assigned) to the last block, opening a new one if full.
@@ -401,7 +398,7 @@ class SiblingList {
   // empties.
   void eraseFrom(uint32_t id, size_t i) {
     Block& entries = blocks_[id].entries;
-    if (slots_[entries[i].slot].active) --blocks_[id].active;
+    if ((slots_[entries[i].slot] & kActiveBit) != 0) --blocks_[id].active;
     entries.erase(i);
     if (!entries.empty()) return;
     const size_t position = blocks_[id].position;
@@ -448,7 +445,10 @@ class SiblingList {
   std::vector<ListedBlock> blocks_;  // By block id; the free ones are empty.
   std::vector<uint32_t> order_;      // Ids of the listed blocks in key order; none empty.
   std::vector<uint32_t> freeBlocks_;
-  std::vector<SlotRecord> slots_;  // By slot.
+  // By slot: the id of the block that holds the entry, with kActiveBit set while it is
+  // active. One word per slot: every reposition and split reads it, and with 10,000 siblings
+  // a flag in a second word pushed the records out of L1 (allocated() measured 15% slower).
+  std::vector<uint32_t> slots_;
   std::vector<Slot> freeSlots_;
   size_t size_ = 0;
 };
