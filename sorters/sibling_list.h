@@ -150,6 +150,7 @@ class SiblingList {
         std::partition_point(order_.begin(), order_.end() - 1,
                              [&](uint32_t id) { return less(blocks_[id].entries.back(), entry); }) -
         order_.begin();
+    slots_[entry.slot] = order_[position];  // A new entry is inactive.
     insertInto(order_[position], entry, /*grew=*/false, less);
     ++size_;
     return entry.slot;
@@ -160,7 +161,8 @@ class SiblingList {
   template <typename Less>
   bool reposition(const Entry& from, Entry to, Less less) {
     to.slot = from.slot;
-    const uint32_t id = slots_[from.slot] & ~kActiveBit;
+    uint32_t& record = slots_[from.slot];
+    const uint32_t id = record & ~kActiveBit;
     Block& entries = blocks_[id].entries;
     if (size_ == 1) {
       entries[0] = to;
@@ -176,7 +178,7 @@ class SiblingList {
     Block& last = blocks_[lastId].entries;
     if (id != lastId && less(last.back(), to)) {
       last.insert(last.size(), to);
-      settle(to, lastId);
+      rehome(record, id, lastId);
       if (last.size() > 2 * kBlock) split(lastId);
       eraseFrom(id, i);
       return true;
@@ -200,6 +202,7 @@ class SiblingList {
       moveWithinBlock(entries, i, to, grew, less);
       return true;
     }
+    rehome(record, id, order_[target]);
     insertInto(order_[target], to, grew, less);
     eraseFrom(id, i);
     return true;
@@ -223,6 +226,7 @@ class SiblingList {
       for (size_t i = 0; i < entries.size(); ++i) {
         if (predicate(entries[i])) {
           freeSlots_.push_back(entries[i].slot);
+          if ((slots_[entries[i].slot] & kActiveBit) != 0) --blocks_[id].active;
           eraseFrom(id, i);
           --size_;
           return;
@@ -285,12 +289,13 @@ class SiblingList {
     return static_cast<Slot>(slots_.size() - 1);
   }
 
-  // Records that block `id` now holds `entry` (the block it left, if any, uncounts it in
-  // eraseFrom or split).
-  void settle(const Entry& entry, uint32_t id) {
-    uint32_t& record = slots_[entry.slot];
-    record = (record & kActiveBit) | id;
-    if ((record & kActiveBit) != 0) ++blocks_[id].active;
+  // Records in an entry's slot record that it moved from block `from` to block `to`.
+  void rehome(uint32_t& record, uint32_t from, uint32_t to) {
+    if ((record & kActiveBit) != 0) {
+      --blocks_[from].active;
+      ++blocks_[to].active;
+    }
+    record = (record & kActiveBit) | to;
   }
 
   // Appends `entry` (its slot already assigned) to the last block, opening a new one if full.
@@ -301,7 +306,9 @@ class SiblingList {
     const uint32_t id = order_.back();
     Block& entries = blocks_[id].entries;
     entries.insert(entries.size(), entry);
-    settle(entry, id);
+    uint32_t& record = slots_[entry.slot];
+    record = (record & kActiveBit) | id;
+    if ((record & kActiveBit) != 0) ++blocks_[id].active;
     ++size_;
   }
 
@@ -384,21 +391,20 @@ class SiblingList {
     }
   }
 
-  // Inserts `entry` (slot assigned) into block `id` at its sorted place, splitting the block
-  // when it outgrows 2 * kBlock. Does not count it in size_.
+  // Inserts `entry` (slot assigned, its record already naming block `id` and counted there)
+  // into block `id` at its sorted place, splitting the block when it outgrows 2 * kBlock.
+  // Does not count it in size_.
   template <typename Less>
   void insertInto(uint32_t id, const Entry& entry, bool grew, Less less) {
     Block& entries = blocks_[id].entries;
     entries.insert(placeFor(entries, entry, grew, less), entry);
-    settle(entry, id);
     if (entries.size() > 2 * kBlock) split(id);
   }
 
-  // Erases entries[i] of block `id` (not from size_ or the slots), dropping the block if it
-  // empties.
+  // Erases entries[i] of block `id` (not from size_, the slots or the block's active count),
+  // dropping the block if it empties.
   void eraseFrom(uint32_t id, size_t i) {
     Block& entries = blocks_[id].entries;
-    if ((slots_[entries[i].slot] & kActiveBit) != 0) --blocks_[id].active;
     entries.erase(i);
     if (!entries.empty()) return;
     const size_t position = blocks_[id].position;
@@ -412,8 +418,14 @@ class SiblingList {
     const uint32_t upper = newBlock(position + 1);
     Block& to = blocks_[upper].entries;
     to.takeTailOf(blocks_[id].entries, kBlock);
-    for (const Entry& entry : to) settle(entry, upper);
-    blocks_[id].active -= blocks_[upper].active;
+    uint32_t active = 0;
+    for (const Entry& entry : to) {
+      uint32_t& record = slots_[entry.slot];
+      active += (record & kActiveBit) != 0 ? 1 : 0;
+      record = (record & kActiveBit) | upper;
+    }
+    blocks_[upper].active = active;
+    blocks_[id].active -= active;
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(position) + 1, upper);
     renumberFrom(position + 1);
   }
