@@ -1,6 +1,7 @@
 // DRF sorter benchmarks on a flat set of clients over a cluster of identical agents: every agent
 // is cpus:24;mem:4096;disk:4096 and holds one cpus:16;mem:2014;disk:1024 allocation, handed
-// to the clients round-robin.
+// to the clients round-robin. The visit and activation benchmarks price walking past inactive
+// clients, as the allocator's quota stage does with the roles it hid.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -147,6 +148,50 @@ void BM_FullResortReordering(benchmark::State& state) {
   state.SetLabel("memory x2 / x1 + sort(), reorders");
 }
 
+// Which clients a visit benchmark deactivates, by position in the order.
+enum InactivePattern : int64_t { kNoneInactive, kInactiveRun, kInactiveScattered };
+
+// A whole visitInOrder() walk with 90% of the clients inactive: one run from the front of the
+// order (as the roles hidden in the quota stage gather), or all but every tenth client; or
+// none, for the cost per client visited.
+void BM_VisitInOrder(benchmark::State& state) {
+  Cluster cluster = makeCluster(state.range(0), /*agents=*/state.range(0), /*allocate=*/true);
+  const auto order = cluster.sorter->sort();
+  const std::vector<ClientId> sorted(order.begin(), order.end());
+  const auto pattern = static_cast<InactivePattern>(state.range(1));
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const bool inactive = pattern == kInactiveRun ? i < sorted.size() * 9 / 10
+                                                  : pattern == kInactiveScattered && i % 10 != 0;
+    if (inactive) cluster.sorter->deactivate(sorted[i]);
+  }
+  int64_t visited = 0;
+  for (auto _ : state) {
+    cluster.sorter->visitInOrder([&](ClientId) {
+      ++visited;
+      return true;
+    });
+  }
+  benchmark::DoNotOptimize(visited);
+  state.counters["clients"] = static_cast<double>(state.range(0));
+  state.counters["visited"] = static_cast<double>(visited / state.iterations());
+  state.SetLabel(pattern == kNoneInactive  ? "all active"
+                 : pattern == kInactiveRun ? "90% inactive, one run"
+                                           : "90% inactive, scattered");
+}
+
+// deactivate() then activate() of one client per iteration, walking through all of them.
+void BM_DeactivateActivate(benchmark::State& state) {
+  Cluster cluster = makeCluster(state.range(0), state.range(1), /*allocate=*/true);
+  uint64_t step = 0;
+  for (auto _ : state) {
+    const ClientId client = cluster.clients[step++ % cluster.clients.size()];
+    cluster.sorter->deactivate(client);
+    cluster.sorter->activate(client);
+  }
+  setCounters(state, 2);
+  state.SetLabel("deactivate() + activate()");
+}
+
 void clusterSizes(benchmark::internal::Benchmark* benchmark) {
   benchmark->ArgsProduct({{1000, 10000}, {1000, 10000, 50000}})
       ->ArgNames({"clients", "agents"})
@@ -157,6 +202,13 @@ BENCHMARK(BM_AddAllocations)->Apply(clusterSizes)->MinTime(0.2);
 BENCHMARK(BM_OneChangeAndSort)->Apply(clusterSizes);
 BENCHMARK(BM_FullResort)->Apply(clusterSizes);
 BENCHMARK(BM_FullResortReordering)->Apply(clusterSizes);
+BENCHMARK(BM_VisitInOrder)
+    ->ArgsProduct({{1000, 10000}, {kNoneInactive, kInactiveRun, kInactiveScattered}})
+    ->ArgNames({"clients", "inactive"})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DeactivateActivate)
+    ->ArgsProduct({{1000, 10000}, {10000}})
+    ->ArgNames({"clients", "agents"});
 
 }  // namespace
 }  // namespace harvest

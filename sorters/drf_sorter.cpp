@@ -38,8 +38,7 @@ void DrfSorter::placeAgain(ClientId moved) {
 }
 
 void DrfSorter::appendActiveLeaves(NodeId node) {
-  childrenOf(node).visitUntil([&](const Child& child) {
-    if (activeLeavesUnder(child.node) == 0) return true;
+  childrenOf(node).visitActiveUntil([&](const Child& child) {
     if (child.client != kNoClient) {
       order_.push_back(child.client);
     } else {
@@ -55,8 +54,7 @@ void DrfSorter::visitInOrder(ClientVisitor visit) {
 }
 
 bool DrfSorter::visitActiveLeaves(NodeId node, ClientVisitor visit) const {
-  return childrenOf(node).visitUntil([&](const Child& child) {
-    if (activeLeavesUnder(child.node) == 0) return true;
+  return childrenOf(node).visitActiveUntil([&](const Child& child) {
     return child.client != kNoClient ? visit(child.client) : visitActiveLeaves(child.node, visit);
   });
 }

@@ -16,6 +16,14 @@
 //
 // `less` must order the listed entries strictly (no two equal keys), so an entry's key
 // identifies it.
+//
+// The owner may flag entries active (setActive), and visitActiveUntil visits only those. Each
+// block counts its active entries, so a visit passes a block without any in one step instead
+// of entry by entry: the allocator hides the roles whose quota guarantee is met for the rest
+// of a stage, and they gather in long runs (met guarantees, equal shares), so walking the
+// role sorter costs about what it visits rather than every hidden role on every agent. The
+// flag lives with the slot, not the entry, so it follows the entry through every move and
+// setActive() is a flip and a count, whatever the list's size.
 #pragma once
 
 #include <glog/logging.h>
@@ -67,6 +75,19 @@ class SiblingList {
   bool empty() const { return size_ == 0; }
   const Entry& front() const { return blockAt(0).front(); }
 
+  // Entries are inactive when added.
+  void setActive(Slot slot, bool active) {
+    uint32_t& record = slots_[slot];
+    if (((record & kActiveBit) != 0) == active) return;
+    record ^= kActiveBit;
+    ListedBlock& block = blocks_[record & ~kActiveBit];
+    if (active) {
+      ++block.active;
+    } else {
+      --block.active;
+    }
+  }
+
   // Calls `visit` on the entries in order until it returns false; returns false if it did.
   // Cheaper than iterators: one block lookup per block rather than per entry.
   template <typename Visit>
@@ -79,10 +100,33 @@ class SiblingList {
     return true;
   }
 
+  // Like visitUntil, over the active entries only. A block is left as soon as its last
+  // active entry was visited, and one without any is passed whole.
+  template <typename Visit>
+  bool visitActiveUntil(Visit visit) const {
+    for (uint32_t id : order_) {
+      const ListedBlock& block = blocks_[id];
+      uint32_t unvisited = block.active;
+      if (unvisited == 0) continue;
+      if (unvisited == block.entries.size()) {
+        for (const Entry& entry : block.entries) {
+          if (!visit(entry)) return false;
+        }
+        continue;
+      }
+      for (const Entry* entry = block.entries.begin(); unvisited > 0; ++entry) {
+        if ((slots_[entry->slot] & kActiveBit) == 0) continue;
+        if (!visit(*entry)) return false;
+        --unvisited;
+      }
+    }
+    return true;
+  }
+
   void clear() {
     for (uint32_t id : order_) freeBlock(id);
     order_.clear();
-    blockOfSlot_.clear();
+    slots_.clear();
     freeSlots_.clear();
     size_ = 0;
   }
@@ -106,6 +150,7 @@ class SiblingList {
         std::partition_point(order_.begin(), order_.end() - 1,
                              [&](uint32_t id) { return less(blocks_[id].entries.back(), entry); }) -
         order_.begin();
+    slots_[entry.slot] = order_[position];  // A new entry is inactive.
     insertInto(order_[position], entry, /*grew=*/false, less);
     ++size_;
     return entry.slot;
@@ -116,7 +161,8 @@ class SiblingList {
   template <typename Less>
   bool reposition(const Entry& from, Entry to, Less less) {
     to.slot = from.slot;
-    const uint32_t id = blockOfSlot_[from.slot];
+    uint32_t& record = slots_[from.slot];
+    const uint32_t id = record & ~kActiveBit;
     Block& entries = blocks_[id].entries;
     if (size_ == 1) {
       entries[0] = to;
@@ -132,7 +178,7 @@ class SiblingList {
     Block& last = blocks_[lastId].entries;
     if (id != lastId && less(last.back(), to)) {
       last.insert(last.size(), to);
-      blockOfSlot_[to.slot] = lastId;
+      rehome(record, id, lastId);
       if (last.size() > 2 * kBlock) split(lastId);
       eraseFrom(id, i);
       return true;
@@ -156,6 +202,7 @@ class SiblingList {
       moveWithinBlock(entries, i, to, grew, less);
       return true;
     }
+    rehome(record, id, order_[target]);
     insertInto(order_[target], to, grew, less);
     eraseFrom(id, i);
     return true;
@@ -179,6 +226,7 @@ class SiblingList {
       for (size_t i = 0; i < entries.size(); ++i) {
         if (predicate(entries[i])) {
           freeSlots_.push_back(entries[i].slot);
+          if ((slots_[entries[i].slot] & kActiveBit) != 0) --blocks_[id].active;
           eraseFrom(id, i);
           --size_;
           return;
@@ -223,7 +271,10 @@ class SiblingList {
   struct ListedBlock {
     Block entries;
     size_t position = 0;  // In order_.
+    uint32_t active = 0;  // How many of `entries` are flagged active.
   };
+  // Set in an entry's slot record (see slots_) while the entry is active.
+  static constexpr uint32_t kActiveBit = uint32_t{1} << 31;
 
   const Block& blockAt(size_t position) const { return blocks_[order_[position]].entries; }
 
@@ -231,10 +282,20 @@ class SiblingList {
     if (!freeSlots_.empty()) {
       const Slot slot = freeSlots_.back();
       freeSlots_.pop_back();
+      slots_[slot] = 0;
       return slot;
     }
-    blockOfSlot_.push_back(0);
-    return static_cast<Slot>(blockOfSlot_.size() - 1);
+    slots_.push_back(0);
+    return static_cast<Slot>(slots_.size() - 1);
+  }
+
+  // Records in an entry's slot record that it moved from block `from` to block `to`.
+  void rehome(uint32_t& record, uint32_t from, uint32_t to) {
+    if ((record & kActiveBit) != 0) {
+      --blocks_[from].active;
+      ++blocks_[to].active;
+    }
+    record = (record & kActiveBit) | to;
   }
 
   // Appends `entry` (its slot already assigned) to the last block, opening a new one if full.
@@ -245,7 +306,9 @@ class SiblingList {
     const uint32_t id = order_.back();
     Block& entries = blocks_[id].entries;
     entries.insert(entries.size(), entry);
-    blockOfSlot_[entry.slot] = id;
+    uint32_t& record = slots_[entry.slot];
+    record = (record & kActiveBit) | id;
+    if ((record & kActiveBit) != 0) ++blocks_[id].active;
     ++size_;
   }
 
@@ -328,18 +391,18 @@ class SiblingList {
     }
   }
 
-  // Inserts `entry` (slot assigned) into block `id` at its sorted place, splitting the block
-  // when it outgrows 2 * kBlock. Does not count it in size_.
+  // Inserts `entry` (slot assigned, its record already naming block `id` and counted there)
+  // into block `id` at its sorted place, splitting the block when it outgrows 2 * kBlock.
+  // Does not count it in size_.
   template <typename Less>
   void insertInto(uint32_t id, const Entry& entry, bool grew, Less less) {
     Block& entries = blocks_[id].entries;
     entries.insert(placeFor(entries, entry, grew, less), entry);
-    blockOfSlot_[entry.slot] = id;
     if (entries.size() > 2 * kBlock) split(id);
   }
 
-  // Erases entries[i] of block `id` (not from size_ or the slots), dropping the block if it
-  // empties.
+  // Erases entries[i] of block `id` (not from size_, the slots or the block's active count),
+  // dropping the block if it empties.
   void eraseFrom(uint32_t id, size_t i) {
     Block& entries = blocks_[id].entries;
     entries.erase(i);
@@ -355,7 +418,14 @@ class SiblingList {
     const uint32_t upper = newBlock(position + 1);
     Block& to = blocks_[upper].entries;
     to.takeTailOf(blocks_[id].entries, kBlock);
-    for (const Entry& entry : to) blockOfSlot_[entry.slot] = upper;
+    uint32_t active = 0;
+    for (const Entry& entry : to) {
+      uint32_t& record = slots_[entry.slot];
+      active += (record & kActiveBit) != 0 ? 1 : 0;
+      record = (record & kActiveBit) | upper;
+    }
+    blocks_[upper].active = active;
+    blocks_[id].active -= active;
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(position) + 1, upper);
     renumberFrom(position + 1);
   }
@@ -375,6 +445,7 @@ class SiblingList {
       freeBlocks_.pop_back();
     }
     blocks_[id].position = position;
+    blocks_[id].active = 0;
     return id;
   }
 
@@ -386,7 +457,10 @@ class SiblingList {
   std::vector<ListedBlock> blocks_;  // By block id; the free ones are empty.
   std::vector<uint32_t> order_;      // Ids of the listed blocks in key order; none empty.
   std::vector<uint32_t> freeBlocks_;
-  std::vector<uint32_t> blockOfSlot_;  // By slot: the id of the block that holds the entry.
+  // By slot: the id of the block that holds the entry, with kActiveBit set while it is
+  // active. One word per slot: every reposition and split reads it, and with 10,000 siblings
+  // a flag in a second word pushed the records out of L1 (allocated() measured 15% slower).
+  std::vector<uint32_t> slots_;
   std::vector<Slot> freeSlots_;
   size_t size_ = 0;
 };

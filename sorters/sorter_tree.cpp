@@ -47,11 +47,17 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
   node.children.clear();
   node.byPath.clear();
   activeLeaves_[id] = 0;
+  if (client == kNoClient) {
+    ++internalNodes_;
+    // A move noted while the tree was flat can no longer be patched into sort()'s last order.
+    orderChange_ = OrderChange::kAny;
+  }
   return id;
 }
 
 void SorterTree::freeNode(NodeId id) {
   Node& node = nodes_[id];
+  if (node.client == kNoClient) --internalNodes_;
   node.inUse = false;
   node.parent = kNoNode;
   node.client = kNoClient;
@@ -101,11 +107,14 @@ void SorterTree::attach(NodeId id) {
   Node& node = nodes_[id];
   const Child entry{node.share, node.allocations, node.rank, id, node.client, 0};
   SiblingList<Child>& siblings = nodes_[node.parent].children;
-  if (order_ == SiblingOrder::kByShare && !sharesStale_) {
+  if (order_ == SiblingOrder::kByShare) {
+    // Also while shares are stale: the entries are still in the order of the keys they hold,
+    // and staying so lets the re-sort find them in order when the new shares keep it (as
+    // when clients registered before any agent all still hold nothing), instead of sorting
+    // them all over again.
     node.slot =
         siblings.insertSorted(entry, [](const Child& a, const Child& b) { return keyLess(a, b); });
   } else {
-    // A stale order is re-sorted wholesale before it is next read.
     node.slot = siblings.append(entry);
   }
 }
@@ -155,6 +164,7 @@ SorterTree::NodeId SorterTree::internalNodeAt(std::string_view path, NodeId pare
   node.byPath.push_back(existing);
   leaf.slot = node.children.append(
       Child{leaf.share, leaf.allocations, leaf.rank, existing, leaf.client, 0});
+  node.children.setActive(leaf.slot, activeLeaves_[existing] > 0);
   makeVirtualLeaf(existing);
   it->second = internal;
   return internal;
@@ -270,9 +280,15 @@ const std::string& SorterTree::name(ClientId client) const {
 // Activation.
 
 void SorterTree::propagateActive(NodeId leaf, int delta) {
-  for (NodeId node = leaf; node != kNoNode; node = nodes_[node].parent) {
+  for (NodeId node = leaf; node != kRoot; node = nodes_[node].parent) {
+    const bool wasActive = activeLeaves_[node] > 0;
     activeLeaves_[node] += delta;
+    // The parent's list flags the children that hold active clients, for the walks to visit.
+    if (wasActive != (activeLeaves_[node] > 0)) {
+      nodes_[nodes_[node].parent].children.setActive(nodes_[node].slot, !wasActive);
+    }
   }
+  activeLeaves_[kRoot] += delta;
   orderChange_ = OrderChange::kAny;
 }
 
@@ -324,8 +340,7 @@ void SorterTree::refreshKey(NodeId id, double oldShare, uint64_t oldAllocations)
 // A sort() after every offer, as the allocator's role loop makes, then sees one client of a
 // flat tree moved, which it can patch into its order instead of re-walking the tree.
 void SorterTree::noteMoved(NodeId id) {
-  const bool rootClient = nodes_[id].parent == kRoot && nodes_[id].client != kNoClient;
-  if (orderChange_ == OrderChange::kNone && rootClient) {
+  if (orderChange_ == OrderChange::kNone && internalNodes_ == 0) {
     orderChange_ = OrderChange::kOneRootClientMoved;
     movedRootLeaf_ = id;
   } else if (orderChange_ != OrderChange::kOneRootClientMoved || movedRootLeaf_ != id) {

@@ -19,6 +19,10 @@
 // that alter every share at once (totals, weights, excluded kinds) only mark the order stale;
 // restoreSiblingOrder() re-sorts it all.
 //
+// Each child list flags the children whose subtree holds an active client (SiblingList's
+// setActive, kept by propagateActive), so a walk in order passes blocks of inactive siblings
+// whole, while activating or deactivating a client stays a counter update per level.
+//
 // Allocations are kept as fixed-width rows of milli amounts indexed by KindId (see amounts_),
 // not as Quantities: kinds are few and dense, so adding an allocation and computing a dominant
 // share are straight loops, with none of the merging of kind lists that Quantities does.
@@ -111,8 +115,8 @@ class SorterTree : public Sorter {
     if (sharesStale_) resortSiblings();
   }
   // How the active clients' order may have changed since the last call: not at all, by one
-  // client directly under the root moving among its siblings (`*moved`; the others kept their
-  // relative order), or in any way. Clears it.
+  // client of a flat tree (every client directly under the root) moving among its siblings
+  // (`*moved`; the others kept their relative order), or in any way. Clears it.
   enum class OrderChange { kNone, kOneRootClientMoved, kAny };
   OrderChange takeOrderChange(ClientId* moved) {
     const OrderChange change = orderChange_;
@@ -227,6 +231,9 @@ class SorterTree : public Sorter {
   std::vector<Node> nodes_;
   std::vector<uint32_t> activeLeaves_;  // By NodeId; apart from Node so sort() scans stay small.
   std::vector<NodeId> freeNodes_;
+  // In use, the root aside. While there is none the tree is flat: every active client is a
+  // sibling of every other, so one that moved can be placed by comparing it with them.
+  size_t internalNodes_ = 0;
   std::vector<NodeId> leafOfClient_;  // By ClientId; kNoNode for ids not in use.
   std::vector<ClientId> freeClients_;
   size_t clientCount_ = 0;

@@ -4,14 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <memory>
-#include <optional>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "reference_drf.h"
 #include "resources/kinds.h"
 #include "resources/quantities.h"
 #include "resources/scalar.h"
@@ -277,6 +275,44 @@ TEST(DrfSorterTest, SortPatchedAfterOneMoveMatchesTheTreeWalk) {
     ASSERT_EQ(std::vector<ClientId>(sorted.begin(), sorted.end()), walked) << "step " << step;
   }
   EXPECT_GT(patched, 2000u);
+}
+
+// The patch is for flat trees only: with a subtree among the root's children, the clients in
+// sort()'s previous result are not all siblings of the one that moved, and their own keys do
+// not say where it goes. Here "a" moves past "b" but not past subtree "n" (4 of 10 cpus), though
+// "n/x" alone holds less than "a".
+TEST(DrfSorterTest, RootClientMovingNextToASubtreeIsPlacedByTheSubtreesKey) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  const ClientId a = addActive(sorter, "a");
+  const ClientId b = addActive(sorter, "b");
+  const ClientId x = addActive(sorter, "n/x");
+  const ClientId y = addActive(sorter, "n/y");
+  sorter.allocated(b, cpus(2));
+  sorter.allocated(x, cpus(1));
+  sorter.allocated(y, cpus(3));
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b", "n/x", "n/y"}));
+  sorter.allocated(a, Quantities{{kinds::kCpus, Scalar::fromMilli(2500)}});
+  EXPECT_EQ(sortedNames(sorter), (Names{"b", "a", "n/x", "n/y"}));
+  sorter.unallocated(a, Quantities{{kinds::kCpus, Scalar::fromMilli(2500)}});
+  EXPECT_EQ(sortedNames(sorter), (Names{"a", "b", "n/x", "n/y"}));
+}
+
+// Nor for a move made while the tree was flat, once a client became a parent: "q" moves before
+// "r" on the name tie-break, then "r" becomes the parent of "r/z" (inactive) and its own client
+// a virtual leaf, whose key no longer compares with its parent's siblings.
+TEST(DrfSorterTest, MoveNotedBeforeAClientBecameAParentIsNotPatched) {
+  DrfSorter sorter;
+  sorter.addTotal(cpus(10));
+  addActive(sorter, "p");
+  const ClientId q = addActive(sorter, "q");
+  const ClientId r = addActive(sorter, "r");
+  sorter.allocated(q, cpus(2));
+  sorter.allocated(r, cpus(1));
+  EXPECT_EQ(sortedNames(sorter), (Names{"p", "r", "q"}));
+  sorter.unallocated(q, cpus(1));  // Now tied with "r" on share and allocation count.
+  sorter.add("r/z");
+  EXPECT_EQ(sortedNames(sorter), (Names{"p", "q", "r"}));
 }
 
 // A parent's only child is not re-keyed on allocations (nothing to order it against); its
@@ -547,107 +583,6 @@ TEST(DrfSorterTest, FactoryMakesADrfSorter) {
 // ---------------------------------------------------------------------------------------------
 // Randomized: after every operation the incremental sorter must agree with a model that
 // recomputes every share and the whole order from scratch.
-
-class ReferenceDrf {
- public:
-  struct Client {
-    std::string name;
-    Quantities allocation;
-    uint64_t allocations = 0;
-    bool active = false;
-  };
-
-  std::map<ClientId, Client> clients;
-  std::map<std::string, double> weights;
-  Quantities total;
-  std::set<KindId> excluded;
-
-  double shareOf(const Quantities& allocation, const std::string& path) const {
-    double dominant = 0;
-    for (const auto& [kind, amount] : allocation) {
-      const int64_t totalMilli = total.get(kind).milli();
-      if (excluded.contains(kind) || totalMilli <= 0) continue;
-      dominant = std::max(dominant, static_cast<double>(amount.milli()) / totalMilli);
-    }
-    auto weight = weights.find(path);
-    return dominant / (weight == weights.end() ? 1.0 : weight->second);
-  }
-
-  // Everything at or below one path, summed from the clients.
-  struct Subtree {
-    Quantities allocation;
-    uint64_t allocations = 0;
-    bool nested = false;             // Some client lies strictly below the path.
-    std::optional<ClientId> client;  // The client named by the path, if any.
-  };
-
-  std::map<std::string, Subtree> subtrees() const {
-    std::map<std::string, Subtree> out;
-    for (const auto& [id, client] : clients) {
-      for (size_t slash = client.name.find('/');; slash = client.name.find('/', slash + 1)) {
-        Subtree& subtree = out[client.name.substr(0, slash)];
-        subtree.allocation += client.allocation;
-        subtree.allocations += client.allocations;
-        if (slash == std::string::npos) {
-          subtree.client = id;
-          break;
-        }
-        subtree.nested = true;
-      }
-    }
-    return out;
-  }
-
-  std::vector<ClientId> order() const {
-    const std::map<std::string, Subtree> all = subtrees();
-    std::map<std::string, std::vector<std::string>> childrenOf;
-    for (const auto& [path, subtree] : all) {
-      const size_t slash = path.rfind('/');
-      childrenOf[slash == std::string::npos ? "" : path.substr(0, slash)].push_back(path);
-    }
-    std::vector<ClientId> out;
-    appendOrder("", all, childrenOf, &out);
-    return out;
-  }
-
- private:
-  struct Entry {
-    double share;
-    uint64_t allocations;
-    std::string path;
-    std::optional<ClientId> leaf;  // Set for leaves, virtual or not.
-  };
-
-  void appendOrder(const std::string& path, const std::map<std::string, Subtree>& all,
-                   std::map<std::string, std::vector<std::string>>& childrenOf,
-                   std::vector<ClientId>* out) const {
-    std::vector<Entry> entries;
-    if (!path.empty() && all.at(path).client) {
-      // Mesos's implicit child "." of the path: its own weight (the default) and name.
-      const Client& client = clients.at(*all.at(path).client);
-      const std::string virtualPath = path + "/.";
-      entries.push_back({shareOf(client.allocation, virtualPath), client.allocations, virtualPath,
-                         all.at(path).client});
-    }
-    for (const std::string& child : childrenOf[path]) {
-      const Subtree& subtree = all.at(child);
-      entries.push_back({shareOf(subtree.allocation, child), subtree.allocations, child,
-                         subtree.nested ? std::nullopt : subtree.client});
-    }
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-      if (a.share != b.share) return a.share < b.share;
-      if (a.allocations != b.allocations) return a.allocations < b.allocations;
-      return a.path < b.path;
-    });
-    for (const Entry& entry : entries) {
-      if (!entry.leaf) {
-        appendOrder(entry.path, all, childrenOf, out);
-      } else if (clients.at(*entry.leaf).active) {
-        out->push_back(*entry.leaf);
-      }
-    }
-  }
-};
 
 TEST(DrfSorterTest, IncrementalOrderMatchesRecomputationFromScratch) {
   std::mt19937_64 random(20240611);
