@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Offer->launch latency with the master in its own process: harvest-master --listen plus
+# harvest-loadtest --master --answer_on_read (1,000 agents x 200 frameworks). Prints each
+# run's p99 of offer->launch, of the part the load generator held the offer, and of
+# accept->launch (the master's share), then the medians and the spread (min-max).
+#
+#   tools/loadtest/offer_to_launch.sh [shared|pinned] [RUNS] [BIN_DIR] [ROUNDS]
+#
+# shared: both programs may run on either core, so the generator's agent and framework threads
+# compete with the master's for the two cores. pinned: the master on CPU 1 and the generator on
+# CPU 0 (taskset), i.e. a master with a core of its own, as it has on a machine of its own.
+set -euo pipefail
+mode="${1:-shared}"
+runs="${2:-3}"
+bin="${3:-build/bin}"
+rounds="${4:-20}"
+case "$mode" in
+  shared) masterCpus=0,1 loadCpus=0,1 ;;
+  pinned) masterCpus=1 loadCpus=0 ;;
+  *)
+    echo "usage: $0 [shared|pinned] [RUNS] [BIN_DIR] [ROUNDS]" >&2
+    exit 2
+    ;;
+esac
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+p99() { sed -n "s/.*$1.* p99 \([0-9.]*\) \(ms\|µs\).*/\1 \2/p" "$work/load.out" | head -1 |
+  awk '{printf "%.2f", $2 == "µs" ? $1 / 1000 : $1}'; }
+all=() held=() master=()
+for run in $(seq "$runs"); do
+  taskset -c "$masterCpus" "$bin/harvest-master" --listen=127.0.0.1:0 \
+    --max_connections_per_peer=8192 --minloglevel=2 >"$work/master.out" 2>&1 &
+  pid=$!
+  port=""
+  for _ in $(seq 200); do
+    port="$(sed -n 's/^harvest-master listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/master.out")"
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  taskset -c "$loadCpus" "$bin/harvest-loadtest" --master="127.0.0.1:$port" --rounds="$rounds" \
+    --answer_on_read >"$work/load.out" 2>&1 || {
+    cat "$work/load.out" >&2
+    kill "$pid"
+    exit 1
+  }
+  kill "$pid"
+  wait "$pid" || true
+  all+=("$(p99 'offer->launch')") held+=("$(p99 'of which held')") master+=("$(p99 'accept->launch')")
+  echo "$mode run $run: p99 offer->launch ${all[-1]} ms, held by the generator ${held[-1]} ms," \
+    "accept->launch ${master[-1]} ms (load $(cut -d' ' -f1 /proc/loadavg))"
+done
+summary() { printf '%s\n' "${@:2}" | sort -n | awk -v what="$1" \
+  '{v[NR] = $1} END {printf "  %s p99: median %s ms (min %s, max %s)\n", what, v[int((NR + 1) / 2)], v[1], v[NR]}'; }
+echo "$mode, $runs runs:"
+summary "offer->launch" "${all[@]}"
+summary "held by the generator" "${held[@]}"
+summary "accept->launch" "${master[@]}"
