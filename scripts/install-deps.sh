@@ -9,6 +9,8 @@ packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-
 packages+=(libgflags-dev)  # apps/flags.h: every program's flags.
 # net/: TLS through OpenSSL 3; the openssl CLI makes the CA of tools/loadtest/cpu_per_call.sh.
 packages+=(libssl-dev openssl)
+# tools/loadtest/profile_master.sh: gperftools' sampling profiler (perf has no access here).
+packages+=(libgoogle-perftools-dev google-perftools)
 packages+=(chromium pkg-config jq)  # Report render test, module kit test, bench-summary.sh.
 # The real-client test (tests/clients/) runs on Node.js; a Node.js that brings its own npm (as
 # NodeSource's does) is kept rather than replaced by Debian's.

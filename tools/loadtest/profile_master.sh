@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A CPU profile of the master under harvest-loadtest, with the master in its own process.
+# gperftools' sampling profiler (preloaded, no rebuild) takes a sample per millisecond of the
+# process's CPU time (ITIMER_PROF: user and system time, every thread), so time spent in the
+# kernel shows under the system call's wrapper (send, epoll_wait, ...). It needs no
+# perf_event access, which this container refuses. Prints the top functions by own samples and
+# by samples including callees.
+#
+#   tools/loadtest/profile_master.sh [BIN_DIR] [ROUNDS] [TOP] [-- LOADTEST_FLAGS...]
+#
+# Needs google-perftools (libgoogle-perftools-dev, google-pprof); scripts/install-deps.sh
+# installs them.
+set -euo pipefail
+bin="${1:-build/bin}"
+rounds="${2:-20}"
+top="${3:-25}"
+shift $(($# < 3 ? $# : 3))
+[ "${1:-}" = "--" ] && shift
+profiler="$(ls /usr/lib/*/libprofiler.so.0 2>/dev/null | head -1)"
+if [ -z "$profiler" ] || ! command -v google-pprof >/dev/null; then
+  echo "$0: needs libgoogle-perftools-dev and google-perftools (scripts/install-deps.sh)" >&2
+  exit 2
+fi
+work="$(mktemp -d)"
+trap '[ -n "${KEEP_PROFILE:-}" ] && cp "$work/master.prof" "$KEEP_PROFILE"; rm -rf "$work"' EXIT
+
+LD_PRELOAD="$profiler" CPUPROFILE="$work/master.prof" CPUPROFILE_FREQUENCY=1000 \
+  "$bin/harvest-master" --listen=127.0.0.1:0 --max_connections_per_peer=8192 \
+  --minloglevel=2 >"$work/master.out" 2>&1 &
+master=$!
+port=""
+for _ in $(seq 200); do
+  port="$(sed -n 's/^harvest-master listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/master.out")"
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+"$bin/harvest-loadtest" --master="127.0.0.1:$port" --rounds="$rounds" "$@" >"$work/load.out" 2>&1 || {
+  cat "$work/load.out" >&2
+  kill "$master"
+  exit 1
+}
+cpu="$(awk -v t="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / t}' "/proc/$master/stat")"
+kill "$master"
+wait "$master" || true  # SIGTERM ends it through main's return, which writes the profile.
+echo "master CPU $cpu s"
+grep -E '^  (scheduler|agent calls|offer->launch) ' "$work/load.out"
+echo "== by own samples"
+google-pprof --text --nodecount="$top" "$bin/harvest-master" "$work/master.prof" 2>/dev/null
+echo "== by samples including callees"
+google-pprof --text --cum --nodecount="$top" "$bin/harvest-master" "$work/master.prof" 2>/dev/null
