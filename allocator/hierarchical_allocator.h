@@ -278,6 +278,9 @@ class HierarchicalAllocator final : public Allocator {
   std::mt19937_64 random_;
 
   std::vector<RoleState> roles_;
+  // Roles whose `quota` is set, kept where it is set (roles are never removed): every cycle
+  // asks whether there are any, and the quota books size themselves by it.
+  size_t rolesWithQuota_ = 0;
   std::unordered_map<std::string, RoleIdx> roleIds_;
   SharePool regular_;    // Stages 1 and 2: every agent's total.
   SharePool revocable_;  // Stage 3: what agents lend (SharePool::total: their totalRevocable).
