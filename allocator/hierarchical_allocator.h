@@ -20,6 +20,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -257,6 +258,12 @@ class HierarchicalAllocator final : public Allocator {
   // Explanations: a decision about a role on an agent, for each of its frameworks that wants
   // offers under it.
   void recordForRole(AgentIdx agent, RoleIdx role, const Decision& decision);
+  // Explanations, where `explainStage`: the agent lacks `capability`, which `framework` needs
+  // (without one: every framework of the role does). A function, not a lambda of
+  // chooseOffer(), so that the cycle without explanations builds no closure for it.
+  template <bool kExplain>
+  void recordMissing(bool explainStage, AgentIdx agent, RoleIdx role, MissingCapability capability,
+                     std::optional<FrameworkIdx> framework = std::nullopt);
 
   // For metrics: the role's subtree's reservations and unreserved holdings.
   Quantities consumedQuota(RoleIdx role) const;
