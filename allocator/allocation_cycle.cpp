@@ -105,9 +105,7 @@ void HierarchicalAllocator::allocate() {
   if (!initialized_ || paused_ || state_ == State::kRecovering) return;  // Keep what is due.
   // Quota headroom and limits tie every agent's offers to allocations anywhere, and host
   // affinity holds end with time: with either, every agent is due every cycle.
-  const bool anyQuota = std::any_of(roles_.begin(), roles_.end(),
-                                    [](const RoleState& role) { return role.quota.has_value(); });
-  if (affinity_ || anyQuota) worklist_.markAll();
+  if (affinity_ || rolesWithQuota_ > 0) worklist_.markAll();
   runCycle(worklist_.takeDue(options_.clock(), agents_.size(),
                              [this](AgentIdx agent) { return agents_[agent] != nullptr; }));
 }
@@ -143,7 +141,8 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
 
   CycleBuffers buffers = std::exchange(cycleBuffers_, CycleBuffers());
   buffers.offers.clear();
-  Cycle cycle(now, agentOrder, buffers.offers, roles_, regular_, walkRolesInPlace());
+  Cycle cycle(now, agentOrder, buffers.offers, roles_, rolesWithQuota_, regular_,
+              walkRolesInPlace());
   if (affinity_) affinityHolds<kExplain>(cycle);
   const bool fetching = agentOrder.size() >= kFetchAheadFrom;
   for (size_t i = 0; i < agentOrder.size(); ++i) {

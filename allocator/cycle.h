@@ -32,11 +32,12 @@ struct HierarchicalAllocator::ChosenOffer {
 
 struct HierarchicalAllocator::Cycle {
   Cycle(TimeNanos now, const std::vector<AgentIdx>& agentOrder, PendingOffers& offers,
-        const std::vector<RoleState>& roles, SharePool& regular, bool walkInPlace)
+        const std::vector<RoleState>& roles, size_t rolesWithQuota, SharePool& regular,
+        bool walkInPlace)
       : now(now),
         agentOrder(agentOrder),
         offers(offers),
-        quota(roles, regular.total()),
+        quota(roles, rolesWithQuota, regular.total()),
         roles(regular, roles.size(), walkInPlace) {}
 
   const TimeNanos now;

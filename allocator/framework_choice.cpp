@@ -115,6 +115,20 @@ void HierarchicalAllocator::recordForRole(AgentIdx agentIdx, RoleIdx roleIdx,
 }
 
 template <bool kExplain>
+void HierarchicalAllocator::recordMissing(bool explainStage, AgentIdx agentIdx, RoleIdx roleIdx,
+                                          MissingCapability capability,
+                                          std::optional<FrameworkIdx> framework) {
+  if constexpr (kExplain) {
+    if (!explainStage) return;
+    if (framework) {
+      decisions_.record(agentIdx, *framework, Decision::missing(capability));
+    } else {
+      recordForRole(agentIdx, roleIdx, Decision::missing(capability));
+    }
+  }
+}
+
+template <bool kExplain>
 bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx agentIdx,
                                         RoleIdx roleIdx, const Quantities* guaranteeShortfall,
                                         bool preferred, ChosenOffer& choice) {
@@ -127,11 +141,7 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
   // compute what they need.
   [[maybe_unused]] const bool explainStage = guaranteeShortfall == nullptr;
   if (nested(roleIdx) && !agent.hierarchicalRole) {
-    if constexpr (kExplain) {
-      if (explainStage) {
-        recordForRole(agentIdx, roleIdx, Decision::missing(MissingCapability::kHierarchicalRole));
-      }
-    }
+    recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kHierarchicalRole);
     return false;
   }
   Caps caps;
@@ -166,22 +176,14 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
     const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
     const FrameworkState& framework = *frameworks_[frameworkIdx];
     if (agent.hasGpus && !framework.gpu) {
-      if constexpr (kExplain) {
-        if (explainStage) {
-          decisions_.record(agentIdx, frameworkIdx,
-                            Decision::missing(MissingCapability::kGpuResources));
-        }
-      }
+      recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kGpuResources,
+                              frameworkIdx);
       return true;
     }
     // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
     if (framework.multiRole && !agent.multiRole) {
-      if constexpr (kExplain) {
-        if (explainStage) {
-          decisions_.record(agentIdx, frameworkIdx,
-                            Decision::missing(MissingCapability::kMultiRole));
-        }
-      }
+      recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kMultiRole,
+                              frameworkIdx);
       return true;
     }
     const int variant = framework.refinement ? 1 : 0;

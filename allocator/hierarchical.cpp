@@ -637,7 +637,10 @@ Status HierarchicalAllocator::updateQuota(const std::string& name, const Quota& 
   Result<RoleIdx> role = roleFor(name);
   if (!role.ok()) return role.status();
   const bool empty = quota.guarantee.empty() && !quota.limit;
-  roles_[*role].quota = empty ? std::nullopt : std::optional<Quota>(quota);
+  std::optional<Quota>& slot = roles_[*role].quota;
+  if (slot) --rolesWithQuota_;
+  slot = empty ? std::nullopt : std::optional<Quota>(quota);
+  if (slot) ++rolesWithQuota_;
   worklist_.markAll();
   return Status();
 }

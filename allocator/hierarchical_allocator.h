@@ -20,6 +20,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -257,6 +258,12 @@ class HierarchicalAllocator final : public Allocator {
   // Explanations: a decision about a role on an agent, for each of its frameworks that wants
   // offers under it.
   void recordForRole(AgentIdx agent, RoleIdx role, const Decision& decision);
+  // Explanations, where `explainStage`: the agent lacks `capability`, which `framework` needs
+  // (without one: every framework of the role does). A function, not a lambda of
+  // chooseOffer(), so that the cycle without explanations builds no closure for it.
+  template <bool kExplain>
+  void recordMissing(bool explainStage, AgentIdx agent, RoleIdx role, MissingCapability capability,
+                     std::optional<FrameworkIdx> framework = std::nullopt);
 
   // For metrics: the role's subtree's reservations and unreserved holdings.
   Quantities consumedQuota(RoleIdx role) const;
@@ -278,6 +285,9 @@ class HierarchicalAllocator final : public Allocator {
   std::mt19937_64 random_;
 
   std::vector<RoleState> roles_;
+  // Roles whose `quota` is set, kept where it is set (roles are never removed): every cycle
+  // asks whether there are any, and the quota books size themselves by it.
+  size_t rolesWithQuota_ = 0;
   std::unordered_map<std::string, RoleIdx> roleIds_;
   SharePool regular_;    // Stages 1 and 2: every agent's total.
   SharePool revocable_;  // Stage 3: what agents lend (SharePool::total: their totalRevocable).

@@ -67,9 +67,11 @@ Resources capped(const Resources& resources, Caps caps) {
   return out;
 }
 
-QuotaHeadroom::QuotaHeadroom(const std::vector<RoleState>& roles, const Quantities& clusterTotal)
+QuotaHeadroom::QuotaHeadroom(const std::vector<RoleState>& roles, size_t rolesWithQuota,
+                             const Quantities& clusterTotal)
     : roles_(roles), quotaSlot_(roles.size(), -1) {
-  for (RoleIdx r{}; r < roles_.size(); ++r) {
+  quotaRoles_.reserve(rolesWithQuota);
+  for (RoleIdx r{}; r < roles_.size() && quotaRoles_.size() < rolesWithQuota; ++r) {
     if (!roles_[r].quota) continue;
     quotaSlot_[r] = static_cast<int>(quotaRoles_.size());
     quotaRoles_.push_back(QuotaRole{r, Quantities(), Quantities()});

@@ -44,8 +44,11 @@ Resources capped(const Resources& resources, Caps caps);
 
 class QuotaHeadroom {
  public:
-  // `roles` must outlive the books; `clusterTotal`: the regular pool's total.
-  QuotaHeadroom(const std::vector<RoleState>& roles, const Quantities& clusterTotal);
+  // `roles` must outlive the books; `rolesWithQuota`: how many of them have a quota (the
+  // allocator keeps the count, sparing every cycle a scan when none has); `clusterTotal`: the
+  // regular pool's total.
+  QuotaHeadroom(const std::vector<RoleState>& roles, size_t rolesWithQuota,
+                const Quantities& clusterTotal);
 
   // Stage 1 is skipped on every agent once no guarantee is unmet.
   size_t unmetGuarantees() const { return unmetGuarantees_; }

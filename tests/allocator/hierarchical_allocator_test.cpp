@@ -452,6 +452,36 @@ TEST_F(AllocatorTest, PeriodicCycleLooksOnlyAtAgentsThatChangedOrWhoseFilterEnde
   EXPECT_EQ(metric("allocation_run_agents_visited"), 3);
 }
 
+// Every agent is due every cycle while any role has a quota, and only then: the second cycle
+// after each change (the change itself marks every agent) shows which.
+TEST_F(AllocatorTest, EveryAgentIsVisitedEveryCycleExactlyWhileSomeRoleHasAQuota) {
+  initialize();
+  addFramework("f", {"role"});
+  for (const char* id : {"a", "b", "c"}) addAgent(id, "cpus:1;mem:512");
+  EXPECT_EQ(cycle().size(), 3u);
+  EXPECT_TRUE(cycle().empty());
+  EXPECT_EQ(metric("allocation_run_agents_visited"), 0);
+  const Quota guarantee{Q("cpus:1"), std::nullopt};
+  const Quota none{Quantities(), std::nullopt};
+  auto visitedInTheCycleAfterNext = [this] {
+    cycle();
+    EXPECT_TRUE(cycle().empty());
+    return metric("allocation_run_agents_visited");
+  };
+
+  ASSERT_TRUE(allocator_->updateQuota("q1", guarantee).ok());
+  ASSERT_TRUE(allocator_->updateQuota("q2", guarantee).ok());
+  ASSERT_TRUE(allocator_->updateQuota("q2", guarantee).ok());  // Still one quota of q2.
+  EXPECT_EQ(visitedInTheCycleAfterNext(), 3);
+  ASSERT_TRUE(allocator_->updateQuota("q1", none).ok());
+  ASSERT_TRUE(allocator_->updateQuota("q3", none).ok());  // Had none: removes nothing.
+  EXPECT_EQ(visitedInTheCycleAfterNext(), 3);
+  ASSERT_TRUE(allocator_->updateQuota("q2", none).ok());
+  EXPECT_EQ(visitedInTheCycleAfterNext(), 0);
+  ASSERT_TRUE(allocator_->updateQuota("q3", guarantee).ok());
+  EXPECT_EQ(visitedInTheCycleAfterNext(), 3);
+}
+
 TEST_F(AllocatorTest, ALaterShorterFilterOnTheSameAgentEndsOnTime) {
   initialize();
   addFramework("f1", {"role"});
