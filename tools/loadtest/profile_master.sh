@@ -44,6 +44,24 @@ kill "$master"
 wait "$master" || true  # SIGTERM ends it through main's return, which writes the profile.
 echo "master CPU $cpu s"
 grep -E '^  (scheduler|agent calls|offer->launch) ' "$work/load.out"
+echo "== by area (own samples; the first matching rule wins)"
+google-pprof --text --nodecount=1000000 "$bin/harvest-master" "$work/master.prof" 2>/dev/null |
+  awk '$1 ~ /^[0-9]+$/ && NF >= 6 {
+    name = $6; for (i = 7; i <= NF; i++) name = name " " $i
+    if (name ~ /__libc_send|sendto|sendmsg/) area = "kernel: send"
+    else if (name ~ /__libc_recv|recvfrom|recvmsg/) area = "kernel: recv"
+    else if (name ~ /epoll_/) area = "kernel: epoll"
+    else if (name ~ /^0x|clock_gettime|__GI___close|fstatat|accept4|setsockopt/) area = "kernel/vDSO: other"
+    else if (name ~ /malloc|_int_free|libc_free|tcache|unlink_chunk|operator new|operator delete/) area = "malloc/free"
+    else if (name ~ /google::protobuf/) area = "protobuf"
+    else if (name ~ /harvest::wire/) area = "JSON codec (wire)"
+    else if (name ~ /harvest::http/) area = "HTTP server and parser"
+    else if (name ~ /HierarchicalAllocator|Sorter|harvest::(Resources|Quantities|RangeSet|kinds|pools|SharePool|fromProto|toProto)/) area = "allocator and resources"
+    else if (name ~ /harvest::master/) area = "master"
+    else if (name ~ /mem(cmp|cpy|move|set|chr)|str(len|chr|cmp)|_Rb_tree|std::/) area = "libc/libstdc++ (strings, maps)"
+    else area = "other"
+    samples[area] += $1; total += $1
+  } END { for (a in samples) printf "%6.1f%%  %s\n", 100 * samples[a] / total, a }' | sort -rn
 echo "== by own samples"
 google-pprof --text --nodecount="$top" "$bin/harvest-master" "$work/master.prof" 2>/dev/null
 echo "== by samples including callees"
