@@ -37,21 +37,12 @@ elif [ "$mode" != plain ]; then
   exit 2
 fi
 
+source "$(dirname "$0")/master_process.sh"
 ticks="$(getconf CLK_TCK)"
 results=()
 for run in $(seq "$runs"); do
-  # The load test opens its call connections during setup and uses them only once every agent
-  # and framework is in; with TLS's handshakes on a busy box that can take longer than the
-  # default 5 s allowed for a connection's first request head.
-  "$bin/harvest-master" --listen=127.0.0.1:0 --max_connections_per_peer=8192 \
-    --request_head_timeout=60secs --minloglevel=2 >"$work/master.out" 2>&1 &
-  master=$!
-  port=""
-  for _ in $(seq 200); do
-    port="$(sed -n 's/^harvest-master listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/master.out")"
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
+  start_master "$work" "$bin"
+  master=$master_pid port=$master_port
   "$bin/harvest-loadtest" --master="127.0.0.1:$port" --rounds="$rounds" >"$work/load.out" 2>&1 || {
     cat "$work/load.out" >&2
     kill "$master"

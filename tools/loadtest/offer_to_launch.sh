@@ -28,6 +28,7 @@ case "$mode" in
     exit 2
     ;;
 esac
+source "$(dirname "$0")/master_process.sh"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -35,16 +36,8 @@ p99() { sed -n "s/.*$1.* p99 \([0-9.]*\) \(ms\|µs\).*/\1 \2/p" "$work/load.out"
   awk '{printf "%.2f", $2 == "µs" ? $1 / 1000 : $1}'; }
 all=() held=() master=() rates=()
 for run in $(seq "$runs"); do
-  taskset -c "$masterCpus" "$bin/harvest-master" --listen=127.0.0.1:0 \
-    --max_connections_per_peer=8192 --allocation_interval="$interval" --minloglevel=2 \
-    >"$work/master.out" 2>&1 &
-  pid=$!
-  port=""
-  for _ in $(seq 200); do
-    port="$(sed -n 's/^harvest-master listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/master.out")"
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
+  start_master "$work" "$bin" taskset -c "$masterCpus" -- --allocation_interval="$interval"
+  pid=$master_pid port=$master_port
   taskset -c "$loadCpus" "$bin/harvest-loadtest" --master="127.0.0.1:$port" --rounds="$rounds" \
     --answer_on_read >"$work/load.out" 2>&1 || {
     cat "$work/load.out" >&2

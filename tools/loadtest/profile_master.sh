@@ -24,16 +24,10 @@ fi
 work="$(mktemp -d)"
 trap '[ -n "${KEEP_PROFILE:-}" ] && cp "$work/master.prof" "$KEEP_PROFILE"; rm -rf "$work"' EXIT
 
-LD_PRELOAD="$profiler" CPUPROFILE="$work/master.prof" CPUPROFILE_FREQUENCY=1000 \
-  "$bin/harvest-master" --listen=127.0.0.1:0 --max_connections_per_peer=8192 \
-  --minloglevel=2 >"$work/master.out" 2>&1 &
-master=$!
-port=""
-for _ in $(seq 200); do
-  port="$(sed -n 's/^harvest-master listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/master.out")"
-  [ -n "$port" ] && break
-  sleep 0.05
-done
+source "$(dirname "$0")/master_process.sh"
+start_master "$work" "$bin" env LD_PRELOAD="$profiler" CPUPROFILE="$work/master.prof" \
+  CPUPROFILE_FREQUENCY=1000 --
+master=$master_pid port=$master_port
 "$bin/harvest-loadtest" --master="127.0.0.1:$port" --rounds="$rounds" "$@" >"$work/load.out" 2>&1 || {
   cat "$work/load.out" >&2
   kill "$master"

@@ -15,15 +15,9 @@ loadtest="${3:-$bin/harvest-loadtest}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-"$bin/harvest-master" --listen=127.0.0.1:0 --max_connections_per_peer=8192 \
-  --request_head_timeout=60secs --minloglevel=2 >"$work/master.out" 2>&1 &
-master=$!
-port=""
-for _ in $(seq 200); do
-  port="$(sed -n 's/^harvest-master listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/master.out")"
-  [ -n "$port" ] && break
-  sleep 0.05
-done
+source "$(dirname "$0")/master_process.sh"
+start_master "$work" "$bin"
+master=$master_pid port=$master_port
 strace -c -f -p "$master" -o "$work/strace.out" 2>/dev/null &
 tracer=$!
 sleep 0.5  # strace attaches asynchronously.
