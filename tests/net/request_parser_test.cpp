@@ -264,6 +264,16 @@ TEST(HttpRequestParserTest, RequestLineLimitIs414) {
   limits.maxHeaderBytes = 64;
   expectError("GET /" + std::string(100, 'x') + " HTTP/1.1\r\n\r\n", 414, limits);
   expectError("GET /" + std::string(100, 'x'), 414, limits);
+  // However the bytes are split, the line alone decides 414 and the whole head 431.
+  expectSplitInvariant("GET /" + std::string(100, 'x') + " HTTP/1.1\r\n\r\n", limits);
+  expectSplitInvariant(
+      "GET /" + std::string(40, 'x') + " HTTP/1.1\r\nA: " + std::string(30, 'a') + "\r\n\r\n",
+      limits);
+  EXPECT_EQ(
+      parse("GET /" + std::string(40, 'x') + " HTTP/1.1\r\nA: " + std::string(30, 'a') + "\r\n\r\n",
+            limits)
+          .status,
+      431);
 }
 
 TEST(HttpRequestParserTest, BodyLimitIs413) {
@@ -325,6 +335,8 @@ TEST(HttpRequestParserTest, VersionErrors) {
   expectError("GET / HTTP/1.1.1\r\n\r\n", 400);
   expectError("GET / http/1.1\r\n\r\n", 400);
   expectError("GET / HTTP/x.1\r\n\r\n", 400);
+  expectError("GET / H\r\n\r\n", 400);  // Shorter than any version.
+  expectSplitInvariant("GGET /x: h\r\nAcP/1.1\r\nHost: h\r\n\r\n");
 }
 
 TEST(HttpRequestParserTest, TransferEncodingErrors) {
@@ -376,6 +388,7 @@ TEST(HttpRequestParserTest, MalformedInputIs400) {
   expectError("GET  / HTTP/1.1\r\n\r\n", 400);
   expectError("G(T / HTTP/1.1\r\n\r\n", 400);
   expectError("GET /a\x01 HTTP/1.1\r\n\r\n", 400);
+  expectError("GET /caf\xc3\xa9 HTTP/1.1\r\n\r\n", 400);  // A target is ASCII (RFC 3986).
   expectError("GET / HTTP/1.1\r\nNoColon\r\n\r\n", 400);
   expectError("GET / HTTP/1.1\r\nBad Name: v\r\n\r\n", 400);
   expectError("GET / HTTP/1.1\r\nName : v\r\n\r\n", 400);
