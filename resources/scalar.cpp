@@ -2,13 +2,21 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace harvest {
 
+// value * 1000 is computed exactly (a double's 53 bits times 1000's 10 fit in 63), so the
+// rounding sees the true product. Rounded in double instead, the product of toDouble()'s
+// nearest double to milli / 1000 could land past the half-way point once a double's spacing
+// nears a thousandth (amounts from 2^42 units up): every re-encoding then moved the amount.
+static_assert(std::numeric_limits<long double>::digits >= 63,
+              "Scalar::fromDouble needs an exact double * 1000");
+
 std::optional<Scalar> Scalar::fromDouble(double value) {
   if (!std::isfinite(value)) return std::nullopt;
-  const double milli = std::round(value * kScale);
-  if (std::fabs(milli) > static_cast<double>(kMaxMilli)) return std::nullopt;
+  const long double milli = std::round(static_cast<long double>(value) * kScale);
+  if (std::fabs(milli) > static_cast<long double>(kMaxMilli)) return std::nullopt;
   return Scalar(static_cast<int64_t>(milli));
 }
 

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
+#include <optional>
+#include <vector>
 
 namespace harvest {
 namespace {
@@ -25,6 +28,29 @@ TEST(ScalarTest, RejectsNonFiniteAndHuge) {
   EXPECT_FALSE(Scalar::fromDouble(std::numeric_limits<double>::infinity()).has_value());
   EXPECT_FALSE(Scalar::fromDouble(1e300).has_value());
   EXPECT_TRUE(Scalar::fromDouble(4e12).has_value());
+}
+
+// A scalar sent out as a double must come back as the same scalar, or every re-registration of
+// an agent would move its totals by a thousandth (found by the agent_call fuzz target).
+TEST(ScalarTest, ItsDoubleReadsBackAsTheSameScalarUpToTheLargestAccepted) {
+  const std::vector<int64_t> millis = {1,
+                                       999,
+                                       4'398'046'511'127'313,  // The fuzzer's: 2^42 units and up.
+                                       Scalar::kMaxMilli - 1,
+                                       Scalar::kMaxMilli,
+                                       -Scalar::kMaxMilli};
+  for (int64_t milli : millis) {
+    const std::optional<Scalar> back = Scalar::fromDouble(Scalar::fromMilli(milli).toDouble());
+    ASSERT_TRUE(back.has_value()) << milli;
+    EXPECT_EQ(back->milli(), milli);
+  }
+  // Every amount in the top binade of accepted magnitudes, where a double's spacing is closest
+  // to a thousandth, at a stride coprime to 1000.
+  int mismatches = 0;
+  for (int64_t milli = Scalar::kMaxMilli; milli > Scalar::kMaxMilli / 2; milli -= 999'999'937) {
+    if (Scalar::fromDouble(Scalar::fromMilli(milli).toDouble())->milli() != milli) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 TEST(ScalarTest, PrintsShortestForm) {
