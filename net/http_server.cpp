@@ -221,16 +221,11 @@ int HttpServer::poll(int timeoutMs) {
   }
 
   // Answers given since the last pass may have freed connections with pipelined requests.
-  std::vector<uint64_t> resumed;
-  resumed.swap(resume_);
-  for (uint64_t id : resumed) {
-    auto it = connections_.find(id);
-    if (it == connections_.end()) continue;
-    std::shared_ptr<Connection> conn = it->second;
-    conn->turnQueued = false;
-    if (conn->state == State::kReading) progress(*conn);
+  forEachOpen(resume_, [&](Connection& conn) {
+    conn.turnQueued = false;
+    if (conn.state == State::kReading) progress(conn);
     flushIfDue(&lastFlushUs);
-  }
+  });
 
   sweepTimeouts(nowMs());
   reportClosedStreams();

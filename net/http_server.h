@@ -270,6 +270,19 @@ class HttpServer {
   void reject(Connection& connection, const std::string& why);
   void sweepTimeouts(int64_t now);
   void reportClosedStreams();
+  // Takes the ids in `ids` (ids queued meanwhile wait for the next call) and runs `action` on
+  // each connection still open, keeping it alive through the action, which may close it.
+  template <typename Action>
+  void forEachOpen(std::vector<uint64_t>& ids, Action action) {
+    std::vector<uint64_t> taken;
+    taken.swap(ids);
+    for (uint64_t id : taken) {
+      auto it = connections_.find(id);
+      if (it == connections_.end()) continue;
+      std::shared_ptr<Connection> connection = it->second;
+      action(*connection);
+    }
+  }
   std::vector<uint64_t> dirty_;  // Connections with output queued since the last flush.
 
   bool respond(detail::ResponderState& state, Response response);

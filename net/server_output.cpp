@@ -56,15 +56,10 @@ void HttpServer::markDirty(Connection& conn) {
 }
 
 void HttpServer::flushDirty() {
-  std::vector<uint64_t> ids;
-  ids.swap(dirty_);
-  for (uint64_t id : ids) {
-    auto it = connections_.find(id);
-    if (it == connections_.end()) continue;
-    std::shared_ptr<Connection> conn = it->second;
-    conn->dirty = false;
-    if (flush(*conn)) settle(*conn);
-  }
+  forEachOpen(dirty_, [this](Connection& conn) {
+    conn.dirty = false;
+    if (flush(conn)) settle(conn);
+  });
 }
 
 void HttpServer::flushIfDue(int64_t* lastFlushUs) {
