@@ -28,10 +28,12 @@ const char* toString(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK.
-  // Bad input, the common refusal.
-  static Status error(std::string message) {
+  // Malformed input: bad syntax, a value out of range, fields that contradict each other.
+  static Status invalidArgument(std::string message) {
     return Status(StatusCode::kInvalidArgument, std::move(message));
   }
+  // The old name of invalidArgument, kept while callers move to the name that says the code.
+  static Status error(std::string message) { return invalidArgument(std::move(message)); }
   static Status failedPrecondition(std::string message) {
     return Status(StatusCode::kFailedPrecondition, std::move(message));
   }
@@ -66,7 +68,11 @@ class [[nodiscard]] Result {
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     CHECK(!status_.ok()) << "a Result built from a Status must carry an error";
   }
-  static Result error(std::string message) { return Result(Status::error(std::move(message))); }
+  static Result invalidArgument(std::string message) {
+    return Result(Status::invalidArgument(std::move(message)));
+  }
+  // The old name of invalidArgument, kept while callers move to the name that says the code.
+  static Result error(std::string message) { return invalidArgument(std::move(message)); }
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
