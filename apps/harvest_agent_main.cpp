@@ -29,7 +29,8 @@
 #include "ha/zookeeper_url.h"
 #include "resources/parse.h"
 
-DEFINE_string(id, "", "NAME: the agent's id and hostname (required)");
+DEFINE_string(id, "", "NAME: the agent's id (required)");
+DEFINE_string(hostname, "", "NAME: the hostname the agent registers with; empty: its id");
 DEFINE_string(resources, "",
               "RESOURCES: what the agent has, as a Mesos resource string, e.g. "
               "\"cpus:8;mem:16384;cpus(analytics):4\" (required)");
@@ -106,6 +107,7 @@ int run(const harvest::apps::Flags& flags) {
     return flags.bad("id", FLAGS_id, "a non-empty name without spaces or '/'");
   }
   options.agentId = FLAGS_id;
+  options.hostname = FLAGS_hostname;
   if (FLAGS_resources.empty()) return flags.fail("--resources is required (see --help)");
   harvest::Result<harvest::Resources> total = harvest::parseResources(FLAGS_resources);
   if (!total.ok()) return flags.bad("resources", FLAGS_resources, total.message());

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 
+#include "agent/sim/sim_agent.h"
 #include "fuzz/fuzz_support.h"
 #include "master/master.h"
 #include "protos/master_state.pb.h"

@@ -32,22 +32,8 @@ void MasterStats::add(const MasterStats& o) {
   cycleMillis.insert(cycleMillis.end(), o.cycleMillis.begin(), o.cycleMillis.end());
 }
 
-// What agents of the harness report at registration: simulated agents support every
-// capability the allocator checks.
-v1::AgentInfo Master::agentInfoOf(const std::string& id) {
-  v1::AgentInfo info;
-  info.set_hostname(id);
-  info.mutable_id()->set_value(id);
-  for (auto type :
-       {v1::AgentInfo::Capability::MULTI_ROLE, v1::AgentInfo::Capability::HIERARCHICAL_ROLE,
-        v1::AgentInfo::Capability::RESERVATION_REFINEMENT}) {
-    info.add_capabilities()->set_type(type);
-  }
-  return info;
-}
-
 Master::Master(EventLoop* loop, MasterOptions options)
-    : loop_(loop), options_(std::move(options)) {}
+    : loop_(loop), options_(std::move(options)), offers_(options_.runId) {}
 Master::~Master() {
   *alive_ = false;
 }
@@ -151,7 +137,7 @@ void Master::runTriggeredAllocation() {
   std::set<std::string> agents;
   agents.swap(changedAgents_);
   for (auto it = agents.begin(); it != agents.end();) {
-    it = agents_.count(*it) ? std::next(it) : agents.erase(it);
+    it = agents_.contains(*it) ? std::next(it) : agents.erase(it);
   }
   if (agents.empty()) return;
   cycle([this, agents = std::move(agents)] { allocator_->allocate(agents); },
@@ -169,15 +155,14 @@ void Master::dispatch() {
     for (const OfferedResource& entry : entries) {
       // Rescind this framework's outstanding revocable offers of that role, agent and class;
       // what launched tasks hold is settled by the agent's eviction.
-      std::vector<std::string> ids;
-      for (const auto& [id, offer] : offers_) {
+      for (const std::string& id : offers_.idsOnAgent(entry.agent)) {
+        const Offer& offer = *offers_.find(id);
         if (offer.framework == framework && offer.role == entry.role &&
-            offer.agent == entry.agent && offer.revocability != Revocability::kRegular &&
+            offer.revocability != Revocability::kRegular &&
             !entry.resources.ofClass(offer.revocability).empty()) {
-          ids.push_back(id);
+          rescindOffer(id, /*expired=*/false);
         }
       }
-      for (const std::string& id : ids) rescindOffer(id, /*expired=*/false);
     }
   }
   auto offers = std::move(pendingOffers_);
@@ -189,12 +174,11 @@ void Master::dispatch() {
     batch.reserve(entries.size());
     for (OfferedResource& offered : entries) {
       Offer offer;
-      offer.id = (options_.runId.empty() ? "o-" : "o-" + options_.runId + "-") +
-                 std::to_string(nextOfferId_++);
       offer.framework = frameworkId;
       offer.role = offered.role;
       offer.agent = offered.agent;
-      offer.hostname = offered.agent;
+      const AgentLink* agent = agents_.find(offered.agent);
+      offer.hostname = agent == nullptr ? offered.agent : agent->info().hostname();
       offer.revocability = offered.resources.revocable().empty() ? Revocability::kRegular
                            : offered.resources.scalars().empty()
                                ? offered.resources.ranges().front().key.revocability
@@ -203,16 +187,13 @@ void Master::dispatch() {
       ++stats_.offersMade;
       if (entry) ++entry->counters.offersSent;
       if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
+      const Offer& kept = offers_.add(std::move(offer));
       if (options_.offerTimeout > 0) {
-        const std::string id = offer.id;
-        later(options_.offerTimeout, [this, id] {
-          if (offers_.count(id)) rescindOffer(id, /*expired=*/true);
-        });
+        later(options_.offerTimeout, [this, id = kept.id] { rescindOffer(id, /*expired=*/true); });
       }
-      VLOG(1) << "offer " << offer.id << " to framework " << offer.framework << " (role "
-              << offer.role << ") on agent " << offer.agent << ": " << offer.resources;
-      offers_.emplace(offer.id, offer);
-      batch.push_back(std::move(offer));
+      VLOG(1) << "offer " << kept.id << " to framework " << kept.framework << " (role " << kept.role
+              << ") on agent " << kept.agent << ": " << kept.resources;
+      batch.push_back(kept);
     }
     if (entry && entry->scheduler && !batch.empty()) entry->scheduler->offers(batch);
   }
@@ -223,21 +204,16 @@ void Master::dispatch() {
     if (!entry || !entry->scheduler) continue;
     std::vector<InverseOffer> batch;
     for (const auto& [agent, request] : byAgent) {
-      InverseOffer offer{"io-" + options_.runId + std::to_string(nextOfferId_++), frameworkId,
-                         agent, request.unavailability};
-      inverseOffers_[offer.id] = offer;
-      batch.push_back(std::move(offer));
+      batch.push_back(offers_.addInverse(frameworkId, agent, request.unavailability));
     }
     entry->scheduler->inverseOffers(batch);
   }
 }
 
 void Master::rescindOffer(const std::string& offerId, bool expired) {
-  auto it = offers_.find(offerId);
-  if (it == offers_.end()) return;
-  const auto node = offers_.extract(it);
-  const Offer& offer = node.mapped();
-  rescindedOffers_.insert(offerId);
+  const std::optional<Offer> taken = offers_.take(offerId, /*rescinded=*/true);
+  if (!taken) return;
+  const Offer& offer = *taken;
   if (expired) {
     ++stats_.offersExpired;
   } else {
@@ -276,20 +252,6 @@ Master::FrameworkEntry* Master::framework(const std::string& id) {
   return it == frameworks_.end() ? nullptr : &it->second;
 }
 
-Status Master::addAgent(const std::string& id, const Resources& total) {
-  if (agents_.count(id)) return Status::error("agent '" + id + "' already registered");
-  Result<std::unique_ptr<SimAgent>> agent =
-      SimAgent::create(id, total, loop_, this, options_.killGrace);
-  if (!agent.ok()) return agent.status();
-  const v1::AgentInfo info = agentInfoOf(id);
-  if (Status s = allocator_->addAgent(id, info, unavailabilityOf(id), total, {}); !s.ok()) return s;
-  agents_.emplace(id, std::move(agent).value());
-  LOG(INFO) << "agent " << id << " added with " << total;
-  agentChanged(id);
-  saveStateSoon();
-  return Status();
-}
-
 Status checkEstimate(const std::string& agent, const Resources& total, const Resources& estimate) {
   if (!total.quantities().contains(estimate.quantities())) {
     return Status::error("agent '" + agent + "': estimate " + estimate.toString() +
@@ -299,24 +261,18 @@ Status checkEstimate(const std::string& agent, const Resources& total, const Res
 }
 
 Status Master::updateOversubscription(const std::string& id, const Resources& estimate) {
-  auto it = agents_.find(id);
-  if (it == agents_.end()) return Status::failedPrecondition("unknown agent '" + id + "'");
-  if (Status s = checkEstimate(id, it->second->total(), estimate); !s.ok()) return s;
+  const AgentLink* agent = agents_.find(id);
+  if (agent == nullptr) return Status::failedPrecondition("unknown agent '" + id + "'");
+  if (Status s = checkEstimate(id, agent->total(), estimate); !s.ok()) return s;
   // The full info: updateAgent replaces the agent's capabilities with what it is given.
-  return allocator_->updateAgent(id, agentInfoOf(id), std::nullopt, estimate);
+  return allocator_->updateAgent(id, agent->info(), std::nullopt, estimate);
 }
 
 void Master::voidOffersOn(const std::string& agent) {
   // The allocator drops the agent's allocations itself (removeAgent), so nothing is
   // recovered here: the frameworks are only told the offers are gone.
-  std::vector<std::string> voided;
-  for (const auto& [offerId, offer] : offers_) {
-    if (offer.agent == agent) voided.push_back(offerId);
-  }
-  for (const std::string& offerId : voided) {
-    const Offer offer = offers_.at(offerId);
-    offers_.erase(offerId);
-    rescindedOffers_.insert(offerId);
+  for (const std::string& offerId : offers_.idsOnAgent(agent)) {
+    const Offer offer = *offers_.take(offerId, /*rescinded=*/true);
     if (FrameworkEntry* entry = framework(offer.framework); entry && entry->scheduler) {
       entry->scheduler->rescind(offerId);
     }
@@ -324,15 +280,16 @@ void Master::voidOffersOn(const std::string& agent) {
 }
 
 Status Master::removeAgent(const std::string& id) {
-  auto it = agents_.find(id);
-  if (it == agents_.end()) return Status::error("unknown agent '" + id + "'");
-  it->second->shutdown();
+  AgentLink* agent = agents_.find(id);
+  if (agent == nullptr) return Status::error("unknown agent '" + id + "'");
+  agent->shutdown();
   // Offers on it are void; its tasks are lost.
   voidOffersOn(id);
-  lentTasksByAgent_.erase(id);
-  for (auto& [key, task] : tasks_) {
-    if (task.agent != id || isTerminal(task.state)) continue;
-    task.state = TaskState::kLost;
+  for (const TaskKey& key : tasks_.onAgent(id)) {
+    // Updates sent for earlier tasks may have settled this one (an acknowledgement inside).
+    TaskEntry* task = tasks_.find(key.first, key.second);
+    if (task == nullptr || isTerminal(task->state)) continue;
+    tasks_.setState(*task, TaskState::kLost);
     ++stats_.tasksLost;
     if (FrameworkEntry* entry = framework(key.first); entry && entry->scheduler) {
       entry->scheduler->update({key.second, key.first, id, TaskState::kLost, "REASON_AGENT_REMOVED",
@@ -346,7 +303,7 @@ Status Master::removeAgent(const std::string& id) {
   for (auto& [frameworkId, entry] : frameworks_) {
     if (entry.scheduler) entry.scheduler->failure(id);
   }
-  agents_.erase(it);
+  agents_.remove(id);
   LOG(INFO) << "agent " << id << " removed; its unfinished tasks are lost";
   if (observer_) observer_->agentRemoved(id);
   // The allocator drops the agent's allocations from the shares at once.
@@ -354,18 +311,13 @@ Status Master::removeAgent(const std::string& id) {
 }
 
 std::vector<std::unique_ptr<AgentLink>> Master::releaseAgents() {
-  std::vector<std::unique_ptr<AgentLink>> out;
-  for (auto& [id, agent] : agents_) {
-    agent->setReports(nullptr);
-    out.push_back(std::move(agent));
-  }
-  agents_.clear();
+  std::vector<std::unique_ptr<AgentLink>> out = agents_.releaseAll();
+  for (const std::unique_ptr<AgentLink>& agent : out) agent->setReports(nullptr);
   return out;
 }
 
 const AgentLink* Master::agent(const std::string& id) const {
-  auto it = agents_.find(id);
-  return it == agents_.end() ? nullptr : it->second.get();
+  return agents_.find(id);
 }
 
 Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler) {
@@ -428,137 +380,14 @@ void Master::lose(const std::string& frameworkId, const std::vector<TaskLaunch>&
   }
 }
 
-Status Master::accept(const std::string& frameworkId, const std::vector<std::string>& offerIds,
-                      const std::vector<TaskLaunch>& launches, const v1::Filters& filters) {
-  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
-  // Validate the offers: every one must be outstanding, this framework's, on one agent.
-  std::string problem, reason = "REASON_INVALID_OFFERS";
-  std::vector<Offer> used;
-  for (const std::string& id : offerIds) {
-    auto it = offers_.find(id);
-    if (it == offers_.end()) {
-      if (rescindedOffers_.count(id)) {
-        problem = "offer " + id + " was rescinded or expired";
-        ++stats_.lostToRescindRace;
-      } else {
-        problem = "offer " + id + " is unknown";
-      }
-      break;
-    }
-    if (it->second.framework != frameworkId) {
-      problem = "offer " + id + " belongs to another framework";
-      break;
-    }
-    if (!used.empty() && it->second.agent != used.front().agent) {
-      problem = "offers span several agents";
-      break;
-    }
-    used.push_back(it->second);
-  }
-  if (offerIds.empty()) problem = "no offers named";
-  const std::string agentId = used.empty() ? "" : used.front().agent;
-  if (!problem.empty()) {
-    // Offers that were valid are used up by the failed accept: give them back.
-    for (const Offer& offer : used) {
-      offers_.erase(offer.id);
-      (void)allocator_->recoverResources(offer.framework, offer.agent, offer.role, offer.resources,
-                                         std::nullopt);
-      offerAnswered(offer, 0);
-    }
-    lose(frameworkId, launches, agentId, TaskState::kLost, reason, problem);
-    return Status();
-  }
-  Resources offered;
-  for (const Offer& offer : used) {
-    offers_.erase(offer.id);
-    offered += offer.resources;
-  }
-  ++stats_.offersAccepted;
-  ++framework(frameworkId)->counters.offersAccepted;
-
-  // Validate the tasks: well formed, unique, and together within what was offered.
-  Resources wanted;
-  std::vector<std::pair<TaskLaunch, std::string>> valid;  // With the role they run under.
-  std::set<std::string> seen;
-  for (const TaskLaunch& launch : launches) {
-    std::string malformed;
-    if (launch.task.empty())
-      malformed = "task id is empty";
-    else if (launch.resources.empty())
-      malformed = "task has no resources";
-    else if (!seen.insert(launch.task).second || tasks_.count({frameworkId, launch.task}))
-      malformed = "duplicate task id";
-    else if (!launch.resources.regular().empty() && !launch.resources.revocable().empty())
-      malformed = "task mixes regular and revocable resources";
-    if (!malformed.empty()) {
-      lose(frameworkId, {launch}, agentId, TaskState::kError, "REASON_TASK_INVALID", malformed);
-      continue;
-    }
-    if (!offered.contains(wanted + launch.resources)) {
-      lose(frameworkId, {launch}, agentId, TaskState::kLost, "REASON_INVALID_OFFERS",
-           "task resources " + launch.resources.toString() + " are not in the offers");
-      continue;
-    }
-    // The role of the offer that holds the task's class of resources.
-    std::string role = used.front().role;
-    for (const Offer& offer : used) {
-      if (offer.resources.contains(launch.resources)) role = offer.role;
-    }
-    wanted += launch.resources;
-    valid.emplace_back(launch, role);
-  }
-  // Whatever is not used goes back, with the framework's filter.
-  for (const Offer& offer : used) {
-    Resources unused = offer.resources;
-    for (const auto& [launch, role] : valid) {
-      if (role == offer.role) unused -= (launch.resources - (launch.resources - unused));
-    }
-    if (!unused.empty()) {
-      (void)allocator_->recoverResources(frameworkId, offer.agent, offer.role, unused, filters);
-    }
-  }
-  // Host affinity: the first regular offer of a role answers for that role's regular tasks.
-  std::set<std::string> answeredRoles;
-  for (const Offer& offer : used) {
-    uint32_t launched = 0;
-    if (answeredRoles.insert(offer.role).second) {
-      for (const auto& [launch, role] : valid) {
-        launched += role == offer.role && launch.resources.revocable().empty() ? 1 : 0;
-      }
-    }
-    offerAnswered(offer, launched);
-  }
-  auto agent = agents_.find(agentId);
-  for (const auto& [launch, role] : valid) {
-    tasks_[{frameworkId, launch.task}] =
-        TaskEntry{frameworkId, agentId, role, launch.resources, TaskState::kStaging, loop_->now()};
-    ++stats_.tasksLaunched;
-    if (observer_) observer_->taskAdded(frameworkId, launch.task);
-    RunTask message{frameworkId, role, launch, {}};
-    // Hints: what the master believes runs revocably on the agent (the agent recomputes).
-    if (launch.resources.revocable().empty()) {
-      for (const auto& key : lentTasksByAgent_[agentId]) {
-        const TaskEntry& task = tasks_.at(key);
-        message.revocations.push_back({key.first, task.role, task.resources});
-      }
-    } else if (!launch.resources.ofClass(Revocability::kNonThrottleable).empty()) {
-      lentTasksByAgent_[agentId].insert({frameworkId, launch.task});
-    }
-    if (agent != agents_.end()) agent->second->runTask(message);
-  }
-  return Status();
-}
-
 Status Master::decline(const std::string& frameworkId, const std::vector<std::string>& offerIds,
                        const v1::Filters& filters) {
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
   for (const std::string& id : offerIds) {
-    auto it = offers_.find(id);
-    if (it == offers_.end() || it->second.framework != frameworkId) continue;  // Already gone.
-    // Declines are most answers: unlinking the node keeps the offer without moving it.
-    const auto node = offers_.extract(it);
-    const Offer& offer = node.mapped();
+    const Offer* outstanding = offers_.find(id);
+    if (outstanding == nullptr || outstanding->framework != frameworkId) continue;  // Gone.
+    const Offer offer = *offers_.take(id, /*rescinded=*/false);
     ++stats_.offersDeclined;
     ++entry->counters.offersDeclined;
     offerAnswered(offer, 0);
@@ -580,8 +409,8 @@ Status Master::suppress(const std::string& frameworkId, const std::set<std::stri
 }
 
 Status Master::kill(const std::string& frameworkId, const std::string& task, bool answerUnknown) {
-  auto it = tasks_.find({frameworkId, task});
-  if (it == tasks_.end()) {
+  const TaskEntry* known = tasks_.find(frameworkId, task);
+  if (known == nullptr) {
     // Mesos answers a kill it cannot act on with an update, so the framework stops waiting
     // for one: TASK_UNKNOWN to a partition-aware framework, TASK_LOST to others.
     FrameworkEntry* entry = framework(frameworkId);
@@ -596,33 +425,27 @@ Status Master::kill(const std::string& frameworkId, const std::string& task, boo
     }
     return Status::error("unknown task '" + task + "'");
   }
-  if (isTerminal(it->second.state)) return Status();
-  auto agent = agents_.find(it->second.agent);
-  if (agent != agents_.end()) agent->second->killTask(frameworkId, task);
+  if (isTerminal(known->state)) return Status();
+  if (AgentLink* agent = agents_.find(known->agent)) agent->killTask(frameworkId, task);
   return Status();
 }
 
 Status Master::teardown(const std::string& frameworkId) {
   if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
-  std::vector<std::string> own;
-  for (const auto& [id, offer] : offers_) {
-    if (offer.framework == frameworkId) own.push_back(id);
-  }
   // Its outstanding offers go back to the allocator (deactivation alone keeps them held).
+  const std::vector<std::string> own = offers_.idsOfFramework(frameworkId);
   for (const std::string& id : own) {
-    const Offer offer = offers_.at(id);
-    offers_.erase(id);
+    const Offer offer = *offers_.take(id, /*rescinded=*/false);
     Status s = allocator_->recoverResources(offer.framework, offer.agent, offer.role,
                                             offer.resources, std::nullopt);
     LOG_IF(WARNING, !s.ok()) << "recovering offer " << id << " at teardown: " << s.message();
     offerAnswered(offer, 0);
   }
-  std::erase_if(inverseOffers_,
-                [&](const auto& entry) { return entry.second.framework == frameworkId; });
-  for (auto& [key, task] : tasks_) {
-    if (key.first != frameworkId || isTerminal(task.state)) continue;
-    auto agent = agents_.find(task.agent);
-    if (agent != agents_.end()) agent->second->killTask(frameworkId, key.second);
+  offers_.dropInverseOffersOf(frameworkId);
+  for (const TaskKey& key : tasks_.ofFramework(frameworkId)) {
+    const TaskEntry* task = tasks_.find(key.first, key.second);
+    if (task == nullptr || isTerminal(task->state)) continue;
+    if (AgentLink* agent = agents_.find(task->agent)) agent->killTask(frameworkId, key.second);
   }
   frameworks_[frameworkId].scheduler = nullptr;
   removedFrameworks_.insert(frameworkId);
@@ -639,13 +462,13 @@ Status Master::teardown(const std::string& frameworkId) {
 
 void Master::forEachRunningTask(
     const std::function<void(const std::string&, const Resources&)>& visit) const {
-  for (const auto& [key, task] : tasks_) {
-    if (task.state == TaskState::kRunning) visit(key.first, task.resources);
-  }
+  tasks_.forEach([&](const TaskEntry& task) {
+    if (task.state == TaskState::kRunning) visit(task.framework, task.resources);
+  });
 }
 
 void Master::tickAgents() {
-  for (auto& [id, agent] : agents_) agent->tick();
+  agents_.forEach([](AgentLink& agent) { agent.tick(); });
 }
 
 Status Master::updateWeights(const std::map<std::string, double>& weights) {

@@ -8,7 +8,8 @@
 //
 // Allocator callbacks are queued and dispatched after allocate() returns, so schedulers may
 // answer (accept, decline) from inside an event without re-entering the allocator.
-// Single-threaded; time comes from the EventLoop (simulated in the harness).
+// Single-threaded; time comes from the EventLoop (real, or the simulator's). Agents come in
+// through AgentLink with the AgentInfo they registered, whatever runs them.
 #pragma once
 
 #include <chrono>
@@ -21,12 +22,15 @@
 #include <string>
 #include <vector>
 
-#include "agent/runtime/sim_agent.h"
+#include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
+#include "master/agent_book.h"
 #include "master/master_observer.h"
 #include "master/module_loader.h"
+#include "master/offer_book.h"
 #include "master/scheduler_api.h"
 #include "master/state_store.h"
+#include "master/task_book.h"
 
 namespace harvest::master {
 
@@ -35,7 +39,6 @@ using agent::AgentLink;
 using agent::AgentReports;
 using agent::HeldTask;
 using agent::RunTask;
-using agent::SimAgent;
 
 struct MasterOptions {
   std::string modules;    // Manifest (JSON or path); empty: the built-in module.
@@ -45,7 +48,6 @@ struct MasterOptions {
   // this long after the change, batched, instead of waiting for the next interval. 0: off.
   TimeNanos eventBatchDelay = 0;
   TimeNanos offerTimeout = 0;  // 0: offers do not expire.
-  TimeNanos killGrace = 2 * kNanosPerSecond;
   uint64_t seed = 0;
   // Non-empty: the master persists what it needs to recover (agents, frameworks, weights,
   // quotas) in <workDir>/master-state.pb, and recovers from it at start.
@@ -134,9 +136,7 @@ class Master final : public AgentReports {
   const RecoveryStatus& recovery() const { return recovery_; }
   EventLoop& loop() { return *loop_; }
 
-  // Agents (simulated in-process).
-  Status addAgent(const std::string& id, const Resources& total);
-  // A restart: the agents outlive this master and are handed to the next one, which adopts
+  // Agents. A restart: the agents outlive this master and are handed to the next one, which adopts
   // each with what its executors (running or waiting) hold, added to the allocator once.
   std::vector<std::unique_ptr<AgentLink>> releaseAgents();
   // Taking an agent in is all or nothing (master_agents.cpp): what it reports is checked
@@ -170,10 +170,7 @@ class Master final : public AgentReports {
   // The agent's total as the allocator has it: its static total with the reservations and
   // volumes made since replayed over it.
   Resources currentTotal(const AgentLink& agent) const;
-  AgentLink* agentLink(const std::string& id) {
-    auto it = agents_.find(id);
-    return it == agents_.end() ? nullptr : it->second.get();
-  }
+  AgentLink* agentLink(const std::string& id) { return agents_.find(id); }
 
   // Scheduler calls.
   // failedPrecondition for the id of a framework that was torn down. The id of a framework the
@@ -228,7 +225,7 @@ class Master final : public AgentReports {
   // partition-aware frameworks, TASK_LOST to others), and its id refused from now on
   // (failedPrecondition, also across restarts).
   Status markAgentGone(const std::string& agent);
-  bool isGone(const std::string& agent) const { return goneAgents_.count(agent) > 0; }
+  bool isGone(const std::string& agent) const { return agents_.isGone(agent); }
   // Maintenance as Mesos's: the schedule names machines (an agent's machine is its id) with
   // their unavailability, which the allocator turns into inverse offers; START_MAINTENANCE
   // takes scheduled machines down (their agents removed and refused until STOP), and
@@ -273,13 +270,9 @@ class Master final : public AgentReports {
   bool visitTask(const std::string& framework, const std::string& task,
                  const std::function<void(const TaskView&)>& visit) const;
   // Acknowledged terminal tasks, oldest first, at most maxCompletedTasksPerFramework each.
-  struct CompletedTask {
-    std::string framework, task, agent, role;
-    Resources resources;
-    TaskState state;
-  };
+  using CompletedTask = master::CompletedTask;
   const std::map<std::string, std::deque<CompletedTask>>& completedTasks() const {
-    return completedTasks_;
+    return tasks_.completed();
   }
   // Removed frameworks (torn down or failed over too late), oldest first, at most
   // maxCompletedFrameworks.
@@ -289,7 +282,7 @@ class Master final : public AgentReports {
     return removedFrameworks_.contains(framework);
   }
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
-  const std::map<std::string, Offer>& offers() const { return offers_; }
+  const OfferBook& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
   // Every task the master believes is running: (framework, resources).
   void forEachRunningTask(
@@ -310,27 +303,6 @@ class Master final : public AgentReports {
     // Counts disconnections: a failover timer acts only for the latest one.
     uint64_t disconnections = 0;
   };
-  struct TaskEntry {
-    std::string framework;
-    std::string agent;
-    std::string role;
-    Resources resources;
-    TaskState state = TaskState::kStaging;
-    TimeNanos launchedAt = 0;
-    // The agent has freed the task's executor: its resources are back in the allocator.
-    bool freed = false;
-    // The framework acknowledged the terminal state: forgotten once the executor is freed
-    // too (a FREED arriving after the acknowledgement must still find its task).
-    bool acknowledged = false;
-    // The latest update sent to the framework and its uuid, until it is acknowledged (the
-    // uuid is empty after).
-    TaskStatus pending{};
-    std::string pendingUuid{};
-    // Taken in already ended (an agent's registration named it in a terminal state): its
-    // agent's updates about it are still queued there, and are relayed when they come, the
-    // first terminal one settling it, though the master has the task terminal meanwhile.
-    bool updatesQueued = false;
-  };
   // What taking an agent in will change, worked out before anything changes.
   struct Adoption {
     // Tasks of known frameworks, added as they are held (or ended, holding nothing).
@@ -341,10 +313,30 @@ class Master final : public AgentReports {
   };
 
   Master(EventLoop* loop, MasterOptions options);
-  static v1::AgentInfo agentInfoOf(const std::string& id);
   // Agents joining (master_agents.cpp).
   Result<Adoption> planAdoption(const AgentLink& agent) const;
   void applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan);
+  // ACCEPT's phases (master_accept.cpp).
+  struct AcceptedOffers {
+    std::vector<Offer> offers;
+    Resources offered;  // Their resources together.
+    std::string agent;  // The one agent they are on.
+  };
+  struct PlannedLaunch {
+    TaskLaunch launch;
+    std::string role;  // Of the offer that holds the task's class of resources.
+  };
+  // Empty, or what is wrong with the named offers (the ones taken so far are given back).
+  std::string takeOffers(const std::string& framework, const std::vector<std::string>& offerIds,
+                         AcceptedOffers& out);
+  std::vector<PlannedLaunch> planLaunches(const std::string& framework,
+                                          const AcceptedOffers& accepted,
+                                          const std::vector<TaskLaunch>& launches);
+  void returnUnused(const std::string& framework, const AcceptedOffers& accepted,
+                    const std::vector<PlannedLaunch>& planned, const v1::Filters& filters);
+  void answerPlacements(const AcceptedOffers& accepted, const std::vector<PlannedLaunch>& planned);
+  void launch(const std::string& framework, const std::string& agent,
+              const std::vector<PlannedLaunch>& planned);
   void runAllocation();
   // Runs `allocate` as a cycle (options_.runCycle) and then, its time recorded, `apply`.
   void cycle(std::function<void()> allocate, std::function<void()> apply);
@@ -366,15 +358,14 @@ class Master final : public AgentReports {
   // Updates of the stats counters for an agent's update.
   void countUpdate(const TaskStatus& status);
   // An agent's update about a task it reported ended when it registered.
-  void relayQueuedUpdate(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it,
-                         const TaskStatus& status);
+  void relayQueuedUpdate(TaskEntry& task, const TaskStatus& status);
   // Sends an agent's update to the framework, to be acknowledged, and again until it is.
   void relay(TaskEntry& task, const TaskStatus& status);
   // Sends the task's pending update again after `delay` unless acknowledged by then.
   void retryUpdate(const std::string& framework, const std::string& task, const std::string& uuid,
                    TimeNanos delay);
   // A terminal, acknowledged, freed task leaves tasks_ for the completed list.
-  void forgetTask(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it);
+  void forgetTask(const TaskEntry& task);
   std::string newUuid();
   // Recovery (master_recovery.cpp).
   Status recoverFromDisk();
@@ -387,20 +378,14 @@ class Master final : public AgentReports {
   EventLoop* loop_;
   MasterOptions options_;
   LoadedAllocator allocator_;
-  std::map<std::string, std::unique_ptr<AgentLink>> agents_;
+  AgentBook agents_;
   std::map<std::string, FrameworkEntry> frameworks_;
   // Torn down: SUBSCRIBE with one of these ids is refused (kept for the master's life).
   std::set<std::string> removedFrameworks_;
   std::deque<v1::FrameworkInfo> completedFrameworks_;
-  std::map<std::string, std::deque<CompletedTask>> completedTasks_;
   std::mt19937_64 uuidBits_{std::random_device{}()};
-  std::map<std::string, Offer> offers_;                // Outstanding, by id.
-  std::map<std::string, InverseOffer> inverseOffers_;  // Outstanding, by id.
-  std::set<std::string> rescindedOffers_;              // To tell a rescind race from a bad id.
-  std::map<std::pair<std::string, std::string>, TaskEntry> tasks_;  // (framework, task).
-  // Live non-throttleable revocable tasks per agent: the revocation hints of a regular launch
-  // come from here, not from a scan of every task.
-  std::map<std::string, std::set<std::pair<std::string, std::string>>> lentTasksByAgent_;
+  OfferBook offers_;
+  TaskBook tasks_;
   // Filled by allocator callbacks during allocate(), dispatched after it returns.
   std::vector<std::pair<std::string, OfferedResources>> pendingOffers_;
   std::vector<std::pair<std::string, OfferedResources>> pendingRescinds_;
@@ -410,22 +395,18 @@ class Master final : public AgentReports {
   double lastCycleMillis_ = 0;
   bool triggerScheduled_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
-  uint64_t nextOfferId_ = 1;
   uint64_t nextFrameworkId_ = 1;
   MasterStats stats_;
   RecoveryStatus recovery_;
   std::set<std::string> expectedAgents_;  // While recovering: not back yet.
   std::map<std::string, double> weights_;
   std::map<std::string, Quota> quotas_;
-  // Operations applied on each agent, replayed over its static total when it registers.
-  std::map<std::string, std::vector<ResourceConversion>> agentConversions_;
   bool saveScheduled_ = false;
   std::vector<std::pair<std::string, std::vector<std::string>>> pendingReconciles_;
   // Updates for tasks this master never knew (they ended while no master led), kept until
   // their framework's scheduler is back: the agent let go of them once this master took them.
   std::map<std::string, std::vector<TaskStatus>> heldUpdates_;
   std::chrono::steady_clock::time_point createdAt_ = std::chrono::steady_clock::now();
-  std::set<std::string> goneAgents_;  // Marked gone by the operator: never taken in again.
   std::vector<MaintenanceWindow> schedule_;
   std::set<std::string> downMachines_;
   MasterObserver* observer_ = nullptr;

@@ -10,6 +10,7 @@
 
 #include <set>
 
+#include "agent/runtime/agent_info.h"
 #include "master/master.h"
 #include "resources/roles.h"
 
@@ -17,6 +18,7 @@ namespace harvest::master {
 
 Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
   const std::string& id = agent.id();
+  if (Status valid = agent::validateAgentInfo(agent.info(), id); !valid.ok()) return valid;
   Adoption plan;
   std::set<std::pair<std::string, std::string>> named;
   for (const HeldTask& task : agent.heldTasks()) {
@@ -24,15 +26,14 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
       return Status::error("agent '" + id + "' reports task '" + task.task + "' of framework '" +
                            task.framework + "' twice");
     }
-    auto known = tasks_.find({task.framework, task.task});
+    const TaskEntry* known = tasks_.find(task.framework, task.task);
     // Taking a live task over would send the framework's KILL and RECONCILE to the wrong
     // agent; an ended task holds nothing, so no honest agent reports one the master has on
     // another agent, and replacing that entry would drop what the other agent still owes.
-    if (known != tasks_.end() && known->second.agent != id &&
-        (task.ended || !isTerminal(known->second.state))) {
+    if (known != nullptr && known->agent != id && (task.ended || !isTerminal(known->state))) {
       return Status::failedPrecondition("agent '" + id + "' reports task '" + task.task +
                                         "' of framework '" + task.framework +
-                                        "', which is on agent '" + known->second.agent + "'");
+                                        "', which is on agent '" + known->agent + "'");
     }
     if (task.ended && (!isTerminal(task.state) || !task.resources.empty())) {
       return Status::error("agent '" + id + "' reports task '" + task.task + "' ended as " +
@@ -75,14 +76,11 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
 void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan) {
   const std::string id = agent->id();
   for (const HeldTask& task : plan.kept) {
-    TaskEntry& entry = tasks_[{task.framework, task.task}] =
-        TaskEntry{task.framework, id, task.role, task.resources, task.state, loop_->now()};
+    TaskEntry& entry = tasks_.put(TaskEntry{task.framework, task.task, id, task.role,
+                                            task.resources, task.state, loop_->now()});
     // An ended task holds nothing; an evicted one may still have its TASK_LOST queued.
     entry.freed = task.ended;
     entry.updatesQueued = isTerminal(task.state);
-    if (!task.resources.ofClass(Revocability::kNonThrottleable).empty()) {
-      lentTasksByAgent_[id].insert({task.framework, task.task});
-    }
     // Host affinity: what runs here marks the agent in use by its roles.
     if (task.resources.revocable().empty() && !isTerminal(task.state)) {
       placement(id, task.role, PlacementEvent::kTaskRecovered);
@@ -97,8 +95,10 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& pla
                << task.framework << ": allocation rejected, task killed";
     agent->killTask(task.framework, task.task);
   }
+  LOG(INFO) << "agent " << id << " (" << agent->info().hostname() << ") taken in with "
+            << plan.total << " and " << plan.kept.size() << " task(s)";
   agent->setReports(this);
-  agents_.emplace(id, std::move(agent));
+  agents_.add(std::move(agent));
   if (observer_) {
     observer_->agentAdded(id);
     for (const HeldTask& task : plan.kept) observer_->taskAdded(task.framework, task.task);
@@ -113,38 +113,27 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& pla
 }
 
 Resources Master::currentTotal(const AgentLink& agent) const {
-  // The agent reports its static resources; the reservations and volumes made here since
-  // are replayed over them.
-  Resources total = agent.total();
-  auto applied = agentConversions_.find(agent.id());
-  if (applied == agentConversions_.end()) return total;
-  for (const ResourceConversion& c : applied->second) {
-    if (!total.contains(c.consumed)) {
-      LOG(WARNING) << "agent " << agent.id() << ": cannot replay " << c.consumed << " -> "
-                   << c.converted << " over " << total;
-      continue;
-    }
-    total -= c.consumed;
-    total += c.converted;
-  }
-  return total;
+  // The agent reports its static resources; the reservations and volumes made here since are
+  // replayed over them.
+  return agents_.currentTotal(agent.id(), agent.total());
 }
 
 Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
   const std::string id = agent->id();
-  if (goneAgents_.count(id)) {
+  if (agents_.isGone(id)) {
     return Status::failedPrecondition("agent '" + id + "' was marked gone by the operator");
   }
   if (downMachines_.count(id)) {
     return Status::failedPrecondition("agent '" + id + "' is down for maintenance");
   }
-  if (agents_.count(id)) return Status::failedPrecondition("agent '" + id + "' already registered");
+  if (agents_.contains(id))
+    return Status::failedPrecondition("agent '" + id + "' already registered");
   Result<Adoption> plan = planAdoption(*agent);
   if (!plan.ok()) return plan.status();
   // What the agent's executors hold, running or waiting for evictions: the allocator counts
   // it exactly once, under the framework and role that hold it.
   if (Status s =
-          allocator_->addAgent(id, agentInfoOf(id), unavailabilityOf(id), plan->total, plan->used);
+          allocator_->addAgent(id, agent->info(), unavailabilityOf(id), plan->total, plan->used);
       !s.ok()) {
     return s;
   }
@@ -154,8 +143,8 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
 
 Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   const std::string id = agent->id();
-  auto it = agents_.find(id);
-  if (it == agents_.end()) return adoptAgent(std::move(agent));
+  AgentLink* old = agents_.find(id);
+  if (old == nullptr) return adoptAgent(std::move(agent));
   Result<Adoption> plan = planAdoption(*agent);
   if (!plan.ok()) return plan.status();
   LOG(INFO) << "agent " << id << " reregistering: its new registration replaces the old one";
@@ -163,29 +152,21 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   // What the allocator holds for the old registration (tasks and outstanding offers), to put
   // it back should the allocator refuse the new one.
   std::map<std::string, ResourcesByRole> oldUsed;
-  for (const auto& [key, task] : tasks_) {
+  for (const TaskKey& key : tasks_.onAgent(id)) {
     // Ended tasks hold their resources until the agent frees them.
-    if (task.agent == id && !task.freed) {
-      oldUsed[key.first][task.role] += task.resources;
-    }
+    const TaskEntry& task = *tasks_.find(key.first, key.second);
+    if (!task.freed) oldUsed[key.first][task.role] += task.resources;
   }
-  for (const auto& [offerId, offer] : offers_) {
-    if (offer.agent == id) oldUsed[offer.framework][offer.role] += offer.resources;
+  for (const std::string& offerId : offers_.idsOnAgent(id)) {
+    const Offer& offer = *offers_.find(offerId);
+    oldUsed[offer.framework][offer.role] += offer.resources;
   }
-  Resources oldTotal = it->second->total();
-  if (auto applied = agentConversions_.find(id); applied != agentConversions_.end()) {
-    for (const ResourceConversion& c : applied->second) {
-      if (!oldTotal.contains(c.consumed)) continue;
-      oldTotal -= c.consumed;
-      oldTotal += c.converted;
-    }
-  }
+  const Resources oldTotal = currentTotal(*old);
   if (Status s = allocator_->removeAgent(id); !s.ok()) return s;
   if (Status s =
-          allocator_->addAgent(id, agentInfoOf(id), unavailabilityOf(id), plan->total, plan->used);
+          allocator_->addAgent(id, agent->info(), unavailabilityOf(id), plan->total, plan->used);
       !s.ok()) {
-    Status back =
-        allocator_->addAgent(id, agentInfoOf(id), unavailabilityOf(id), oldTotal, oldUsed);
+    Status back = allocator_->addAgent(id, old->info(), unavailabilityOf(id), oldTotal, oldUsed);
     LOG_IF(ERROR, !back.ok()) << "agent " << id << ": the allocator refused the old registration "
                               << "back after refusing the new one: " << back.message();
     return s;
@@ -197,31 +178,28 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   // Offers on it are void: the allocator dropped them with the old registration.
   voidOffersOn(id);
   // Tasks it no longer holds are gone; the ones it holds come back with the new plan.
-  for (auto task = tasks_.begin(); task != tasks_.end();) {
-    if (task->second.agent != id) {
-      ++task;
-      continue;
+  for (const TaskKey& key : tasks_.onAgent(id)) {
+    const TaskEntry* task = tasks_.find(key.first, key.second);
+    if (task == nullptr) continue;  // Settled by an update sent for an earlier one.
+    const bool lost = !isTerminal(task->state) && !held.count(key);
+    tasks_.erase(key.first, key.second);
+    if (!lost) continue;
+    ++stats_.tasksLost;
+    if (FrameworkEntry* entry = framework(key.first); entry && entry->scheduler) {
+      entry->scheduler->update({key.second, key.first, id, TaskState::kLost,
+                                "REASON_AGENT_RESTARTED", "the agent no longer runs it",
+                                loop_->now()});
     }
-    if (!isTerminal(task->second.state) && !held.count(task->first)) {
-      ++stats_.tasksLost;
-      if (FrameworkEntry* entry = framework(task->first.first); entry && entry->scheduler) {
-        entry->scheduler->update({task->first.second, task->first.first, id, TaskState::kLost,
-                                  "REASON_AGENT_RESTARTED", "the agent no longer runs it",
-                                  loop_->now()});
-      }
-    }
-    task = tasks_.erase(task);
   }
-  lentTasksByAgent_.erase(id);
-  it->second->setReports(nullptr);
-  agents_.erase(it);
+  old->setReports(nullptr);
+  agents_.remove(id);
   applyAdoption(std::move(agent), *plan);
   return Status();
 }
 
 Status Master::checkStatusFrom(const std::string& agent, const TaskStatus& status) const {
-  auto it = tasks_.find({status.framework, status.task});
-  if (it == tasks_.end() || it->second.agent == agent) return Status();
+  const TaskEntry* task = tasks_.find(status.framework, status.task);
+  if (task == nullptr || task->agent == agent) return Status();
   return Status::permissionDenied("agent '" + agent + "' does not run task '" + status.task +
                                   "' of framework '" + status.framework + "'");
 }
@@ -229,18 +207,18 @@ Status Master::checkStatusFrom(const std::string& agent, const TaskStatus& statu
 Status Master::checkFreedFrom(const std::string& agent, const agent::Freed& freed) const {
   const std::string& framework = freed.executor.framework;
   const std::string& task = freed.executor.executor;
-  auto it = tasks_.find({framework, task});
-  if (it == tasks_.end() || it->second.agent != agent) {
+  const TaskEntry* known = tasks_.find(framework, task);
+  if (known == nullptr || known->agent != agent) {
     return Status::permissionDenied("agent '" + agent + "' does not run task '" + task +
                                     "' of framework '" + framework + "'");
   }
-  if (it->second.freed) {
+  if (known->freed) {
     return Status::failedPrecondition("task '" + task + "' of framework '" + framework +
                                       "' was freed already");
   }
-  if (!it->second.resources.contains(freed.resources)) {
+  if (!known->resources.contains(freed.resources)) {
     return Status::error("freed resources " + freed.resources.toString() +
-                         " are not within task '" + task + "' (" + it->second.resources.toString() +
+                         " are not within task '" + task + "' (" + known->resources.toString() +
                          ")");
   }
   return Status();

@@ -34,11 +34,9 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
   if (!entry || entry->scheduler != scheduler || scheduler == nullptr) return;
   entry->scheduler = nullptr;
   LOG(INFO) << "framework " << frameworkId << " disconnected; its offers are rescinded";
-  std::vector<std::string> own;
-  for (const auto& [id, offer] : offers_) {
-    if (offer.framework == frameworkId) own.push_back(id);
+  for (const std::string& id : offers_.idsOfFramework(frameworkId)) {
+    rescindOffer(id, /*expired=*/false);
   }
-  for (const std::string& id : own) rescindOffer(id, /*expired=*/false);
   Status s = allocator_->deactivateFramework(frameworkId);
   LOG_IF(WARNING, !s.ok()) << "deactivating " << frameworkId << ": " << s.message();
   if (observer_) observer_->frameworkUpdated(frameworkId);
@@ -71,9 +69,9 @@ Status Master::applyOperations(const std::string& frameworkId,
   if (conversions.empty()) return Status();
   // The operations apply to the first offer holding what they consume (one agent, one role).
   for (const std::string& id : offerIds) {
-    auto it = offers_.find(id);
-    if (it == offers_.end() || it->second.framework != frameworkId) continue;
-    Offer& offer = it->second;
+    Offer* outstanding = offers_.findMutable(id);
+    if (outstanding == nullptr || outstanding->framework != frameworkId) continue;
+    Offer& offer = *outstanding;
     Resources converted = offer.resources;
     bool fits = true;
     for (const ResourceConversion& c : conversions) {
@@ -91,8 +89,7 @@ Status Master::applyOperations(const std::string& frameworkId,
       return s;
     }
     offer.resources = std::move(converted);
-    auto& applied = agentConversions_[offer.agent];
-    applied.insert(applied.end(), conversions.begin(), conversions.end());
+    agents_.recordConversions(offer.agent, conversions);
     saveState();  // At once: a reservation must survive a crash right after it.
     return Status();
   }
@@ -104,11 +101,9 @@ Status Master::answerInverseOffers(const std::string& frameworkId,
                                    const v1::Filters& filters) {
   if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
   for (const std::string& id : ids) {
-    auto it = inverseOffers_.find(id);
-    if (it == inverseOffers_.end() || it->second.framework != frameworkId) continue;
-    const InverseOffer offer = it->second;
-    inverseOffers_.erase(it);
-    if (Status s = allocator_->updateInverseOffer(offer.agent, frameworkId, accepted, filters);
+    const std::optional<InverseOffer> offer = offers_.takeInverse(id, frameworkId);
+    if (!offer) continue;
+    if (Status s = allocator_->updateInverseOffer(offer->agent, frameworkId, accepted, filters);
         !s.ok()) {
       return s;
     }
@@ -123,13 +118,13 @@ void Master::forEachFramework(const std::function<void(const FrameworkView&)>& v
 }
 
 void Master::forEachTask(const std::function<void(const TaskView&)>& visit) const {
-  for (const auto& [key, task] : tasks_) {
-    visit(TaskView{key.first, key.second, task.agent, task.role, task.resources, task.state});
-  }
+  tasks_.forEach([&](const TaskEntry& task) {
+    visit(TaskView{task.framework, task.task, task.agent, task.role, task.resources, task.state});
+  });
 }
 
 void Master::forEachAgent(const std::function<void(const AgentLink&)>& visit) const {
-  for (const auto& [id, agent] : agents_) visit(*agent);
+  agents_.forEach(visit);
 }
 
 const v1::FrameworkInfo* Master::frameworkInfo(const std::string& id) const {

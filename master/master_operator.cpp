@@ -50,33 +50,29 @@ Status Master::updateQuotas(const std::map<std::string, Quota>& quotas) {
 
 Status Master::convertAvailable(const std::string& agentId,
                                 const std::vector<ResourceConversion>& conversions) {
-  if (!agents_.count(agentId)) return Status::notFound("unknown agent '" + agentId + "'");
+  if (!agents_.contains(agentId)) return Status::notFound("unknown agent '" + agentId + "'");
   if (Status s = allocator_->updateAvailable(agentId, conversions); !s.ok()) {
     // As Mesos: outstanding offers on the agent are rescinded to free what the operation
     // needs, and it is tried once more.
-    std::vector<std::string> onAgent;
-    for (const auto& [id, offer] : offers_) {
-      if (offer.agent == agentId) onAgent.push_back(id);
-    }
+    const std::vector<std::string> onAgent = offers_.idsOnAgent(agentId);
     if (onAgent.empty()) return s;
     for (const std::string& id : onAgent) rescindOffer(id, /*expired=*/false);
     if (Status again = allocator_->updateAvailable(agentId, conversions); !again.ok()) {
       return again;
     }
   }
-  auto& applied = agentConversions_[agentId];
-  applied.insert(applied.end(), conversions.begin(), conversions.end());
+  agents_.recordConversions(agentId, conversions);
   saveState();  // At once: a reservation must survive a crash right after it.
   agentChanged(agentId);
   return Status();
 }
 
 Status Master::markAgentGone(const std::string& agentId) {
-  if (goneAgents_.count(agentId)) return Status();  // Mesos answers a repeat with 200 too.
-  auto it = agents_.find(agentId);
-  if (it == agents_.end()) return Status::notFound("unknown agent '" + agentId + "'");
-  for (auto& [key, task] : tasks_) {
-    if (task.agent != agentId || isTerminal(task.state)) continue;
+  if (agents_.isGone(agentId)) return Status();  // Mesos answers a repeat with 200 too.
+  if (!agents_.contains(agentId)) return Status::notFound("unknown agent '" + agentId + "'");
+  for (const TaskKey& key : tasks_.onAgent(agentId)) {
+    TaskEntry* task = tasks_.find(key.first, key.second);
+    if (task == nullptr || isTerminal(task->state)) continue;
     FrameworkEntry* entry = framework(key.first);
     const bool partitionAware =
         entry && std::ranges::any_of(entry->info.capabilities(), [](const auto& c) {
@@ -89,11 +85,11 @@ Status Master::markAgentGone(const std::string& agentId) {
                             "REASON_AGENT_REMOVED_BY_OPERATOR",
                             "the agent was marked gone by the operator",
                             loop_->now()};
-    task.state = status.state;
+    tasks_.setState(*task, status.state);
     if (entry && entry->scheduler) entry->scheduler->update(status);
     if (observer_) observer_->taskUpdated(status);
   }
-  goneAgents_.insert(agentId);
+  agents_.markGone(agentId);
   LOG(INFO) << "agent " << agentId << " marked gone by the operator";
   // removeAgent reports the remaining (none) unfinished tasks, saves state via the allocator's
   // removal, and tells the observer.
@@ -125,13 +121,13 @@ Status Master::updateMaintenanceSchedule(const std::vector<MaintenanceWindow>& s
   schedule_ = schedule;
   for (const MaintenanceWindow& window : schedule_) {
     for (const std::string& machine : window.machines) {
-      if (!agents_.count(machine)) continue;
+      if (!agents_.contains(machine)) continue;
       Status s = allocator_->updateUnavailability(machine, window.unavailability);
       LOG_IF(WARNING, !s.ok()) << "unavailability of " << machine << ": " << s.message();
     }
   }
   for (const std::string& machine : before) {
-    if (scheduled.count(machine) || !agents_.count(machine)) continue;
+    if (scheduled.count(machine) || !agents_.contains(machine)) continue;
     Status s = allocator_->updateUnavailability(machine, std::nullopt);
     LOG_IF(WARNING, !s.ok()) << "unavailability of " << machine << ": " << s.message();
   }
@@ -164,7 +160,7 @@ Status Master::startMaintenance(const std::vector<std::string>& machines) {
   }
   for (const std::string& machine : machines) {
     downMachines_.insert(machine);
-    if (agents_.count(machine)) {
+    if (agents_.contains(machine)) {
       Status s = removeAgent(machine);
       LOG_IF(WARNING, !s.ok()) << "taking " << machine << " down: " << s.message();
     }
@@ -190,10 +186,10 @@ Status Master::stopMaintenance(const std::vector<std::string>& machines) {
 
 bool Master::visitTask(const std::string& framework, const std::string& task,
                        const std::function<void(const TaskView&)>& visit) const {
-  auto it = tasks_.find({framework, task});
-  if (it == tasks_.end()) return false;
-  visit(TaskView{it->first.first, it->first.second, it->second.agent, it->second.role,
-                 it->second.resources, it->second.state});
+  const TaskEntry* known = tasks_.find(framework, task);
+  if (known == nullptr) return false;
+  visit(TaskView{known->framework, known->task, known->agent, known->role, known->resources,
+                 known->state});
   return true;
 }
 

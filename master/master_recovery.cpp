@@ -16,6 +16,54 @@
 #include "resources/proto/convert.h"
 
 namespace harvest::master {
+namespace {
+
+using AgentConversions = std::map<std::string, std::vector<ResourceConversion>>;
+
+Result<std::map<std::string, Quota>> persistedQuotas(const v1::MasterState& state,
+                                                     const std::string& path) {
+  std::map<std::string, Quota> quotas;
+  for (const auto& q : state.quotas()) {
+    Result<Resources> guarantee = fromProto(q.guarantee());
+    Result<Resources> limit = fromProto(q.limit());
+    if (!guarantee.ok() || !limit.ok()) {
+      return Status::error(path + ": quota of role '" + q.role() + "' is malformed");
+    }
+    Quota quota{guarantee->quantities(), std::nullopt};
+    if (q.has_limit()) {
+      ResourceLimits limits(limit->quantities());
+      for (const std::string& name : q.zero_limit_kinds()) {
+        KindId kind;
+        if (!kinds::intern(name, &kind)) {
+          return Status::corruption(path + ": quota of role '" + q.role() + "': too many kinds");
+        }
+        limits.set(kind, Scalar());
+      }
+      quota.limit = limits;
+    }
+    quotas[q.role()] = quota;
+  }
+  return quotas;
+}
+
+Result<AgentConversions> persistedConversions(const v1::MasterState& state,
+                                              const std::string& path) {
+  AgentConversions conversions;
+  for (const auto& agent : state.agent_conversions()) {
+    for (const auto& c : agent.conversions()) {
+      Result<Resources> consumed = fromProto(c.consumed());
+      Result<Resources> converted = fromProto(c.converted());
+      if (!consumed.ok() || !converted.ok()) {
+        return Status::error(path + ": an operation on agent '" + agent.agent_id() +
+                             "' is malformed");
+      }
+      conversions[agent.agent_id()].push_back({*consumed, *converted});
+    }
+  }
+  return conversions;
+}
+
+}  // namespace
 
 const char* toString(RecoveryState state) {
   switch (state) {
@@ -72,40 +120,14 @@ Status Master::recoverFromDisk() {
     if (Status s = allocator_->updateWeights(weights); !s.ok()) return s;
     weights_ = weights;
   }
-  std::map<std::string, Quota> quotas;
-  for (const auto& q : state.quotas()) {
-    Result<Resources> guarantee = fromProto(q.guarantee());
-    Result<Resources> limit = fromProto(q.limit());
-    if (!guarantee.ok() || !limit.ok()) {
-      return Status::error(path + ": quota of role '" + q.role() + "' is malformed");
-    }
-    Quota quota{guarantee->quantities(), std::nullopt};
-    if (q.has_limit()) {
-      ResourceLimits limits(limit->quantities());
-      for (const std::string& name : q.zero_limit_kinds()) {
-        KindId kind;
-        if (!kinds::intern(name, &kind)) {
-          return Status::corruption(path + ": quota of role '" + q.role() + "': too many kinds");
-        }
-        limits.set(kind, Scalar());
-      }
-      quota.limit = limits;
-    }
-    quotas[q.role()] = quota;
-  }
-  quotas_ = quotas;
-  for (const auto& agent : state.agent_conversions()) {
-    for (const auto& c : agent.conversions()) {
-      Result<Resources> consumed = fromProto(c.consumed());
-      Result<Resources> converted = fromProto(c.converted());
-      if (!consumed.ok() || !converted.ok()) {
-        return Status::error(path + ": an operation on agent '" + agent.agent_id() +
-                             "' is malformed");
-      }
-      agentConversions_[agent.agent_id()].push_back({*consumed, *converted});
-    }
-  }
-  goneAgents_ = std::set<std::string>(state.gone_agent_ids().begin(), state.gone_agent_ids().end());
+  Result<std::map<std::string, Quota>> quotas = persistedQuotas(state, path);
+  if (!quotas.ok()) return quotas.status();
+  quotas_ = *quotas;
+  Result<AgentConversions> conversions = persistedConversions(state, path);
+  if (!conversions.ok()) return conversions.status();
+  agents_.restore(
+      std::move(conversions).value(),
+      std::set<std::string>(state.gone_agent_ids().begin(), state.gone_agent_ids().end()));
   removedFrameworks_ = std::set<std::string>(state.removed_framework_ids().begin(),
                                              state.removed_framework_ids().end());
   for (const auto& window : state.maintenance_windows()) {
@@ -120,9 +142,9 @@ Status Master::recoverFromDisk() {
     completedFrameworks_.pop_front();
   }
   expectedAgents_ = std::set<std::string>(state.agent_ids().begin(), state.agent_ids().end());
-  for (const std::string& gone : goneAgents_) expectedAgents_.erase(gone);
+  for (const std::string& gone : agents_.gone()) expectedAgents_.erase(gone);
   recovery_.expectedAgents = expectedAgents_.size();
-  if (Status s = allocator_->recover(static_cast<int>(expectedAgents_.size()), quotas); !s.ok()) {
+  if (Status s = allocator_->recover(static_cast<int>(expectedAgents_.size()), *quotas); !s.ok()) {
     return s;
   }
   // Frameworks first: known but disconnected until they subscribe again with their id.
@@ -197,9 +219,9 @@ void Master::saveState() {
   // Agents not back yet (or lost) stay expected: a crash during recovery must not forget them.
   std::set<std::string> agents = expectedAgents_;
   agents.insert(recovery_.lostAgents.begin(), recovery_.lostAgents.end());
-  for (const auto& [id, agent] : agents_) agents.insert(id);
+  for (const std::string& id : agents_.ids()) agents.insert(id);
   for (const std::string& id : agents) state.add_agent_ids(id);
-  for (const std::string& id : goneAgents_) state.add_gone_agent_ids(id);
+  for (const std::string& id : agents_.gone()) state.add_gone_agent_ids(id);
   for (const auto& [id, entry] : frameworks_) {
     if (!removedFrameworks_.count(id)) *state.add_frameworks() = entry.info;
   }
@@ -240,7 +262,7 @@ void Master::saveState() {
       q->set_has_limit(true);
     }
   }
-  for (const auto& [agent, conversions] : agentConversions_) {
+  for (const auto& [agent, conversions] : agents_.conversions()) {
     auto* entry = state.add_agent_conversions();
     entry->set_agent_id(agent);
     for (const ResourceConversion& c : conversions) {

@@ -8,9 +8,9 @@ namespace harvest::master {
 
 Status Master::acknowledge(const std::string& frameworkId, const std::string& task,
                            const std::string& uuid) {
-  auto it = tasks_.find({frameworkId, task});
-  if (it == tasks_.end()) return Status::notFound("unknown task '" + task + "'");
-  TaskEntry& entry = it->second;
+  TaskEntry* known = tasks_.find(frameworkId, task);
+  if (known == nullptr) return Status::notFound("unknown task '" + task + "'");
+  TaskEntry& entry = *known;
   // Only the latest update's uuid settles it; an older one was overtaken (Mesos ignores it).
   if (entry.pendingUuid.empty() || entry.pendingUuid != uuid) return Status();
   entry.pendingUuid.clear();
@@ -20,22 +20,17 @@ Status Master::acknowledge(const std::string& frameworkId, const std::string& ta
   // FREED reaches the master, and forgetting the task then would refuse that FREED and leave
   // the allocator holding the resources for good.
   if (!isTerminal(entry.state)) return Status();
-  if (entry.freed || !agents_.count(entry.agent)) {
-    forgetTask(it);
+  if (entry.freed || !agents_.contains(entry.agent)) {
+    forgetTask(entry);
   } else {
     entry.acknowledged = true;
   }
   return Status();
 }
 
-void Master::forgetTask(std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it) {
-  const TaskEntry& entry = it->second;
-  std::deque<CompletedTask>& completed = completedTasks_[it->first.first];
-  completed.push_back(
-      {it->first.first, it->first.second, entry.agent, entry.role, entry.resources, entry.state});
-  while (completed.size() > options_.maxCompletedTasksPerFramework) completed.pop_front();
-  if (completed.empty()) completedTasks_.erase(it->first.first);
-  tasks_.erase(it);
+void Master::forgetTask(const TaskEntry& task) {
+  const TaskKey key{task.framework, task.task};  // The entry goes with it.
+  tasks_.complete(key.first, key.second, options_.maxCompletedTasksPerFramework);
 }
 
 std::string Master::newUuid() {
@@ -53,12 +48,12 @@ std::string Master::newUuid() {
 void Master::retryUpdate(const std::string& frameworkId, const std::string& task,
                          const std::string& uuid, TimeNanos delay) {
   later(delay, [this, frameworkId, task, uuid, delay] {
-    auto it = tasks_.find({frameworkId, task});
-    if (it == tasks_.end() || it->second.pendingUuid != uuid) return;  // Settled.
+    const TaskEntry* known = tasks_.find(frameworkId, task);
+    if (known == nullptr || known->pendingUuid != uuid) return;  // Settled.
     // A removed framework never acknowledges: Mesos drops its updates.
     if (removedFrameworks_.count(frameworkId)) return;
     // A disconnected framework gets it when it is back: the timer keeps running.
-    const TaskStatus again = it->second.pending;  // update() may forget the task.
+    const TaskStatus again = known->pending;  // update() may forget the task.
     if (FrameworkEntry* entry = framework(frameworkId); entry && entry->scheduler) {
       entry->scheduler->updateToAcknowledge(again, uuid);
     }
@@ -69,11 +64,11 @@ void Master::retryUpdate(const std::string& frameworkId, const std::string& task
 Status Master::reconcile(const std::string& frameworkId) {
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
-  for (const auto& [key, task] : tasks_) {
-    if (key.first == frameworkId && entry->scheduler) {
-      entry->scheduler->update({key.second, frameworkId, task.agent, task.state,
-                                "REASON_RECONCILIATION", "", loop_->now()});
-    }
+  for (const TaskKey& key : tasks_.ofFramework(frameworkId)) {
+    const TaskEntry* task = tasks_.find(key.first, key.second);
+    if (task == nullptr || !entry->scheduler) continue;
+    entry->scheduler->update({key.second, frameworkId, task->agent, task->state,
+                              "REASON_RECONCILIATION", "", loop_->now()});
   }
   return Status();
 }
@@ -88,10 +83,9 @@ Status Master::reconcileTasks(const std::string& frameworkId, const std::vector<
   }
   for (const std::string& id : ids) {
     if (!entry->scheduler) break;
-    auto task = tasks_.find({frameworkId, id});
-    if (task != tasks_.end()) {
-      entry->scheduler->update({id, frameworkId, task->second.agent, task->second.state,
-                                "REASON_RECONCILIATION", "", loop_->now()});
+    if (const TaskEntry* task = tasks_.find(frameworkId, id)) {
+      entry->scheduler->update(
+          {id, frameworkId, task->agent, task->state, "REASON_RECONCILIATION", "", loop_->now()});
     } else {
       entry->scheduler->update({id, frameworkId, "", TaskState::kLost, "REASON_RECONCILIATION",
                                 "the master does not know this task", loop_->now()});
@@ -101,8 +95,8 @@ Status Master::reconcileTasks(const std::string& frameworkId, const std::vector<
 }
 
 void Master::statusUpdate(const TaskStatus& status) {
-  auto it = tasks_.find({status.framework, status.task});
-  if (it == tasks_.end()) {
+  TaskEntry* known = tasks_.find(status.framework, status.task);
+  if (known == nullptr) {
     // Not ours to account for (it ended before a restart, or was already settled), but the
     // framework must still hear it: agents deliver every update until acknowledged.
     if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
@@ -112,15 +106,14 @@ void Master::statusUpdate(const TaskStatus& status) {
     }
     return;
   }
-  TaskEntry& task = it->second;
+  TaskEntry& task = *known;
   if (isTerminal(task.state)) {
-    if (task.updatesQueued) relayQueuedUpdate(it, status);
+    if (task.updatesQueued) relayQueuedUpdate(task, status);
     return;
   }
-  task.state = status.state;
+  tasks_.setState(task, status.state);
   if (observer_) observer_->taskUpdated(status);
-  if (isTerminal(task.state)) lentTasksByAgent_[task.agent].erase({status.framework, status.task});
-  if (task.resources.revocable().empty() && agents_.count(task.agent)) {
+  if (task.resources.revocable().empty() && agents_.contains(task.agent)) {
     // Host affinity: eviction is not a failure; a kill is a release as asked.
     switch (status.state) {
       case TaskState::kRunning:
@@ -148,8 +141,8 @@ void Master::statusUpdate(const TaskStatus& status) {
   // A task that never started holds nothing on the agent: give its resources back now.
   if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
       status.reason != "REASON_CONTAINER_PREEMPTED") {
-    if (agents_.count(task.agent) &&
-        !agents_.at(task.agent)->holdsExecutor(status.framework, status.task)) {
+    if (const AgentLink* agent = agents_.find(task.agent);
+        agent != nullptr && !agent->holdsExecutor(status.framework, status.task)) {
       (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
                                          std::nullopt);
       task.freed = true;
@@ -170,21 +163,18 @@ void Master::relay(TaskEntry& task, const TaskStatus& status) {
   }
   // A scheduler in this process (the harness's) acknowledges from inside the call: a retry of
   // a settled update would do nothing, so none is set (one timer and four strings per update).
-  auto it = tasks_.find({sent.framework, sent.task});
-  if (it == tasks_.end() || it->second.pendingUuid != uuid) return;
+  const TaskEntry* still = tasks_.find(sent.framework, sent.task);
+  if (still == nullptr || still->pendingUuid != uuid) return;
   retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
 }
 
-void Master::relayQueuedUpdate(
-    std::map<std::pair<std::string, std::string>, TaskEntry>::iterator it,
-    const TaskStatus& status) {
-  TaskEntry& task = it->second;
+void Master::relayQueuedUpdate(TaskEntry& task, const TaskStatus& status) {
   // Every queued update is relayed in the agent's order, as Mesos relays an agent's updates
   // (a TASK_RUNNING queued before the end too); the first terminal one is the last. The task
   // keeps the terminal state it was taken in with until that one says which end it was.
   if (isTerminal(status.state)) {
     task.updatesQueued = false;
-    task.state = status.state;
+    tasks_.setState(task, status.state);
     if (observer_) observer_->taskUpdated(status);
   }
   countUpdate(status);
@@ -200,8 +190,8 @@ void Master::relayQueuedUpdate(
   heldUpdates_[status.framework].push_back(status);
   if (!isTerminal(status.state)) return;
   task.pendingUuid.clear();
-  if (task.freed || !agents_.count(task.agent)) {
-    forgetTask(it);
+  if (task.freed || !agents_.contains(task.agent)) {
+    forgetTask(task);
   } else {
     task.acknowledged = true;
   }
@@ -238,15 +228,15 @@ void Master::countUpdate(const TaskStatus& status) {
 }
 
 void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {
-  auto it = tasks_.find({freed.executor.framework, freed.executor.executor});
-  const std::string role = it != tasks_.end() ? it->second.role : freed.role;
+  TaskEntry* task = tasks_.find(freed.executor.framework, freed.executor.executor);
+  const std::string role = task != nullptr ? task->role : freed.role;
   Status s = allocator_->recoverResources(freed.executor.framework, agentId, role, freed.resources,
                                           std::nullopt);
   LOG_IF(WARNING, !s.ok()) << "recovering resources of " << freed.executor.executor << ": "
                            << s.message();
-  if (it != tasks_.end()) {
-    it->second.freed = true;
-    if (it->second.acknowledged) forgetTask(it);
+  if (task != nullptr) {
+    task->freed = true;
+    if (task->acknowledged) forgetTask(*task);
   }
   agentChanged(agentId);
 }

@@ -11,6 +11,8 @@
 #include <random>
 #include <set>
 
+#include "sim/simulated_agent.h"
+
 namespace harvest::sim {
 namespace {
 
@@ -392,7 +394,7 @@ Result<Report> runScenario(const Scenario& scenario, const HarnessOptions& optio
   }
   Resources clusterTotal;
   for (const auto& [id, total] : scenario.agents) {
-    if (Status s = current->addAgent(id, total); !s.ok()) return s;
+    if (Status s = addSimulatedAgent(*current, id, total); !s.ok()) return s;
     clusterTotal += total;
   }
   for (const auto& [id, estimate] : scenario.estimates) {

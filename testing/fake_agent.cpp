@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/runtime/agent_info.h"
+
 namespace harvest::testkit {
 
 AgentRegistration FakeAgent::registration() const {
   AgentRegistration registration;
   registration.id = id_;
+  registration.info = agent::ledgerAgentInfo(id_);
   registration.bootId = "boot-" + id_;
   registration.total = total_;
   return registration;

@@ -77,8 +77,10 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
 
   std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
   const AgentProcessOptions& o = process->options_;
+  v1::AgentInfo info = ledgerAgentInfo(o.agentId);
+  if (!o.hostname.empty()) info.set_hostname(o.hostname);
   Result<std::unique_ptr<SimAgent>> agent =
-      SimAgent::create(o.agentId, o.total, &process->loop_, process.get(), o.killGrace);
+      SimAgent::create(std::move(info), o.total, &process->loop_, process.get(), o.killGrace);
   if (!agent.ok()) return agent.status();
   process->agent_ = std::move(agent).value();
   process->scheduleTick();
@@ -243,8 +245,8 @@ void AgentProcess::maybeRegister() {
                 [](const v1::AgentCall& call) { return call.type() == v1::AgentCall::FREED; });
   stats_.freedDropped += before - outbox_.size();
 
-  const v1::AgentCall call = registerCall(
-      {options_.agentId, options_.bootId, options_.total, options_.estimate, reportedTasks()});
+  const v1::AgentCall call = registerCall({options_.agentId, agent_->info(), options_.bootId,
+                                           options_.total, options_.estimate, reportedTasks()});
   std::optional<MasterAddress> leader;
   if (options_.findMaster) leader = options_.findMaster();
   if (leader && (leader->host != options_.masterHost || leader->port != options_.masterPort)) {

@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "agent/runtime/agent_link.h"
-#include "agent/runtime/sim_agent.h"
+#include "agent/sim/sim_agent.h"
 #include "common/event_loop.h"
 #include "common/status.h"
 #include "net/basic_auth.h"
@@ -67,9 +67,10 @@ struct AgentProcessOptions {
   std::function<std::optional<MasterAddress>()> findMaster;
   // Sent as HTTP Basic authorization with every request, for a master with credentials.
   std::optional<http::Credential> credential;
-  std::string agentId;  // Required.
-  Resources total;      // Required, not empty.
-  Resources estimate;   // Usage slack the master may lend as throttleable revocable.
+  std::string agentId;   // Required.
+  std::string hostname;  // Registered in AgentInfo; empty: the agent id.
+  Resources total;       // Required, not empty.
+  Resources estimate;    // Usage slack the master may lend as throttleable revocable.
   TimeNanos killGrace = 2 * kNanosPerSecond;
   // Retry delays for registrations and calls: the first, doubled after every failure up to
   // the maximum, back to the first after a success.

@@ -1,6 +1,6 @@
-// AgentLink: how the master reaches one agent, whether simulated in-process (SimAgent) or a
-// separate harvest-agent process on the network (RemoteAgent). The master sends launches and
-// kills through it; what the agent learns comes back through AgentReports.
+// AgentLink: how the master reaches one agent, whatever runs it (a harvest-agent process on the
+// network, or an agent of the simulator's in-process). The master sends launches and kills
+// through it; what the agent learns comes back through AgentReports.
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "agent/ledger.h"
 #include "agent/runtime/task.h"
+#include "protos/mesos.pb.h"
 #include "resources/resources.h"
 
 namespace harvest::agent {
@@ -44,6 +45,10 @@ class AgentLink {
  public:
   virtual ~AgentLink() = default;
   virtual const std::string& id() const = 0;
+  // What the agent said of itself when it registered (hostname, attributes, domain,
+  // capabilities), validated by validateAgentInfo: the allocator and the operator endpoints see
+  // exactly this, never a capability the agent did not claim.
+  virtual const v1::AgentInfo& info() const = 0;
   virtual void runTask(const RunTask& message) = 0;
   virtual void killTask(const std::string& framework, const std::string& task) = 0;
   // Periodic housekeeping (a simulated agent times out waiting launches here).

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "agent/runtime/agent_info.h"
 #include "resources/proto/convert.h"
 
 namespace harvest::agent {
@@ -233,7 +234,7 @@ v1::AgentCall registerCall(const AgentRegistration& registration) {
   call.mutable_agent_id()->set_value(registration.id);
   call.set_sequence(0);
   v1::AgentCall::Register& r = *call.mutable_register_();
-  r.mutable_info()->set_hostname(registration.id);
+  *r.mutable_info() = registration.info;
   r.mutable_info()->mutable_id()->set_value(registration.id);
   *r.mutable_total() = toProto(registration.total);
   *r.mutable_estimate() = toProto(registration.estimate);
@@ -263,6 +264,9 @@ Result<AgentRegistration> registrationFromCall(const v1::AgentCall& call) {
   AgentRegistration out;
   out.id = call.agent_id().value();
   if (out.id.empty()) return Result<AgentRegistration>::error("REGISTER needs an agent_id");
+  if (Status valid = validateAgentInfo(r.info(), out.id); !valid.ok()) return valid;
+  out.info = r.info();
+  out.info.mutable_id()->set_value(out.id);
   out.bootId = r.boot_id();
   Result<Resources> total = resourcesOf(r.total(), "total");
   if (!total.ok()) return total.status();

@@ -32,6 +32,7 @@ Result<agent::Freed> freedFromCall(const v1::AgentCall& call);
 
 struct AgentRegistration {
   std::string id;
+  v1::AgentInfo info;  // As the agent describes itself; its id is `id`.
   std::string bootId;
   Resources total;
   Resources estimate;

@@ -4,9 +4,10 @@
 //
 // Where Harvest keeps less than Mesos, the fields say so rather than invent: a task's
 // `statuses` hold its latest state only, without a timestamp; its `name` is its id (the master
-// keeps no TaskInfo); each task is its own executor (`executor_id` is the task id). Agents
-// have no attributes, their hostname is their id, and their pid names the ip they registered
-// from. /master/state adds one field of Harvest's own: `recovery`, the master's recovery state.
+// keeps no TaskInfo); each task is its own executor (`executor_id` is the task id). An agent's
+// hostname, attributes, capabilities and domain are what it registered; its pid names the ip
+// it registered from. /master/state adds one field of Harvest's own: `recovery`, the master's
+// recovery state.
 #include <google/protobuf/util/json_util.h>
 #include <unistd.h>
 
@@ -117,16 +118,16 @@ Holdings holdingsOf(const Master& master) {
           taskJson(t.framework, t.task, t.agent, t.role, t.resources, t.state));
     }
   }
-  for (const auto& [id, offer] : master.offers()) {
+  master.offers().forEach([&](const Offer& offer) {
     h.offers[offer.framework].push_back(
-        "{\"id\":" + jsonString(id) + ",\"framework_id\":" + jsonString(offer.framework) +
+        "{\"id\":" + jsonString(offer.id) + ",\"framework_id\":" + jsonString(offer.framework) +
         ",\"slave_id\":" + jsonString(offer.agent) +
         ",\"resources\":" + mesosResources(offer.resources) +
         ",\"allocation_info\":{\"role\":" + jsonString(offer.role) + "}}");
     h.offeredByFramework[offer.framework] += offer.resources;
     h.offeredByAgent[offer.agent] += offer.resources;
     h.offeredByRole[offer.role] += offer.resources;
-  }
+  });
   master.forEachFramework([&](const Master::FrameworkView& f) {
     if (master.isRemoved(f.id)) return;
     for (const std::string& role : f.info.roles()) h.frameworksByRole[role].insert(f.id);
@@ -308,7 +309,7 @@ std::string NetworkMaster::slavesFields() const {
     auto registered = agentRegisteredAt_.find(agent.id());
     const Resources total = agent.total();
     agents.push_back(
-        "{\"id\":" + jsonString(agent.id()) + ",\"hostname\":" + jsonString(agent.id()) +
+        "{\"id\":" + jsonString(agent.id()) + "," + mesosAgentInfoFields(agent.info()) +
         ",\"pid\":" +
         jsonString("slave(1)@" +
                    (ip == agentIps_.end() || ip->second.empty() ? "127.0.0.1" : ip->second) + ":" +
@@ -322,8 +323,7 @@ std::string NetworkMaster::slavesFields() const {
         ",\"unreserved_resources\":" + mesosResources(total.unreserved()) +
         ",\"used_resources_full\":" + mesosResourcesFull(holding(h.usedByAgent, agent.id())) +
         ",\"offered_resources_full\":" + mesosResourcesFull(holding(h.offeredByAgent, agent.id())) +
-        ",\"attributes\":{},\"active\":" + boolean(active) +
-        ",\"version\":" + jsonString(harvestVersion()) + "}");
+        ",\"active\":" + boolean(active) + ",\"version\":" + jsonString(harvestVersion()) + "}");
   });
   // Agents the persisted state expects that have not re-registered yet.
   std::vector<std::string> recovered;
@@ -401,13 +401,13 @@ std::string NetworkMaster::stateSummaryJson() const {
     const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);
     const Resources total = agent.total();
     agents.push_back(
-        "{\"id\":" + jsonString(agent.id()) + ",\"hostname\":" + jsonString(agent.id()) +
+        "{\"id\":" + jsonString(agent.id()) + "," + mesosAgentInfoFields(agent.info()) +
         ",\"resources\":" + mesosResources(total) +
         ",\"used_resources\":" + mesosResources(holding(h.usedByAgent, agent.id())) +
         ",\"offered_resources\":" + mesosResources(holding(h.offeredByAgent, agent.id())) +
         ",\"reserved_resources\":" + resourcesByRole(reservedByRole(total)) +
         ",\"unreserved_resources\":" + mesosResources(total.unreserved()) +
-        ",\"attributes\":{},\"active\":" + boolean(remote == nullptr || remote->connected()) +
+        ",\"active\":" + boolean(remote == nullptr || remote->connected()) +
         counts(h.taskStatesByAgent, agent.id()) +
         ",\"framework_ids\":" + strings(idsOf(frameworksOnAgent, agent.id())) + "}");
   });

@@ -27,7 +27,53 @@ std::string objectOf(const std::map<std::string, std::string>& fields) {
   return out + "}";
 }
 
+std::string attributeValue(const v1::Attribute& attribute) {
+  switch (attribute.type()) {
+    case v1::Value::SCALAR:
+      return mesosNumber(attribute.scalar().value());
+    case v1::Value::RANGES: {
+      std::string out;
+      for (const v1::Value::Range& range : attribute.ranges().range()) {
+        out += (out.empty() ? "" : ", ") + std::to_string(range.begin()) + "-" +
+               std::to_string(range.end());
+      }
+      return jsonString("[" + out + "]");
+    }
+    case v1::Value::SET: {
+      std::string out;
+      for (const std::string& item : attribute.set().item()) out += (out.empty() ? "" : ",") + item;
+      return jsonString("{" + out + "}");
+    }
+    case v1::Value::TEXT:
+      return jsonString(attribute.text().value());
+  }
+  return "null";
+}
+
 }  // namespace
+
+std::string mesosAgentInfoFields(const v1::AgentInfo& info) {
+  std::map<std::string, std::string> attributes;
+  for (const v1::Attribute& attribute : info.attributes()) {
+    attributes[attribute.name()] = attributeValue(attribute);
+  }
+  std::string capabilities;
+  for (const v1::AgentInfo::Capability& capability : info.capabilities()) {
+    capabilities += (capabilities.empty() ? "" : ",") +
+                    jsonString(v1::AgentInfo::Capability::Type_Name(capability.type()));
+  }
+  std::string out = "\"hostname\":" + jsonString(info.hostname()) +
+                    ",\"attributes\":" + objectOf(attributes) + ",\"capabilities\":[" +
+                    capabilities + "]";
+  if (info.has_domain()) {
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    std::string domain;
+    (void)google::protobuf::util::MessageToJsonString(info.domain(), &domain, options);
+    out += ",\"domain\":" + domain;
+  }
+  return out;
+}
 
 std::string mesosNumber(double value) {
   if (!std::isfinite(value)) return "0";

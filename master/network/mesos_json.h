@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "protos/mesos.pb.h"
 #include "resources/quantities.h"
 #include "resources/resources.h"
 
@@ -23,5 +24,11 @@ std::string mesosResourcesFull(const Resources& resources);
 
 // Quantities (quota guarantees, consumption) in the same object shape: scalar kinds only.
 std::string mesosQuantities(const Quantities& quantities);
+
+// What an agent registered of itself, as Mesos's /master/state shows an agent: the fields
+// `"hostname":...,"attributes":{...},"capabilities":[...]` and, when it has one,
+// `,"domain":{...}`, to be placed inside the agent's object. Attributes as Mesos prints them:
+// scalars as numbers, ranges as "[a-b]", sets as "{a,b}", text as itself.
+std::string mesosAgentInfoFields(const v1::AgentInfo& info);
 
 }  // namespace harvest::master

@@ -413,16 +413,16 @@ OperatorApi::Holdings OperatorApi::holdings() const {
     out.allocatedOnAgent[task.agent].MergeFrom(held);
     out.allocatedToFramework[task.framework].MergeFrom(held);
   });
-  for (const auto& [offerId, offer] : master.offers()) {
+  master.offers().forEach([&](const Offer& offer) {
     v1::Offer proto;
-    proto.mutable_id()->set_value(offerId);
+    proto.mutable_id()->set_value(offer.id);
     proto.mutable_framework_id()->set_value(offer.framework);
     proto.mutable_agent_id()->set_value(offer.agent);
     proto.set_hostname(offer.hostname.empty() ? offer.agent : offer.hostname);
     *proto.mutable_resources() = toProto(offer.resources, offer.role);
     out.offeredOnAgent[offer.agent].MergeFrom(proto.resources());
     out.offersToFramework[offer.framework].push_back(std::move(proto));
-  }
+  });
   return out;
 }
 
@@ -436,6 +436,7 @@ v1::master::Response::GetAgents::Agent OperatorApi::agentView(const std::string&
   out.set_active(true);
   out.set_version(harvestVersion());
   if (const AgentLink* link = master.agent(id)) {
+    info = link->info();
     *out.mutable_total_resources() = toProto(master.currentTotal(*link));
     *info.mutable_resources() = out.total_resources();
   }

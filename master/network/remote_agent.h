@@ -51,6 +51,7 @@ class RemoteAgent final : public AgentLink {
   void attach(std::shared_ptr<http::Stream> stream);
 
   const std::string& id() const override { return registration_.id; }
+  const v1::AgentInfo& info() const override { return registration_.info; }
   void runTask(const RunTask& message) override;
   void killTask(const std::string& framework, const std::string& task) override;
   void shutdown() override;

@@ -4,6 +4,7 @@
 
 #include "master/master.h"
 #include "resources/parse.h"
+#include "sim/simulated_agent.h"
 #include "testing/simulated_master.h"
 
 namespace harvest::master {
@@ -31,7 +32,7 @@ TEST_F(LentHeadroomEvictionTest, TasksOnLentHeadroomAreEvictedWhenTheGuaranteeCo
       master_->updateQuota("q", Quota{R("cpus:4;mem:4096").quantities(), std::nullopt}).ok());
   RecordingScheduler borrower, owner;
   const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
   cycle();
   // All of a1 is held for q's guarantee: the borrower gets it only lent.
   ASSERT_EQ(borrower.received.size(), 1u);

@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/sim/sim_agent.h"
 #include "master/master.h"
 #include "resources/parse.h"
+#include "sim/simulated_agent.h"
 
 namespace harvest::master {
 namespace {
@@ -47,6 +49,7 @@ class ReportingEnded final : public AgentLink {
   ReportingEnded(std::unique_ptr<AgentLink> agent, std::vector<HeldTask> ended)
       : agent_(std::move(agent)), ended_(std::move(ended)) {}
   const std::string& id() const override { return agent_->id(); }
+  const v1::AgentInfo& info() const override { return agent_->info(); }
   void runTask(const RunTask& message) override { agent_->runTask(message); }
   void killTask(const std::string& framework, const std::string& task) override {
     agent_->killTask(framework, task);
@@ -122,7 +125,7 @@ class MasterRecoveryTest : public ::testing::Test {
     batch_ = *master_->subscribe(frameworkInfo("batch"), &batchScheduler_);
     ASSERT_TRUE(master_->updateWeights({{"web", 2}}).ok());
     for (const char* agent : {"a1", "a2", "a3"}) {
-      ASSERT_TRUE(master_->addAgent(agent, R("cpus:4;mem:4096")).ok());
+      ASSERT_TRUE(sim::addSimulatedAgent(*master_, agent, R("cpus:4;mem:4096")).ok());
     }
     loop_.runUntil(loop_.now() + kNanosPerSecond);
     int n = 0;
@@ -235,7 +238,7 @@ TEST_F(MasterRecoveryTest, AZeroLimitComesBackAsZero) {
 TEST_F(MasterRecoveryTest, DynamicReservationsSurviveTheRestart) {
   ASSERT_TRUE(start().ok());
   web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
   loop_.runUntil(loop_.now() + kNanosPerSecond);
   ASSERT_EQ(webScheduler_.received.size(), 1u);
   const Offer offer = webScheduler_.received[0];
@@ -401,7 +404,8 @@ TEST_F(MasterRecoveryTest, AnEndedTaskCannotTakeOverAnotherAgentsTaskOrHoldResou
   ASSERT_TRUE(
       master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
   auto intruder = [&](HeldTask task) -> std::unique_ptr<AgentLink> {
-    auto sim = SimAgent::create("a4", R("cpus:4;mem:4096"), &loop_, nullptr, kNanosPerSecond);
+    auto sim =
+        agent::SimAgent::create("a4", R("cpus:4;mem:4096"), &loop_, nullptr, kNanosPerSecond);
     EXPECT_TRUE(sim.ok());
     return std::make_unique<ReportingEnded>(std::move(sim).value(), std::vector<HeldTask>{task});
   };
@@ -453,7 +457,7 @@ TEST_F(MasterRecoveryTest, TheMaintenanceScheduleAndDownMachinesSurviveTheRestar
   ASSERT_TRUE(start().ok());
   web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
   for (const char* agent : {"a1", "a2"}) {
-    ASSERT_TRUE(master_->addAgent(agent, R("cpus:4;mem:4096")).ok());
+    ASSERT_TRUE(sim::addSimulatedAgent(*master_, agent, R("cpus:4;mem:4096")).ok());
   }
   v1::Unavailability soon;
   soon.mutable_start()->set_nanoseconds(1700000000000000000);
@@ -463,7 +467,7 @@ TEST_F(MasterRecoveryTest, TheMaintenanceScheduleAndDownMachinesSurviveTheRestar
   ASSERT_TRUE(master_->updateMaintenanceSchedule({{{"a1", "a3"}, soon}, {{"a2"}, later}}).ok());
   ASSERT_TRUE(master_->startMaintenance({"a2"}).ok());
   // a3 registers after the schedule named it: it is added unavailable, like a1.
-  ASSERT_TRUE(master_->addAgent("a3", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a3", R("cpus:4;mem:4096")).ok());
   loop_.runUntil(loop_.now() + kNanosPerSecond);
   std::set<std::string> asked;
   for (const InverseOffer& offer : webScheduler_.inverse) asked.insert(offer.agent);

@@ -6,6 +6,7 @@
 
 #include "resources/parse.h"
 #include "sim/scenario.h"
+#include "sim/simulated_agent.h"
 #include "testing/simulated_master.h"
 
 namespace harvest::master {
@@ -23,8 +24,8 @@ class MasterTest : public testkit::SimulatedMasterTest {};
 TEST_F(MasterTest, OffersHaveUniqueIdsAndLaunchedTasksRun) {
   RecordingScheduler scheduler;
   const std::string f = subscribe(&scheduler, "web");
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
-  ASSERT_TRUE(master_->addAgent("a2", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a2", R("cpus:4;mem:4096")).ok());
   cycle();
   ASSERT_EQ(scheduler.received.size(), 2u);
   EXPECT_NE(scheduler.received[0].id, scheduler.received[1].id);
@@ -44,7 +45,7 @@ TEST_F(MasterTest, AcceptValidationFailuresLoseTasksAndLeakNothing) {
   RecordingScheduler scheduler, other;
   const std::string f = subscribe(&scheduler, "web");
   const std::string g = subscribe(&other, "batch");
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
   cycle();
   ASSERT_EQ(scheduler.received.size() + other.received.size(), 1u);
   RecordingScheduler& holder = scheduler.received.empty() ? other : scheduler;
@@ -86,7 +87,7 @@ TEST_F(MasterTest, ExpiredOfferIsRescindedAndItsResourcesReturn) {
   start(options);
   RecordingScheduler scheduler;
   const std::string f = subscribe(&scheduler, "web");
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
   cycle();
   ASSERT_EQ(scheduler.received.size(), 1u);
   loop_->runUntil(loop_->now() + 3 * kNanosPerSecond);
@@ -105,7 +106,8 @@ TEST_F(MasterTest, ExpiredOfferIsRescindedAndItsResourcesReturn) {
 TEST_F(MasterTest, OwnerWakingRescindsRevocableOfferAndLaunchAfterRescindIsLost) {
   RecordingScheduler borrower, owner;
   const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
+  ASSERT_TRUE(
+      sim::addSimulatedAgent(*master_, "a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
   cycle();
   ASSERT_EQ(borrower.received.size(), 1u);
   const Offer lent = borrower.received[0];
@@ -132,7 +134,8 @@ TEST_F(MasterTest, OwnerWakingRescindsRevocableOfferAndLaunchAfterRescindIsLost)
 TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
   RecordingScheduler borrower, owner;
   const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
+  ASSERT_TRUE(
+      sim::addSimulatedAgent(*master_, "a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
   cycle();
   ASSERT_EQ(borrower.received.size(), 1u);
   const Resources lent = R("cpus:4;mem:4096").lentAs(Revocability::kNonThrottleable);
@@ -162,9 +165,11 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   RecordingScheduler owner, borrower;
   const std::string o = subscribe(&owner, "analytics");
   const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1",
+                                     R("cpus:4;mem:4096;cpus(analytics):4;mem(analytics):4096"))
+                  .ok());
   ASSERT_TRUE(
-      master_->addAgent("a1", R("cpus:4;mem:4096;cpus(analytics):4;mem(analytics):4096")).ok());
-  ASSERT_TRUE(master_->addAgent("a2", R("cpus(analytics):8;mem(analytics):8192")).ok());
+      sim::addSimulatedAgent(*master_, "a2", R("cpus(analytics):8;mem(analytics):8192")).ok());
   master_->disconnect(o, &owner);  // The owner is idle: its a2 reservation is lent.
   cycle();
   // The borrower runs a regular task on a1 and a revocable one on a2; declines the rest.
@@ -211,7 +216,7 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
 TEST_F(MasterTest, AFailedOverSchedulerReplacesTheFrameworkInfo) {
   RecordingScheduler first, second, third;
   const std::string id = subscribe(&first, "web");
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
   cycle();
   ASSERT_EQ(first.received.size(), 1u);
   ASSERT_TRUE(
@@ -246,7 +251,7 @@ TEST_F(MasterTest, EstimateUpdateKeepsAgentCapabilities) {
   // an AgentInfo without capabilities, which made the agent unusable for them.
   RecordingScheduler scheduler;
   subscribe(&scheduler, "team/web");
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
   ASSERT_TRUE(master_->updateOversubscription("a1", R("cpus:1")).ok());
   cycle();
   ASSERT_EQ(scheduler.received.size(), 1u);
@@ -269,8 +274,8 @@ TEST_F(MasterTest, UpdatesAreSentAgainUntilAcknowledged) {
   const std::string f = subscribe(&silent, "web");
   acknowledging.master = master_.get();
   acknowledging.id = subscribe(&acknowledging, "batch");
-  ASSERT_TRUE(master_->addAgent("a1", R("cpus:4;mem:4096")).ok());
-  ASSERT_TRUE(master_->addAgent("a2", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a2", R("cpus:4;mem:4096")).ok());
   cycle();
   ASSERT_EQ(silent.received.size(), 1u);
   ASSERT_EQ(acknowledging.received.size(), 1u);

@@ -4,6 +4,7 @@
 
 #include "master/master.h"
 #include "resources/parse.h"
+#include "sim/simulated_agent.h"
 
 namespace harvest::master {
 namespace {
@@ -40,8 +41,8 @@ TEST(MasterStateStore, TheNextMasterRecoversWhatTheStoreHolds) {
     ASSERT_TRUE(first.ok()) << first.message();
     EXPECT_EQ(store->loads, 1);
     EXPECT_EQ((*first)->recovery().state, RecoveryState::kRunning);
-    ASSERT_TRUE((*first)->addAgent("a1", parseResources("cpus:2").value()).ok());
-    ASSERT_TRUE((*first)->addAgent("a2", parseResources("cpus:2").value()).ok());
+    ASSERT_TRUE(sim::addSimulatedAgent(**first, "a1", parseResources("cpus:2").value()).ok());
+    ASSERT_TRUE(sim::addSimulatedAgent(**first, "a2", parseResources("cpus:2").value()).ok());
     loop.runUntil(loop.now() + kNanosPerSecond);  // The debounced save.
     EXPECT_EQ(store->saves, 2);                   // At the first start, then both agents at once.
   }
@@ -60,7 +61,7 @@ TEST(MasterStateStore, ARefusedSaveIsLoggedAndTheStoreKeepsTheLastGoodState) {
   ASSERT_TRUE(master.ok());
   const std::string empty = *store->saved;
   store->deposed = true;
-  ASSERT_TRUE((*master)->addAgent("a1", parseResources("cpus:2").value()).ok());
+  ASSERT_TRUE(sim::addSimulatedAgent(**master, "a1", parseResources("cpus:2").value()).ok());
   loop.runUntil(loop.now() + kNanosPerSecond);
   EXPECT_EQ(store->saves, 1);
   EXPECT_EQ(*store->saved, empty);

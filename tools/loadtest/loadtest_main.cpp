@@ -71,6 +71,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/runtime/agent_info.h"
 #include "agent/runtime/agent_wire.h"
 #include "apps/flags.h"
 #include "clients.h"
@@ -266,6 +267,7 @@ int run(const Options& options) {
     agent.id = "agent-" + std::to_string(i);
     AgentRegistration registration;
     registration.id = agent.id;
+    registration.info = agent::ledgerAgentInfo(agent.id);
     registration.bootId = "loadtest";
     registration.total = agentTotal;
     Result<std::unique_ptr<RawStream>> stream =

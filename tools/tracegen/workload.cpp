@@ -6,6 +6,7 @@
 
 #include "master/master.h"
 #include "resources/parse.h"
+#include "sim/simulated_agent.h"
 
 namespace harvest::tracegen {
 
@@ -131,7 +132,9 @@ Result<WorkloadStats> runWorkload(const WorkloadOptions& options) {
     }
     Result<Resources> total = parseResources(text);
     if (!total.ok()) return total.status();
-    if (Status s = master.addAgent("agent-" + std::to_string(i), *total); !s.ok()) return s;
+    if (Status s = sim::addSimulatedAgent(master, "agent-" + std::to_string(i), *total); !s.ok()) {
+      return s;
+    }
   }
   std::mt19937_64 random(options.seed);
   WorkloadStats stats;

@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "agent/runtime/agent_info.h"
 #include "agent/runtime/agent_wire.h"
 #include "net/basic_auth.h"
 #include "net/http_server.h"
@@ -293,7 +294,8 @@ TEST(AgentProcessTest, RegistersWithItsIdResourcesAndNoTasks) {
 // state); any other state refuses the registration.
 TEST(AgentProcessTest, RegisteredTaskStatesAreHeldOrEnded) {
   auto decoded = [](v1::TaskState state) {
-    v1::AgentCall call = registerCall({"a1", "boot", R("cpus:1"), Resources(), {}});
+    v1::AgentCall call =
+        registerCall({"a1", ledgerAgentInfo("a1"), "boot", R("cpus:1"), Resources(), {}});
     v1::AgentCall::HeldTask& task = *call.mutable_register_()->add_tasks();
     task.mutable_framework_id()->set_value("f1");
     task.set_role("batch");

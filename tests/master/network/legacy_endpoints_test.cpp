@@ -131,7 +131,8 @@ TEST_F(LegacyEndpointsTest, MasterStateHasMesossShape) {
             {"name": "cpus", "type": "SCALAR", "scalar": {"value": 1}},
             {"name": "mem", "type": "SCALAR", "scalar": {"value": 128}}],
           "offered_resources_full": [],
-          "attributes": {}, "active": true, "version": "0.1.0"})");
+          "attributes": {}, "active": true, "version": "0.1.0",
+          "capabilities": ["MULTI_ROLE", "HIERARCHICAL_ROLE", "RESERVATION_REFINEMENT"]})");
   expectJson(without(agents[1], {"registered_time"}),
              R"({"id": "a2", "hostname": "a2", "pid": "slave(1)@127.0.0.1:5051", "port": 5051,
           "resources": {"cpus": 4, "disk": 0, "gpus": 0, "mem": 8192},
@@ -143,7 +144,8 @@ TEST_F(LegacyEndpointsTest, MasterStateHasMesossShape) {
           "offered_resources_full": [
             {"name": "cpus", "type": "SCALAR", "scalar": {"value": 4}},
             {"name": "mem", "type": "SCALAR", "scalar": {"value": 8192}}],
-          "attributes": {}, "active": true, "version": "0.1.0"})");
+          "attributes": {}, "active": true, "version": "0.1.0",
+          "capabilities": ["MULTI_ROLE", "HIERARCHICAL_ROLE", "RESERVATION_REFINEMENT"]})");
 
   // The framework with its task and its offer.
   const std::vector<Struct> frameworks = entries(state, "frameworks");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/ledger.h"
+#include "agent/runtime/agent_info.h"
 #include "agent/runtime/agent_link.h"
 #include "agent/runtime/task.h"
 #include "common/event_loop.h"
@@ -20,10 +21,17 @@ namespace harvest::agent {
 
 class SimAgent final : public AgentLink {
  public:
+  // `info` is what it registers with, as a real agent's registration would carry it (its id
+  // names the agent). Reports go nowhere until setReports (the master's adoption sets it).
+  // With ledgerAgentInfo(id).
   static Result<std::unique_ptr<SimAgent>> create(std::string id, const Resources& total,
                                                   EventLoop* loop, AgentReports* reports,
                                                   TimeNanos killGrace);
-  const std::string& id() const override { return id_; }
+  static Result<std::unique_ptr<SimAgent>> create(v1::AgentInfo info, const Resources& total,
+                                                  EventLoop* loop, AgentReports* reports,
+                                                  TimeNanos killGrace);
+  const std::string& id() const override { return info_.id().value(); }
+  const v1::AgentInfo& info() const override { return info_; }
   const agent::AgentLedger& ledger() const { return ledger_; }
 
   // RunTaskMessage: one task per executor (the executor id is the task id).
@@ -43,7 +51,7 @@ class SimAgent final : public AgentLink {
   Resources total() const override { return ledger_.total(); }
 
  private:
-  SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop, AgentReports* reports,
+  SimAgent(v1::AgentInfo info, agent::AgentLedger ledger, EventLoop* loop, AgentReports* reports,
            TimeNanos killGrace);
   void apply(const agent::Effects& effects);
   void started(const std::string& framework, const std::string& task);
@@ -52,7 +60,7 @@ class SimAgent final : public AgentLink {
   void report(const std::string& framework, const std::string& task, TaskState state,
               const std::string& reason, const std::string& message);
 
-  std::string id_;
+  v1::AgentInfo info_;
   agent::AgentLedger ledger_;
   EventLoop* loop_;
   AgentReports* reports_;

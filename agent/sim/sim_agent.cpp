@@ -1,4 +1,4 @@
-#include "agent/runtime/sim_agent.h"
+#include "agent/sim/sim_agent.h"
 
 #include <glog/logging.h>
 
@@ -25,18 +25,29 @@ const char* reasonName(agent::LostReason reason) {
 Result<std::unique_ptr<SimAgent>> SimAgent::create(std::string id, const Resources& total,
                                                    EventLoop* loop, AgentReports* reports,
                                                    TimeNanos killGrace) {
+  return create(ledgerAgentInfo(id), total, loop, reports, killGrace);
+}
+
+Result<std::unique_ptr<SimAgent>> SimAgent::create(v1::AgentInfo info, const Resources& total,
+                                                   EventLoop* loop, AgentReports* reports,
+                                                   TimeNanos killGrace) {
+  if (info.id().value().empty()) {
+    return Result<std::unique_ptr<SimAgent>>::error("a simulated agent needs an id");
+  }
   agent::LedgerOptions options;
   options.clock = [loop] { return loop->now(); };
   Result<agent::AgentLedger> ledger = agent::AgentLedger::create(total, std::move(options));
-  if (!ledger.ok())
-    return Result<std::unique_ptr<SimAgent>>::error("agent '" + id + "': " + ledger.message());
+  if (!ledger.ok()) {
+    return Result<std::unique_ptr<SimAgent>>::error("agent '" + info.id().value() +
+                                                    "': " + ledger.message());
+  }
   return std::unique_ptr<SimAgent>(
-      new SimAgent(std::move(id), std::move(ledger).value(), loop, reports, killGrace));
+      new SimAgent(std::move(info), std::move(ledger).value(), loop, reports, killGrace));
 }
 
-SimAgent::SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop,
+SimAgent::SimAgent(v1::AgentInfo info, agent::AgentLedger ledger, EventLoop* loop,
                    AgentReports* reports, TimeNanos killGrace)
-    : id_(std::move(id)),
+    : info_(std::move(info)),
       ledger_(std::move(ledger)),
       loop_(loop),
       reports_(reports),
@@ -45,7 +56,7 @@ SimAgent::SimAgent(std::string id, agent::AgentLedger ledger, EventLoop* loop,
 void SimAgent::report(const std::string& framework, const std::string& task, TaskState state,
                       const std::string& reason, const std::string& message) {
   if (!alive_ || reports_ == nullptr) return;
-  reports_->statusUpdate(TaskStatus{task, framework, id_, state, reason, message, loop_->now()});
+  reports_->statusUpdate(TaskStatus{task, framework, id(), state, reason, message, loop_->now()});
 }
 
 void SimAgent::runTask(const RunTask& message) {
@@ -141,7 +152,7 @@ void SimAgent::apply(const agent::Effects& effects) {
     }
   }
   if (!alive_ || reports_ == nullptr) return;
-  for (const agent::Freed& freed : effects.freed) reports_->resourcesFreed(id_, freed);
+  for (const agent::Freed& freed : effects.freed) reports_->resourcesFreed(id(), freed);
 }
 
 std::vector<HeldTask> SimAgent::heldTasks() const {
