@@ -63,7 +63,7 @@ Resources RevocableLedger::heldBy(uint32_t framework, uint32_t role) const {
 Status RevocableLedger::release(uint32_t framework, uint32_t role, const Resources& resources) {
   if (resources.empty()) return Status();
   if (!heldBy(framework, role).contains(resources)) {
-    return Status::error("revocable " + resources.toString() + " not held");
+    return Status::failedPrecondition("revocable " + resources.toString() + " not held");
   }
   // Grants with a rescind in flight are settled first, then the newest. The master's answer
   // to a rescind is a release of exactly those resources; taking them from another grant
