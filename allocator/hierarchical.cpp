@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "allocator/hierarchical_allocator.h"
+#include "common/invariant.h"
 #include "resources/roles.h"
 
 namespace harvest {
@@ -370,7 +371,8 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
   }
   for (const FrameworkRole& fr : frameworks_[*index]->roles) {
     regular_.removeFramework(fr.role, fr.sorterClient);
-    roles_[fr.role].frameworks.erase(*index);
+    const bool subscribed = roles_[fr.role].frameworks.erase(*index) == 1;
+    HARVEST_INVARIANT(subscribed, "a framework's role lists the framework");
     if (fr.revocableClient != kNoClient) revocable_.removeFramework(fr.role, fr.revocableClient);
   }
   releaseFrameworkIndex(*index);
@@ -434,7 +436,8 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
     const bool dropped = std::find(roleIds.begin(), roleIds.end(), old.role) == roleIds.end();
     if (dropped) {
       regular_.removeFramework(old.role, old.sorterClient);
-      roles_[old.role].frameworks.erase(*index);
+      const bool subscribed = roles_[old.role].frameworks.erase(*index) == 1;
+      HARVEST_INVARIANT(subscribed, "a framework's role lists the framework");
     }
     // A revocable client goes only with its role or the capability (both checked above to
     // hold nothing): while both stay, it carries what the framework holds revocably.

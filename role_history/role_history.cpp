@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/invariant.h"
+
 namespace harvest {
 namespace {
 
@@ -161,8 +163,7 @@ void RoleHistory::destroy(EntryIdx e) {
   auto& entries = nodes_[x.agent].entries;
   auto it = std::find_if(entries.begin(), entries.end(),
                          [&](const auto& pair) { return pair.second == e; });
-  DCHECK(it != entries.end());
-  entries.erase(it);
+  if (HARVEST_INVARIANT(it != entries.end(), "an entry is listed on its agent")) entries.erase(it);
   x = HistoryEntry{};
   free_.push_back(e);
 }
