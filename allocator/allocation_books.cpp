@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "allocator/hierarchical_allocator.h"
+#include "common/invariant.h"
 
 namespace harvest {
 
@@ -99,8 +100,9 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
   if (resources.hasReserved()) agent.revocableDirty = true;
+  // Callers give back only what they found the holder holds.
   auto it = agent.allocations.find(holder);
-  if (it != agent.allocations.end()) {
+  if (HARVEST_INVARIANT(it != agent.allocations.end(), "a released allocation has its holder")) {
     it->second -= resources;
     if (it->second.empty()) agent.allocations.erase(it);
   }

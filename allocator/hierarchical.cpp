@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "allocator/hierarchical_allocator.h"
+#include "common/invariant.h"
 #include "resources/roles.h"
 
 namespace harvest {
@@ -34,12 +35,12 @@ std::vector<std::string> rolesOf(const v1::FrameworkInfo& info) {
 // resources among regular ones, where the cycle offers them as its own.
 Status checkConversion(const ResourceConversion& c) {
   if (c.consumed.quantities() != c.converted.quantities()) {
-    return Status::error("operation changes amounts: " + c.consumed.toString() + " -> " +
-                         c.converted.toString());
+    return Status::invalidArgument("operation changes amounts: " + c.consumed.toString() + " -> " +
+                                   c.converted.toString());
   }
   if (!c.consumed.revocable().empty() || !c.converted.revocable().empty()) {
-    return Status::error("operation on revocable resources: " + c.consumed.toString() + " -> " +
-                         c.converted.toString());
+    return Status::invalidArgument("operation on revocable resources: " + c.consumed.toString() +
+                                   " -> " + c.converted.toString());
   }
   return Status();
 }
@@ -66,10 +67,11 @@ std::unique_ptr<Sorter> HierarchicalAllocator::makeSorter() const {
 }
 
 Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCallbacks callbacks) {
-  if (initialized_) return Status::error("allocator is already initialized");
-  if (!options.clock) return Status::error("allocator options need a clock");
+  if (initialized_) return Status::failedPrecondition("allocator is already initialized");
+  if (!options.clock) return Status::invalidArgument("allocator options need a clock");
   if (options.sorter != "drf" && options.sorter != "random") {
-    return Status::error("unknown sorter '" + options.sorter + "': expected drf or random");
+    return Status::invalidArgument("unknown sorter '" + options.sorter +
+                                   "': expected drf or random");
   }
   if (options.minAllocatable.empty()) {
     options.minAllocatable = {Quantities{{kinds::kCpus, Scalar::fromMilli(10)}},
@@ -98,9 +100,9 @@ Status HierarchicalAllocator::initialize(AllocatorOptions options, AllocatorCall
 
 Status HierarchicalAllocator::recover(int expectedAgents,
                                       const std::map<std::string, Quota>& quotas) {
-  if (expectedAgents < 0) return Status::error("expected agent count is negative");
+  if (expectedAgents < 0) return Status::invalidArgument("expected agent count is negative");
   if (state_ != State::kRegistered) {
-    return Status::error("recover() must come right after initialize()");
+    return Status::failedPrecondition("recover() must come right after initialize()");
   }
   for (const auto& [role, quota] : quotas) {
     if (Status s = updateQuota(role, quota); !s.ok()) return s;
@@ -157,14 +159,14 @@ Result<FrameworkIdx> HierarchicalAllocator::frameworkIndex(const std::string& id
                                                            bool placeholders) const {
   auto it = frameworkIds_.find(id);
   if (it == frameworkIds_.end() || (!placeholders && frameworks_[it->second]->placeholder)) {
-    return Result<FrameworkIdx>::error("unknown framework '" + id + "'");
+    return Status::failedPrecondition("unknown framework '" + id + "'");
   }
   return it->second;
 }
 
 Result<AgentIdx> HierarchicalAllocator::agentIndex(const std::string& id) const {
   auto it = agentIds_.find(id);
-  if (it == agentIds_.end()) return Result<AgentIdx>::error("unknown agent '" + id + "'");
+  if (it == agentIds_.end()) return Status::failedPrecondition("unknown agent '" + id + "'");
   return it->second;
 }
 
@@ -172,12 +174,14 @@ Status HierarchicalAllocator::rolesFromInfo(const v1::FrameworkInfo& info,
                                             std::vector<RoleIdx>* out) {
   const std::vector<std::string> names = rolesOf(info);
   if (names.size() > 1 && !hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE)) {
-    return Status::error("a framework with several roles needs the MULTI_ROLE capability");
+    return Status::invalidArgument(
+        "a framework with several roles needs the MULTI_ROLE capability");
   }
   std::set<std::string> seen;
   for (const std::string& name : names) {
     if (Status valid = roles::validate(name); !valid.ok()) return valid;
-    if (!seen.insert(name).second) return Status::error("role '" + name + "' listed twice");
+    if (!seen.insert(name).second)
+      return Status::invalidArgument("role '" + name + "' listed twice");
   }
   for (const std::string& name : names) out->push_back(roleFor(name).value());
   return Status();
@@ -265,20 +269,20 @@ Status HierarchicalAllocator::addFramework(
     const std::string& id, const v1::FrameworkInfo& info,
     const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
     const std::set<std::string>& suppressedRoles) {
-  if (!initialized_) return Status::error("allocator is not initialized");
-  if (id.empty()) return Status::error("framework id is empty");
+  if (!initialized_) return Status::failedPrecondition("allocator is not initialized");
+  if (id.empty()) return Status::invalidArgument("framework id is empty");
   auto existing = frameworkIds_.find(id);
   if (existing != frameworkIds_.end() && !frameworks_[existing->second]->placeholder) {
-    return Status::error("framework '" + id + "' already exists");
+    return Status::failedPrecondition("framework '" + id + "' already exists");
   }
   std::vector<RoleIdx> roleIds;
   if (Status s = rolesFromInfo(info, &roleIds); !s.ok())
-    return Status::error("framework '" + id + "': " + s.message());
+    return Status::invalidArgument("framework '" + id + "': " + s.message());
   const std::vector<std::string> names = rolesOf(info);
   for (const std::string& suppressed : suppressedRoles) {
     if (std::find(names.begin(), names.end(), suppressed) == names.end()) {
-      return Status::error("framework '" + id + "' suppresses role '" + suppressed +
-                           "' it does not have");
+      return Status::invalidArgument("framework '" + id + "' suppresses role '" + suppressed +
+                                     "' it does not have");
     }
   }
   // Allocations naming unknown agents are skipped: the agent adds them when it registers.
@@ -286,8 +290,8 @@ Status HierarchicalAllocator::addFramework(
     for (const auto& roleUse : agentUse.second) {
       const std::string& role = roleUse.first;
       if (std::find(names.begin(), names.end(), role) == names.end()) {
-        return Status::error("framework '" + id + "' uses resources under role '" + role +
-                             "' it does not have");
+        return Status::invalidArgument("framework '" + id + "' uses resources under role '" + role +
+                                       "' it does not have");
       }
     }
   }
@@ -367,7 +371,8 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
   }
   for (const FrameworkRole& fr : frameworks_[*index]->roles) {
     regular_.removeFramework(fr.role, fr.sorterClient);
-    roles_[fr.role].frameworks.erase(*index);
+    const bool subscribed = roles_[fr.role].frameworks.erase(*index) == 1;
+    HARVEST_INVARIANT(subscribed, "a framework's role lists the framework");
     if (fr.revocableClient != kNoClient) revocable_.removeFramework(fr.role, fr.revocableClient);
   }
   releaseFrameworkIndex(*index);
@@ -407,12 +412,14 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
     for (const auto& agent : agents_) {
       if (!agent) continue;
       if (dropped && agent->allocations.count(Holder{*index, old.role})) {
-        return Status::error("framework '" + id + "' still holds resources under role '" +
-                             roles_[old.role].name + "'");
+        return Status::failedPrecondition("framework '" + id +
+                                          "' still holds resources under role '" +
+                                          roles_[old.role].name + "'");
       }
       if ((dropped || !revocable) && !agent->revocable.heldBy(*index, old.role).empty()) {
-        return Status::error("framework '" + id + "' still holds revocable resources under role '" +
-                             roles_[old.role].name + "'");
+        return Status::failedPrecondition("framework '" + id +
+                                          "' still holds revocable resources under role '" +
+                                          roles_[old.role].name + "'");
       }
     }
   }
@@ -429,7 +436,8 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
     const bool dropped = std::find(roleIds.begin(), roleIds.end(), old.role) == roleIds.end();
     if (dropped) {
       regular_.removeFramework(old.role, old.sorterClient);
-      roles_[old.role].frameworks.erase(*index);
+      const bool subscribed = roles_[old.role].frameworks.erase(*index) == 1;
+      HARVEST_INVARIANT(subscribed, "a framework's role lists the framework");
     }
     // A revocable client goes only with its role or the capability (both checked above to
     // hold nothing): while both stay, it carries what the framework holds revocably.
@@ -464,20 +472,21 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
   Result<AgentIdx> agent = agentIndex(agentId);
   if (!agent.ok()) return agent.status();
   auto roleIt = roleIds_.find(role);
-  if (roleIt == roleIds_.end()) return Status::error("unknown role '" + role + "'");
+  if (roleIt == roleIds_.end()) return Status::failedPrecondition("unknown role '" + role + "'");
   AgentState& state = *agents_[*agent];
   const Holder holder{*framework, roleIt->second};
   auto held = state.allocations.find(holder);
   if (held == state.allocations.end() || !held->second.contains(offered)) {
-    return Status::error("framework '" + frameworkId + "' does not hold " + offered.toString() +
-                         " on agent '" + agentId + "' under role '" + role + "'");
+    return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
+                                      offered.toString() + " on agent '" + agentId +
+                                      "' under role '" + role + "'");
   }
   // Check the whole chain before changing anything.
   Resources after = offered;
   for (const ResourceConversion& c : conversions) {
     if (!after.contains(c.consumed)) {
-      return Status::error("operation consumes " + c.consumed.toString() + " which is not in " +
-                           after.toString());
+      return Status::invalidArgument("operation consumes " + c.consumed.toString() +
+                                     " which is not in " + after.toString());
     }
     if (Status s = checkConversion(c); !s.ok()) return s;
     after = after - c.consumed + c.converted;
@@ -504,8 +513,8 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
   Resources available = state.available;
   for (const ResourceConversion& c : conversions) {
     if (!available.contains(c.consumed)) {
-      return Status::error("agent '" + agentId + "' does not have " + c.consumed.toString() +
-                           " available");
+      return Status::failedPrecondition("agent '" + agentId + "' does not have " +
+                                        c.consumed.toString() + " available");
     }
     if (Status s = checkConversion(c); !s.ok()) return s;
     for (const auto& entry : c.converted.scalars()) {
@@ -533,23 +542,25 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   Result<AgentIdx> agent = agentIndex(agentId);
   if (!agent.ok()) return agent.status();
   auto roleIt = roleIds_.find(role);
-  if (roleIt == roleIds_.end()) return Status::error("unknown role '" + role + "'");
+  if (roleIt == roleIds_.end()) return Status::failedPrecondition("unknown role '" + role + "'");
   AgentState& state = *agents_[*agent];
   const Holder holder{*framework, roleIt->second};
   const Resources regular = resources.regular();
   const Resources revocable = resources.revocable();
   auto held = state.allocations.find(holder);
   if (!regular.empty() && (held == state.allocations.end() || !held->second.contains(regular))) {
-    return Status::error("framework '" + frameworkId + "' does not hold " + regular.toString() +
-                         " on agent '" + agentId + "' under role '" + role + "'");
+    return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
+                                      regular.toString() + " on agent '" + agentId +
+                                      "' under role '" + role + "'");
   }
   if (!state.revocable.heldBy(holder.framework, holder.role).contains(revocable)) {
-    return Status::error("framework '" + frameworkId + "' does not hold revocable " +
-                         revocable.toString() + " on agent '" + agentId + "' under role '" + role +
-                         "'");
+    return Status::failedPrecondition("framework '" + frameworkId + "' does not hold revocable " +
+                                      revocable.toString() + " on agent '" + agentId +
+                                      "' under role '" + role + "'");
   }
   const double seconds = filters ? filters->refuse_seconds() : 0.0;
-  if (filters && !std::isfinite(seconds)) return Status::error("refuse_seconds is not finite");
+  if (filters && !std::isfinite(seconds))
+    return Status::invalidArgument("refuse_seconds is not finite");
 
   untrackAllocation(*agent, holder, regular);
   if (!revocable.empty()) {
@@ -579,7 +590,8 @@ Status HierarchicalAllocator::checkHasRoles(const FrameworkState& framework,
   for (const std::string& name : names) {
     auto role = roleIds_.find(name);
     if (role == roleIds_.end() || !framework.findRole(role->second)) {
-      return Status::error("framework '" + framework.id + "' has no role '" + name + "'");
+      return Status::failedPrecondition("framework '" + framework.id + "' has no role '" + name +
+                                        "'");
     }
   }
   return Status();
@@ -624,15 +636,17 @@ Status HierarchicalAllocator::reviveOffers(const std::string& id,
 }
 
 Status HierarchicalAllocator::updateQuota(const std::string& name, const Quota& quota) {
-  if (name == roles::kDefaultRole) return Status::error("role '*' cannot have a quota");
+  if (name == roles::kDefaultRole) return Status::invalidArgument("role '*' cannot have a quota");
   for (const auto& [kind, bound] : quota.limit.value_or(ResourceLimits())) {
     if (bound < Scalar()) {
-      return Status::error("quota of role '" + name + "': negative limit of " + kinds::name(kind));
+      return Status::invalidArgument("quota of role '" + name + "': negative limit of " +
+                                     kinds::name(kind));
     }
   }
   if (quota.limit && !quota.limit->allows(quota.guarantee)) {
-    return Status::error("quota of role '" + name + "': guarantee " + quota.guarantee.toString() +
-                         " exceeds limit " + quota.limit->toString());
+    return Status::invalidArgument("quota of role '" + name + "': guarantee " +
+                                   quota.guarantee.toString() + " exceeds limit " +
+                                   quota.limit->toString());
   }
   Result<RoleIdx> role = roleFor(name);
   if (!role.ok()) return role.status();
@@ -649,7 +663,7 @@ Status HierarchicalAllocator::updateWeights(const std::map<std::string, double>&
   for (const auto& [role, weight] : weights) {
     if (Status valid = roles::validate(role); !valid.ok()) return valid;
     if (!std::isfinite(weight) || weight <= 0) {
-      return Status::error("weight of role '" + role + "' must be a positive number");
+      return Status::invalidArgument("weight of role '" + role + "' must be a positive number");
     }
   }
   for (const auto& [role, weight] : weights) {

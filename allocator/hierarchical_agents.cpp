@@ -43,13 +43,13 @@ Status HierarchicalAllocator::addAgent(
     const std::string& id, const v1::AgentInfo& info,
     const std::optional<v1::Unavailability>& unavailability, const Resources& total,
     const std::map<std::string, ResourcesByRole>& usedByFramework) {
-  if (!initialized_) return Status::error("allocator is not initialized");
-  if (id.empty()) return Status::error("agent id is empty");
-  if (agentIds_.count(id)) return Status::error("agent '" + id + "' already exists");
+  if (!initialized_) return Status::failedPrecondition("allocator is not initialized");
+  if (id.empty()) return Status::invalidArgument("agent id is empty");
+  if (agentIds_.count(id)) return Status::failedPrecondition("agent '" + id + "' already exists");
   if (!total.revocable().empty()) {
-    return Status::error("agent '" + id +
-                         "' total holds revocable resources; report them as the "
-                         "oversubscribed estimate");
+    return Status::invalidArgument("agent '" + id +
+                                   "' total holds revocable resources; report them as the "
+                                   "oversubscribed estimate");
   }
   Resources used;
   for (const auto& [framework, byRole] : usedByFramework) {
@@ -59,8 +59,8 @@ Status HierarchicalAllocator::addAgent(
     }
   }
   if (!total.contains(used)) {
-    return Status::error("agent '" + id + "' reports allocations (" + used.toString() +
-                         ") beyond its total (" + total.toString() + ")");
+    return Status::invalidArgument("agent '" + id + "' reports allocations (" + used.toString() +
+                                   ") beyond its total (" + total.toString() + ")");
   }
 
   const AgentIdx index = newAgentIndex();
@@ -145,7 +145,7 @@ Status HierarchicalAllocator::placementEvent(const std::string& agent, const std
   Result<AgentIdx> agentIdx = agentIndex(agent);
   if (!agentIdx.ok()) return agentIdx.status();
   auto roleIdx = roleIds_.find(role);
-  if (roleIdx == roleIds_.end()) return Status::error("unknown role '" + role + "'");
+  if (roleIdx == roleIds_.end()) return Status::failedPrecondition("unknown role '" + role + "'");
   Status status = affinity_->event(roleIdx->second, *agentIdx, event, options_.clock(), startedAt);
   if (!status.ok()) {
     VLOG(1) << "Host affinity ignored " << toString(event) << " of role " << role << " on " << agent
@@ -162,12 +162,12 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
   AgentState& agent = *agents_[*index];
   if (oversubscribed &&
       (!oversubscribed->revocable().empty() || !oversubscribed->reserved().empty())) {
-    return Status::error("agent '" + id +
-                         "' oversubscription estimate must be plain unreserved "
-                         "resources (they are lent as throttleable revocable)");
+    return Status::invalidArgument("agent '" + id +
+                                   "' oversubscription estimate must be plain unreserved "
+                                   "resources (they are lent as throttleable revocable)");
   }
   if (total && !total->revocable().empty()) {
-    return Status::error("agent '" + id + "' total holds revocable resources");
+    return Status::invalidArgument("agent '" + id + "' total holds revocable resources");
   }
   // Schedulers may have declined the agent for what it lacked: a change of what it is
   // clears their filters, so they see it again.

@@ -36,8 +36,8 @@ std::string_view trim(std::string_view s) {
 }
 
 Status badValue(std::string_view key, std::string_view value, std::string_view expected) {
-  return Status::error("bad value '" + std::string(value) + "' for parameter '" + std::string(key) +
-                       "': " + std::string(expected));
+  return Status::invalidArgument("bad value '" + std::string(value) + "' for parameter '" +
+                                 std::string(key) + "': " + std::string(expected));
 }
 
 Status parseSorter(const std::string& value, AllocatorOptions& options) {
@@ -223,12 +223,13 @@ Status parseHostAffinity(const std::string& key, const std::string& value,
   if (name == "_anti_affinity_roles") {
     return parseRoleList(key, value, &options.antiAffinityRoles);
   }
-  return Status::error("unknown parameter '" + key + "' (value '" + value +
-                       "'); host affinity parameters: host_affinity, host_affinity_path, "
-                       "host_affinity_hold_seconds, host_affinity_save_interval_seconds, "
-                       "host_affinity_failure_threshold, host_affinity_short_lived_seconds, "
-                       "host_affinity_failure_reset_seconds, host_affinity_purge_age_seconds, "
-                       "host_affinity_strict_roles, host_affinity_anti_affinity_roles");
+  return Status::invalidArgument(
+      "unknown parameter '" + key + "' (value '" + value +
+      "'); host affinity parameters: host_affinity, host_affinity_path, "
+      "host_affinity_hold_seconds, host_affinity_save_interval_seconds, "
+      "host_affinity_failure_threshold, host_affinity_short_lived_seconds, "
+      "host_affinity_failure_reset_seconds, host_affinity_purge_age_seconds, "
+      "host_affinity_strict_roles, host_affinity_anti_affinity_roles");
 }
 
 }  // namespace
@@ -270,8 +271,8 @@ Result<AllocatorOptions> AllocatorOptions::fromParameters(
         known += (known.empty() ? "" : ", ") + std::string(name);
       }
       known += ", host_affinity, host_affinity_*";
-      return Result<AllocatorOptions>::error("unknown parameter '" + key + "' (value '" + value +
-                                             "'); known parameters: " + known);
+      return Result<AllocatorOptions>::invalidArgument("unknown parameter '" + key + "' (value '" +
+                                                       value + "'); known parameters: " + known);
     }
     if (Status parsed = parser->second(value, options); !parsed.ok()) return parsed;
   }

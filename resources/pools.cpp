@@ -44,18 +44,18 @@ Result<PoolId> intern(const std::vector<Reservation>& stack) {
   for (size_t i = 0; i < stack.size(); ++i) {
     const Reservation& r = stack[i];
     if (r.role == roles::kDefaultRole) {
-      return Result<PoolId>::error("a reservation cannot be made to role '*'");
+      return Result<PoolId>::invalidArgument("a reservation cannot be made to role '*'");
     }
     if (Status valid = roles::validate(r.role); !valid.ok()) return valid;
     if (i > 0) {
       const Reservation& below = stack[i - 1];
       if (r.role == below.role || !roles::isWithin(r.role, below.role)) {
-        return Result<PoolId>::error("reservation to '" + r.role +
-                                     "' does not refine the reservation below it to '" +
-                                     below.role + "'");
+        return Result<PoolId>::invalidArgument("reservation to '" + r.role +
+                                               "' does not refine the reservation below it to '" +
+                                               below.role + "'");
       }
       if (r.type == Reservation::Type::kStatic && below.type == Reservation::Type::kDynamic) {
-        return Result<PoolId>::error("a static reservation cannot refine a dynamic one");
+        return Result<PoolId>::invalidArgument("a static reservation cannot refine a dynamic one");
       }
     }
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/invariant.h"
+
 namespace harvest {
 void RevocableLedger::setIdleReserved(const Resources& idleReserved) {
   setPart(&idleReserved_, idleReserved.reserved().regular().lentAs(Revocability::kNonThrottleable));
@@ -63,7 +65,7 @@ Resources RevocableLedger::heldBy(uint32_t framework, uint32_t role) const {
 Status RevocableLedger::release(uint32_t framework, uint32_t role, const Resources& resources) {
   if (resources.empty()) return Status();
   if (!heldBy(framework, role).contains(resources)) {
-    return Status::error("revocable " + resources.toString() + " not held");
+    return Status::failedPrecondition("revocable " + resources.toString() + " not held");
   }
   // Grants with a rescind in flight are settled first, then the newest. The master's answer
   // to a rescind is a release of exactly those resources; taking them from another grant
@@ -82,6 +84,8 @@ Status RevocableLedger::release(uint32_t framework, uint32_t role, const Resourc
       left -= taken;
     }
   }
+  // heldBy() covered `resources`, so the grants it summed gave all of them back.
+  HARVEST_INVARIANT(left.empty(), "a release is taken whole from the holder's grants");
   std::erase_if(grants_, [](const Grant& grant) { return grant.resources.empty(); });
   allocated_ -= resources;
   return Status();

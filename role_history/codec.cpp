@@ -66,33 +66,34 @@ Status validateBody(const v1::RoleHistoryBody& body) {
   std::unordered_set<std::string_view> names;
   for (const v1::RoleHistoryRole& role : body.roles()) {
     if (role.name().empty())
-      return Status::error("role id " + std::to_string(role.id()) + " has an empty name");
+      return Status::corruption("role id " + std::to_string(role.id()) + " has an empty name");
     if (!ids.insert(role.id()).second) {
-      return Status::error("role id " + std::to_string(role.id()) + " appears twice");
+      return Status::corruption("role id " + std::to_string(role.id()) + " appears twice");
     }
     if (!names.insert(role.name()).second) {
-      return Status::error("role name '" + role.name() + "' appears twice");
+      return Status::corruption("role name '" + role.name() + "' appears twice");
     }
   }
   std::unordered_set<std::string_view> agents;
   agents.reserve(static_cast<size_t>(body.agents_size()));
   std::vector<uint32_t> seen;
   for (const v1::RoleHistoryAgent& agent : body.agents()) {
-    if (agent.agent().empty()) return Status::error("an agent has an empty id");
+    if (agent.agent().empty()) return Status::corruption("an agent has an empty id");
     if (!agents.insert(agent.agent()).second) {
-      return Status::error("agent '" + agent.agent() + "' appears twice");
+      return Status::corruption("agent '" + agent.agent() + "' appears twice");
     }
     seen.clear();
     for (const v1::RoleHistoryAgent::Record& rec : agent.records()) {
       if (!ids.count(rec.role())) {
-        return Status::error("agent '" + agent.agent() + "' has a record for unknown role id " +
-                             std::to_string(rec.role()));
+        return Status::corruption("agent '" + agent.agent() +
+                                  "' has a record for unknown role id " +
+                                  std::to_string(rec.role()));
       }
       seen.push_back(rec.role());
     }
     std::sort(seen.begin(), seen.end());
     if (std::adjacent_find(seen.begin(), seen.end()) != seen.end()) {
-      return Status::error("agent '" + agent.agent() + "' has two records for one role");
+      return Status::corruption("agent '" + agent.agent() + "' has two records for one role");
     }
   }
   return Status();
@@ -116,46 +117,48 @@ std::string encodeHistory(const HistorySnapshot& snapshot) {
 
 Result<HistorySnapshot> decodeHistory(std::string_view bytes) {
   using R = Result<HistorySnapshot>;
-  if (bytes.empty()) return R::error("empty file");
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) return R::error("file too large");
+  if (bytes.empty()) return Status::corruption("empty file");
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) return Status::corruption("file too large");
 
   // Partial parse first, so a file from a newer writer is reported as such even when it
   // lacks fields this version requires.
   v1::RoleHistoryFile file;
   if (!file.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return R::error("unparsable (truncated or not a role history file)");
+    return Status::corruption("unparsable (truncated or not a role history file)");
   }
   if (!file.has_header() || !file.header().has_magic()) {
-    return R::error("incomplete file (truncated?): no header");
+    return Status::corruption("incomplete file (truncated?): no header");
   }
   if (file.header().magic() != kHistoryMagic) {
-    return R::error("not a role history file (magic " + hex32(file.header().magic()) + ")");
+    return Status::corruption("not a role history file (magic " + hex32(file.header().magic()) +
+                              ")");
   }
   const uint32_t version = file.header().format_version();
   if (version > kHistoryFormatVersion) {
-    return R::error("format version " + std::to_string(version) +
-                    " is newer than the supported version " +
-                    std::to_string(kHistoryFormatVersion));
+    return Status::corruption("format version " + std::to_string(version) +
+                              " is newer than the supported version " +
+                              std::to_string(kHistoryFormatVersion));
   }
   if (!file.IsInitialized()) {
-    return R::error("incomplete file (truncated?): missing " + file.InitializationErrorString());
+    return Status::corruption("incomplete file (truncated?): missing " +
+                              file.InitializationErrorString());
   }
-  if (version == 0) return R::error("format version 0 is not supported");
+  if (version == 0) return Status::corruption("format version 0 is not supported");
 
   const uint32_t expected = file.footer().body_crc32();
   const uint32_t actual = crc32(file.body());
   if (expected != actual) {
-    return R::error("checksum mismatch: footer says " + hex32(expected) + ", body has " +
-                    hex32(actual));
+    return Status::corruption("checksum mismatch: footer says " + hex32(expected) + ", body has " +
+                              hex32(actual));
   }
   v1::RoleHistoryBody body;
-  if (!body.ParseFromString(file.body())) return R::error("body unparsable");
+  if (!body.ParseFromString(file.body())) return Status::corruption("body unparsable");
   uint64_t count = 0;
   for (const v1::RoleHistoryAgent& agent : body.agents()) count += agent.records_size();
   if (count != file.footer().record_count()) {
-    return R::error("record count mismatch: footer says " +
-                    std::to_string(file.footer().record_count()) + ", body has " +
-                    std::to_string(count));
+    return Status::corruption("record count mismatch: footer says " +
+                              std::to_string(file.footer().record_count()) + ", body has " +
+                              std::to_string(count));
   }
   if (Status valid = validateBody(body); !valid.ok()) return R(valid);
 

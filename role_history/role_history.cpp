@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/invariant.h"
+
 namespace harvest {
 namespace {
 
@@ -30,16 +32,17 @@ void RoleHistory::ensureRoleSlot(RoleIdx role) {
 }
 
 Status RoleHistory::addRole(RoleIdx role, std::string_view name) {
-  if (name.empty()) return Status::error("role name is empty");
+  if (name.empty()) return Status::invalidArgument("role name is empty");
   if (knownRole(role)) {
     if (roles_[role].name == name) return Status();
-    return Status::error("role index " + std::to_string(role) + " is already '" +
-                         roles_[role].name + "', not '" + std::string(name) + "'");
+    return Status::failedPrecondition("role index " + std::to_string(role) + " is already '" +
+                                      roles_[role].name + "', not '" + std::string(name) + "'");
   }
   for (const RoleSlot& slot : roles_) {
     // Roles are added rarely; a scan keeps the hot structures free of another map.
     if (slot.known && slot.name == name) {
-      return Status::error("role '" + std::string(name) + "' already has another index");
+      return Status::failedPrecondition("role '" + std::string(name) +
+                                        "' already has another index");
     }
   }
   ensureRoleSlot(role);
@@ -49,13 +52,13 @@ Status RoleHistory::addRole(RoleIdx role, std::string_view name) {
 }
 
 Status RoleHistory::addAgent(AgentIdx agent, std::string_view id) {
-  if (id.empty()) return Status::error("agent id is empty");
+  if (id.empty()) return Status::invalidArgument("agent id is empty");
   if (boundAgent(agent)) {
-    return Status::error("agent index " + std::to_string(agent) + " is already '" +
-                         agentIds_[agent] + "'");
+    return Status::failedPrecondition("agent index " + std::to_string(agent) + " is already '" +
+                                      agentIds_[agent] + "'");
   }
   if (agentByName_.find(id) != agentByName_.end()) {
-    return Status::error("agent '" + std::string(id) + "' already has another index");
+    return Status::failedPrecondition("agent '" + std::string(id) + "' already has another index");
   }
   if (nodes_.size() <= agent) {
     bound_.resize(static_cast<size_t>(agent) + 1);
@@ -86,7 +89,8 @@ Status RoleHistory::addAgent(AgentIdx agent, std::string_view id) {
 }
 
 Status RoleHistory::removeAgent(AgentIdx agent, TimeNanos now) {
-  if (!boundAgent(agent)) return Status::error("unknown agent index " + std::to_string(agent));
+  if (!boundAgent(agent))
+    return Status::failedPrecondition("unknown agent index " + std::to_string(agent));
   Node& node = nodes_[agent];
   std::vector<DormantRecord> records;
   for (const auto& [role, e] : node.entries) {
@@ -115,14 +119,16 @@ Status RoleHistory::removeAgent(AgentIdx agent, TimeNanos now) {
 // ---- Entries -----------------------------------------------------------------------------
 
 Status RoleHistory::checkIds(RoleIdx role, AgentIdx agent) const {
-  if (!knownRole(role)) return Status::error("unknown role index " + std::to_string(role));
-  if (!boundAgent(agent)) return Status::error("unknown agent index " + std::to_string(agent));
+  if (!knownRole(role))
+    return Status::failedPrecondition("unknown role index " + std::to_string(role));
+  if (!boundAgent(agent))
+    return Status::failedPrecondition("unknown agent index " + std::to_string(agent));
   return Status();
 }
 
 Status RoleHistory::missing(RoleIdx role, AgentIdx agent, const char* what) const {
-  return Status::error(std::string("role '") + roles_[role].name + "' has no " + what +
-                       " on agent '" + agentIds_[agent] + "'");
+  return Status::failedPrecondition(std::string("role '") + roles_[role].name + "' has no " + what +
+                                    " on agent '" + agentIds_[agent] + "'");
 }
 
 EntryIdx RoleHistory::find(RoleIdx role, AgentIdx agent) const {
@@ -157,8 +163,7 @@ void RoleHistory::destroy(EntryIdx e) {
   auto& entries = nodes_[x.agent].entries;
   auto it = std::find_if(entries.begin(), entries.end(),
                          [&](const auto& pair) { return pair.second == e; });
-  DCHECK(it != entries.end());
-  entries.erase(it);
+  if (HARVEST_INVARIANT(it != entries.end(), "an entry is listed on its agent")) entries.erase(it);
   x = HistoryEntry{};
   free_.push_back(e);
 }

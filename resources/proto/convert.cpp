@@ -30,10 +30,11 @@ Result<PoolId> poolOf(const v1::Resource& proto, const std::string& what) {
   }
   if (stack.empty()) return kUnreservedPool;
   for (const Reservation& r : stack) {
-    if (r.role.empty()) return Result<PoolId>::error("reservation without a role in " + what);
+    if (r.role.empty())
+      return Result<PoolId>::invalidArgument("reservation without a role in " + what);
   }
   Result<PoolId> pool = pools::intern(stack);
-  if (!pool.ok()) return Result<PoolId>::error(pool.message() + " in " + what);
+  if (!pool.ok()) return Result<PoolId>::invalidArgument(pool.message() + " in " + what);
   return pool;
 }
 
@@ -42,9 +43,9 @@ Result<PoolId> poolOf(const v1::Resource& proto, const std::string& what) {
 Result<Resources> fromProto(const v1::Resource& proto) {
   const std::string what = "resource '" + proto.name() + "'";
   ResourceKey key;
-  if (proto.name().empty()) return Result<Resources>::error("resource without a name");
+  if (proto.name().empty()) return Result<Resources>::invalidArgument("resource without a name");
   if (!kinds::intern(proto.name(), &key.kind)) {
-    return Result<Resources>::error("too many resource names at " + what);
+    return Result<Resources>::invalidArgument("too many resource names at " + what);
   }
   Result<PoolId> pool = poolOf(proto, what);
   if (!pool.ok()) return pool.status();
@@ -60,14 +61,16 @@ Result<Resources> fromProto(const v1::Resource& proto) {
   Resources out;
   switch (proto.type()) {
     case v1::Value::SCALAR: {
-      if (!proto.has_scalar()) return Result<Resources>::error("scalar value missing in " + what);
+      if (!proto.has_scalar())
+        return Result<Resources>::invalidArgument("scalar value missing in " + what);
       Result<Scalar> amount = checkedAmount(proto.scalar().value(), what);
       if (!amount.ok()) return amount.status();
       out.addScalar(key, *amount);
       break;
     }
     case v1::Value::RANGES: {
-      if (!proto.has_ranges()) return Result<Resources>::error("ranges value missing in " + what);
+      if (!proto.has_ranges())
+        return Result<Resources>::invalidArgument("ranges value missing in " + what);
       RangeSet ranges;
       for (const v1::Value::Range& range : proto.ranges().range()) {
         if (Status added = addCheckedInterval(ranges, range.begin(), range.end(), what);
@@ -79,13 +82,14 @@ Result<Resources> fromProto(const v1::Resource& proto) {
       break;
     }
     case v1::Value::SET: {
-      if (!proto.has_set()) return Result<Resources>::error("set value missing in " + what);
+      if (!proto.has_set())
+        return Result<Resources>::invalidArgument("set value missing in " + what);
       std::vector<std::string> items(proto.set().item().begin(), proto.set().item().end());
       out.addSet(key, std::move(items));
       break;
     }
     default:
-      return Result<Resources>::error("unsupported value type in " + what);
+      return Result<Resources>::invalidArgument("unsupported value type in " + what);
   }
   return out;
 }

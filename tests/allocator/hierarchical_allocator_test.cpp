@@ -415,6 +415,32 @@ TEST_F(AllocatorTest, ErrorsLeaveStateUnchanged) {
   expectOffer(cycle(), "f", "role", "agent", "cpus:2;mem:1024");
 }
 
+TEST_F(AllocatorTest, RefusalsCarryTheCodeOfWhatIsWrong) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:2;mem:1024");
+  // Well-formed requests that the allocator's state refuses.
+  EXPECT_EQ(allocator_->removeAgent("nope").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(allocator_->recoverResources("nope", "agent", "role", R("cpus:1"), std::nullopt).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(allocator_->addFramework("f", framework({"role"}), {}, true, {}).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(allocator_->recoverResources("f", "agent", "role", R("cpus:1"), std::nullopt).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(allocator_->updateAvailable("agent", {{R("cpus:8"), R("cpus(r1):8")}}).code(),
+            StatusCode::kFailedPrecondition);
+  // Malformed requests, refused whatever the state.
+  EXPECT_EQ(allocator_->addFramework("", framework({"role"}), {}, true, {}).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(allocator_->addFramework("bad", framework({"a//b"}), {}, true, {}).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(allocator_
+                ->updateAvailable("agent",
+                                  {{R("cpus:1"), R("cpus:1").lentAs(Revocability::kThrottleable)}})
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST_F(AllocatorTest, AgentUsedResourcesAreNotOfferedAgain) {
   initialize();
   addFramework("f", {"role"});

@@ -67,6 +67,7 @@ TEST(RevocableLedgerTest, GrantsReduceAvailableAndReleaseNewestFirst) {
   EXPECT_EQ(ledger.grants()[1].resources, idle("mem:512"));
   EXPECT_EQ(ledger.release(1, 7, idle("cpus:5")).message(), "revocable cpus{REV}:5 not held");
   EXPECT_EQ(ledger.release(2, 7, idle("cpus:1")).message(), "revocable cpus{REV}:1 not held");
+  EXPECT_EQ(ledger.release(2, 7, idle("cpus:1")).code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(ledger.allocated(), idle("cpus:2;mem:512"));
 }
 

@@ -311,6 +311,16 @@ TEST_F(CorruptFileTest, EmptyFile) {
   expectUntouched();
 }
 
+TEST_F(CorruptFileTest, DamagedBytesAreCorruption) {
+  const std::string bytes = savedBytes();
+  EXPECT_EQ(decodeHistory("").code(), StatusCode::kCorruption);
+  EXPECT_EQ(decodeHistory(bytes.substr(0, bytes.size() / 2)).code(), StatusCode::kCorruption);
+  v1::RoleHistoryFile file = parse(bytes);
+  file.mutable_footer()->set_body_crc32(file.footer().body_crc32() ^ 1);
+  EXPECT_EQ(decodeHistory(file.SerializeAsString()).code(), StatusCode::kCorruption);
+  EXPECT_TRUE(decodeHistory(bytes).ok());
+}
+
 TEST_F(CorruptFileTest, TruncatedAtEveryOffset) {
   const std::string bytes = savedBytes();
   ASSERT_GT(bytes.size(), 40u);

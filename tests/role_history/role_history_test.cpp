@@ -360,11 +360,12 @@ TEST_F(RoleHistoryTest, MetricsCounters) {
 
 TEST_F(RoleHistoryTest, RolesAddedLaterGetHistoryToo) {
   EXPECT_EQ(history.onStarted(7, 0, 0).message(), "unknown role index 7");
+  EXPECT_EQ(history.onStarted(7, 0, 0).code(), StatusCode::kFailedPrecondition);
   ASSERT_TRUE(history.addRole(7, "batch/nightly").ok());
   EXPECT_TRUE(history.addRole(7, "batch/nightly").ok());  // Idempotent.
-  EXPECT_FALSE(history.addRole(7, "other").ok());
-  EXPECT_FALSE(history.addRole(8, "web").ok());
-  EXPECT_FALSE(history.addRole(9, "").ok());
+  EXPECT_EQ(history.addRole(7, "other").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(history.addRole(8, "web").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(history.addRole(9, "").code(), StatusCode::kInvalidArgument);
   runAndRelease(7, 4, 0, 1);
   EXPECT_EQ(history.preferredAgent(7), 4u);
   EXPECT_EQ(history.roleName(7), "batch/nightly");
@@ -373,6 +374,7 @@ TEST_F(RoleHistoryTest, RolesAddedLaterGetHistoryToo) {
 TEST_F(RoleHistoryTest, InvalidTransitionsAreRefusedAndChangeNothing) {
   EXPECT_EQ(history.onReleased(kWeb, 0, 1).message(),
             "role 'web' has no allocation to release on agent 'agent-0'");
+  EXPECT_EQ(history.onReleased(kWeb, 0, 1).code(), StatusCode::kFailedPrecondition);
   EXPECT_FALSE(history.onOfferAnswered(kWeb, 0, true, 1).ok());
   EXPECT_FALSE(history.onRunning(kWeb, 0).ok());
   EXPECT_FALSE(history.onReleasing(kWeb, 0).ok());
