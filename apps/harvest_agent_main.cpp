@@ -25,6 +25,7 @@
 
 #include "agent/process/agent_process.h"
 #include "apps/flags.h"
+#include "common/host_port.h"
 #include "ha/leading_master.h"
 #include "ha/zookeeper_url.h"
 #include "resources/parse.h"
@@ -75,31 +76,6 @@ harvest::Result<harvest::http::Credential> loadCredential(const std::string& pat
   return R::error("the file holds no credential");
 }
 
-// "host:port" or "[ipv6]:port".
-bool parseMaster(const std::string& text, std::string* host, uint16_t* port) {
-  std::string hostPart, portPart;
-  if (!text.empty() && text[0] == '[') {
-    const size_t close = text.find("]:");
-    if (close == std::string::npos) return false;
-    hostPart = text.substr(1, close - 1);
-    portPart = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string::npos) return false;
-    hostPart = text.substr(0, colon);
-    portPart = text.substr(colon + 1);
-  }
-  if (hostPart.empty() || portPart.empty() || portPart.size() > 5 ||
-      portPart.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  const long value = std::strtol(portPart.c_str(), nullptr, 10);
-  if (value < 1 || value > 65535) return false;
-  *host = hostPart;
-  *port = static_cast<uint16_t>(value);
-  return true;
-}
-
 int run(const harvest::apps::Flags& flags) {
   harvest::agent::AgentProcessOptions options;
   if (FLAGS_id.empty()) return flags.fail("--id is required (see --help)");
@@ -131,9 +107,15 @@ int run(const harvest::apps::Flags& flags) {
       if (auto leader = follower->address()) address = {leader->host, leader->port};
       return address;
     };
-  } else if (!parseMaster(FLAGS_master, &options.masterHost, &options.masterPort)) {
-    return flags.bad("master", FLAGS_master,
-                     "expected HOST:PORT with a port in 1-65535, or zk://HOST:PORT/PATH");
+  } else {
+    harvest::Result<harvest::HostPort> master = harvest::parseHostPort(FLAGS_master);
+    if (!master.ok() || master->port == 0) {
+      return flags.bad("master", FLAGS_master,
+                       (master.ok() ? "port 0" : master.message()) +
+                           "; expected HOST:PORT with a port in 1-65535, or zk://HOST:PORT/PATH");
+    }
+    options.masterHost = std::move(master->host);
+    options.masterPort = master->port;
   }
   if (!FLAGS_estimate.empty()) {
     harvest::Result<harvest::Resources> estimate = harvest::parseResources(FLAGS_estimate);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "apps/flags.h"
+#include "common/host_port.h"
 #include "common/results.h"
 #include "ha/zookeeper_url.h"
 #include "master/ha/elected_master.h"
@@ -151,16 +152,10 @@ int run(const harvest::apps::Flags& flags) {
     if (int rc = flags.rejectInMode(kScenarioOnly, "--listen mode")) return rc;
     harvest::master::NetworkOptions network;
     const std::string& listen = FLAGS_listen;
-    const size_t colon = listen.rfind(':');
-    char* end = nullptr;
-    const unsigned long port =
-        colon == std::string::npos ? 0 : std::strtoul(listen.c_str() + colon + 1, &end, 10);
-    if (colon == std::string::npos || colon == 0 || end == nullptr || *end != '\0' ||
-        port > 65535) {
-      return flags.bad("listen", listen, "expected HOST:PORT");
-    }
-    network.address = listen.substr(0, colon);
-    network.port = static_cast<uint16_t>(port);
+    harvest::Result<harvest::HostPort> address = harvest::parseHostPort(listen);
+    if (!address.ok()) return flags.bad("listen", listen, address.message());
+    network.address = std::move(address->host);
+    network.port = address->port;
     network.credentialsPath = harvest::apps::stripFileUrl(FLAGS_credentials);
     network.aclsPath = harvest::apps::stripFileUrl(FLAGS_acls);
     network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);

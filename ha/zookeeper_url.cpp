@@ -1,6 +1,8 @@
 #include "ha/zookeeper_url.h"
 
-#include <charconv>
+#include <utility>
+
+#include "common/host_port.h"
 
 namespace harvest::ha {
 namespace {
@@ -8,29 +10,19 @@ namespace {
 constexpr std::string_view kScheme = "zk://";
 
 Result<ZooKeeperServer> parseServer(std::string_view text, std::string_view url) {
-  const auto colon = text.rfind(':');
   if (text.empty()) {
     return Result<ZooKeeperServer>::error("empty server in ZooKeeper URL '" + std::string(url) +
                                           "' (two commas in a row?)");
   }
-  if (colon == std::string_view::npos) {
-    return Result<ZooKeeperServer>::error("server '" + std::string(text) + "' in ZooKeeper URL '" +
-                                          std::string(url) + "' has no port (host:port)");
+  Result<HostPort> server = parseHostPort(text);
+  if (server.ok() && server->port == 0) {
+    server = Result<HostPort>::error("'" + std::string(text) + "' has port 0");
   }
-  ZooKeeperServer server;
-  server.host = std::string(text.substr(0, colon));
-  const auto portText = text.substr(colon + 1);
-  unsigned port = 0;
-  const auto [end, error] =
-      std::from_chars(portText.data(), portText.data() + portText.size(), port);
-  if (server.host.empty() || error != std::errc() || end != portText.data() + portText.size() ||
-      port == 0 || port > 65535) {
-    return Result<ZooKeeperServer>::error("server '" + std::string(text) + "' in ZooKeeper URL '" +
-                                          std::string(url) +
-                                          "' is not host:port with a port in 1..65535");
+  if (!server.ok()) {
+    return Result<ZooKeeperServer>::error("server in ZooKeeper URL '" + std::string(url) + "': " +
+                                          server.message() + " (a port in 1..65535 is needed)");
   }
-  server.port = static_cast<uint16_t>(port);
-  return server;
+  return ZooKeeperServer{std::move(server->host), server->port};
 }
 
 Status checkPath(std::string_view path, std::string_view url) {
@@ -88,7 +80,7 @@ std::string ZooKeeperUrl::connectString() const {
   std::string joined;
   for (const auto& server : servers) {
     if (!joined.empty()) joined += ',';
-    joined += server.host + ":" + std::to_string(server.port);
+    joined += formatHostPort(server.host, server.port);
   }
   return joined;
 }

@@ -17,6 +17,8 @@
 #include <mutex>
 #include <utility>
 
+#include "common/host_port.h"
+
 namespace harvest::http {
 namespace {
 
@@ -239,10 +241,9 @@ std::string Connection::requestHead(std::string_view method, std::string_view ta
   bool hasHost = std::any_of(headers.begin(), headers.end(),
                              [](const auto& field) { return toLower(field.first) == "host"; });
   if (!hasHost) {
-    bool ipv6 = host_.find(':') != std::string::npos;
     out.append("Host: ");
-    out.append(ipv6 ? "[" + host_ + "]" : host_);
-    out.append(":" + std::to_string(port_) + "\r\n");
+    out.append(formatHostPort(host_, port_));
+    out.append("\r\n");
   }
   for (const auto& [name, value] : headers) {
     out.append(name);

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "common/base64.h"
-#include "common/utf8.h"
+#include "common/json_reader.h"
 #include "wire/json_text.h"
 
 namespace harvest::wire {
@@ -21,11 +21,12 @@ using google::protobuf::EnumValueDescriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
-using namespace text;  // NOLINT: the small helpers read better unqualified here.
+using text::base64Decode;
 
 // Reads a request body into a message in one pass: RFC 8259 syntax, checked as Mesos's parser
 // checks it, and protobuf's JSON mapping for the values, applied through reflection as each
-// member is read (no second parser, no rewritten copy of the text).
+// member is read (no second parser, no rewritten copy of the text). The syntax, strings and
+// numbers are common/json_reader.h's; what follows is the mapping.
 //  - unquoted names, single quotes and trailing commas are refused (protobuf's own parser takes
 //    them; Mesos's does not).
 //  - a member whose value is null is absent, whatever the field's kind.
@@ -40,58 +41,49 @@ using namespace text;  // NOLINT: the small helpers read better unqualified here
 //    an integral value in exponent form (1e3) is taken, a fraction or an out-of-range value is
 //    not. Floating-point fields also take "NaN", "Infinity" and "-Infinity".
 //  - bytes are base64, decoded leniently (see base64Decode).
-class JsonReader {
+class CallReader {
  public:
-  explicit JsonReader(std::string_view text) : text_(text) {}
+  explicit CallReader(std::string_view text) : json_(text, kMaxJsonDepth) {}
 
   Status run(Message* root) {
-    skipSpace();
-    if (atEnd()) return Status::error("empty body; expected a JSON object");
-    if (text_[pos_] != '{') {
-      fail("expected a JSON object");
+    json_.skipSpace();
+    if (json_.atEnd()) return Status::error("empty body; expected a JSON object");
+    if (json_.peek() != '{') {
+      json_.fail("expected a JSON object");
       return error();
     }
     if (!object(root, root->GetDescriptor(), 1)) return error();
-    skipSpace();
-    if (!atEnd()) {
-      fail("unexpected text after the JSON object");
+    json_.skipSpace();
+    if (!json_.atEnd()) {
+      json_.fail("unexpected text after the JSON object");
       return error();
     }
     return Status();
   }
 
  private:
-  bool atEnd() const { return pos_ >= text_.size(); }
-  char peek() const { return atEnd() ? '\0' : text_[pos_]; }
-  void skipSpace() {
-    while (!atEnd() && isSpace(text_[pos_])) ++pos_;
-  }
-  bool consume(char c) {
-    if (atEnd() || text_[pos_] != c) return false;
-    ++pos_;
-    return true;
-  }
+  using Next = JsonReader::Next;
 
-  // Records the first problem; returns false so callers can `return fail(...)`.
-  bool fail(std::string what) {
-    if (error_.empty()) error_ = "malformed JSON at offset " + std::to_string(pos_) + ": " + what;
-    return false;
-  }
+  bool fail(std::string what) { return json_.fail(std::move(what)); }
   // A well-formed value that does not fit the field it is given for.
   bool mismatch(const FieldDescriptor* field, const std::string& what) {
-    if (error_.empty()) {
-      error_ = "JSON is not a " + root_ + ": field '" + field->name() + "' " + what + " (offset " +
-               std::to_string(valueStart_) + ")";
+    if (schemaError_.empty()) {
+      schemaError_ = "JSON is not a " + root_ + ": field '" + field->name() + "' " + what +
+                     " (offset " + std::to_string(valueStart_) + ")";
     }
     return false;
   }
-  Status error() const { return Status::error(error_); }
+  // Only one of the two is ever set: reading stops at the first problem.
+  Status error() const {
+    if (!schemaError_.empty()) return Status::error(schemaError_);
+    return Status::error("malformed JSON at offset " + std::to_string(json_.errorOffset()) + ": " +
+                         json_.error());
+  }
 
   // Protobuf's JSON mapping takes the .proto name or the lowerCamel JSON name. One scan of the
   // message's few fields: FindFieldByName goes through the pool's symbol table (builds a key,
   // hashes it), which was ~3% of the master's CPU per call.
   static const FieldDescriptor* findField(const Descriptor* type, const std::string& name) {
-    if (type == nullptr) return nullptr;
     const FieldDescriptor* byJsonName = nullptr;
     for (int i = 0; i < type->field_count(); ++i) {
       const FieldDescriptor* field = type->field(i);
@@ -101,24 +93,18 @@ class JsonReader {
     return byJsonName;
   }
 
-  // An object into `message` of `type`; both null for an object inside an unknown member,
-  // which is only checked.
+  // An object into `message` of `type`.
   bool object(Message* message, const Descriptor* type, int depth) {
-    if (depth > kMaxJsonDepth) return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
-    if (root_.empty() && type != nullptr) root_ = type->name();
-    ++pos_;  // '{'
-    skipSpace();
-    if (consume('}')) return true;
+    if (root_.empty()) root_ = type->name();
+    Next next = json_.openObject(depth);
     // Objects are small: a linear search beats a set and allocates nothing.
     boost::container::small_vector<const FieldDescriptor*, 16> fields;  // Both spellings: one.
     boost::container::small_vector<std::string, 4> unknownNames;        // Decoded.
     std::string key;
-    while (true) {
-      skipSpace();
-      if (atEnd() || text_[pos_] != '"') return fail("expected a member name in double quotes");
-      const size_t keyStart = pos_;
+    while (next == Next::kItem) {
+      const size_t keyStart = json_.offset();
       key.clear();
-      if (!string(&key)) return false;
+      if (!json_.memberName(&key)) return false;
       const FieldDescriptor* field = findField(type, key);
       bool duplicate = false;
       if (field != nullptr) {
@@ -128,89 +114,60 @@ class JsonReader {
         duplicate = std::find(unknownNames.begin(), unknownNames.end(), key) != unknownNames.end();
         unknownNames.push_back(key);
       }
-      if (duplicate) {
-        pos_ = keyStart;
-        return fail("duplicate member " + quoted(key));
-      }
-      skipSpace();
-      if (!consume(':')) return fail("expected ':' after member name");
-      skipSpace();
-      if (peek() == 'n') {
-        if (!literal("null")) return false;  // Absent: the member is left out.
+      if (duplicate) return json_.failAt(keyStart, "duplicate member " + quotedForError(key));
+      if (json_.peek() == 'n') {
+        if (!json_.literal("null")) return false;  // Absent: the member is left out.
       } else if (field == nullptr) {
-        if (!skipValue(depth)) return false;
+        if (!json_.skipValue(depth)) return false;
       } else if (!member(message, field, depth)) {
         return false;
       }
-      skipSpace();
-      if (consume(',')) continue;
-      if (consume('}')) return true;
-      return fail("expected ',' or '}'");
+      next = json_.afterMember();
     }
+    return next == Next::kEnd;
   }
 
   bool member(Message* message, const FieldDescriptor* field, int depth) {
-    valueStart_ = pos_;
+    valueStart_ = json_.offset();
     if (field->is_map()) return mapValue(message, field, depth);
     if (!field->is_repeated()) return singular(message, field, depth);
-    if (peek() != '[') {
-      if (!skipValue(depth)) return false;
+    if (json_.peek() != '[') {
+      if (!json_.skipValue(depth)) return false;
       return mismatch(field, "expects a list");
     }
-    if (depth + 1 > kMaxJsonDepth) {
-      return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
-    }
-    ++pos_;  // '['
-    skipSpace();
-    if (consume(']')) return true;
-    while (true) {
-      skipSpace();
-      if (peek() == 'n') return fail("null in the list of field '" + field->name() + "'");
+    Next next = json_.openArray(depth + 1);
+    while (next == Next::kItem) {
+      if (json_.peek() == 'n') return fail("null in the list of field '" + field->name() + "'");
       if (!singular(message, field, depth + 1)) return false;
-      skipSpace();
-      if (consume(',')) continue;
-      if (consume(']')) return true;
-      return fail("expected ',' or ']'");
+      next = json_.afterElement();
     }
+    return next == Next::kEnd;
   }
 
   // A map is a JSON object whose member names are the keys.
   bool mapValue(Message* message, const FieldDescriptor* field, int depth) {
-    if (peek() != '{') return wrongKind(field, depth, "expects an object");
-    if (depth + 1 > kMaxJsonDepth) {
-      return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
-    }
+    if (json_.peek() != '{') return wrongKind(field, depth, "expects an object");
     const FieldDescriptor* keyField = field->message_type()->map_key();
     const FieldDescriptor* valueField = field->message_type()->map_value();
-    ++pos_;  // '{'
-    skipSpace();
-    if (consume('}')) return true;
+    Next next = json_.openObject(depth + 1);
     boost::container::small_vector<std::string, 8> keys;
     std::string key;
-    while (true) {
-      skipSpace();
-      if (atEnd() || text_[pos_] != '"') return fail("expected a member name in double quotes");
-      const size_t keyStart = pos_;
+    while (next == Next::kItem) {
+      const size_t keyStart = json_.offset();
       key.clear();
-      if (!string(&key)) return false;
+      if (!json_.memberName(&key)) return false;
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
-        pos_ = keyStart;
-        return fail("duplicate member " + quoted(key));
+        return json_.failAt(keyStart, "duplicate member " + quotedForError(key));
       }
       keys.push_back(key);
-      skipSpace();
-      if (!consume(':')) return fail("expected ':' after member name");
-      skipSpace();
-      if (peek() == 'n') return fail("null in the map of field '" + field->name() + "'");
+      if (json_.peek() == 'n') return fail("null in the map of field '" + field->name() + "'");
       Message* entry = message->GetReflection()->AddMessage(message, field);
       valueStart_ = keyStart;
       if (!mapKey(entry, keyField, key)) return false;
       if (!singular(entry, valueField, depth + 1)) return false;
-      skipSpace();
-      if (consume(',')) continue;
-      if (consume('}')) return true;
-      return fail("expected ',' or '}'");
+      next = json_.afterMember();
     }
+    return next == Next::kEnd;
   }
 
   bool mapKey(Message* entry, const FieldDescriptor* keyField, const std::string& key) {
@@ -226,9 +183,10 @@ class JsonReader {
       case FieldDescriptor::CPPTYPE_INT32:
       case FieldDescriptor::CPPTYPE_INT64: {
         const bool wide = keyField->cpp_type() == FieldDescriptor::CPPTYPE_INT64;
-        const std::optional<int64_t> v = isNumber(key) ? integral(key, wide ? INT64_MIN : INT32_MIN,
-                                                                  wide ? INT64_MAX : INT32_MAX)
-                                                       : std::nullopt;
+        const std::optional<int64_t> v =
+            JsonReader::isNumber(key)
+                ? integral(key, wide ? INT64_MIN : INT32_MIN, wide ? INT64_MAX : INT32_MAX)
+                : std::nullopt;
         if (!v) return notInRange(keyField, key);
         wide ? reflection->SetInt64(entry, keyField, *v)
              : reflection->SetInt32(entry, keyField, static_cast<int32_t>(*v));
@@ -237,7 +195,8 @@ class JsonReader {
       default: {
         const bool wide = keyField->cpp_type() == FieldDescriptor::CPPTYPE_UINT64;
         const std::optional<uint64_t> v =
-            isNumber(key) ? unsignedIntegral(key, wide ? UINT64_MAX : UINT32_MAX) : std::nullopt;
+            JsonReader::isNumber(key) ? unsignedIntegral(key, wide ? UINT64_MAX : UINT32_MAX)
+                                      : std::nullopt;
         if (!v) return notInRange(keyField, key);
         wide ? reflection->SetUInt64(entry, keyField, *v)
              : reflection->SetUInt32(entry, keyField, static_cast<uint32_t>(*v));
@@ -248,10 +207,10 @@ class JsonReader {
 
   // One value of `field` (an element when the field is repeated), set on or added to `message`.
   bool singular(Message* message, const FieldDescriptor* field, int depth) {
-    valueStart_ = pos_;
+    valueStart_ = json_.offset();
     const Reflection* reflection = message->GetReflection();
     const bool add = field->is_repeated();
-    const char c = peek();
+    const char c = json_.peek();
     switch (field->cpp_type()) {
       case FieldDescriptor::CPPTYPE_MESSAGE: {
         if (c != '{') return wrongKind(field, depth, "expects an object");
@@ -261,14 +220,14 @@ class JsonReader {
       }
       case FieldDescriptor::CPPTYPE_STRING: {
         if (c != '"') return wrongKind(field, depth, "expects a string");
-        const size_t start = pos_;
+        const size_t start = json_.offset();
         std::string value;
-        if (!string(&value)) return false;
+        if (!json_.string(&value)) return false;
         if (field->type() == FieldDescriptor::TYPE_BYTES) {
           std::optional<std::string> raw = base64Decode(value);
           if (!raw) {
-            pos_ = start;
-            return fail("field '" + field->name() + "' is not base64: " + quoted(value));
+            return json_.failAt(
+                start, "field '" + field->name() + "' is not base64: " + quotedForError(value));
           }
           value = std::move(*raw);
         }
@@ -279,7 +238,7 @@ class JsonReader {
       case FieldDescriptor::CPPTYPE_BOOL: {
         if (c != 't' && c != 'f') return wrongKind(field, depth, "expects true or false");
         const bool value = c == 't';
-        if (!literal(value ? "true" : "false")) return false;
+        if (!json_.literal(value ? "true" : "false")) return false;
         add ? reflection->AddBool(message, field, value)
             : reflection->SetBool(message, field, value);
         return true;
@@ -296,22 +255,22 @@ class JsonReader {
 
   // Checks the value's syntax first, so a malformed one is reported as such.
   bool wrongKind(const FieldDescriptor* field, int depth, const std::string& what) {
-    if (!skipValue(depth)) return false;
+    if (!json_.skipValue(depth)) return false;
     return mismatch(field, what);
   }
 
   bool enumValue(Message* message, const FieldDescriptor* field, int depth) {
     const Reflection* reflection = message->GetReflection();
     const EnumValueDescriptor* value = nullptr;
-    if (peek() == '"') {
+    if (json_.peek() == '"') {
       std::string name;
-      if (!string(&name)) return false;
+      if (!json_.string(&name)) return false;
       value = field->enum_type()->FindValueByName(name);
-    } else if (peek() == '-' || isDigit(peek())) {
+    } else if (json_.peek() == '-' || JsonReader::isDigit(json_.peek())) {
       std::string_view token;
-      if (!numberToken(&token)) return false;
+      if (!json_.number(&token)) return false;
       std::optional<int64_t> number = integral(token, INT32_MIN, INT32_MAX);
-      if (!number) return mismatch(field, "holds " + quoted(token) + ", not an enum value");
+      if (!number) return mismatch(field, "holds " + quotedForError(token) + ", not an enum value");
       value = field->enum_type()->FindValueByNumber(static_cast<int>(*number));
     } else {
       return wrongKind(field, depth, "expects an enum name");
@@ -361,7 +320,7 @@ class JsonReader {
   bool floating(Message* message, const FieldDescriptor* field, int depth) {
     std::string_view token;
     std::string quotedText;
-    const bool wasString = peek() == '"';
+    const bool wasString = json_.peek() == '"';
     if (!numberOrString(field, depth, &token, &quotedText)) return false;
     double value = 0;
     if (wasString && token == "NaN") {
@@ -390,7 +349,7 @@ class JsonReader {
   }
 
   bool notInRange(const FieldDescriptor* field, std::string_view token) {
-    return mismatch(field, "cannot hold " + quoted(token));
+    return mismatch(field, "cannot hold " + quotedForError(token));
   }
 
   // A number token, or a string: its content goes to `*token` (decoded into `*storage` when
@@ -398,31 +357,18 @@ class JsonReader {
   // floating() also takes the names of the special values.
   bool numberOrString(const FieldDescriptor* field, int depth, std::string_view* token,
                       std::string* storage) {
-    const char c = peek();
+    const char c = json_.peek();
     if (c == '"') {
-      if (!string(storage)) return false;
+      if (!json_.string(storage)) return false;
       *token = *storage;
       const bool special = *token == "NaN" || *token == "Infinity" || *token == "-Infinity";
       const bool floatingField = field->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT ||
                                  field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE;
-      if ((special && floatingField) || isNumber(*token)) return true;
-      return mismatch(field, "holds " + quoted(*token) + ", not a number");
+      if ((special && floatingField) || JsonReader::isNumber(*token)) return true;
+      return mismatch(field, "holds " + quotedForError(*token) + ", not a number");
     }
-    if (c == '-' || isDigit(c)) return numberToken(token);
+    if (c == '-' || JsonReader::isDigit(c)) return json_.number(token);
     return wrongKind(field, depth, "expects a number");
-  }
-
-  bool numberToken(std::string_view* token) {
-    const size_t start = pos_;
-    if (!number()) return false;
-    *token = text_.substr(start, pos_ - start);
-    return true;
-  }
-
-  // True when `s` is exactly one JSON number.
-  static bool isNumber(std::string_view s) {
-    JsonReader reader(s);
-    return reader.number() && reader.atEnd();
   }
 
   // The integer a number token denotes, if it is one within [min, max]: digits only, or an
@@ -473,185 +419,16 @@ class JsonReader {
     return value;
   }
 
-  // Any value, checked but not kept: what an unknown member holds.
-  bool skipValue(int depth) {
-    skipSpace();
-    if (atEnd()) return fail("unexpected end; expected a value");
-    const char c = text_[pos_];
-    switch (c) {
-      case '{':
-        return object(nullptr, nullptr, depth + 1);
-      case '[':
-        return skipArray(depth + 1);
-      case '"':
-        return string(nullptr);
-      case 't':
-        return literal("true");
-      case 'f':
-        return literal("false");
-      case 'n':
-        return literal("null");
-      default:
-        if (c == '-' || isDigit(c)) return number();
-        return fail("unexpected character " + quoted(text_.substr(pos_, 1)));
-    }
-  }
-
-  bool skipArray(int depth) {
-    if (depth > kMaxJsonDepth) return fail("nested deeper than " + std::to_string(kMaxJsonDepth));
-    ++pos_;  // '['
-    skipSpace();
-    if (consume(']')) return true;
-    while (true) {
-      if (!skipValue(depth)) return false;
-      skipSpace();
-      if (consume(',')) continue;
-      if (consume(']')) return true;
-      return fail("expected ',' or ']'");
-    }
-  }
-
-  // ASCII that stands for itself inside a JSON string.
-  static bool isPlainAscii(unsigned char c) {
-    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-  }
-
-  // A string token; its decoded UTF-8 goes to `decoded` when that is not null.
-  bool string(std::string* decoded) {
-    ++pos_;  // '"'
-    while (true) {
-      if (atEnd()) return fail("unterminated string");
-      const unsigned char c = static_cast<unsigned char>(text_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return true;
-      }
-      // Plain ASCII runs (ids, names: nearly everything) are appended whole, which allocates
-      // once for the string instead of once per doubling, and skips the UTF-8 decoding.
-      size_t run = pos_;
-      while (run < text_.size() && isPlainAscii(static_cast<unsigned char>(text_[run]))) ++run;
-      if (run > pos_) {
-        if (decoded != nullptr) decoded->append(text_.substr(pos_, run - pos_));
-        pos_ = run;
-        continue;
-      }
-      if (c < 0x20) return fail("control character in a string");
-      if (c == '\\') {
-        if (!escape(decoded)) return false;
-        continue;
-      }
-      const size_t length = utf8Length(text_.substr(pos_));
-      if (length == 0) return fail("invalid UTF-8 in a string");
-      if (decoded != nullptr) decoded->append(text_.substr(pos_, length));
-      pos_ += length;
-    }
-  }
-
-  bool escape(std::string* decoded) {
-    ++pos_;  // '\'
-    if (atEnd()) return fail("unterminated string");
-    const char e = text_[pos_++];
-    char plain = 0;
-    switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-        plain = e;
-        break;
-      case 'b':
-        plain = '\b';
-        break;
-      case 'f':
-        plain = '\f';
-        break;
-      case 'n':
-        plain = '\n';
-        break;
-      case 'r':
-        plain = '\r';
-        break;
-      case 't':
-        plain = '\t';
-        break;
-      case 'u': {
-        uint32_t cp = 0;
-        if (!hex4(&cp)) return false;
-        if (cp >= 0xDC00 && cp <= 0xDFFF) return fail("unpaired UTF-16 surrogate");
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          uint32_t low = 0;
-          if (!consume('\\') || !consume('u')) return fail("unpaired UTF-16 surrogate");
-          if (!hex4(&low)) return false;
-          if (low < 0xDC00 || low > 0xDFFF) return fail("unpaired UTF-16 surrogate");
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-        }
-        if (decoded != nullptr) appendUtf8(cp, decoded);
-        return true;
-      }
-      default:
-        --pos_;
-        return fail("invalid escape in a string");
-    }
-    if (decoded != nullptr) *decoded += plain;
-    return true;
-  }
-
-  bool hex4(uint32_t* out) {
-    if (text_.size() - pos_ < 4) return fail("truncated \\u escape");
-    uint32_t value = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_];
-      uint32_t digit = 0;
-      if (isDigit(h)) {
-        digit = static_cast<uint32_t>(h - '0');
-      } else if (h >= 'a' && h <= 'f') {
-        digit = static_cast<uint32_t>(h - 'a' + 10);
-      } else if (h >= 'A' && h <= 'F') {
-        digit = static_cast<uint32_t>(h - 'A' + 10);
-      } else {
-        return fail("invalid \\u escape");
-      }
-      value = value * 16 + digit;
-      ++pos_;
-    }
-    *out = value;
-    return true;
-  }
-
-  bool number() {
-    consume('-');
-    if (atEnd() || !isDigit(text_[pos_])) return fail("invalid number");
-    if (!consume('0')) {
-      while (!atEnd() && isDigit(text_[pos_])) ++pos_;
-    }
-    if (consume('.')) {
-      if (atEnd() || !isDigit(text_[pos_])) return fail("invalid number: no digit after '.'");
-      while (!atEnd() && isDigit(text_[pos_])) ++pos_;
-    }
-    if (consume('e') || consume('E')) {
-      if (!consume('+')) consume('-');
-      if (atEnd() || !isDigit(text_[pos_])) return fail("invalid number: no exponent digits");
-      while (!atEnd() && isDigit(text_[pos_])) ++pos_;
-    }
-    return true;
-  }
-
-  bool literal(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return fail("invalid literal");
-    pos_ += word.size();
-    return true;
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
+  JsonReader json_;
   std::string root_;       // The root message's name, for schema errors.
   size_t valueStart_ = 0;  // Where the value being read began, for schema errors.
-  std::string error_;
+  std::string schemaError_;
 };
 
 }  // namespace
 
 Status readJsonMessage(std::string_view body, google::protobuf::Message* message) {
-  return JsonReader(body).run(message);
+  return CallReader(body).run(message);
 }
 
 }  // namespace harvest::wire

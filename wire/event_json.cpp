@@ -11,7 +11,6 @@
 
 #include "common/base64.h"
 #include "common/utf8.h"
-#include "wire/json_text.h"
 
 namespace harvest::wire {
 namespace {
@@ -19,7 +18,6 @@ namespace {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
-using namespace text;  // NOLINT: the small helpers read better unqualified here.
 
 // ---- Event JSON ----------------------------------------------------------------------------
 

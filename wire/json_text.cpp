@@ -4,15 +4,6 @@
 
 namespace harvest::wire::text {
 
-// Quotes `text` for an error message, shortened: bodies and headers come from the client.
-std::string quoted(std::string_view text) {
-  constexpr size_t kMax = 80;
-  std::string out = "'";
-  for (char c : text.substr(0, kMax)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (text.size() > kMax) out += "...";
-  return out + "'";
-}
-
 // ---- Base64 ------------------------------------------------------------------------------
 
 // Decodes standard or URL-safe base64, with or without '=' padding. Bits of a last partial

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <vector>
 
+#include "common/json_reader.h"
 #include "wire/call_json.h"
 #include "wire/event_json.h"
-#include "wire/json_text.h"
 #include "wire/utf8_fields.h"
 
 // HTTP status codes of POST /api/v1/scheduler, from Mesos's "Scheduler HTTP API" document
@@ -50,8 +50,6 @@
 namespace harvest::wire {
 namespace {
 
-using text::isSpace;
-using text::quoted;
 using v1::scheduler::Call;
 
 constexpr std::string_view kJsonType = "application/json";
@@ -60,8 +58,8 @@ constexpr std::string_view kProtobufType = "application/x-protobuf";
 // ---- Small text helpers ------------------------------------------------------------------
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+  while (!s.empty() && JsonReader::isSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && JsonReader::isSpace(s.back())) s.remove_suffix(1);
   return s;
 }
 
@@ -109,8 +107,9 @@ std::optional<Refusal> checkCall(const Call& call) {
     // Compared by value as Mesos does: unset and set-to-empty are the same id.
     const std::string& infoId = call.subscribe().framework_info().id().value();
     if (infoId != call.framework_id().value()) {
-      return badRequest("SUBSCRIBE call's 'framework_id' " + quoted(call.framework_id().value()) +
-                        " differs from 'subscribe.framework_info.id' " + quoted(infoId));
+      return badRequest("SUBSCRIBE call's 'framework_id' " +
+                        quotedForError(call.framework_id().value()) +
+                        " differs from 'subscribe.framework_info.id' " + quotedForError(infoId));
     }
     return std::nullopt;
   }
@@ -182,9 +181,10 @@ std::optional<Refusal> checkCall(const Call& call) {
       problem = need(call.has_update_framework(), "update_framework");
       const std::string& infoId = call.update_framework().framework_info().id().value();
       if (!problem && infoId != call.framework_id().value()) {
-        problem = badRequest(
-            "UPDATE_FRAMEWORK call's 'framework_id' " + quoted(call.framework_id().value()) +
-            " differs from 'update_framework.framework_info.id' " + quoted(infoId));
+        problem = badRequest("UPDATE_FRAMEWORK call's 'framework_id' " +
+                             quotedForError(call.framework_id().value()) +
+                             " differs from 'update_framework.framework_info.id' " +
+                             quotedForError(infoId));
       }
       break;
     }
@@ -208,7 +208,7 @@ HttpResult<Format> requestFormat(std::string_view contentType) {
   if (equalsIgnoreCase(type, kJsonType)) return Format::kJson;
   if (equalsIgnoreCase(type, kProtobufType)) return Format::kProtobuf;
   return HttpResult<Format>::error(HttpStatus::kUnsupportedMediaType,
-                                   "Content-Type " + quoted(contentType) +
+                                   "Content-Type " + quotedForError(contentType) +
                                        " is neither application/json nor " +
                                        "application/x-protobuf");
 }
@@ -305,7 +305,7 @@ HttpResult<Format> responseFormat(std::string_view acceptHeader, Format requestF
   const bool protobufOk = protobuf.q > 0;
   if (!jsonOk && !protobufOk) {
     return HttpResult<Format>::error(HttpStatus::kNotAcceptable,
-                                     "Accept " + quoted(acceptHeader) +
+                                     "Accept " + quotedForError(acceptHeader) +
                                          " allows neither application/json nor "
                                          "application/x-protobuf");
   }
@@ -339,14 +339,14 @@ std::string encodeEvent(const v1::scheduler::Event& event, Format format) {
 
 Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
   using Out = Result<std::optional<int64_t>>;
-  const std::string where =
-      "task " + quoted(task.task_id().value()) + ": label '" + std::string(kDurationLabel) + "'";
+  const std::string where = "task " + quotedForError(task.task_id().value()) + ": label '" +
+                            std::string(kDurationLabel) + "'";
   const std::string* text = nullptr;
   for (const v1::Label& label : task.labels().labels()) {
     if (label.key() != kDurationLabel) continue;
     if (text != nullptr && *text != label.value()) {
-      return Out::error(where + " is given twice, as " + quoted(*text) + " and " +
-                        quoted(label.value()));
+      return Out::error(where + " is given twice, as " + quotedForError(*text) + " and " +
+                        quotedForError(label.value()));
     }
     text = &label.value();
   }
@@ -360,9 +360,11 @@ Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
   const auto [stop, ec] = std::from_chars(begin, end, seconds);
   // from_chars also reads "inf" and "nan"; those are not durations either.
   if (text->empty() || ec != std::errc() || stop != end || !std::isfinite(seconds) || seconds < 0) {
-    return Out::error(where + " is " + quoted(*text) + ", not a non-negative number of seconds");
+    return Out::error(where + " is " + quotedForError(*text) +
+                      ", not a non-negative number of seconds");
   }
-  if (seconds > kMaxSeconds) return Out::error(where + " is " + quoted(*text) + ", too large");
+  if (seconds > kMaxSeconds)
+    return Out::error(where + " is " + quotedForError(*text) + ", too large");
   return std::optional<int64_t>(std::llround(seconds * 1e9));
 }
 

@@ -2,6 +2,7 @@
 #include <glog/logging.h>
 
 #include "agent/runtime/agent_wire.h"
+#include "common/host_port.h"
 #include "master/network/network_master.h"
 #include "net/recordio.h"
 #include "resources/proto/convert.h"
@@ -76,10 +77,8 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
   raw->attach(stream);
   // The peer is "ip:port" (the agent's outgoing port, which says nothing about where it
   // listens); offers name its ip.
-  const size_t colon = request.peer.rfind(':');
-  std::string ip = colon == std::string::npos ? "" : request.peer.substr(0, colon);
-  if (ip.size() > 2 && ip.front() == '[') ip = ip.substr(1, ip.size() - 2);  // IPv6.
-  agentIps_[id] = ip;
+  Result<HostPort> peer = parseHostPort(request.peer);
+  agentIps_[id] = peer.ok() ? std::move(peer->host) : "";
   agentRegisteredAt_.emplace(id, unixNow());
   v1::AgentEvent registered;
   registered.set_type(v1::AgentEvent::REGISTERED);

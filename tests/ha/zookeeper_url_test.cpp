@@ -16,6 +16,14 @@ TEST(ZooKeeperUrl, ParsesServersAndPath) {
   EXPECT_EQ(url->toString(), "zk://10.0.0.1:2181,zk2.example:2182/mesos/prod");
 }
 
+TEST(ZooKeeperUrl, TakesBracketedIpv6Servers) {
+  auto url = ZooKeeperUrl::parse("zk://[::1]:2181,[fd00::2]:2182/mesos");
+  ASSERT_TRUE(url.ok()) << url.message();
+  EXPECT_EQ(url->servers[0], (ZooKeeperServer{"::1", 2181}));
+  EXPECT_EQ(url->servers[1], (ZooKeeperServer{"fd00::2", 2182}));
+  EXPECT_EQ(url->connectString(), "[::1]:2181,[fd00::2]:2182");
+}
+
 TEST(ZooKeeperUrl, RefusesEachMistakeNamingIt) {
   const std::pair<const char*, const char*> cases[] = {
       {"http://h:2181/mesos", "must start with zk://"},
@@ -24,11 +32,14 @@ TEST(ZooKeeperUrl, RefusesEachMistakeNamingIt) {
       {"zk://h:2181/mesos/", "needs a path"},
       {"zk://h:2181/a//b", "empty, '.' or '..' component"},
       {"zk://h:2181/a/../b", "empty, '.' or '..' component"},
-      {"zk://h/mesos", "server 'h' in ZooKeeper URL 'zk://h/mesos' has no port"},
-      {"zk://h:0/mesos", "port in 1..65535"},
-      {"zk://h:65536/mesos", "port in 1..65535"},
-      {"zk://h:21x/mesos", "port in 1..65535"},
-      {"zk://:2181/mesos", "port in 1..65535"},
+      {"zk://h/mesos",
+       "server in ZooKeeper URL 'zk://h/mesos': 'h' is not HOST:PORT: no port (a port in "
+       "1..65535 is needed)"},
+      {"zk://h:0/mesos", "'h:0' has port 0 (a port in 1..65535 is needed)"},
+      {"zk://h:65536/mesos", "port '65536' is not a number in 0..65535"},
+      {"zk://h:21x/mesos", "port '21x' is not a number in 0..65535"},
+      {"zk://:2181/mesos", "':2181' is not HOST:PORT: empty host"},
+      {"zk://::1:2181/mesos", "an IPv6 address goes in brackets"},
       {"zk://h:2181,,g:2181/mesos", "empty server"},
       {"zk://u:p@h:2181/mesos", "carries credentials"},
   };

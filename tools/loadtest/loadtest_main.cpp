@@ -75,6 +75,7 @@
 #include "agent/runtime/agent_wire.h"
 #include "apps/flags.h"
 #include "clients.h"
+#include "common/host_port.h"
 #include "common/results.h"
 #include "master/network/network_master.h"
 #include "net/http_client.h"
@@ -184,15 +185,6 @@ Status raiseFileLimit(uint64_t needed) {
   return Status();
 }
 
-bool parsePositive(const char* text, int* out) {
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || errno != 0 || value < 1 || value > 1'000'000) return false;
-  *out = static_cast<int>(value);
-  return true;
-}
-
 int fail(const std::string& message) {
   std::fprintf(stderr, "harvest-loadtest: %s\n", message.c_str());
   return 1;
@@ -239,16 +231,14 @@ int run(const Options& options) {
     master = std::move(startedMaster).value();
     port = master->port();
   } else {
-    const size_t colon = options.master.rfind(':');
-    int parsed = 0;
-    if (colon == std::string::npos || colon == 0 ||
-        !parsePositive(options.master.c_str() + colon + 1, &parsed) || parsed > 65535) {
-      std::fprintf(stderr, "harvest-loadtest: bad value '%s' for --master: expected HOST:PORT\n",
-                   options.master.c_str());
+    Result<HostPort> address = parseHostPort(options.master);
+    if (!address.ok() || address->port == 0) {
+      std::fprintf(stderr, "harvest-loadtest: bad value '%s' for --master: %s\n",
+                   options.master.c_str(), address.ok() ? "port 0" : address.message().c_str());
       return 2;
     }
-    host = options.master.substr(0, colon);
-    port = static_cast<uint16_t>(parsed);
+    host = std::move(address->host);
+    port = address->port;
     if (Status s = raiseFileLimit(connections + 64); !s.ok()) return fail(s.message());
   }
   std::atomic<bool> stopMaster{false};
