@@ -5,10 +5,12 @@
 // the run itself never meets bad input.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
+#include "common/time.h"
 #include "protos/scenario.pb.h"
 #include "resources/resources.h"
 
@@ -32,6 +34,11 @@ struct Scenario {
   std::vector<ScenarioFramework> frameworks;
   std::vector<ScenarioEvent> events;
 };
+
+// A scenario's times are seconds; the run's clock counts nanoseconds.
+inline TimeNanos seconds(double s) {
+  return static_cast<TimeNanos>(std::llround(s * kNanosPerSecond));
+}
 
 // `source` is the JSON itself (starts with '{') or a path to it.
 Result<Scenario> loadScenario(const std::string& source);
