@@ -29,6 +29,113 @@ struct KindName {
 constexpr std::array<KindName, 4> kMesosKinds{
     {{kinds::kCpus, "cpus"}, {kinds::kMem, "mem"}, {kinds::kDisk, "disk"}, {kinds::kGpus, "gpus"}}};
 
+// The snapshot being filled: counters are remembered as such (Prometheus types them).
+struct Snapshot {
+  std::map<std::string, double>& out;
+  std::set<std::string>& counted;
+  void counter(const std::string& key, uint64_t value) {
+    out[key] = static_cast<double>(value);
+    counted.insert(key);
+  }
+  void gauge(const std::string& key, double value) { out[key] = value; }
+};
+
+// Agents and frameworks: Mesos deactivates a disconnected one, so active means connected.
+// Returns the agents' totals, which the resource gauges need.
+Resources addAgentsAndFrameworks(const Master& master, Snapshot& snapshot) {
+  size_t agents = 0, agentsConnected = 0;
+  Resources agentTotals;
+  master.forEachAgent([&](const AgentLink& agent) {
+    ++agents;
+    const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);
+    if (remote == nullptr || remote->connected()) ++agentsConnected;
+    agentTotals += agent.total();
+  });
+  snapshot.gauge("master/slaves_connected", static_cast<double>(agentsConnected));
+  snapshot.gauge("master/slaves_disconnected", static_cast<double>(agents - agentsConnected));
+  snapshot.gauge("master/slaves_active", static_cast<double>(agentsConnected));
+  snapshot.gauge("master/slaves_inactive", static_cast<double>(agents - agentsConnected));
+  size_t frameworks = 0, frameworksConnected = 0;
+  master.forEachFramework([&](const Master::FrameworkView& f) {
+    if (!master.isRemoved(f.id)) {
+      ++frameworks;
+      if (f.connected) ++frameworksConnected;
+    }
+    const std::string prefix = "master/frameworks/" + f.id + "/";
+    snapshot.counter(prefix + "offers_sent", f.counters.offersSent);
+    snapshot.counter(prefix + "offers_accepted", f.counters.offersAccepted);
+    snapshot.counter(prefix + "offers_declined", f.counters.offersDeclined);
+    snapshot.counter(prefix + "offers_rescinded", f.counters.offersRescinded);
+    snapshot.gauge(prefix + "connected", f.connected ? 1 : 0);
+  });
+  snapshot.gauge("master/frameworks_connected", static_cast<double>(frameworksConnected));
+  snapshot.gauge("master/frameworks_disconnected",
+                 static_cast<double>(frameworks - frameworksConnected));
+  snapshot.gauge("master/frameworks_active", static_cast<double>(frameworksConnected));
+  snapshot.gauge("master/frameworks_inactive",
+                 static_cast<double>(frameworks - frameworksConnected));
+  return agentTotals;
+}
+
+// Tasks now, and resources as Mesos counts them: total is every agent's, used is what
+// unfinished tasks hold (offers are not use), revocable apart.
+void addTasksAndResources(const Master& master, const Resources& agentTotals, Snapshot& snapshot) {
+  size_t staging = 0, running = 0;
+  Resources used;
+  master.forEachTask([&](const Master::TaskView& task) {
+    if (isTerminal(task.state)) return;
+    if (task.state == TaskState::kStaging) ++staging;
+    if (task.state == TaskState::kRunning) ++running;
+    used += task.resources;
+  });
+  snapshot.gauge("master/tasks_staging", static_cast<double>(staging));
+  snapshot.gauge("master/tasks_running", static_cast<double>(running));
+  for (const KindName& k : kMesosKinds) {
+    const std::string name = std::string("master/") + k.name;
+    const double total = agentTotals.regular().scalar(k.kind).toDouble();
+    const double inUse = used.regular().scalar(k.kind).toDouble();
+    snapshot.gauge(name + "_total", total);
+    snapshot.gauge(name + "_used", inUse);
+    snapshot.gauge(name + "_percent", total > 0 ? inUse / total : 0);
+    // What the agents can lend now, as the allocator's stage 3 counts it.
+    double revocableTotal = 0;
+    for (const char* cls : {"non_throttleable", "throttleable"}) {
+      auto it =
+          snapshot.out.find(std::string("allocator/harvest/revocable/") + cls + "/total/" + k.name);
+      if (it != snapshot.out.end()) revocableTotal += it->second;
+    }
+    const double revocableUsed = used.revocable().scalar(k.kind).toDouble();
+    snapshot.gauge(name + "_revocable_total", revocableTotal);
+    snapshot.gauge(name + "_revocable_used", revocableUsed);
+    snapshot.gauge(name + "_revocable_percent",
+                   revocableTotal > 0 ? revocableUsed / revocableTotal : 0);
+  }
+}
+
+void addMasterCounts(const Master& master, Snapshot& snapshot) {
+  const MasterStats& stats = master.stats();
+  snapshot.gauge("master/outstanding_offers", static_cast<double>(master.outstandingOffers()));
+  snapshot.counter("master/offers_sent", stats.offersMade);
+  snapshot.counter("master/offers_accepted", stats.offersAccepted);
+  snapshot.counter("master/offers_declined", stats.offersDeclined);
+  snapshot.counter("master/offers_rescinded", stats.offersRescinded);
+  snapshot.counter("master/tasks_launched", stats.tasksLaunched);
+  snapshot.counter("master/tasks_finished", stats.tasksFinished);
+  snapshot.counter("master/tasks_lost", stats.tasksLost);
+  snapshot.counter("master/tasks_evicted", stats.tasksEvicted);
+  snapshot.counter("master/tasks_killed", stats.tasksKilled);
+  snapshot.counter("master/tasks_error", stats.tasksError);
+  snapshot.counter("master/tasks_failed", stats.tasksFailed);
+  snapshot.counter("master/allocation_cycles", stats.allocationCycles);
+  const RecoveryStatus& recovery = master.recovery();
+  snapshot.gauge("master/recovery/state", static_cast<double>(recovery.state));
+  snapshot.gauge("master/recovery/expected_agents", static_cast<double>(recovery.expectedAgents));
+  snapshot.gauge("master/recovery/recovered_agents", static_cast<double>(recovery.recoveredAgents));
+  snapshot.gauge("master/recovery/lost_agents", static_cast<double>(recovery.lostAgents.size()));
+  snapshot.counter("master/recovery/rejected_allocations", recovery.rejectedAllocations);
+  snapshot.gauge("master/recovery/duration_ms", recovery.recoveryMillis);
+}
+
 }  // namespace
 
 std::map<std::string, double> NetworkMaster::metrics(std::set<std::string>* counters) const {
@@ -37,117 +144,31 @@ std::map<std::string, double> NetworkMaster::metrics(std::set<std::string>* coun
   for (const auto& [key, value] : out) {
     if (isAllocatorCounter(key)) counted.insert(key);
   }
-  auto counter = [&](const std::string& key, uint64_t value) {
-    out[key] = static_cast<double>(value);
-    counted.insert(key);
-  };
-  auto gauge = [&](const std::string& key, double value) { out[key] = value; };
+  Snapshot snapshot{out, counted};
+  snapshot.gauge("master/uptime_secs", static_cast<double>(realNow()) / 1e9);
+  snapshot.gauge("master/elected", 1);  // A single master always leads.
+  const Resources agentTotals = addAgentsAndFrameworks(*master_, snapshot);
+  addTasksAndResources(*master_, agentTotals, snapshot);
+  addMasterCounts(*master_, snapshot);
 
-  gauge("master/uptime_secs", static_cast<double>(realNow()) / 1e9);
-  gauge("master/elected", 1);  // A single master always leads.
-
-  // Agents and frameworks: Mesos deactivates a disconnected one, so active means connected.
-  size_t agents = 0, agentsConnected = 0;
-  Resources agentTotals;
-  master_->forEachAgent([&](const AgentLink& agent) {
-    ++agents;
-    const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);
-    if (remote == nullptr || remote->connected()) ++agentsConnected;
-    agentTotals += agent.total();
-  });
-  gauge("master/slaves_connected", static_cast<double>(agentsConnected));
-  gauge("master/slaves_disconnected", static_cast<double>(agents - agentsConnected));
-  gauge("master/slaves_active", static_cast<double>(agentsConnected));
-  gauge("master/slaves_inactive", static_cast<double>(agents - agentsConnected));
-  size_t frameworks = 0, frameworksConnected = 0;
-  master_->forEachFramework([&](const Master::FrameworkView& f) {
-    if (!master_->isRemoved(f.id)) {
-      ++frameworks;
-      if (f.connected) ++frameworksConnected;
-    }
-    const std::string prefix = "master/frameworks/" + f.id + "/";
-    counter(prefix + "offers_sent", f.counters.offersSent);
-    counter(prefix + "offers_accepted", f.counters.offersAccepted);
-    counter(prefix + "offers_declined", f.counters.offersDeclined);
-    counter(prefix + "offers_rescinded", f.counters.offersRescinded);
-    gauge(prefix + "connected", f.connected ? 1 : 0);
-  });
-  gauge("master/frameworks_connected", static_cast<double>(frameworksConnected));
-  gauge("master/frameworks_disconnected", static_cast<double>(frameworks - frameworksConnected));
-  gauge("master/frameworks_active", static_cast<double>(frameworksConnected));
-  gauge("master/frameworks_inactive", static_cast<double>(frameworks - frameworksConnected));
-
-  // Tasks now, and resources as Mesos counts them: total is every agent's, used is what
-  // unfinished tasks hold (offers are not use), revocable apart.
-  size_t staging = 0, running = 0;
-  Resources used;
-  master_->forEachTask([&](const Master::TaskView& task) {
-    if (isTerminal(task.state)) return;
-    if (task.state == TaskState::kStaging) ++staging;
-    if (task.state == TaskState::kRunning) ++running;
-    used += task.resources;
-  });
-  gauge("master/tasks_staging", static_cast<double>(staging));
-  gauge("master/tasks_running", static_cast<double>(running));
-  for (const KindName& k : kMesosKinds) {
-    const std::string name = std::string("master/") + k.name;
-    const double total = agentTotals.regular().scalar(k.kind).toDouble();
-    const double inUse = used.regular().scalar(k.kind).toDouble();
-    gauge(name + "_total", total);
-    gauge(name + "_used", inUse);
-    gauge(name + "_percent", total > 0 ? inUse / total : 0);
-    // What the agents can lend now, as the allocator's stage 3 counts it.
-    double revocableTotal = 0;
-    for (const char* cls : {"non_throttleable", "throttleable"}) {
-      auto it = out.find(std::string("allocator/harvest/revocable/") + cls + "/total/" + k.name);
-      if (it != out.end()) revocableTotal += it->second;
-    }
-    const double revocableUsed = used.revocable().scalar(k.kind).toDouble();
-    gauge(name + "_revocable_total", revocableTotal);
-    gauge(name + "_revocable_used", revocableUsed);
-    gauge(name + "_revocable_percent", revocableTotal > 0 ? revocableUsed / revocableTotal : 0);
-  }
-
-  const MasterStats& stats = master_->stats();
-  gauge("master/outstanding_offers", static_cast<double>(master_->outstandingOffers()));
-  counter("master/offers_sent", stats.offersMade);
-  counter("master/offers_accepted", stats.offersAccepted);
-  counter("master/offers_declined", stats.offersDeclined);
-  counter("master/offers_rescinded", stats.offersRescinded);
-  counter("master/tasks_launched", stats.tasksLaunched);
-  counter("master/tasks_finished", stats.tasksFinished);
-  counter("master/tasks_lost", stats.tasksLost);
-  counter("master/tasks_evicted", stats.tasksEvicted);
-  counter("master/tasks_killed", stats.tasksKilled);
-  counter("master/tasks_error", stats.tasksError);
-  counter("master/tasks_failed", stats.tasksFailed);
-  counter("master/allocation_cycles", stats.allocationCycles);
-  const RecoveryStatus& recovery = master_->recovery();
-  gauge("master/recovery/state", static_cast<double>(recovery.state));
-  gauge("master/recovery/expected_agents", static_cast<double>(recovery.expectedAgents));
-  gauge("master/recovery/recovered_agents", static_cast<double>(recovery.recoveredAgents));
-  gauge("master/recovery/lost_agents", static_cast<double>(recovery.lostAgents.size()));
-  counter("master/recovery/rejected_allocations", recovery.rejectedAllocations);
-  gauge("master/recovery/duration_ms", recovery.recoveryMillis);
-
-  counter("master/http/scheduler_calls", counters_.schedulerCalls);
-  counter("master/http/agent_calls", counters_.agentCalls);
-  counter("master/http/refused_401", counters_.refused401);
-  counter("master/http/refused_403", counters_.refused403);
-  counter("master/http/bad_requests", counters_.badRequests);
-  gauge("master/http/subscribers", static_cast<double>(counters_.subscribers));
-  counter("master/agents/calls_refused", counters_.agentCallsRefused);
-  counter("master/agents/registrations_refused", counters_.agentRegistrationsRefused);
+  snapshot.counter("master/http/scheduler_calls", counters_.schedulerCalls);
+  snapshot.counter("master/http/agent_calls", counters_.agentCalls);
+  snapshot.counter("master/http/refused_401", counters_.refused401);
+  snapshot.counter("master/http/refused_403", counters_.refused403);
+  snapshot.counter("master/http/bad_requests", counters_.badRequests);
+  snapshot.gauge("master/http/subscribers", static_cast<double>(counters_.subscribers));
+  snapshot.counter("master/agents/calls_refused", counters_.agentCallsRefused);
+  snapshot.counter("master/agents/registrations_refused", counters_.agentRegistrationsRefused);
   const http::ServerStats& server = server_->stats();
-  gauge("master/http/connections", static_cast<double>(server.connectionsCurrent));
-  counter("master/http/connections_rejected", server.connectionsRejected);
-  counter("master/http/streams_closed_slow_reader", server.streamsClosedSlowReader);
-  counter("master/http/requests_malformed", server.badRequests);
-  counter("master/http/request_head_timeouts", server.headTimeouts);
-  counter("master/http/connections_rejected_per_peer", server.connectionsRejectedPerPeer);
-  counter("master/http/connections_evicted", server.connectionsEvicted);
-  counter("master/http/tls_handshakes", server.tlsHandshakes);
-  counter("master/http/tls_resumptions", server.tlsResumptions);
+  snapshot.gauge("master/http/connections", static_cast<double>(server.connectionsCurrent));
+  snapshot.counter("master/http/connections_rejected", server.connectionsRejected);
+  snapshot.counter("master/http/streams_closed_slow_reader", server.streamsClosedSlowReader);
+  snapshot.counter("master/http/requests_malformed", server.badRequests);
+  snapshot.counter("master/http/request_head_timeouts", server.headTimeouts);
+  snapshot.counter("master/http/connections_rejected_per_peer", server.connectionsRejectedPerPeer);
+  snapshot.counter("master/http/connections_evicted", server.connectionsEvicted);
+  snapshot.counter("master/http/tls_handshakes", server.tlsHandshakes);
+  snapshot.counter("master/http/tls_resumptions", server.tlsResumptions);
   if (counters != nullptr) *counters = std::move(counted);
   return out;
 }
