@@ -205,9 +205,18 @@ void EvictionPolicy::chooseSingleKind(const EvictionCandidates& candidates, size
   int64_t largestButOne = 0;
   for (size_t k = 0; k + 1 < count; ++k) largestButOne += largest[k];
   const int64_t floor = need - largestButOne;
+  groupCandidatesByAmount(candidates, column, floor, count);
+  searchFewestCovering(need, count, choice);
+}
+
+// The search only ever looks at items_, so it is built small: candidates that can belong to a
+// covering set of `count` executors, largest amount first.
+void EvictionPolicy::groupCandidatesByAmount(const EvictionCandidates& candidates, size_t column,
+                                             int64_t floor, size_t count) {
+  const size_t n = candidates.size();
   // Candidates by amount, largest first (radix sort: keys are small once offset).
   keyed_.clear();
-  const int64_t top1 = largest[0];
+  const int64_t top1 = largest_[0];
   for (size_t i = 0; i < n; ++i) {
     const int64_t amount = candidates.amount(column, i);
     if (amount < floor || amount <= 0 || excluded_[i]) continue;
@@ -242,6 +251,11 @@ void EvictionPolicy::chooseSingleKind(const EvictionCandidates& candidates, size
     }
     begin = end;
   }
+}
+
+// Among the sets of `count` items that free `need`, the search keeps the one that consider()
+// ranks best: least freed, then least lost, then later starts.
+void EvictionPolicy::searchFewestCovering(int64_t need, size_t count, EvictionChoice& choice) {
   prefix_.assign(items_.size() + 1, 0);
   for (size_t k = 0; k < items_.size(); ++k) prefix_[k + 1] = prefix_[k] + items_[k].amount;
 

@@ -115,6 +115,9 @@ class EvictionPolicy {
                         EvictionChoice& choice);
   void chooseMultiKind(const EvictionCandidates& candidates, std::span<const size_t> columns,
                        std::span<const int64_t> need, EvictionChoice& choice);
+  void groupCandidatesByAmount(const EvictionCandidates& candidates, size_t column, int64_t floor,
+                               size_t count);
+  void searchFewestCovering(int64_t need, size_t count, EvictionChoice& choice);
   void sortByKey(uint64_t maxKey);
   void search(size_t start, size_t depth, int64_t sum);
   void consider();

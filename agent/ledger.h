@@ -233,6 +233,8 @@ class AgentLedger {
     uint32_t slot = 0;     // The executor's slot, when running.
     LaunchId waiting = 0;  // Non-zero: the task is in this waiting launch.
   };
+  // What checkInvariants() recomputes from scratch, to compare with the books kept by events.
+  struct RecomputedBooks;
   static constexpr size_t kNoCandidate = static_cast<size_t>(-1);
   static constexpr uint32_t kNoSlot = static_cast<uint32_t>(-1);
 
@@ -263,6 +265,10 @@ class AgentLedger {
   void addTask(const std::string& framework, const std::string& task, uint32_t slot,
                LaunchId waiting);
   void forgetTask(uint32_t record);
+  // The parts of checkInvariants(), in its order: each returns the first violation it finds.
+  Status sumExecutors(RecomputedBooks& books) const;
+  Status sumWaitingLaunches(RecomputedBooks& books) const;
+  Status compareBooks(const RecomputedBooks& books) const;
 
   LedgerOptions options_;
   Resources total_;

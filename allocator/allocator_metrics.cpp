@@ -49,6 +49,22 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   out[prefix + "recovery/expected_agents"] = expectedAgents_;
   out[prefix + "recovery/recovered_agents"] = recoveredAgents_;
   out[prefix + "recovery/duration_ms"] = recoveryMillis_;
+  addRoleMetrics(out, prefix);
+  addRegularResourceMetrics(out, prefix);
+  addRevocableMetrics(out, prefix);
+  if (affinity_) addHostAffinityMetrics(out, prefix);
+  std::map<std::string, double> mesos;
+  for (const auto& [key, value] : out) {
+    const std::string_view own = std::string_view(key).substr(prefix.size());
+    if (sharedWithMesos(own)) mesos.emplace("allocator/mesos/" + std::string(own), value);
+  }
+  out.merge(mesos);
+  return out;
+}
+
+// Per role: its dominant share, its active offer filters and its quota.
+void HierarchicalAllocator::addRoleMetrics(std::map<std::string, double>& out,
+                                           const std::string& prefix) const {
   for (const RoleState& role : roles_) {
     out[prefix + "roles/" + role.name + "/shares/dominant"] =
         regular_.roleSorter().pathShare(role.name);
@@ -72,6 +88,10 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
       }
     }
   }
+}
+
+void HierarchicalAllocator::addRegularResourceMetrics(std::map<std::string, double>& out,
+                                                      const std::string& prefix) const {
   Quantities allocated;
   for (const auto& agent : agents_) {
     if (!agent) continue;
@@ -84,6 +104,10 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
     out[prefix + "resources/" + kinds::name(kind) + "/offered_or_allocated"] =
         allocated.get(kind).toDouble();
   }
+}
+
+void HierarchicalAllocator::addRevocableMetrics(std::map<std::string, double>& out,
+                                                const std::string& prefix) const {
   // Stage 3, by class: what agents can lend, what is lent (offered or in use), what is lent
   // beyond what can be (until rescinds land or agents evict), and rescinds sent.
   Quantities revocableTotal[3], revocableAllocated[3], overCommitted;
@@ -134,34 +158,28 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
           revocable_.roleSorter().pathShare(roles_[r].name);
     }
   }
-  if (affinity_) {
-    const RoleHistory& history = affinity_->history();
-    for (RoleIdx r{}; r < roles_.size(); ++r) {
-      const HistoryRoleMetrics& m = history.metrics(r);
-      const std::string role = prefix + "host_affinity/roles/" + roles_[r].name + "/";
-      out[role + "preferred_offers"] = static_cast<double>(m.preferredOffers);
-      out[role + "preference_hits"] = static_cast<double>(m.preferenceHits);
-      out[role + "escalations"] = static_cast<double>(m.escalations);
-      out[role + "agents_in_history"] = static_cast<double>(m.agentsInHistory);
-    }
-    const HistoryLoadReport& load = affinity_->lastLoad();
-    out[prefix + "host_affinity/load/bootstrapped"] = load.bootstrapped ? 1 : 0;
-    out[prefix + "host_affinity/load/records"] = static_cast<double>(load.recordsLoaded);
-    out[prefix + "host_affinity/load/purged"] = static_cast<double>(load.recordsPurged);
-    out[prefix + "host_affinity/load/dropped_roles"] =
-        static_cast<double>(load.recordsDroppedRoles);
-    out[prefix + "host_affinity/saves"] = static_cast<double>(affinity_->saves());
-    out[prefix + "host_affinity/save_failures"] = static_cast<double>(affinity_->saveFailures());
-    out[prefix + "host_affinity/events_refused"] = static_cast<double>(affinity_->eventsRefused());
-    out[prefix + "host_affinity/dormant_records"] = static_cast<double>(history.dormantRecords());
+}
+
+void HierarchicalAllocator::addHostAffinityMetrics(std::map<std::string, double>& out,
+                                                   const std::string& prefix) const {
+  const RoleHistory& history = affinity_->history();
+  for (RoleIdx r{}; r < roles_.size(); ++r) {
+    const HistoryRoleMetrics& m = history.metrics(r);
+    const std::string role = prefix + "host_affinity/roles/" + roles_[r].name + "/";
+    out[role + "preferred_offers"] = static_cast<double>(m.preferredOffers);
+    out[role + "preference_hits"] = static_cast<double>(m.preferenceHits);
+    out[role + "escalations"] = static_cast<double>(m.escalations);
+    out[role + "agents_in_history"] = static_cast<double>(m.agentsInHistory);
   }
-  std::map<std::string, double> mesos;
-  for (const auto& [key, value] : out) {
-    const std::string_view own = std::string_view(key).substr(prefix.size());
-    if (sharedWithMesos(own)) mesos.emplace("allocator/mesos/" + std::string(own), value);
-  }
-  out.merge(mesos);
-  return out;
+  const HistoryLoadReport& load = affinity_->lastLoad();
+  out[prefix + "host_affinity/load/bootstrapped"] = load.bootstrapped ? 1 : 0;
+  out[prefix + "host_affinity/load/records"] = static_cast<double>(load.recordsLoaded);
+  out[prefix + "host_affinity/load/purged"] = static_cast<double>(load.recordsPurged);
+  out[prefix + "host_affinity/load/dropped_roles"] = static_cast<double>(load.recordsDroppedRoles);
+  out[prefix + "host_affinity/saves"] = static_cast<double>(affinity_->saves());
+  out[prefix + "host_affinity/save_failures"] = static_cast<double>(affinity_->saveFailures());
+  out[prefix + "host_affinity/events_refused"] = static_cast<double>(affinity_->eventsRefused());
+  out[prefix + "host_affinity/dormant_records"] = static_cast<double>(history.dormantRecords());
 }
 
 }  // namespace harvest

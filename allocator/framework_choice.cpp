@@ -30,6 +30,27 @@ void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolR
   for (const auto& entry : eligible.sets()) whole->addSet(entry.key, entry.items);
 }
 
+// What a role may be offered of `eligible` in the stage `guaranteeShortfall` tells (stage 1
+// with one, stage 2 without). Called on agent visits whose leftover cannot go whole, hence
+// forced inline as the rest of chooseOffer(); `eligible` is taken by value so that the
+// caller's temporary is moved, never copied.
+[[gnu::always_inline]] inline Resources cutToStage(Resources eligible, const QuotaHeadroom& quota,
+                                                   const std::vector<RoleIdx>& poolRoles,
+                                                   RoleIdx role, const Caps& caps,
+                                                   const Quantities* guaranteeShortfall) {
+  if (guaranteeShortfall) {
+    Resources whole, unreserved;
+    splitForStage1(eligible, poolRoles, role, &whole, &unreserved);
+    Caps stageCaps = caps;
+    return quota.guaranteeCaps(unreserved, *guaranteeShortfall, &stageCaps)
+               ? whole + capped(unreserved, stageCaps)
+               : Resources();
+  }
+  // Without caps the split and the sum would rebuild `eligible` from two copies.
+  return caps.empty() ? std::move(eligible)
+                      : eligible.reserved() + capped(eligible.unreserved(), caps);
+}
+
 }  // namespace
 
 Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
@@ -188,21 +209,8 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
     }
     const int variant = framework.refinement ? 1 : 0;
     if (!wholeLeftover && !candidates[variant]) {
-      if (guaranteeShortfall) {
-        Resources whole, unreserved;
-        splitForStage1(eligibleFor(agent, framework, roleIdx), poolRoles_, roleIdx, &whole,
-                       &unreserved);
-        Caps stageCaps = caps;
-        candidates[variant] = quota.guaranteeCaps(unreserved, *guaranteeShortfall, &stageCaps)
-                                  ? whole + capped(unreserved, stageCaps)
-                                  : Resources();
-      } else {
-        Resources eligible = eligibleFor(agent, framework, roleIdx);
-        // Without caps the split and the sum would rebuild `eligible` from two copies.
-        candidates[variant] = caps.empty()
-                                  ? std::move(eligible)
-                                  : eligible.reserved() + capped(eligible.unreserved(), caps);
-      }
+      candidates[variant] = cutToStage(eligibleFor(agent, framework, roleIdx), quota, poolRoles_,
+                                       roleIdx, caps, guaranteeShortfall);
       worthOffering[variant] = offerable(*candidates[variant]);
     }
     if (!worthOffering[variant]) {

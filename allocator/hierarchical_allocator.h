@@ -267,6 +267,12 @@ class HierarchicalAllocator final : public Allocator {
 
   // For metrics: the role's subtree's reservations and unreserved holdings.
   Quantities consumedQuota(RoleIdx role) const;
+  // The parts of metrics(), each adding its keys below `prefix`.
+  void addRoleMetrics(std::map<std::string, double>& out, const std::string& prefix) const;
+  void addRegularResourceMetrics(std::map<std::string, double>& out,
+                                 const std::string& prefix) const;
+  void addRevocableMetrics(std::map<std::string, double>& out, const std::string& prefix) const;
+  void addHostAffinityMetrics(std::map<std::string, double>& out, const std::string& prefix) const;
   void generateInverseOffers(const std::vector<AgentIdx>& agents);
 
   // New -> Registered (initialize) -> Recovering (recover with expected agents) -> Running.

@@ -261,6 +261,48 @@ bool decideFraming(const Headers& headers, uint64_t maxBody, BodyFraming* framin
   return true;
 }
 
+namespace {
+
+// A chunk-size line (without its line break): hex digits, then optionally an extension. The
+// size must fit with the `outSize` bytes decoded so far in `maxOut`.
+bool parseChunkSizeLine(std::string_view text, size_t outSize, size_t maxOut, uint64_t* size,
+                        ParseError* error) {
+  size_t digits = 0;
+  while (digits < text.size() && isHexDigit(text[digits])) {
+    ++digits;
+  }
+  if (digits == 0) {
+    *error = {400, "malformed chunk size"};
+    return false;
+  }
+  // Whatever follows the size must be an extension (ignored) or nothing.
+  std::string_view rest = trimSpace(text.substr(digits));
+  if (!rest.empty() && rest.front() != ';') {
+    *error = {400, "malformed chunk size"};
+    return false;
+  }
+  std::string_view hex = text.substr(0, digits);
+  size_t first = hex.find_first_not_of('0');
+  hex = first == std::string_view::npos ? std::string_view() : hex.substr(first);
+  uint64_t value = 0;
+  bool tooLarge = hex.size() > 15;  // 15 hex digits cannot overflow uint64_t.
+  if (!tooLarge) {
+    for (char c : hex) {
+      int digit = isDigit(c) ? c - '0' : lowerChar(c) - 'a' + 10;
+      value = value * 16 + static_cast<uint64_t>(digit);
+    }
+    tooLarge = value > maxOut - std::min(maxOut, outSize);
+  }
+  if (tooLarge) {
+    *error = {413, "chunked body exceeds the limit of " + std::to_string(maxOut)};
+    return false;
+  }
+  *size = value;
+  return true;
+}
+
+}  // namespace
+
 ChunkedDecoder::Step ChunkedDecoder::decode(InputBuffer& in, std::string& out, size_t maxOut,
                                             size_t maxTrailerBytes, ParseError* error) {
   while (true) {
@@ -279,37 +321,8 @@ ChunkedDecoder::Step ChunkedDecoder::decode(InputBuffer& in, std::string& out, s
           *error = {400, "chunk-size line too long"};
           return Step::kError;
         }
-        std::string_view text = *line;
-        size_t digits = 0;
-        while (digits < text.size() && isHexDigit(text[digits])) {
-          ++digits;
-        }
-        if (digits == 0) {
-          *error = {400, "malformed chunk size"};
-          return Step::kError;
-        }
-        // Whatever follows the size must be an extension (ignored) or nothing.
-        std::string_view rest = trimSpace(text.substr(digits));
-        if (!rest.empty() && rest.front() != ';') {
-          *error = {400, "malformed chunk size"};
-          return Step::kError;
-        }
-        std::string_view hex = text.substr(0, digits);
-        size_t first = hex.find_first_not_of('0');
-        hex = first == std::string_view::npos ? std::string_view() : hex.substr(first);
         uint64_t size = 0;
-        bool tooLarge = hex.size() > 15;  // 15 hex digits cannot overflow uint64_t.
-        if (!tooLarge) {
-          for (char c : hex) {
-            int digit = isDigit(c) ? c - '0' : lowerChar(c) - 'a' + 10;
-            size = size * 16 + static_cast<uint64_t>(digit);
-          }
-          tooLarge = size > maxOut - std::min(maxOut, out.size());
-        }
-        if (tooLarge) {
-          *error = {413, "chunked body exceeds the limit of " + std::to_string(maxOut)};
-          return Step::kError;
-        }
+        if (!parseChunkSizeLine(*line, out.size(), maxOut, &size, error)) return Step::kError;
         if (size == 0) {
           state_ = State::kTrailers;
           trailerBytes_ = 0;
