@@ -76,8 +76,18 @@ harvest::Result<harvest::http::Credential> loadCredential(const std::string& pat
   return R::error("the file holds no credential");
 }
 
-int run(const harvest::apps::Flags& flags) {
+// The checked options from the flags, with what they point into. The helpers below return 0,
+// or the exit code after printing why a flag is bad (as Flags::rejectInMode does).
+struct AgentSetup {
   harvest::agent::AgentProcessOptions options;
+  // Followed for the whole run with a zk:// --master; options.findMaster reads it.
+  std::unique_ptr<harvest::ha::LeadingMaster> leadingMaster;
+  // --duration; INT64_MAX: until a signal.
+  int64_t durationMs = INT64_MAX;
+};
+
+int identityFromFlags(const harvest::apps::Flags& flags,
+                      harvest::agent::AgentProcessOptions& options) {
   if (FLAGS_id.empty()) return flags.fail("--id is required (see --help)");
   if (FLAGS_id.find_first_of(" \t\r\n/") != std::string::npos) {
     return flags.bad("id", FLAGS_id, "a non-empty name without spaces or '/'");
@@ -89,7 +99,11 @@ int run(const harvest::apps::Flags& flags) {
   if (!total.ok()) return flags.bad("resources", FLAGS_resources, total.message());
   if (total->empty()) return flags.bad("resources", FLAGS_resources, "no resources");
   options.total = *total;
-  std::unique_ptr<harvest::ha::LeadingMaster> leadingMaster;
+  return 0;
+}
+
+int masterFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
+  harvest::agent::AgentProcessOptions& options = setup.options;
   if (FLAGS_master.starts_with("zk://")) {
     harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_master);
     if (!url.ok()) return flags.bad("master", FLAGS_master, url.message());
@@ -101,22 +115,44 @@ int run(const harvest::apps::Flags& flags) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
       started = harvest::ha::LeadingMaster::start(*url, std::chrono::seconds(10));
     }
-    leadingMaster = std::move(started).value();
-    options.findMaster = [follower = leadingMaster.get()] {
+    setup.leadingMaster = std::move(started).value();
+    options.findMaster = [follower = setup.leadingMaster.get()] {
       std::optional<harvest::agent::MasterAddress> address;
       if (auto leader = follower->address()) address = {leader->host, leader->port};
       return address;
     };
-  } else {
-    harvest::Result<harvest::HostPort> master = harvest::parseHostPort(FLAGS_master);
-    if (!master.ok() || master->port == 0) {
-      return flags.bad("master", FLAGS_master,
-                       (master.ok() ? "port 0" : master.message()) +
-                           "; expected HOST:PORT with a port in 1-65535, or zk://HOST:PORT/PATH");
-    }
-    options.masterHost = std::move(master->host);
-    options.masterPort = master->port;
+    return 0;
   }
+  harvest::Result<harvest::HostPort> master = harvest::parseHostPort(FLAGS_master);
+  if (!master.ok() || master->port == 0) {
+    return flags.bad("master", FLAGS_master,
+                     (master.ok() ? "port 0" : master.message()) +
+                         "; expected HOST:PORT with a port in 1-65535, or zk://HOST:PORT/PATH");
+  }
+  options.masterHost = std::move(master->host);
+  options.masterPort = master->port;
+  return 0;
+}
+
+// Every connection to the master (registration, calls, following a new leader) dials with
+// the context the --ssl_* flags describe.
+int clientTlsFromFlags() {
+  const harvest::http::TlsOptions tls = harvest::apps::Flags::tlsOptions();
+  if (!tls.enabled) return 0;
+  auto context = harvest::http::TlsContext::create(tls, harvest::http::TlsContext::Role::kClient);
+  if (!context.ok()) {
+    std::fprintf(stderr, "harvest-agent: %s\n", context.message().c_str());
+    return 2;
+  }
+  harvest::http::setDefaultClientTls(*context);
+  return 0;
+}
+
+// Only the first bad flag is named, in the order the flags are defined above.
+int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
+  harvest::agent::AgentProcessOptions& options = setup.options;
+  if (int rc = identityFromFlags(flags, options)) return rc;
+  if (int rc = masterFromFlags(flags, setup)) return rc;
   if (!FLAGS_estimate.empty()) {
     harvest::Result<harvest::Resources> estimate = harvest::parseResources(FLAGS_estimate);
     if (!estimate.ok()) return flags.bad("estimate", FLAGS_estimate, estimate.message());
@@ -125,12 +161,12 @@ int run(const harvest::apps::Flags& flags) {
   std::optional<harvest::TimeNanos> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
   if (!killGrace) return 2;
   options.killGrace = *killGrace;
-  double durationSeconds = 0;
   if (!FLAGS_duration.empty()) {
     std::optional<harvest::TimeNanos> duration = flags.duration("duration", FLAGS_duration);
     if (!duration) return 2;
     if (*duration <= 0) return flags.bad("duration", FLAGS_duration, "> 0");
-    durationSeconds = static_cast<double>(*duration) / harvest::kNanosPerSecond;
+    const double durationSeconds = static_cast<double>(*duration) / harvest::kNanosPerSecond;
+    setup.durationMs = static_cast<int64_t>(durationSeconds * 1000);
   }
   if (!FLAGS_credential.empty()) {
     const std::string path = harvest::apps::stripFileUrl(FLAGS_credential);
@@ -138,66 +174,60 @@ int run(const harvest::apps::Flags& flags) {
     if (!credential.ok()) return flags.bad("credential", FLAGS_credential, credential.message());
     options.credential = *credential;
   }
-  const harvest::http::TlsOptions tls = harvest::apps::Flags::tlsOptions();
-  if (tls.enabled) {
-    // Every connection to the master (registration, calls, following a new leader) dials
-    // with this context.
-    auto context = harvest::http::TlsContext::create(tls, harvest::http::TlsContext::Role::kClient);
-    if (!context.ok()) {
-      std::fprintf(stderr, "harvest-agent: %s\n", context.message().c_str());
-      return 2;
-    }
-    harvest::http::setDefaultClientTls(*context);
-  }
-  const std::string& stateFile = FLAGS_state_file;
+  return clientTlsFromFlags();
+}
 
-  harvest::Result<std::unique_ptr<harvest::agent::AgentProcess>> created =
-      harvest::agent::AgentProcess::create(options);
-  if (!created.ok()) {
-    std::fprintf(stderr, "harvest-agent: %s\n", created.message().c_str());
-    return 2;
-  }
-  harvest::agent::AgentProcess& agent = **created;
+// --state_file: what the agent holds, for tests and operators comparing it with the master's
+// /state. Rewritten (atomically) at most every 100 ms, since it is polled between events.
+class StateFileWriter {
+ public:
+  explicit StateFileWriter(std::string path) : path_(std::move(path)) {}
 
-  struct sigaction action {};
-  action.sa_handler = onSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGINT, &action, nullptr);
-
-  LOG(INFO) << "harvest-agent '" << options.agentId << "' with " << options.total
-            << (options.estimate.empty() ? "" : " (estimate ")
-            << (options.estimate.empty() ? "" : options.estimate.toString() + ")") << ", master "
-            << options.masterHost << ":" << options.masterPort;
-  const int64_t durationMs =
-      durationSeconds > 0 ? static_cast<int64_t>(durationSeconds * 1000) : INT64_MAX;
-  // --state_file: what the agent holds, for tests and operators comparing it with the
-  // master's /state. Rewritten (atomically) at most every 100 ms.
-  auto lastWrite = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-  auto writeState = [&] {
-    if (stateFile.empty()) return;
+  void maybeWrite(const harvest::agent::AgentProcess& agent) {
+    if (path_.empty()) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - lastWrite < std::chrono::milliseconds(100)) return;
-    lastWrite = now;
+    if (now - lastWrite_ < std::chrono::milliseconds(100)) return;
+    lastWrite_ = now;
     std::string text = "registered " + std::to_string(agent.registered() ? 1 : 0) + "\n" +
                        "outbox " + std::to_string(agent.outbox().size()) + "\n";
     for (const harvest::agent::HeldTask& task : agent.agent().heldTasks()) {
       text += "task " + task.framework + " " + task.task + " " +
               harvest::agent::toString(task.state) + "\n";
     }
-    const std::string temp = stateFile + ".tmp";
+    const std::string temp = path_ + ".tmp";
     if (std::FILE* out = std::fopen(temp.c_str(), "w")) {
       std::fwrite(text.data(), 1, text.size(), out);
       std::fclose(out);
-      std::rename(temp.c_str(), stateFile.c_str());
+      std::rename(temp.c_str(), path_.c_str());
     }
-  };
+  }
+
+ private:
+  std::string path_;
+  std::chrono::steady_clock::time_point lastWrite_ =
+      std::chrono::steady_clock::now() - std::chrono::seconds(1);
+};
+
+// Runs the agent until a signal or the end of --duration, then lets its reports leave.
+int serve(harvest::agent::AgentProcess& agent, const AgentSetup& setup) {
+  struct sigaction action {};
+  action.sa_handler = onSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+
+  const harvest::agent::AgentProcessOptions& options = setup.options;
+  LOG(INFO) << "harvest-agent '" << options.agentId << "' with " << options.total
+            << (options.estimate.empty() ? "" : " (estimate ")
+            << (options.estimate.empty() ? "" : options.estimate.toString() + ")") << ", master "
+            << options.masterHost << ":" << options.masterPort;
+  StateFileWriter stateFile(FLAGS_state_file);
   agent.runUntil(
       [&] {
-        writeState();
+        stateFile.maybeWrite(agent);
         return gSignal != 0;
       },
-      durationMs);
+      setup.durationMs);
   if (gSignal != 0) LOG(INFO) << "stopping on signal " << static_cast<int>(gSignal);
 
   // Reports not yet acknowledged get a moment to leave; the tasks end with the process (the
@@ -209,6 +239,18 @@ int run(const harvest::apps::Flags& flags) {
     LOG(WARNING) << "exiting with " << agent.outbox().size() << " calls unsent";
   }
   return 0;
+}
+
+int run(const harvest::apps::Flags& flags) {
+  AgentSetup setup;
+  if (int rc = setupFromFlags(flags, setup)) return rc;
+  harvest::Result<std::unique_ptr<harvest::agent::AgentProcess>> created =
+      harvest::agent::AgentProcess::create(setup.options);
+  if (!created.ok()) {
+    std::fprintf(stderr, "harvest-agent: %s\n", created.message().c_str());
+    return 2;
+  }
+  return serve(**created, setup);
 }
 
 }  // namespace

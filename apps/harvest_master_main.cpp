@@ -130,108 +130,140 @@ constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
                                                             "max_completed_tasks_per_framework"};
 constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
 
-int run(const harvest::apps::Flags& flags) {
+// What both modes read. The helpers below return 0, or the exit code after printing why a
+// flag is bad (as Flags::rejectInMode does).
+struct AllocatorFlags {
+  std::string modules;  // The manifest's path.
   std::map<std::string, std::string> moduleParameters;
+  double intervalSeconds = 0;  // 0: the mode's default.
+};
+
+int allocatorFromFlags(const harvest::apps::Flags& flags, AllocatorFlags& allocator) {
   for (const std::string& parameter : flags.values("module_parameter")) {
     const size_t eq = parameter.find('=');
     if (eq == std::string::npos || eq == 0) {
       return flags.bad("module_parameter", parameter, "expected KEY=VALUE");
     }
-    moduleParameters[parameter.substr(0, eq)] = parameter.substr(eq + 1);
+    allocator.moduleParameters[parameter.substr(0, eq)] = parameter.substr(eq + 1);
   }
-  double intervalSeconds = 0;
   if (!FLAGS_allocation_interval.empty()) {
     std::optional<harvest::TimeNanos> interval =
         flags.duration("allocation_interval", FLAGS_allocation_interval);
     if (!interval) return 2;
     if (*interval <= 0) return flags.bad("allocation_interval", FLAGS_allocation_interval, "> 0");
-    intervalSeconds = static_cast<double>(*interval) / harvest::kNanosPerSecond;
+    allocator.intervalSeconds = static_cast<double>(*interval) / harvest::kNanosPerSecond;
   }
-  const std::string modules = harvest::apps::stripFileUrl(FLAGS_modules);
-  if (!FLAGS_listen.empty()) {
-    if (int rc = flags.rejectInMode(kScenarioOnly, "--listen mode")) return rc;
-    harvest::master::NetworkOptions network;
-    const std::string& listen = FLAGS_listen;
-    harvest::Result<harvest::HostPort> address = harvest::parseHostPort(listen);
-    if (!address.ok()) return flags.bad("listen", listen, address.message());
-    network.address = std::move(address->host);
-    network.port = address->port;
-    network.credentialsPath = harvest::apps::stripFileUrl(FLAGS_credentials);
-    network.aclsPath = harvest::apps::stripFileUrl(FLAGS_acls);
-    network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);
-    network.allocationThread = FLAGS_allocation_thread;
-    network.tls = harvest::apps::Flags::tlsOptions();  // start() loads and checks the files.
-    std::optional<harvest::TimeNanos> headTimeout =
-        flags.duration("request_head_timeout", FLAGS_request_head_timeout);
-    if (!headTimeout) return 2;
-    if (*headTimeout > 3600 * harvest::kNanosPerSecond) {
-      return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
-    }
-    network.requestHeadTimeoutMs = static_cast<int>(*headTimeout / harvest::kNanosPerMilli);
-    // /flags and /master/state show the flags this mode reads, with the values in effect.
-    std::vector<gflags::CommandLineFlagInfo> all;
-    gflags::GetAllFlags(&all);
-    for (const gflags::CommandLineFlagInfo& info : all) {
-      if (info.filename != __FILE__) continue;
-      // gflags prints doubles with 17 digits ("0.80000000000000004"); people wrote 0.8.
-      network.flags[info.name] = info.type == "double"
-                                     ? harvest::jsonNumber(std::stod(info.current_value))
-                                     : info.current_value;
-    }
-    for (const char* name : kScenarioOnly) network.flags.erase(name);
-    if (intervalSeconds <= 0) network.flags["allocation_interval"] = "1secs";
-    std::string parameters;
-    for (const auto& [key, value] : moduleParameters) {
-      parameters += (parameters.empty() ? "" : ",") + key + "=" + value;
-    }
-    network.flags["module_parameter"] = parameters;
-    if (!(FLAGS_recovery_min_fraction >= 0 && FLAGS_recovery_min_fraction <= 1)) {
-      return flags.bad("recovery_min_fraction", std::to_string(FLAGS_recovery_min_fraction),
-                       "a fraction in 0..1");
-    }
-    std::optional<harvest::TimeNanos> offerTimeout =
-        flags.duration("offer_timeout", FLAGS_offer_timeout);
-    std::optional<harvest::TimeNanos> recoveryTimeout =
-        flags.duration("recovery_timeout", FLAGS_recovery_timeout);
-    if (!offerTimeout || !recoveryTimeout) return 2;
-    harvest::master::MasterOptions options;
-    options.modules = modules;
-    options.allocator = FLAGS_allocator;
-    options.moduleParameters = moduleParameters;
-    options.allocationInterval = static_cast<harvest::TimeNanos>(
-        (intervalSeconds > 0 ? intervalSeconds : 1.0) * harvest::kNanosPerSecond);
-    options.eventBatchDelay = 100 * harvest::kNanosPerMilli;
-    options.offerTimeout = *offerTimeout;
-    options.seed = FLAGS_seed;
-    options.workDir = FLAGS_work_dir;
-    options.recoveryTimeout = *recoveryTimeout;
-    options.recoveryMinFraction = FLAGS_recovery_min_fraction;
-    options.maxCompletedFrameworks = static_cast<size_t>(FLAGS_max_completed_frameworks);
-    options.maxCompletedTasksPerFramework =
-        static_cast<size_t>(FLAGS_max_completed_tasks_per_framework);
-    options.allocatorTrace = FLAGS_allocator_trace;
-    std::optional<harvest::master::ElectionOptions> election;
-    if (!FLAGS_zk.empty()) {
-      harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_zk);
-      if (!url.ok()) return flags.bad("zk", FLAGS_zk, url.message());
-      std::optional<harvest::TimeNanos> sessionTimeout =
-          flags.duration("zk_session_timeout", FLAGS_zk_session_timeout);
-      if (!sessionTimeout) return 2;
-      if (*sessionTimeout <= 0) {
-        return flags.bad("zk_session_timeout", FLAGS_zk_session_timeout, "> 0");
-      }
-      election = harvest::master::ElectionOptions{
-          .url = *url,
-          .sessionTimeout = std::chrono::milliseconds(*sessionTimeout / harvest::kNanosPerMilli)};
-    }
-    return serve(network, options, election);
+  allocator.modules = harvest::apps::stripFileUrl(FLAGS_modules);
+  return 0;
+}
+
+// /flags and /master/state show the flags --listen mode reads, with the values in effect.
+std::map<std::string, std::string> flagsInEffect(const AllocatorFlags& allocator) {
+  std::map<std::string, std::string> shown;
+  std::vector<gflags::CommandLineFlagInfo> all;
+  gflags::GetAllFlags(&all);
+  for (const gflags::CommandLineFlagInfo& info : all) {
+    if (info.filename != __FILE__) continue;
+    // gflags prints doubles with 17 digits ("0.80000000000000004"); people wrote 0.8.
+    shown[info.name] = info.type == "double" ? harvest::jsonNumber(std::stod(info.current_value))
+                                             : info.current_value;
   }
+  for (const char* name : kScenarioOnly) shown.erase(name);
+  if (allocator.intervalSeconds <= 0) shown["allocation_interval"] = "1secs";
+  std::string parameters;
+  for (const auto& [key, value] : allocator.moduleParameters) {
+    parameters += (parameters.empty() ? "" : ",") + key + "=" + value;
+  }
+  shown["module_parameter"] = parameters;
+  return shown;
+}
+
+int networkFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& allocator,
+                     harvest::master::NetworkOptions& network) {
+  const std::string& listen = FLAGS_listen;
+  harvest::Result<harvest::HostPort> address = harvest::parseHostPort(listen);
+  if (!address.ok()) return flags.bad("listen", listen, address.message());
+  network.address = std::move(address->host);
+  network.port = address->port;
+  network.credentialsPath = harvest::apps::stripFileUrl(FLAGS_credentials);
+  network.aclsPath = harvest::apps::stripFileUrl(FLAGS_acls);
+  network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);
+  network.allocationThread = FLAGS_allocation_thread;
+  network.tls = harvest::apps::Flags::tlsOptions();  // start() loads and checks the files.
+  std::optional<harvest::TimeNanos> headTimeout =
+      flags.duration("request_head_timeout", FLAGS_request_head_timeout);
+  if (!headTimeout) return 2;
+  if (*headTimeout > 3600 * harvest::kNanosPerSecond) {
+    return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
+  }
+  network.requestHeadTimeoutMs = static_cast<int>(*headTimeout / harvest::kNanosPerMilli);
+  network.flags = flagsInEffect(allocator);
+  return 0;
+}
+
+int masterFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& allocator,
+                    harvest::master::MasterOptions& options) {
+  if (!(FLAGS_recovery_min_fraction >= 0 && FLAGS_recovery_min_fraction <= 1)) {
+    return flags.bad("recovery_min_fraction", std::to_string(FLAGS_recovery_min_fraction),
+                     "a fraction in 0..1");
+  }
+  std::optional<harvest::TimeNanos> offerTimeout =
+      flags.duration("offer_timeout", FLAGS_offer_timeout);
+  std::optional<harvest::TimeNanos> recoveryTimeout =
+      flags.duration("recovery_timeout", FLAGS_recovery_timeout);
+  if (!offerTimeout || !recoveryTimeout) return 2;
+  options.modules = allocator.modules;
+  options.allocator = FLAGS_allocator;
+  options.moduleParameters = allocator.moduleParameters;
+  options.allocationInterval = static_cast<harvest::TimeNanos>(
+      (allocator.intervalSeconds > 0 ? allocator.intervalSeconds : 1.0) * harvest::kNanosPerSecond);
+  options.eventBatchDelay = 100 * harvest::kNanosPerMilli;
+  options.offerTimeout = *offerTimeout;
+  options.seed = FLAGS_seed;
+  options.workDir = FLAGS_work_dir;
+  options.recoveryTimeout = *recoveryTimeout;
+  options.recoveryMinFraction = FLAGS_recovery_min_fraction;
+  options.maxCompletedFrameworks = static_cast<size_t>(FLAGS_max_completed_frameworks);
+  options.maxCompletedTasksPerFramework =
+      static_cast<size_t>(FLAGS_max_completed_tasks_per_framework);
+  options.allocatorTrace = FLAGS_allocator_trace;
+  return 0;
+}
+
+// --zk: serve only while elected leader; unset, serve at once.
+int electionFromFlags(const harvest::apps::Flags& flags,
+                      std::optional<harvest::master::ElectionOptions>& election) {
+  if (FLAGS_zk.empty()) return 0;
+  harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_zk);
+  if (!url.ok()) return flags.bad("zk", FLAGS_zk, url.message());
+  std::optional<harvest::TimeNanos> sessionTimeout =
+      flags.duration("zk_session_timeout", FLAGS_zk_session_timeout);
+  if (!sessionTimeout) return 2;
+  if (*sessionTimeout <= 0) {
+    return flags.bad("zk_session_timeout", FLAGS_zk_session_timeout, "> 0");
+  }
+  election = harvest::master::ElectionOptions{
+      .url = *url,
+      .sessionTimeout = std::chrono::milliseconds(*sessionTimeout / harvest::kNanosPerMilli)};
+  return 0;
+}
+
+int runNetworkMode(const harvest::apps::Flags& flags, const AllocatorFlags& allocator) {
+  if (int rc = flags.rejectInMode(kScenarioOnly, "--listen mode")) return rc;
+  harvest::master::NetworkOptions network;
+  if (int rc = networkFromFlags(flags, allocator, network)) return rc;
+  harvest::master::MasterOptions options;
+  if (int rc = masterFromFlags(flags, allocator, options)) return rc;
+  std::optional<harvest::master::ElectionOptions> election;
+  if (int rc = electionFromFlags(flags, election)) return rc;
+  return serve(network, options, election);
+}
+
+int runScenarioMode(const harvest::apps::Flags& flags, const AllocatorFlags& allocator) {
   if (int rc = flags.rejectInMode(kListenOnly, "scenario mode (it needs --listen)")) return rc;
   const std::string scenarioSource = harvest::apps::stripFileUrl(FLAGS_scenario);
   const std::string& reportPath = FLAGS_report;
   const std::string& jsonPath = FLAGS_json;
-  const std::string& allocator = FLAGS_allocator;
-  const uint64_t seed = FLAGS_seed;
   harvest::Result<harvest::sim::Scenario> scenario = harvest::sim::loadScenario(
       scenarioSource.empty() ? harvest::sim::builtinScenarioJson() : scenarioSource);
   if (!scenario.ok()) {
@@ -240,8 +272,9 @@ int run(const harvest::apps::Flags& flags) {
   }
   // The progress line on stderr lives until runScenario returns, then clears itself.
   harvest::Result<harvest::sim::Report> report = harvest::sim::runScenario(
-      *scenario, {modules, allocator, seed, intervalSeconds, moduleParameters,
-                  harvest::sim::ProgressLine(stderr).callback(), FLAGS_allocator_trace});
+      *scenario, {allocator.modules, FLAGS_allocator, FLAGS_seed, allocator.intervalSeconds,
+                  allocator.moduleParameters, harvest::sim::ProgressLine(stderr).callback(),
+                  FLAGS_allocator_trace});
   if (!report.ok()) {
     std::fprintf(stderr, "harvest-master: %s\n", report.message().c_str());
     return 1;
@@ -260,6 +293,13 @@ int run(const harvest::apps::Flags& flags) {
                 jsonPath.c_str());
   }
   return 0;
+}
+
+int run(const harvest::apps::Flags& flags) {
+  AllocatorFlags allocator;
+  if (int rc = allocatorFromFlags(flags, allocator)) return rc;
+  return FLAGS_listen.empty() ? runScenarioMode(flags, allocator)
+                              : runNetworkMode(flags, allocator);
 }
 
 }  // namespace

@@ -56,30 +56,12 @@ Result<Resources> parseField(const Validator& v, const std::string& path, const 
   return parsed;
 }
 
-}  // namespace
+bool positive(double x) {
+  return std::isfinite(x) && x > 0;
+}
 
-Result<Scenario> loadScenario(const std::string& source) {
-  std::string text = source, origin = "scenario";
-  const size_t first = source.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || source[first] != '{') {
-    std::ifstream in(source);
-    if (!in) return Result<Scenario>::error("cannot read scenario '" + source + "'");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-    origin = source;
-  }
-  Scenario scenario;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;  // A misspelt field must not be silently dropped.
-  auto parsed = google::protobuf::util::JsonStringToMessage(text, &scenario.spec, options);
-  if (!parsed.ok()) {
-    return Result<Scenario>::error(origin +
-                                   ": malformed scenario: " + std::string(parsed.message()));
-  }
-  const Validator v(origin, text);
-  const v1::Scenario& spec = scenario.spec;
-  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
+// The scenario's own timings, checked before anything that runs on them.
+Status validateTimings(const Validator& v, const v1::Scenario& spec) {
   if (!positive(spec.duration_seconds()))
     return v.error("duration_seconds", "duration_seconds", 0, "", "must be > 0");
   if (!positive(spec.allocation_interval_seconds())) {
@@ -92,9 +74,14 @@ Result<Scenario> loadScenario(const std::string& source) {
   if (!std::isfinite(spec.offer_timeout_seconds()) || spec.offer_timeout_seconds() < 0) {
     return v.error("offer_timeout_seconds", "offer_timeout_seconds", 0, "", "must be >= 0");
   }
+  return Status();
+}
+
+// Expands every agent group into its agents; `agentIds` gets their ids, which events name.
+Status loadAgents(const Validator& v, const v1::Scenario& spec, Scenario& scenario,
+                  std::set<std::string>& agentIds) {
   if (spec.agents_size() == 0)
     return v.error("agents", "agents", 0, "", "at least one agent group is required");
-  std::set<std::string> agentIds;
   for (int i = 0; i < spec.agents_size(); ++i) {
     const auto& group = spec.agents(i);
     const std::string path = "agents[" + std::to_string(i) + "]";
@@ -113,6 +100,10 @@ Result<Scenario> loadScenario(const std::string& source) {
       if (!estimate->empty()) scenario.estimates.emplace_back(id, *estimate);
     }
   }
+  return Status();
+}
+
+Status loadFrameworks(const Validator& v, const v1::Scenario& spec, Scenario& scenario) {
   std::set<std::string> names;
   for (int i = 0; i < spec.frameworks_size(); ++i) {
     const auto& f = spec.frameworks(i);
@@ -147,11 +138,21 @@ Result<Scenario> loadScenario(const std::string& source) {
     if (!task.ok()) return task.status();
     scenario.frameworks.push_back({f, *task});
   }
+  return Status();
+}
+
+Status validateWeights(const Validator& v, const v1::Scenario& spec) {
   for (const auto& w : spec.weights()) {
     if (Status valid = roles::validate(w.role()); !valid.ok())
       return v.error("weights.role", "role", 0, w.role(), valid.message());
     if (!positive(w.weight())) return v.error("weights.weight", "weight", 0, "", "must be > 0");
   }
+  return Status();
+}
+
+// Events may only name agents the groups created (`agentIds`).
+Status loadEvents(const Validator& v, const v1::Scenario& spec,
+                  const std::set<std::string>& agentIds, Scenario& scenario) {
   for (int i = 0; i < spec.events_size(); ++i) {
     const auto& e = spec.events(i);
     const std::string path = "events[" + std::to_string(i) + "]";
@@ -179,6 +180,38 @@ Result<Scenario> loadScenario(const std::string& source) {
     }
     scenario.events.push_back(std::move(event));
   }
+  return Status();
+}
+
+}  // namespace
+
+Result<Scenario> loadScenario(const std::string& source) {
+  std::string text = source, origin = "scenario";
+  const size_t first = source.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || source[first] != '{') {
+    std::ifstream in(source);
+    if (!in) return Result<Scenario>::error("cannot read scenario '" + source + "'");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+    origin = source;
+  }
+  Scenario scenario;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;  // A misspelt field must not be silently dropped.
+  auto parsed = google::protobuf::util::JsonStringToMessage(text, &scenario.spec, options);
+  if (!parsed.ok()) {
+    return Result<Scenario>::error(origin +
+                                   ": malformed scenario: " + std::string(parsed.message()));
+  }
+  const Validator v(origin, text);
+  const v1::Scenario& spec = scenario.spec;
+  std::set<std::string> agentIds;
+  if (Status s = validateTimings(v, spec); !s.ok()) return s;
+  if (Status s = loadAgents(v, spec, scenario, agentIds); !s.ok()) return s;
+  if (Status s = loadFrameworks(v, spec, scenario); !s.ok()) return s;
+  if (Status s = validateWeights(v, spec); !s.ok()) return s;
+  if (Status s = loadEvents(v, spec, agentIds, scenario); !s.ok()) return s;
   return scenario;
 }
 

@@ -202,21 +202,57 @@ struct Joiner {
 
 // ---- The run -------------------------------------------------------------------------------
 
-int run(const Options& options) {
+// What the phases of one run share, filled in as they go. The phases that can stop the run
+// return 0, or the exit code after saying why.
+struct LoadTest {
+  explicit LoadTest(const Options& runOptions) : options(runOptions) {}
+
+  const Options& options;
+  // Declared first, so that it outlives every connection reporting to it.
   Problems problems;
   const Clock::time_point started = Clock::now();
+  // Every connection of the run, both ends counted when the master runs here.
   const uint64_t connections = static_cast<uint64_t>(options.agents) +
                                2 * static_cast<uint64_t>(options.frameworks) + kAgentLines + 16;
 
-  // The master: in-process on an ephemeral port, or the one named.
+  // Where the clients reach the master; `master` is set when it runs in this process.
   std::string host = "127.0.0.1";
   uint16_t port = 0;
   std::unique_ptr<NetworkMaster> master;
+
+  std::vector<FakeAgent> agents;
+  std::vector<std::unique_ptr<Pipeline>> agentLines;
+  std::vector<Framework> frameworks;
+  Launches launches;
+  std::map<std::string, double> metricsBefore;
+
+  Clock::duration agentsTook{};
+  Clock::time_point frameworksStart;
+  Clock::duration frameworksTook{};
+  Clock::time_point roundsStart;
+  Clock::time_point roundsEnd;
+  Clock::time_point ended;
+  int roundsRun = 0;
+  uint64_t callsInRounds = 0;
+
+  // Offer->launch in ms, and its two shares, as the agent thread recorded them.
+  std::vector<double> latencies;
+  std::vector<double> held;
+  std::vector<double> acceptToLaunch;
+  std::map<std::string, double> metricsAfter;  // Empty if they could not be fetched.
+  uint64_t rssBeforeKb = 0;
+  uint64_t rssKb = 0;
+  uint64_t peakKb = 0;
+};
+
+// The master: in-process on an ephemeral port, or the one named.
+int startMaster(LoadTest& t) {
+  const Options& options = t.options;
   if (options.master.empty()) {
-    if (Status s = raiseFileLimit(2 * connections + 64); !s.ok()) return fail(s.message());
+    if (Status s = raiseFileLimit(2 * t.connections + 64); !s.ok()) return fail(s.message());
     NetworkOptions network;
     network.port = 0;
-    network.maxConnections = std::max<size_t>(network.maxConnections, connections);
+    network.maxConnections = std::max<size_t>(network.maxConnections, t.connections);
     network.maxConnectionsPerPeer = 0;  // Every client is on 127.0.0.1.
     network.tls = options.tls;
     MasterOptions masterOptions;
@@ -228,32 +264,28 @@ int run(const Options& options) {
     Result<std::unique_ptr<NetworkMaster>> startedMaster =
         NetworkMaster::start(network, masterOptions);
     if (!startedMaster.ok()) return fail(startedMaster.message());
-    master = std::move(startedMaster).value();
-    port = master->port();
-  } else {
-    Result<HostPort> address = parseHostPort(options.master);
-    if (!address.ok() || address->port == 0) {
-      std::fprintf(stderr, "harvest-loadtest: bad value '%s' for --master: %s\n",
-                   options.master.c_str(), address.ok() ? "port 0" : address.message().c_str());
-      return 2;
-    }
-    host = std::move(address->host);
-    port = address->port;
-    if (Status s = raiseFileLimit(connections + 64); !s.ok()) return fail(s.message());
+    t.master = std::move(startedMaster).value();
+    t.port = t.master->port();
+    return 0;
   }
-  std::atomic<bool> stopMaster{false};
-  std::thread masterThread;
-  if (master) masterThread = std::thread([&] { master->run(stopMaster); });
-  Joiner joinMaster{stopMaster, masterThread};
-  const uint64_t rssBeforeKb = procStatusKb("VmRSS");
+  Result<HostPort> address = parseHostPort(options.master);
+  if (!address.ok() || address->port == 0) {
+    std::fprintf(stderr, "harvest-loadtest: bad value '%s' for --master: %s\n",
+                 options.master.c_str(), address.ok() ? "port 0" : address.message().c_str());
+    return 2;
+  }
+  t.host = std::move(address->host);
+  t.port = address->port;
+  if (Status s = raiseFileLimit(t.connections + 64); !s.ok()) return fail(s.message());
+  return 0;
+}
 
-  // Agents: every registration is sent before any answer is read.
-  const Clock::time_point agentsStart = Clock::now();
-  std::vector<FakeAgent> agents(static_cast<size_t>(options.agents));
+// Every registration is sent before any answer is read.
+int openAgentStreams(LoadTest& t, Poller& registrations) {
+  t.agents = std::vector<FakeAgent>(static_cast<size_t>(t.options.agents));
   const Resources agentTotal = resourcesFrom(kAgentResources);
-  Poller registrations;
-  for (size_t i = 0; i < agents.size(); ++i) {
-    FakeAgent& agent = agents[i];
+  for (size_t i = 0; i < t.agents.size(); ++i) {
+    FakeAgent& agent = t.agents[i];
     agent.id = "agent-" + std::to_string(i);
     AgentRegistration registration;
     registration.id = agent.id;
@@ -261,13 +293,22 @@ int run(const Options& options) {
     registration.bootId = "loadtest";
     registration.total = agentTotal;
     Result<std::unique_ptr<RawStream>> stream =
-        RawStream::open(host, port, "/agent/v1/register", kProtobuf,
+        RawStream::open(t.host, t.port, "/agent/v1/register", kProtobuf,
                         agent::registerCall(registration).SerializeAsString());
     if (!stream.ok()) return fail("agent " + agent.id + ": " + stream.message());
     agent.stream = std::move(stream).value();
     registrations.watch(agent.stream->fd(), i, EPOLLIN);
   }
-  // REGISTERED first; only HEARTBEATs may follow before any framework exists.
+  return 0;
+}
+
+// REGISTERED first; only HEARTBEATs may follow before any framework exists.
+int registerAgents(LoadTest& t) {
+  const Clock::time_point agentsStart = Clock::now();
+  Poller registrations;
+  if (int rc = openAgentStreams(t, registrations)) return rc;
+  std::vector<FakeAgent>& agents = t.agents;
+  Problems& problems = t.problems;
   size_t registered = 0;
   std::vector<bool> isRegistered(agents.size(), false);
   std::vector<std::string> records;
@@ -300,37 +341,30 @@ int run(const Options& options) {
     });
   }
   if (problems.count() > 0) return 1;
-  const Clock::duration agentsTook = Clock::now() - agentsStart;
+  t.agentsTook = Clock::now() - agentsStart;
+  return 0;
+}
 
-  // The agents' call connections.
-  std::vector<std::unique_ptr<Pipeline>> agentLines;
-  for (size_t i = 0; i < std::min<size_t>(kAgentLines, agents.size()); ++i) {
-    Result<std::unique_ptr<Pipeline>> line = Pipeline::open(host, port, &problems);
+// The agents' call connections, then the master's counters before any offer: no framework
+// has subscribed yet, so nothing has been offered.
+int openAgentLines(LoadTest& t) {
+  for (size_t i = 0; i < std::min<size_t>(kAgentLines, t.agents.size()); ++i) {
+    Result<std::unique_ptr<Pipeline>> line = Pipeline::open(t.host, t.port, &t.problems);
     if (!line.ok()) return fail(line.message());
-    agentLines.push_back(std::move(line).value());
+    t.agentLines.push_back(std::move(line).value());
   }
-
-  // Counted from here: no framework has subscribed yet, so nothing has been offered.
-  Result<std::map<std::string, double>> metricsBefore = fetchMetrics(host, port);
+  Result<std::map<std::string, double>> metricsBefore = fetchMetrics(t.host, t.port);
   if (!metricsBefore.ok()) return fail(metricsBefore.message());
+  t.metricsBefore = std::move(metricsBefore).value();
+  return 0;
+}
 
-  // The agent thread from here on, before any offer can be accepted: a RUN_TASK is read as
-  // soon as it arrives.
-  Launches launches;
-  AgentSide agentSide(&agents, &agentLines, &launches, &problems);
-  std::atomic<bool> stopAgents{false};
-  std::thread agentThread([&] { agentSide.run(stopAgents); });
-  Joiner joinAgents{stopAgents, agentThread};
-
-  // Frameworks subscribe (JSON), all at once too, each with a call connection of its own.
-  // Offers may come right after SUBSCRIBED: the frameworks' reader takes both. Answered on
-  // read, they are answered while the others subscribe, as a real scheduler would; held to
-  // the start of the rounds instead, the first cycle's offers (about an eighth of the
-  // samples) would measure the setup, not the master.
-  const Clock::time_point frameworksStart = Clock::now();
-  std::vector<Framework> frameworks(static_cast<size_t>(options.frameworks));
-  for (size_t i = 0; i < frameworks.size(); ++i) {
-    Framework& framework = frameworks[i];
+// Frameworks subscribe (JSON), all at once too, each with a call connection of its own.
+int openFrameworks(LoadTest& t) {
+  t.frameworksStart = Clock::now();
+  t.frameworks = std::vector<Framework>(static_cast<size_t>(t.options.frameworks));
+  for (size_t i = 0; i < t.frameworks.size(); ++i) {
+    Framework& framework = t.frameworks[i];
     framework.name = "load-" + std::to_string(i);
     Call call;
     call.set_type(Call::SUBSCRIBE);
@@ -339,30 +373,42 @@ int run(const Options& options) {
     info.set_name(framework.name);
     info.add_roles("role-" + std::to_string(i % kRoles));
     Result<std::unique_ptr<RawStream>> stream =
-        RawStream::open(host, port, "/api/v1/scheduler", kJson, toJson(call));
+        RawStream::open(t.host, t.port, "/api/v1/scheduler", kJson, toJson(call));
     if (!stream.ok()) return fail("framework " + framework.name + ": " + stream.message());
     framework.stream = std::move(stream).value();
-    Result<std::unique_ptr<Pipeline>> line = Pipeline::open(host, port, &problems);
+    Result<std::unique_ptr<Pipeline>> line = Pipeline::open(t.host, t.port, &t.problems);
     if (!line.ok()) return fail(line.message());
     framework.calls = std::move(line).value();
   }
-  FrameworkSide frameworkSide(&frameworks, &launches, &problems);
-  frameworkSide.setAnswerOnRead(options.answerOnRead);
-  while (frameworkSide.subscribed() < frameworks.size() && problems.count() == 0) {
-    if (Clock::now() - frameworksStart > kSetupTimeout) {
-      return fail(std::to_string(frameworks.size() - frameworkSide.subscribed()) +
+  return 0;
+}
+
+// Offers may come right after SUBSCRIBED: the frameworks' reader takes both. Answered on
+// read, they are answered while the others subscribe, as a real scheduler would; held to the
+// start of the rounds instead, the first cycle's offers (about an eighth of the samples)
+// would measure the setup, not the master.
+int awaitSubscriptions(LoadTest& t, FrameworkSide& frameworkSide) {
+  while (frameworkSide.subscribed() < t.frameworks.size() && t.problems.count() == 0) {
+    if (Clock::now() - t.frameworksStart > kSetupTimeout) {
+      return fail(std::to_string(t.frameworks.size() - frameworkSide.subscribed()) +
                   " frameworks got no SUBSCRIBED");
     }
     frameworkSide.read(100);
   }
-  if (problems.count() > 0) return 1;
-  const Clock::duration frameworksTook = Clock::now() - frameworksStart;
+  if (t.problems.count() > 0) return 1;
+  t.frameworksTook = Clock::now() - t.frameworksStart;
+  return 0;
+}
 
-  const Clock::time_point roundsStart = Clock::now();
+// The measured loop: R rounds of reading the frameworks' streams, then answering.
+void runRounds(LoadTest& t, FrameworkSide& frameworkSide) {
+  const bool answerOnRead = t.options.answerOnRead;
+  Problems& problems = t.problems;
+  t.roundsStart = Clock::now();
   int roundsRun = 0;
   const auto interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(options.allocationInterval));
-  for (int round = 0; round < options.rounds && problems.count() == 0; ++round) {
+      std::chrono::duration<double>(t.options.allocationInterval));
+  for (int round = 0; round < t.options.rounds && problems.count() == 0; ++round) {
     const Clock::time_point roundStart = Clock::now();
     Clock::time_point lastEvent = roundStart;
     Clock::time_point lastOffers = roundStart;
@@ -375,13 +421,13 @@ int run(const Options& options) {
         lastOffers = Clock::now();
       }
       const Clock::time_point now = Clock::now();
-      const bool offered = options.answerOnRead ? frameworkSide.counts().offers > offersBefore
-                                                : frameworkSide.pendingOffers() > 0;
+      const bool offered = answerOnRead ? frameworkSide.counts().offers > offersBefore
+                                        : frameworkSide.pendingOffers() > 0;
       // Answered on read, updates and their answers never stop flowing: a round is one burst
       // of offers (an allocation cycle's), or one allocation interval when offers keep coming.
-      const Clock::time_point quietSince = options.answerOnRead ? lastOffers : lastEvent;
+      const Clock::time_point quietSince = answerOnRead ? lastOffers : lastEvent;
       if (offered && now - quietSince >= kQuiet) break;
-      if (offered && options.answerOnRead && now - roundStart >= interval) break;
+      if (offered && answerOnRead && now - roundStart >= interval) break;
       if (now - roundStart > kRoundTimeout) {
         problems.add("round " + std::to_string(round + 1) + ": no offers within " +
                      std::to_string(kRoundTimeout.count()) + " s");
@@ -392,13 +438,16 @@ int run(const Options& options) {
     frameworkSide.acknowledgeUpdates();
     ++roundsRun;
   }
+  t.roundsRun = roundsRun;
   frameworkSide.setAnswerOnRead(false);  // Offers made during the drain stay unanswered.
-  const Clock::time_point roundsEnd = Clock::now();
-  const uint64_t callsInRounds = frameworkSide.answeredCalls();
+  t.roundsEnd = Clock::now();
+  t.callsInRounds = frameworkSide.answeredCalls();
+}
 
-  // Drain: every launched task reaches its agent, finishes, and is acknowledged, and every
-  // call is answered.
-  while (problems.count() == 0 && Clock::now() - roundsEnd < kDrainTimeout) {
+// Every launched task reaches its agent, finishes, and is acknowledged, and every call is
+// answered.
+void drain(LoadTest& t, FrameworkSide& frameworkSide) {
+  while (t.problems.count() == 0 && Clock::now() - t.roundsEnd < kDrainTimeout) {
     frameworkSide.read(5);
     frameworkSide.acknowledgeUpdates();
     const Counts& counts = frameworkSide.counts();
@@ -407,187 +456,260 @@ int run(const Options& options) {
       break;
     }
   }
-  const Clock::time_point ended = Clock::now();
-  stopAgents = true;
-  agentThread.join();
+  t.ended = Clock::now();
+}
 
+// After the agent thread has stopped: every call answered, every launch seen by its agent,
+// every task finished.
+void checkClients(LoadTest& t, const FrameworkSide& frameworkSide) {
+  Problems& problems = t.problems;
   const Counts& counts = frameworkSide.counts();
   if (frameworkSide.outstandingCalls() > 0) {
     problems.add(std::to_string(frameworkSide.outstandingCalls()) +
                  " scheduler calls never answered");
   }
-  std::vector<double> latencies;
-  std::vector<double> held;
-  std::vector<double> acceptToLaunch;
   {
-    std::lock_guard<std::mutex> lock(launches.mutex);
-    if (!launches.pending.empty()) {
-      problems.add(std::to_string(launches.pending.size()) +
+    std::lock_guard<std::mutex> lock(t.launches.mutex);
+    if (!t.launches.pending.empty()) {
+      problems.add(std::to_string(t.launches.pending.size()) +
                    " launches never reached their agent (RUN_TASK)");
     }
-    if (launches.unexpected > 0) {
-      problems.add(std::to_string(launches.unexpected) + " RUN_TASKs nobody launched");
+    if (t.launches.unexpected > 0) {
+      problems.add(std::to_string(t.launches.unexpected) + " RUN_TASKs nobody launched");
     }
-    latencies = launches.latencyMs;
-    held = launches.heldMs;
-    acceptToLaunch = launches.acceptToLaunchMs;
+    t.latencies = t.launches.latencyMs;
+    t.held = t.launches.heldMs;
+    t.acceptToLaunch = t.launches.acceptToLaunchMs;
   }
-  std::sort(latencies.begin(), latencies.end());
+  std::sort(t.latencies.begin(), t.latencies.end());
   if (counts.running != counts.launched || counts.finished != counts.launched) {
     problems.add(std::to_string(counts.launched) + " tasks launched, " +
                  std::to_string(counts.running) + " reported running, " +
                  std::to_string(counts.finished) + " finished");
   }
+}
 
-  // The master's counters must agree with what the clients saw.
-  std::map<std::string, double> after;
-  if (Result<std::map<std::string, double>> fetched = fetchMetrics(host, port); !fetched.ok()) {
-    problems.add(fetched.message());
-  } else {
-    after = *fetched;
-    auto delta = [&](const std::string& key) {
-      auto before = metricsBefore->find(key);
-      return after[key] - (before == metricsBefore->end() ? 0 : before->second);
-    };
-    const std::vector<std::pair<std::string, uint64_t>> expected = {
-        {"master/tasks_launched", counts.launched},
-        {"master/tasks_finished", counts.finished},
-        {"master/tasks_lost", 0},
-        {"master/offers_accepted", counts.launched},
-        {"master/offers_declined", counts.declines}};
-    for (const auto& [key, value] : expected) {
-      if (delta(key) != static_cast<double>(value)) {
-        problems.add(key + " went up by " + std::to_string(delta(key)) + ", expected " +
+// The master's counters must agree with what the clients saw.
+void checkMasterCounters(LoadTest& t, const Counts& counts) {
+  Result<std::map<std::string, double>> fetched = fetchMetrics(t.host, t.port);
+  if (!fetched.ok()) {
+    t.problems.add(fetched.message());
+    return;
+  }
+  std::map<std::string, double>& after = t.metricsAfter;
+  after = *fetched;
+  auto delta = [&](const std::string& key) {
+    auto before = t.metricsBefore.find(key);
+    return after[key] - (before == t.metricsBefore.end() ? 0 : before->second);
+  };
+  const std::vector<std::pair<std::string, uint64_t>> expected = {
+      {"master/tasks_launched", counts.launched},
+      {"master/tasks_finished", counts.finished},
+      {"master/tasks_lost", 0},
+      {"master/offers_accepted", counts.launched},
+      {"master/offers_declined", counts.declines}};
+  for (const auto& [key, value] : expected) {
+    if (delta(key) != static_cast<double>(value)) {
+      t.problems.add(key + " went up by " + std::to_string(delta(key)) + ", expected " +
                      std::to_string(value));
-      }
     }
   }
-  const uint64_t rssKb = master ? procStatusKb("VmRSS") : 0;
-  const uint64_t peakKb = master ? procStatusKb("VmHWM") : 0;
-  // The master stops before the clients' sockets close, or it would log every agent leaving.
-  stopMaster = true;
-  if (masterThread.joinable()) masterThread.join();
+}
 
-  // The summary.
-  std::vector<double> roundTrips;
-  for (const Framework& framework : frameworks) {
-    const std::vector<double>& some = framework.calls->roundTripsMs();
-    roundTrips.insert(roundTrips.end(), some.begin(), some.end());
+// The figures the summary and --json report, derived once from the run.
+struct Summary {
+  Summary(const LoadTest& t, const FrameworkSide& frameworkSide)
+      : counts(frameworkSide.counts()),
+        schedulerCalls(t.frameworks.size() + frameworkSide.answeredCalls()),
+        agentCalls(answered(t.agentLines)),
+        runSeconds(secondsOf(t.ended - t.frameworksStart)),
+        roundsSeconds(secondsOf(t.roundsEnd - t.roundsStart)),
+        callsPerSecond(static_cast<double>(schedulerCalls) / runSeconds),
+        callsPerSecondInRounds(
+            roundsSeconds > 0 ? static_cast<double>(t.callsInRounds) / roundsSeconds : 0.0),
+        callLatency(percentilesOf(roundTripsOf(t.frameworks))),
+        offerToLaunch(percentilesOf(t.latencies)),
+        offerHeld(percentilesOf(t.held)),
+        acceptToLaunch(percentilesOf(t.acceptToLaunch)),
+        ok(t.problems.count() == 0) {}
+
+  static std::vector<double> roundTripsOf(const std::vector<Framework>& frameworks) {
+    std::vector<double> roundTrips;
+    for (const Framework& framework : frameworks) {
+      const std::vector<double>& some = framework.calls->roundTripsMs();
+      roundTrips.insert(roundTrips.end(), some.begin(), some.end());
+    }
+    return roundTrips;
   }
-  const Percentiles callLatency = percentilesOf(roundTrips);
-  const uint64_t schedulerCalls = frameworks.size() + frameworkSide.answeredCalls();
-  const uint64_t agentCalls = answered(agentLines);
-  const double runSeconds = secondsOf(ended - frameworksStart);
-  const double roundsSeconds = secondsOf(roundsEnd - roundsStart);
-  const double callsPerSecond = static_cast<double>(schedulerCalls) / runSeconds;
-  const double callsPerSecondInRounds =
-      roundsSeconds > 0 ? static_cast<double>(callsInRounds) / roundsSeconds : 0.0;
-  const Percentiles offerToLaunch = percentilesOf(latencies);
-  const Percentiles offerHeld = percentilesOf(held);
-  const Percentiles acceptToLaunchLatency = percentilesOf(acceptToLaunch);
-  const bool ok = problems.count() == 0;
+
+  const Counts& counts;
+  const uint64_t schedulerCalls;
+  const uint64_t agentCalls;
+  const double runSeconds;
+  const double roundsSeconds;
+  const double callsPerSecond;
+  const double callsPerSecondInRounds;
+  const Percentiles callLatency;
+  const Percentiles offerToLaunch;
+  const Percentiles offerHeld;
+  const Percentiles acceptToLaunch;
+  const bool ok;
+};
+
+void printSummary(const LoadTest& t, const Summary& s) {
+  const Options& options = t.options;
+  const Counts& counts = s.counts;
   auto u = [](uint64_t value) { return static_cast<unsigned long long>(value); };
   std::printf(
       "harvest-loadtest: %d agents (%s), %d frameworks in %d roles, %d rounds%s, master %s "
       "%s:%u\n",
       options.agents, kAgentResources, options.frameworks, std::min(kRoles, options.frameworks),
-      roundsRun, options.answerOnRead ? " (offers answered on read)" : "",
-      master ? "in-process on" : "at", host.c_str(), static_cast<unsigned>(port));
+      t.roundsRun, options.answerOnRead ? " (offers answered on read)" : "",
+      t.master ? "in-process on" : "at", t.host.c_str(), static_cast<unsigned>(t.port));
   std::printf(
       "  setup          %d agents registered in %.0f ms, %d frameworks subscribed in "
       "%.0f ms\n",
-      options.agents, millisOf(agentsTook), options.frameworks, millisOf(frameworksTook));
-  std::printf("  wall time      %.2f s (rounds %.2f s, drain %.2f s)\n", secondsOf(ended - started),
-              roundsSeconds, secondsOf(ended - roundsEnd));
+      options.agents, millisOf(t.agentsTook), options.frameworks, millisOf(t.frameworksTook));
+  std::printf("  wall time      %.2f s (rounds %.2f s, drain %.2f s)\n",
+              secondsOf(t.ended - t.started), s.roundsSeconds, secondsOf(t.ended - t.roundsEnd));
   std::printf(
       "  scheduler      %llu calls (%zu SUBSCRIBE, %llu ACCEPT, %llu DECLINE, %llu "
       "ACKNOWLEDGE)\n",
-      u(schedulerCalls), frameworks.size(), u(counts.accepts), u(counts.declines),
+      u(s.schedulerCalls), t.frameworks.size(), u(counts.accepts), u(counts.declines),
       u(counts.acknowledges));
   std::printf(
       "  calls/s        %.0f over the %.2f s from SUBSCRIBE to drained; %.0f during the "
       "rounds\n",
-      callsPerSecond, runSeconds, callsPerSecondInRounds);
+      s.callsPerSecond, s.runSeconds, s.callsPerSecondInRounds);
   std::printf("  call latency   %s (sent to answered, pipelined)\n",
-              describeLatency(callLatency).c_str());
-  std::printf("  agent calls    %llu (STATUS, FREED): %.0f calls/s\n", u(agentCalls),
-              static_cast<double>(agentCalls) / secondsOf(ended - roundsStart));
+              describeLatency(s.callLatency).c_str());
+  std::printf("  agent calls    %llu (STATUS, FREED): %.0f calls/s\n", u(s.agentCalls),
+              static_cast<double>(s.agentCalls) / secondsOf(t.ended - t.roundsStart));
   std::printf("  offers         %llu in %llu events; %llu rescinded; %llu too small to launch on\n",
               u(counts.offers), u(counts.offerEvents), u(counts.rescinds), u(counts.tooSmall));
   std::printf("  tasks          %llu launched, %llu running, %llu finished, %llu failed\n",
               u(counts.launched), u(counts.running), u(counts.finished), u(counts.failed));
-  std::printf("  offer->launch  %zu samples: %s\n", latencies.size(),
-              describeLatency(offerToLaunch).c_str());
+  std::printf("  offer->launch  %zu samples: %s\n", t.latencies.size(),
+              describeLatency(s.offerToLaunch).c_str());
   std::printf("   of which held %s (offer read to ACCEPT posted: the load generator's own wait)\n",
-              describeLatency(offerHeld).c_str());
+              describeLatency(s.offerHeld).c_str());
   std::printf("  accept->launch %s (ACCEPT posted to RUN_TASK read: the master's share)\n",
-              describeLatency(acceptToLaunchLatency).c_str());
-  if (!after.empty()) {
+              describeLatency(s.acceptToLaunch).c_str());
+  if (!t.metricsAfter.empty()) {
+    // A counter the master does not have reads 0.
+    auto after = [&](const std::string& key) {
+      auto found = t.metricsAfter.find(key);
+      return found == t.metricsAfter.end() ? 0.0 : found->second;
+    };
     std::printf("  allocator      %.0f runs (full + triggered); run p50 %s, p99 %s\n",
-                after["allocator/harvest/allocation_runs"],
-                formatMillis(after["allocator/harvest/allocation_run_ms/p50"]).c_str(),
-                formatMillis(after["allocator/harvest/allocation_run_ms/p99"]).c_str());
+                after("allocator/harvest/allocation_runs"),
+                formatMillis(after("allocator/harvest/allocation_run_ms/p50")).c_str(),
+                formatMillis(after("allocator/harvest/allocation_run_ms/p99")).c_str());
   }
-  if (master) {
+  if (t.master) {
     std::printf(
         "  memory         RSS %.1f MiB (peak %.1f MiB; %.1f MiB before any client), "
         "master and clients in one process\n",
-        static_cast<double>(rssKb) / 1024, static_cast<double>(peakKb) / 1024,
-        static_cast<double>(rssBeforeKb) / 1024);
+        static_cast<double>(t.rssKb) / 1024, static_cast<double>(t.peakKb) / 1024,
+        static_cast<double>(t.rssBeforeKb) / 1024);
   }
-  const std::string result =
-      ok ? "OK"
-         : "FAILED: " + std::to_string(problems.count()) + " problems; first: " + problems.first();
+  const std::string result = s.ok ? "OK"
+                                  : "FAILED: " + std::to_string(t.problems.count()) +
+                                        " problems; first: " + t.problems.first();
   std::printf("  result         %s\n", result.c_str());
+}
 
+int writeJson(const LoadTest& t, const Summary& s) {
+  const Options& options = t.options;
+  const Counts& counts = s.counts;
+  auto count = [](uint64_t n) { return static_cast<double>(n); };
+  const std::vector<DataItem> items = {
+      latencyItem(s.offerToLaunch, "ms", {{"Metric", "offer_to_launch_latency"}}),
+      latencyItem(s.callLatency, "ms", {{"Metric", "scheduler_call_latency"}}),
+      {{{"Overall", s.callsPerSecond}, {"InRounds", s.callsPerSecondInRounds}},
+       "calls/s",
+       {{"Metric", "scheduler_call_throughput"}}},
+      {{{"Scheduler", count(s.schedulerCalls)},
+        {"Agent", count(s.agentCalls)},
+        {"Accept", count(counts.accepts)},
+        {"Decline", count(counts.declines)},
+        {"Acknowledge", count(counts.acknowledges)}},
+       "calls",
+       {{"Metric", "calls"}}},
+      {{{"Offers", count(counts.offers)},
+        {"TasksLaunched", count(counts.launched)},
+        {"TasksFinished", count(counts.finished)}},
+       "count",
+       {{"Metric", "work"}}},
+      {{{"Rss", count(t.rssKb)}, {"PeakRss", count(t.peakKb)}}, "KiB", {{"Metric", "memory"}}},
+      {{{"Total", secondsOf(t.ended - t.started)}, {"Rounds", s.roundsSeconds}},
+       "s",
+       {{"Metric", "wall_time"}}},
+      // Added after the first seven, so readers indexing those still find them.
+      latencyItem(s.offerHeld, "ms", {{"Metric", "offer_held_by_load_generator"}}),
+      latencyItem(s.acceptToLaunch, "ms", {{"Metric", "accept_to_launch_latency"}})};
+  std::map<std::string, std::string> parameters;
+  if (t.master) parameters = t.master->master().allocatorModule().parameters();
+  std::ostringstream json;
+  json << "{\"schema\":" << jsonString(kLoadtestSchema)
+       << ",\"schema_version\":" << kLoadtestSchemaVersion
+       << ",\"metadata\":{\"harvest_version\":" << jsonString(harvestVersion())
+       << ",\"seed\":0,\"master\":" << jsonString(t.master ? "in-process" : options.master)
+       << ",\"allocator_module\":"
+       << jsonString(t.master ? t.master->master().allocatorModule().moduleName() : "")
+       << ",\"allocator_parameters\":" << jsonObject(parameters) << ",\"agents\":" << options.agents
+       << ",\"frameworks\":" << options.frameworks << ",\"rounds\":" << t.roundsRun
+       << ",\"allocation_interval_seconds\":" << jsonNumber(options.allocationInterval)
+       << ",\"answer_on_read\":" << (options.answerOnRead ? "true" : "false")
+       << "},\"dataItems\":" << dataItemsJson(items) << ",\"problems\":" << t.problems.count()
+       << ",\"ok\":" << (s.ok ? "true" : "false") << "}\n";
+  std::ofstream out(options.json);
+  out << json.str();
+  if (!out) return fail("cannot write " + options.json);
+  return 0;
+}
+
+int run(const Options& options) {
+  LoadTest t(options);
+  if (int rc = startMaster(t)) return rc;
+  std::atomic<bool> stopMaster{false};
+  std::thread masterThread;
+  if (t.master) masterThread = std::thread([&] { t.master->run(stopMaster); });
+  Joiner joinMaster{stopMaster, masterThread};
+  t.rssBeforeKb = procStatusKb("VmRSS");
+
+  if (int rc = registerAgents(t)) return rc;
+  if (int rc = openAgentLines(t)) return rc;
+  // The agent thread from here on, before any offer can be accepted: a RUN_TASK is read as
+  // soon as it arrives.
+  AgentSide agentSide(&t.agents, &t.agentLines, &t.launches, &t.problems);
+  std::atomic<bool> stopAgents{false};
+  std::thread agentThread([&] { agentSide.run(stopAgents); });
+  Joiner joinAgents{stopAgents, agentThread};
+
+  if (int rc = openFrameworks(t)) return rc;
+  FrameworkSide frameworkSide(&t.frameworks, &t.launches, &t.problems);
+  frameworkSide.setAnswerOnRead(options.answerOnRead);
+  if (int rc = awaitSubscriptions(t, frameworkSide)) return rc;
+  runRounds(t, frameworkSide);
+  drain(t, frameworkSide);
+  stopAgents = true;
+  agentThread.join();
+
+  checkClients(t, frameworkSide);
+  checkMasterCounters(t, frameworkSide.counts());
+  t.rssKb = t.master ? procStatusKb("VmRSS") : 0;
+  t.peakKb = t.master ? procStatusKb("VmHWM") : 0;
+  // The master stops before the clients' sockets close, or it would log every agent leaving.
+  stopMaster = true;
+  if (masterThread.joinable()) masterThread.join();
+
+  const Summary summary(t, frameworkSide);
+  printSummary(t, summary);
   if (!options.json.empty()) {
-    auto count = [](uint64_t n) { return static_cast<double>(n); };
-    const std::vector<DataItem> items = {
-        latencyItem(offerToLaunch, "ms", {{"Metric", "offer_to_launch_latency"}}),
-        latencyItem(callLatency, "ms", {{"Metric", "scheduler_call_latency"}}),
-        {{{"Overall", callsPerSecond}, {"InRounds", callsPerSecondInRounds}},
-         "calls/s",
-         {{"Metric", "scheduler_call_throughput"}}},
-        {{{"Scheduler", count(schedulerCalls)},
-          {"Agent", count(agentCalls)},
-          {"Accept", count(counts.accepts)},
-          {"Decline", count(counts.declines)},
-          {"Acknowledge", count(counts.acknowledges)}},
-         "calls",
-         {{"Metric", "calls"}}},
-        {{{"Offers", count(counts.offers)},
-          {"TasksLaunched", count(counts.launched)},
-          {"TasksFinished", count(counts.finished)}},
-         "count",
-         {{"Metric", "work"}}},
-        {{{"Rss", count(rssKb)}, {"PeakRss", count(peakKb)}}, "KiB", {{"Metric", "memory"}}},
-        {{{"Total", secondsOf(ended - started)}, {"Rounds", roundsSeconds}},
-         "s",
-         {{"Metric", "wall_time"}}},
-        // Added after the first seven, so readers indexing those still find them.
-        latencyItem(offerHeld, "ms", {{"Metric", "offer_held_by_load_generator"}}),
-        latencyItem(acceptToLaunchLatency, "ms", {{"Metric", "accept_to_launch_latency"}})};
-    std::map<std::string, std::string> parameters;
-    if (master) parameters = master->master().allocatorModule().parameters();
-    std::ostringstream json;
-    json << "{\"schema\":" << jsonString(kLoadtestSchema)
-         << ",\"schema_version\":" << kLoadtestSchemaVersion
-         << ",\"metadata\":{\"harvest_version\":" << jsonString(harvestVersion())
-         << ",\"seed\":0,\"master\":" << jsonString(master ? "in-process" : options.master)
-         << ",\"allocator_module\":"
-         << jsonString(master ? master->master().allocatorModule().moduleName() : "")
-         << ",\"allocator_parameters\":" << jsonObject(parameters)
-         << ",\"agents\":" << options.agents << ",\"frameworks\":" << options.frameworks
-         << ",\"rounds\":" << roundsRun
-         << ",\"allocation_interval_seconds\":" << jsonNumber(options.allocationInterval)
-         << ",\"answer_on_read\":" << (options.answerOnRead ? "true" : "false")
-         << "},\"dataItems\":" << dataItemsJson(items) << ",\"problems\":" << problems.count()
-         << ",\"ok\":" << (ok ? "true" : "false") << "}\n";
-    std::ofstream out(options.json);
-    out << json.str();
-    if (!out) return fail("cannot write " + options.json);
+    if (int rc = writeJson(t, summary)) return rc;
   }
-  return ok ? 0 : 1;
+  return summary.ok ? 0 : 1;
 }
 
 }  // namespace
