@@ -3,6 +3,7 @@
 
 #include "agent/runtime/agent_wire.h"
 #include "common/host_port.h"
+#include "master/network/http_status.h"
 #include "master/network/network_master.h"
 #include "net/recordio.h"
 #include "resources/proto/convert.h"
@@ -68,9 +69,8 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
   RemoteAgent* raw = agent.get();
   if (Status s = master_->reregisterAgent(std::move(agent)); !s.ok()) {
     ++counters_.agentRegistrationsRefused;
-    const int status = s.code() == StatusCode::kFailedPrecondition ? 409 : 400;
     LOG(WARNING) << "agent " << id << " refused: " << s.message();
-    responder.respond(refuseAgent(status, id, s.message()));
+    responder.respond(refuseAgent(httpStatus(s.code()), id, s.message()));
     return;
   }
   std::shared_ptr<http::Stream> stream = responder.startStream(200, kProtobuf);
@@ -161,7 +161,7 @@ http::Response NetworkMaster::applyAgentCall(RemoteAgent& agent, const v1::Agent
       Result<TaskStatus> status = agent::statusFromCall(call);
       if (!status.ok()) return refuseAgent(400, id, status.message());
       if (Status s = master_->checkStatusFrom(id, *status); !s.ok()) {
-        return refuseAgent(403, id, s.message());
+        return refuseAgent(httpStatus(s.code()), id, s.message());
       }
       agent.noteHolds(status->framework, status->task, call.status().holds_resources());
       // Stamped on arrival: the agent's clock has another zero than the master's, and
@@ -175,7 +175,12 @@ http::Response NetworkMaster::applyAgentCall(RemoteAgent& agent, const v1::Agent
       Result<agent::Freed> freed = agent::freedFromCall(call);
       if (!freed.ok()) return refuseAgent(400, id, freed.message());
       if (Status s = master_->checkFreedFrom(id, *freed); !s.ok()) {
-        return refuseAgent(s.code() == StatusCode::kInvalidArgument ? 400 : 403, id, s.message());
+        // agent_api.proto: FREED of a task the master does not have on the agent (or no longer
+        // holds resources for: freed already) is 403; 409 would tell the agent to register
+        // again and resend, which cannot help.
+        const int refusal =
+            s.code() == StatusCode::kFailedPrecondition ? 403 : httpStatus(s.code());
+        return refuseAgent(refusal, id, s.message());
       }
       agent.noteHolds(freed->executor.framework, freed->executor.executor, false);
       master_->resourcesFreed(id, *freed);
@@ -185,7 +190,7 @@ http::Response NetworkMaster::applyAgentCall(RemoteAgent& agent, const v1::Agent
       Result<Resources> estimate = fromProto(call.estimate());
       if (!estimate.ok()) return refuseAgent(400, id, estimate.message());
       if (Status s = master_->updateOversubscription(id, *estimate); !s.ok()) {
-        return refuseAgent(400, id, s.message());
+        return refuseAgent(httpStatus(s.code()), id, s.message());
       }
       break;
     }

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "common/results.h"
+#include "master/network/http_status.h"
 #include "master/network/mesos_json.h"
 #include "master/network/network_master.h"
 
@@ -108,8 +109,11 @@ http::Response NetworkMaster::explainDecisions(const std::string& query) {
   Result<DecisionExplanation> answer =
       master_->allocator().explainDecisions(framework->second, agent);
   if (!answer.ok()) {
-    return http::Response::text(answer.code() == StatusCode::kNotFound ? 404 : 501,
-                                answer.message());
+    // The one failed precondition here is an allocator (module) that records no decisions:
+    // a capability this master lacks, 501 as the operator API answers a call it lacks.
+    const int status =
+        answer.code() == StatusCode::kFailedPrecondition ? 501 : httpStatus(answer.code());
+    return refuse(status, answer.message());
   }
   std::map<std::string, size_t> counts;
   std::string agents;

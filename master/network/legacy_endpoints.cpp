@@ -208,8 +208,10 @@ std::string resourcesByRole(const std::map<std::string, Resources>& byRole) {
 
 }  // namespace
 
-bool NetworkMaster::isOperatorGet(const std::string& path) {
-  return endpoints().contains(path);
+std::vector<std::string> NetworkMaster::operatorGetPaths() {
+  std::vector<std::string> paths;
+  for (const auto& [path, endpoint] : endpoints()) paths.push_back(path);
+  return paths;
 }
 
 http::Response NetworkMaster::operatorGet(const std::string& path) const {

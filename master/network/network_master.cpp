@@ -4,10 +4,12 @@
 #include <glog/logging.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <random>
 
 #include "common/results.h"
+#include "master/network/http_status.h"
 #include "resources/proto/convert.h"
 
 namespace harvest::master {
@@ -270,71 +272,110 @@ http::Response NetworkMaster::refuse(int status, const std::string& message) {
   return response;
 }
 
-void NetworkMaster::handle(const http::Request& request, http::Responder& responder) {
-  advanceClock();
-  // /health shows nothing of the master, so it is the one answer a cycle never holds up.
-  if (request.path != "/health" && mustWait()) {
-    waiting_.push_back([this, request, responder]() mutable { serve(request, responder); });
-    return;
+RouteTable NetworkMaster::makeRoutes() {
+  using Handler = Route::Handler;
+  const Handler health = [](const http::Request&, http::Responder&, const std::string&) {
+    return http::Response::text(200, "ok");
+  };
+  const Handler scheduler = [this](const http::Request& request, http::Responder& responder,
+                                   const std::string& principal) {
+    schedulerCall(request, responder, principal);
+    return std::nullopt;
+  };
+  const Handler operatorCall = [this](const http::Request& request, http::Responder& responder,
+                                      const std::string& principal) {
+    operatorApi_.handle(request, responder, principal);
+    return std::nullopt;
+  };
+  const Handler registerAgent = [this](const http::Request& request, http::Responder& responder,
+                                       const std::string& principal) {
+    agentRegister(request, responder, principal);
+    return std::nullopt;
+  };
+  const Handler callOfAgent = [this](const http::Request& request, http::Responder& responder,
+                                     const std::string& principal) {
+    agentCall(request, responder, principal);
+    return std::nullopt;
+  };
+  const Handler explain = [this](const http::Request& request, http::Responder&,
+                                 const std::string&) { return explainDecisions(request.query); };
+  // /health shows nothing of the master (Mesos leaves it open too), so it needs no
+  // authentication, and it is the one answer a cycle never holds up.
+  std::vector<Route> routes{
+      {"GET", "/health", Authentication::kOptional, /*waitsForCycle=*/false, health},
+      {"POST", "/api/v1/scheduler", Authentication::kRequired, true, scheduler},
+      {"POST", "/api/v1", Authentication::kRequired, true, operatorCall},
+      {"POST", "/agent/v1/register", Authentication::kRequired, true, registerAgent},
+      {"POST", "/agent/v1/call", Authentication::kRequired, true, callOfAgent},
+      {"GET", std::string(kExplainPath), Authentication::kRequired, true, explain}};
+  for (std::string& path : operatorGetPaths()) {
+    const Handler get = [this, path](const http::Request&, http::Responder&, const std::string&) {
+      return operatorGet(path);
+    };
+    routes.push_back({"GET", std::move(path), Authentication::kRequired, true, get});
   }
-  serve(request, responder);
+  return RouteTable(std::move(routes));
 }
 
-void NetworkMaster::serve(const http::Request& request, http::Responder& responder) {
-  const std::string& path = request.path;
+void NetworkMaster::handle(const http::Request& request, http::Responder& responder) {
+  advanceClock();
+  RouteLookup lookup = routes_.lookup(request.method, request.path);
+  if ((lookup.route == nullptr || lookup.route->waitsForCycle) && mustWait()) {
+    waiting_.push_back([this, request, responder, lookup = std::move(lookup)]() mutable {
+      serve(request, responder, lookup);
+    });
+    return;
+  }
+  serve(request, responder, lookup);
+}
+
+void NetworkMaster::serve(const http::Request& request, http::Responder& responder,
+                          const RouteLookup& lookup) {
   // With credentials, a connection outlives a request only if that request was authenticated:
   // an unauthenticated caller cannot hold a connection (and its slot) between requests.
   auto answerAnonymous = [&](http::Response response) {
     if (credentials_) response.headers.emplace_back("Connection", "close");
     responder.respond(std::move(response));
   };
-  const bool known = path == "/api/v1/scheduler" || path == "/api/v1" ||
-                     path == "/agent/v1/register" || path == "/agent/v1/call" ||
-                     path == "/health" || path == kExplainPath || isOperatorGet(path);
-  if (!known) {
-    answerAnonymous(http::Response::text(404, "no such endpoint: " + path));
+  if (lookup.route == nullptr && lookup.samePath.empty()) {
+    answerAnonymous(http::Response::text(404, "no such endpoint: " + request.path));
     return;
   }
-  // Authentication first: nothing but /health (which shows nothing; Mesos leaves it open
-  // too) is answered to an unauthenticated caller.
+  // Authentication first: a caller without valid credentials learns nothing of a path that
+  // requires them, not even which methods it takes.
+  const auto required = [](const Route* route) {
+    return route->authentication == Authentication::kRequired;
+  };
+  const bool authenticationRequired =
+      lookup.route ? required(lookup.route)
+                   : std::any_of(lookup.samePath.begin(), lookup.samePath.end(), required);
   std::string principal;
+  bool anonymous = false;
   if (credentials_) {
     const std::string* header = request.header("authorization");
     Result<std::string> who =
         header == nullptr ? Result<std::string>::error("authentication required (HTTP Basic)")
                           : credentials_->authenticateHeader(*header);
-    if (path == "/health" && !who.ok()) {
-      answerAnonymous(http::Response::text(200, "ok"));
-      return;
-    }
-    if (!who.ok()) {
+    if (!who.ok() && authenticationRequired) {
       answerAnonymous(refuse(401, who.message()));
       return;
     }
-    principal = *who;
+    anonymous = !who.ok();
+    if (who.ok()) principal = *who;
   }
-  const bool post = path.starts_with("/api/v1") || path.starts_with("/agent/");
-  if (request.method != (post ? "POST" : "GET")) {
-    http::Response response =
-        http::Response::text(405, "use " + std::string(post ? "POST" : "GET") + " for " + path);
-    response.headers.emplace_back("Allow", post ? "POST" : "GET");
-    responder.respond(std::move(response));
-    return;
-  }
-  if (path == "/api/v1/scheduler") {
-    schedulerCall(request, responder, principal);
-  } else if (path == "/api/v1") {
-    operatorApi_.handle(request, responder, principal);
-  } else if (path == "/agent/v1/register") {
-    agentRegister(request, responder, principal);
-  } else if (path == "/agent/v1/call") {
-    agentCall(request, responder, principal);
-  } else if (path == "/health") {
-    responder.respond(http::Response::text(200, "ok"));
-  } else if (path == kExplainPath) {
-    responder.respond(explainDecisions(request.query));
+  std::optional<http::Response> answer;
+  if (lookup.route == nullptr) {
+    const std::string allow = lookup.allow();
+    answer = http::Response::text(405, "use " + allow + " for " + request.path);
+    answer->headers.emplace_back("Allow", allow);
   } else {
-    responder.respond(operatorGet(path));
+    answer = lookup.route->handler(request, responder, principal);
+  }
+  if (!answer) return;
+  if (anonymous) {
+    answerAnonymous(std::move(*answer));
+  } else {
+    responder.respond(std::move(*answer));
   }
 }
 
@@ -528,11 +569,11 @@ http::Response NetworkMaster::accept(const std::string& framework,
   }
   if (Status s = master_->applyOperations(framework, offerIds, conversions); !s.ok()) {
     // The offers stay outstanding: the framework may decline them or try again.
-    return refuse(400, "operations refused: " + s.message());
+    return refuse(httpStatus(s.code()), "operations refused: " + s.message());
   }
   const v1::Filters filters = call.has_filters() ? call.filters() : v1::Filters();
   if (Status s = master_->accept(framework, offerIds, launches, filters); !s.ok()) {
-    return refuse(400, s.message());
+    return refuse(httpStatus(s.code()), s.message());
   }
   return http::Response::text(202, "");
 }
@@ -631,7 +672,7 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
     default:
       return refuse(400, "call " + Call::Type_Name(call.type()) + " is not supported");
   }
-  if (!s.ok()) return refuse(s.code() == StatusCode::kPermissionDenied ? 403 : 400, s.message());
+  if (!s.ok()) return refuse(httpStatus(s.code()), s.message());
   return http::Response::text(202, "");
 }
 

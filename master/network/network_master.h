@@ -12,6 +12,9 @@
 //                               Mesos's legacy endpoints, in its shapes (legacy_endpoints.cpp)
 //   GET  /health                200 "ok"
 //   POST /api/v1                the Mesos v1 operator API (operator_api.h)
+//   GET  /allocator/explain     why a framework gets no offers (explain_endpoint.cpp)
+// one route each in routes() (routes.h): a known path asked with another method is 405 with
+// `Allow`, an unknown path 404. Refusals carry httpStatus() of their Status (http_status.h).
 // Sockets and timers run in runOnce(), on the thread that calls it (the master thread). With
 // allocationThread (the default) allocation cycles run on a worker thread meanwhile
 // (allocation_worker.h): the master thread keeps reading, parsing and writing, answers
@@ -48,6 +51,7 @@
 #include "master/network/http_scheduler.h"
 #include "master/network/operator_api.h"
 #include "master/network/remote_agent.h"
+#include "master/network/routes.h"
 #include "net/basic_auth.h"
 #include "net/http_server.h"
 #include "wire/call_decoder.h"
@@ -111,6 +115,8 @@ class NetworkMaster {
   std::map<std::string, double> metrics(std::set<std::string>* counters = nullptr) const;
   // GET /master/state (and /state).
   std::string masterStateJson() const;
+  // Every endpoint this master answers.
+  const RouteTable& routes() const { return routes_; }
 
  private:
   friend class OperatorApi;  // The operator API reads and changes what the endpoints do.
@@ -120,9 +126,13 @@ class NetworkMaster {
   TimeNanos realNow() const;
   double unixNow() const { return context_.unixEpochOffset + static_cast<double>(realNow()) / 1e9; }
   void advanceClock();
+  // The table of every endpoint: which method and path, how its caller authenticates, and
+  // what answers it.
+  RouteTable makeRoutes();
   void handle(const http::Request& request, http::Responder& responder);
-  // handle() once the request may reach the master (no cycle is running).
-  void serve(const http::Request& request, http::Responder& responder);
+  // handle() once the request may reach the master (no cycle is running, or its route does not
+  // wait for one).
+  void serve(const http::Request& request, http::Responder& responder, const RouteLookup& lookup);
   // The master's runCycle with allocationThread.
   void startCycle(std::function<void()> cycle, std::function<void()> apply);
   // The worker's wake descriptor is readable: applies an ended cycle, then serves what waited.
@@ -131,8 +141,8 @@ class NetworkMaster {
   bool mustWait() const { return (worker_ && worker_->busy()) || !waiting_.empty(); }
   // Runs `work` now, or after the cycle (and what waits already) when mustWait().
   void whenNoCycle(std::function<void()> work);
-  // The operator's GET endpoints (legacy_endpoints.cpp): whether `path` is one, and its answer.
-  static bool isOperatorGet(const std::string& path);
+  // The operator's GET endpoints (legacy_endpoints.cpp): their paths, and the answer of each.
+  static std::vector<std::string> operatorGetPaths();
   http::Response operatorGet(const std::string& path) const;
   // GET /allocator/explain (explain_endpoint.cpp): why a framework was not offered agents.
   static constexpr std::string_view kExplainPath = "/allocator/explain";
@@ -193,6 +203,8 @@ class NetworkMaster {
   // The IP each agent last registered from (for offers' `url`).
   std::map<std::string, std::string> agentIps_;
   OperatorApi operatorApi_{this};
+  // Its handlers call into the members above.
+  RouteTable routes_{makeRoutes()};
   // Master thread only. Requests and stream ends held while a cycle runs, in arrival order.
   std::deque<std::function<void()>> waiting_;
   // With allocationThread. The owner side is the master thread's; the worker thread calls

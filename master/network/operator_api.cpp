@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/results.h"
+#include "master/network/http_status.h"
 #include "master/network/network_master.h"
 #include "net/recordio.h"
 #include "resources/proto/convert.h"
@@ -213,7 +214,7 @@ http::Response OperatorApi::updateWeights(const Call::UpdateWeights& call,
     }
   }
   if (Status s = network_->master().updateWeights(weights); !s.ok()) {
-    return network_->refuse(400, s.message());
+    return network_->refuse(httpStatus(s.code()), s.message());
   }
   return text(202, "");
 }
@@ -268,7 +269,7 @@ http::Response OperatorApi::updateQuota(const Call::UpdateQuota& call,
     }
   }
   if (Status s = network_->master().updateQuotas(quotas); !s.ok()) {
-    return network_->refuse(400, s.message());
+    return network_->refuse(httpStatus(s.code()), s.message());
   }
   return text(200, "");
 }
@@ -318,8 +319,10 @@ http::Response OperatorApi::reserve(const std::string& agent,
   const ResourceConversion conversion =
       reserve ? ResourceConversion{*bare, *rich} : ResourceConversion{*rich, *bare};
   if (Status s = network_->master().convertAvailable(agent, {conversion}); !s.ok()) {
-    return network_->refuse(s.code() == StatusCode::kNotFound ? 400 : 409,
-                            std::string(name) + ": " + s.message());
+    // An agent without what the conversion consumes answers 409 Conflict, as Mesos's
+    // reservation endpoints do; the allocator calls that an invalid argument.
+    const int status = s.code() == StatusCode::kInvalidArgument ? 409 : httpStatus(s.code());
+    return network_->refuse(status, std::string(name) + ": " + s.message());
   }
   return text(202, "");
 }
@@ -334,7 +337,9 @@ http::Response OperatorApi::teardown(const std::string& framework, const std::st
     return network_->refuse(403, "principal '" + principal + "' may not tear down framework '" +
                                      framework + "' of principal '" + info->principal() + "'");
   }
-  if (Status s = master.teardown(framework); !s.ok()) return network_->refuse(400, s.message());
+  if (Status s = master.teardown(framework); !s.ok()) {
+    return network_->refuse(httpStatus(s.code()), s.message());
+  }
   network_->closeFrameworkStream(framework);
   return text(200, "");
 }
@@ -380,7 +385,7 @@ http::Response OperatorApi::maintenance(const Call& call, const std::string& pri
   } else {
     s = master.stopMaintenance(machines);
   }
-  if (!s.ok()) return network_->refuse(400, s.message());
+  if (!s.ok()) return network_->refuse(httpStatus(s.code()), s.message());
   return text(202, "");
 }
 
@@ -390,7 +395,7 @@ http::Response OperatorApi::markAgentGone(const std::string& agent, const std::s
         403, "principal '" + principal + "' may not mark agent '" + agent + "' gone");
   }
   if (Status s = network_->master().markAgentGone(agent); !s.ok()) {
-    return network_->refuse(400, s.message());
+    return network_->refuse(httpStatus(s.code()), s.message());
   }
   return text(200, "");
 }

@@ -154,8 +154,9 @@ TEST(OperatorApiTest, ReserveAndUnreserveChangeTheAgentsResources) {
   // Nothing is reserved any more: unreserving again is refused and changes nothing.
   call(master.port(), reserveCall(false, "a1", "ops", "admin"), Format::kJson, &status);
   EXPECT_EQ(status, 409);
+  // No such agent: NotFound, 404 as on every endpoint (http_status.h).
   call(master.port(), reserveCall(true, "nowhere", "ops", "admin"), Format::kJson, &status);
-  EXPECT_EQ(status, 400);
+  EXPECT_EQ(status, 404);
 }
 
 // ---- Agents --------------------------------------------------------------------------------
@@ -190,8 +191,9 @@ TEST(OperatorApiTest, MarkAgentGoneEndsItsTasksAndRefusesTheAgentAfterwards) {
             0);
   FakeAgent again(cluster.master.port(), "a1", "cpus:8;mem:16384");
   EXPECT_EQ(again.registerAgent(), 409);
+  // No such agent: NotFound, 404 as on every endpoint (http_status.h).
   call(cluster.master.port(), goneCall("never-there"), Format::kJson, &status);
-  EXPECT_EQ(status, 400);
+  EXPECT_EQ(status, 404);
 }
 
 TEST(OperatorApiTest, AGoneAgentStaysGoneAfterARestart) {
