@@ -16,6 +16,7 @@
 #include <string>
 
 #include "allocator/allocator.h"
+#include "trace/allocator_calls.h"
 #include "trace/trace_writer.h"
 
 namespace harvest::trace {
@@ -34,50 +35,12 @@ class RecordingAllocator final : public Allocator {
   ~RecordingAllocator() override;
 
   Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) override;
-  Status recover(int expectedAgents, const std::map<std::string, Quota>& quotas) override;
-  Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                      const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-                      const std::set<std::string>& suppressedRoles) override;
-  Status removeFramework(const std::string& framework) override;
-  Status activateFramework(const std::string& framework) override;
-  Status deactivateFramework(const std::string& framework) override;
-  Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                         const std::set<std::string>& suppressedRoles) override;
-  Status addAgent(const std::string& agent, const v1::AgentInfo& info,
-                  const std::optional<v1::Unavailability>& unavailability, const Resources& total,
-                  const std::map<std::string, ResourcesByRole>& usedByFramework) override;
-  Status removeAgent(const std::string& agent) override;
-  Status updateAgent(const std::string& agent, const v1::AgentInfo& info,
-                     const std::optional<Resources>& total,
-                     const std::optional<Resources>& oversubscribed) override;
-  Status activateAgent(const std::string& agent) override;
-  Status deactivateAgent(const std::string& agent) override;
-  Status updateUnavailability(const std::string& agent,
-                              const std::optional<v1::Unavailability>& unavailability) override;
-  Status updateInverseOffer(const std::string& agent, const std::string& framework,
-                            std::optional<bool> accepted,
-                            const std::optional<v1::Filters>& filters) override;
-  Status updateAllocation(const std::string& framework, const std::string& agent,
-                          const std::string& role, const Resources& offered,
-                          const std::vector<ResourceConversion>& conversions) override;
-  Status updateAvailable(const std::string& agent,
-                         const std::vector<ResourceConversion>& conversions) override;
-  Status recoverResources(const std::string& framework, const std::string& agent,
-                          const std::string& role, const Resources& resources,
-                          const std::optional<v1::Filters>& filters) override;
-  Status suppressOffers(const std::string& framework, const std::set<std::string>& roles) override;
-  Status reviveOffers(const std::string& framework, const std::set<std::string>& roles) override;
-  Status updateQuota(const std::string& role, const Quota& quota) override;
-  Status updateWeights(const std::map<std::string, double>& weights) override;
-  void pause() override;
-  void resume() override;
-  Status placementEvent(const std::string& agent, const std::string& role, PlacementEvent event,
-                        TimeNanos startedAt) override;
-  void allocate() override;
-  void allocate(const std::set<std::string>& agents) override;
+  // Every call of trace/allocator_calls.h: recorded, then passed on.
+#define HARVEST_RECORDED_CALL(Name, field, Return, method, parameters, arguments) \
+  Return method parameters override;
+  HARVEST_ALLOCATOR_CALLS(HARVEST_RECORDED_CALL, HARVEST_RECORDED_CALL)
+#undef HARVEST_RECORDED_CALL
   std::map<std::string, double> metrics() const override;
-  Result<DecisionExplanation> explainDecisions(const std::string& framework,
-                                               const std::optional<std::string>& agent) override;
 
  private:
   using Record = v1::trace::TraceRecord;
@@ -85,6 +48,9 @@ class RecordingAllocator final : public Allocator {
   // and appends the record with the outcome and the callbacks made meanwhile.
   template <typename Describe, typename Call>
   Status record(Describe&& describe, Call&& call);
+  // record() for a call that answers `Answer`: nothing, a Status, or a Result.
+  template <typename Describe, typename Call>
+  auto recordCall(Describe&& describe, Call&& call) -> decltype(call());
   bool recording() const;
 
   // Declared before `allocator_`, which may read the clock while it is destroyed.

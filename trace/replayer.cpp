@@ -4,8 +4,13 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
-#include "trace/trace_codec.h"
+#include "trace/allocator_calls.h"
+#include "trace/call_codec.h"
 
 namespace harvest::trace {
 
@@ -13,22 +18,25 @@ namespace {
 
 using Record = proto::TraceRecord;
 
-std::set<std::string> toSet(const RepeatedPtrField<std::string>& strings) {
-  return std::set<std::string>(strings.begin(), strings.end());
+// Makes the call with `arguments` and gives back its Status; a call that answers nothing
+// succeeded, and of a Result only the Status is compared.
+template <typename Method, typename... Types>
+Status callWith(Method& method, std::tuple<Types...>& arguments) {
+  using Answer = std::invoke_result_t<Method&, Types&...>;
+  if constexpr (std::is_void_v<Answer>) {
+    std::apply(method, arguments);
+    return Status();
+  } else if constexpr (std::is_same_v<Answer, Status>) {
+    return std::apply(method, arguments);
+  } else {
+    return std::apply(method, arguments).status();
+  }
 }
 
-Result<Quota> decodeQuota(const RepeatedPtrField<proto::Amount>& guarantee, bool hasLimit,
-                          const proto::Limits& limit) {
-  Result<Quantities> amounts = decodeQuantities(guarantee);
-  if (!amounts.ok()) return amounts.status();
-  Quota quota;
-  quota.guarantee = std::move(amounts).value();
-  if (hasLimit) {
-    Result<ResourceLimits> limits = decodeLimits(limit);
-    if (!limits.ok()) return limits.status();
-    quota.limit = std::move(limits).value();
-  }
-  return quota;
+// One of a call's overloads, as its decode chose.
+template <typename Method, typename... Overloads>
+Status callWith(Method& method, std::variant<Overloads...>& arguments) {
+  return std::visit([&method](auto& chosen) { return callWith(method, chosen); }, arguments);
 }
 
 std::string resourcesText(const RepeatedPtrField<v1::Resource>& resources) {
@@ -49,208 +57,65 @@ Result<ReplayedCall> Replayer::replay(const Record& record) {
   now_ = record.time();
   ReplayedCall out;
   callbacks_ = &out.callbacks;
+  out.isAllocate = record.has_allocate();
   Status decoded = call(record, out);
   callbacks_ = nullptr;
   if (!decoded.ok()) return decoded;
   return out;
 }
 
-// Each case decodes its arguments first (a failure is the trace's), then calls.
+// Each call decodes its arguments first (a failure is the trace's), then is made.
 Status Replayer::call(const Record& record, ReplayedCall& out) {
   switch (record.call_case()) {
-    case Record::kInitialize: {
-      AllocatorCallbacks callbacks;
-      callbacks.offer = [this](const std::string& framework, const OfferedResources& offers) {
-        if (callbacks_)
-          callbacks_->push_back(encodeOffer(proto::Callback::OFFER, framework, offers));
-      };
-      callbacks.rescind = [this](const std::string& framework, const OfferedResources& offers) {
-        if (callbacks_) {
-          callbacks_->push_back(encodeOffer(proto::Callback::RESCIND, framework, offers));
-        }
-      };
-      callbacks.inverseOffer = [this](const std::string& framework,
-                                      const std::map<std::string, InverseOfferRequest>& byAgent) {
-        if (callbacks_) callbacks_->push_back(encodeInverseOffer(framework, byAgent));
-      };
-      out.status = allocator_.initialize(options_, std::move(callbacks));
-      if (out.status.ok() && !weights_.empty()) out.status = allocator_.updateWeights(weights_);
+    case Record::kInitialize:
+      out.status = initialize();
       return Status();
-    }
-    case Record::kRecover: {
-      std::map<std::string, Quota> quotas;
-      for (const auto& entry : record.recover().quotas()) {
-        Result<Quota> quota = decodeQuota(entry.guarantee(), entry.has_limit(), entry.limit());
-        if (!quota.ok()) return quota.status();
-        quotas[entry.role()] = std::move(quota).value();
-      }
-      out.status = allocator_.recover(record.recover().expected_agents(), quotas);
-      return Status();
-    }
-    case Record::kAddFramework: {
-      const proto::AddFramework& c = record.add_framework();
-      Result<std::map<std::string, ResourcesByRole>> used = decodeHoldings(c.used_by_agent());
-      if (!used.ok()) return used.status();
-      out.status = allocator_.addFramework(c.framework(), c.info(), *used, c.active(),
-                                           toSet(c.suppressed_roles()));
-      return Status();
-    }
-    case Record::kRemoveFramework:
-      out.status = allocator_.removeFramework(record.remove_framework());
-      return Status();
-    case Record::kActivateFramework:
-      out.status = allocator_.activateFramework(record.activate_framework());
-      return Status();
-    case Record::kDeactivateFramework:
-      out.status = allocator_.deactivateFramework(record.deactivate_framework());
-      return Status();
-    case Record::kUpdateFramework: {
-      const proto::UpdateFramework& c = record.update_framework();
-      out.status = allocator_.updateFramework(c.framework(), c.info(), toSet(c.suppressed_roles()));
-      return Status();
-    }
-    case Record::kAddAgent: {
-      const proto::AddAgent& c = record.add_agent();
-      Result<Resources> total = decodeResources(c.total());
-      if (!total.ok()) return total.status();
-      Result<std::map<std::string, ResourcesByRole>> used = decodeHoldings(c.used_by_framework());
-      if (!used.ok()) return used.status();
-      std::optional<v1::Unavailability> unavailability;
-      if (c.has_unavailability()) unavailability = c.unavailability();
-      out.status = allocator_.addAgent(c.agent(), c.info(), unavailability, *total, *used);
-      return Status();
-    }
-    case Record::kRemoveAgent:
-      out.status = allocator_.removeAgent(record.remove_agent());
-      return Status();
-    case Record::kUpdateAgent: {
-      const proto::UpdateAgent& c = record.update_agent();
-      std::optional<Resources> total, oversubscribed;
-      if (c.has_total()) {
-        Result<Resources> decoded = decodeResources(c.total().resources());
-        if (!decoded.ok()) return decoded.status();
-        total = std::move(decoded).value();
-      }
-      if (c.has_oversubscribed()) {
-        Result<Resources> decoded = decodeResources(c.oversubscribed().resources());
-        if (!decoded.ok()) return decoded.status();
-        oversubscribed = std::move(decoded).value();
-      }
-      out.status = allocator_.updateAgent(c.agent(), c.info(), total, oversubscribed);
-      return Status();
-    }
-    case Record::kActivateAgent:
-      out.status = allocator_.activateAgent(record.activate_agent());
-      return Status();
-    case Record::kDeactivateAgent:
-      out.status = allocator_.deactivateAgent(record.deactivate_agent());
-      return Status();
-    case Record::kUpdateUnavailability: {
-      const proto::UpdateUnavailability& c = record.update_unavailability();
-      std::optional<v1::Unavailability> unavailability;
-      if (c.has_unavailability()) unavailability = c.unavailability();
-      out.status = allocator_.updateUnavailability(c.agent(), unavailability);
-      return Status();
-    }
-    case Record::kUpdateInverseOffer: {
-      const proto::UpdateInverseOffer& c = record.update_inverse_offer();
-      std::optional<bool> accepted;
-      if (c.has_accepted()) accepted = c.accepted();
-      std::optional<v1::Filters> filters;
-      if (c.has_filters()) filters = c.filters();
-      out.status = allocator_.updateInverseOffer(c.agent(), c.framework(), accepted, filters);
-      return Status();
-    }
-    case Record::kUpdateAllocation: {
-      const proto::UpdateAllocation& c = record.update_allocation();
-      Result<Resources> offered = decodeResources(c.offered());
-      if (!offered.ok()) return offered.status();
-      Result<std::vector<ResourceConversion>> conversions = decodeConversions(c.conversions());
-      if (!conversions.ok()) return conversions.status();
-      out.status =
-          allocator_.updateAllocation(c.framework(), c.agent(), c.role(), *offered, *conversions);
-      return Status();
-    }
-    case Record::kUpdateAvailable: {
-      const proto::UpdateAvailable& c = record.update_available();
-      Result<std::vector<ResourceConversion>> conversions = decodeConversions(c.conversions());
-      if (!conversions.ok()) return conversions.status();
-      out.status = allocator_.updateAvailable(c.agent(), *conversions);
-      return Status();
-    }
-    case Record::kRecoverResources: {
-      const proto::RecoverResources& c = record.recover_resources();
-      Result<Resources> resources = decodeResources(c.resources());
-      if (!resources.ok()) return resources.status();
-      std::optional<v1::Filters> filters;
-      if (c.has_filters()) filters = c.filters();
-      out.status =
-          allocator_.recoverResources(c.framework(), c.agent(), c.role(), *resources, filters);
-      return Status();
-    }
-    case Record::kSuppressOffers:
-      out.status = allocator_.suppressOffers(record.suppress_offers().framework(),
-                                             toSet(record.suppress_offers().roles()));
-      return Status();
-    case Record::kReviveOffers:
-      out.status = allocator_.reviveOffers(record.revive_offers().framework(),
-                                           toSet(record.revive_offers().roles()));
-      return Status();
-    case Record::kUpdateQuota: {
-      const proto::UpdateQuota& c = record.update_quota();
-      Result<Quota> quota = decodeQuota(c.guarantee(), c.has_limit(), c.limit());
-      if (!quota.ok()) return quota.status();
-      out.status = allocator_.updateQuota(c.role(), *quota);
-      return Status();
-    }
-    case Record::kUpdateWeights: {
-      std::map<std::string, double> weights;
-      for (const proto::RoleWeight& entry : record.update_weights().weights()) {
-        weights[entry.role()] = entry.weight();
-      }
-      for (const auto& [role, weight] : weights_) weights[role] = weight;
-      out.status = allocator_.updateWeights(weights);
-      return Status();
-    }
-    case Record::kPause:
-      allocator_.pause();
-      return Status();
-    case Record::kResume:
-      allocator_.resume();
-      return Status();
-    case Record::kPlacementEvent: {
-      const proto::Placement& c = record.placement_event();
-      if (c.event() > static_cast<uint32_t>(PlacementEvent::kTaskRecovered)) {
-        return Status::corruption("unknown placement event " + std::to_string(c.event()));
-      }
-      out.status = allocator_.placementEvent(
-          c.agent(), c.role(), static_cast<PlacementEvent>(c.event()), c.started_at());
-      return Status();
-    }
-    case Record::kAllocate: {
-      out.isAllocate = true;
-      const auto started = std::chrono::steady_clock::now();
-      if (record.allocate().some_agents()) {
-        allocator_.allocate(toSet(record.allocate().agents()));
-      } else {
-        allocator_.allocate();
-      }
-      out.wallMillis =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-              .count();
-      return Status();
-    }
-    case Record::kExplainDecisions: {
-      const proto::ExplainDecisions& c = record.explain_decisions();
-      return allocator_
-          .explainDecisions(c.framework(),
-                            c.has_agent() ? std::optional<std::string>(c.agent()) : std::nullopt)
-          .status();
-    }
+#define HARVEST_REPLAYED_CALL(Name, field, Return, method, parameters, arguments) \
+  case Record::k##Name:                                                           \
+    return make(decode##Name(record.field()), out,                                \
+                [this](const auto&... a) { return allocator_.method(a...); });
+// An overload is decoded with the call above it: its decode tells which one to make.
+#define HARVEST_OVERLOAD_OF_THE_CALL_ABOVE(Name, field, Return, method, parameters, arguments)
+      HARVEST_ALLOCATOR_CALLS(HARVEST_REPLAYED_CALL, HARVEST_OVERLOAD_OF_THE_CALL_ABOVE)
+#undef HARVEST_REPLAYED_CALL
+#undef HARVEST_OVERLOAD_OF_THE_CALL_ABOVE
     case Record::CALL_NOT_SET:
       break;
   }
   return Status::corruption("a record without a call this build knows");
+}
+
+Status Replayer::initialize() {
+  AllocatorCallbacks callbacks;
+  callbacks.offer = [this](const std::string& framework, const OfferedResources& offers) {
+    if (callbacks_) callbacks_->push_back(encodeOffer(proto::Callback::OFFER, framework, offers));
+  };
+  callbacks.rescind = [this](const std::string& framework, const OfferedResources& offers) {
+    if (callbacks_) callbacks_->push_back(encodeOffer(proto::Callback::RESCIND, framework, offers));
+  };
+  callbacks.inverseOffer = [this](const std::string& framework,
+                                  const std::map<std::string, InverseOfferRequest>& byAgent) {
+    if (callbacks_) callbacks_->push_back(encodeInverseOffer(framework, byAgent));
+  };
+  Status status = allocator_.initialize(options_, std::move(callbacks));
+  if (status.ok() && !weights_.empty()) status = allocator_.updateWeights(weights_);
+  return status;
+}
+
+template <typename Arguments, typename Method>
+Status Replayer::make(Result<Arguments> decoded, ReplayedCall& out, Method&& method) {
+  if (!decoded.ok()) return decoded.status();
+  Arguments arguments = std::move(decoded).value();
+  overrideArguments(arguments);
+  const auto started = std::chrono::steady_clock::now();
+  out.status = callWith(method, arguments);
+  out.wallMillis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return Status();
+}
+
+void Replayer::overrideArguments(std::tuple<std::map<std::string, double>>& weights) {
+  for (const auto& [role, weight] : weights_) std::get<0>(weights)[role] = weight;
 }
 
 std::string describeCall(const Record& record) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "allocator/allocator.h"
@@ -24,7 +25,7 @@ struct ReplayedCall {
   // Encoded as the recorder encodes them (trace_codec.h), so they compare with the recorded.
   std::vector<v1::trace::Callback> callbacks;
   bool isAllocate = false;
-  double wallMillis = 0;  // How long the allocator took, for allocate calls.
+  double wallMillis = 0;  // How long the allocator took (check and diff keep allocate's).
 };
 
 // What a replay drives: a fresh allocator (it must outlive the replay), the options to
@@ -45,7 +46,16 @@ class Replayer {
   Result<ReplayedCall> replay(const v1::trace::TraceRecord& record);
 
  private:
+  // Decodes the record's call (trace/allocator_calls.h lists them) and makes it.
   Status call(const v1::trace::TraceRecord& record, ReplayedCall& out);
+  Status initialize();
+  template <typename Arguments, typename Method>
+  Status make(Result<Arguments> decoded, ReplayedCall& out, Method&& method);
+  // The target's weights replace the recorded ones in updateWeights (the one call with role
+  // weights as its arguments); every other call is made as recorded.
+  template <typename Arguments>
+  void overrideArguments(Arguments& /*recorded*/) {}
+  void overrideArguments(std::tuple<std::map<std::string, double>>& weights);
 
   Allocator& allocator_;
   AllocatorOptions options_;
