@@ -8,7 +8,7 @@
 # and the C++ templates *.h.in, *.cpp.in), leaving out its tests/, build*/, out/, .git/,
 # .cache/, any node_modules/ or third_party/, and generated protobuf code (*.pb.h, *.pb.cc);
 # paths are printed relative to it. A PATH that is a file is checked as given. Without PATH,
-# the repository holding this script is checked.
+# the repository holding this script is checked. --only checks one of the two rules alone.
 #
 # One line per violation, and exit status 1 if there is any (0 if none, 2 on a usage error):
 #   path: N lines (limit 800)
@@ -16,10 +16,11 @@
 #
 # A file's length is its number of lines. A function's length is counted from the line of its
 # opening brace to the line of its closing brace, both included (so `void f() {`, 99 lines,
-# `}` is 101 lines); LINE is the line of its name. Functions are the bodies defined at
-# namespace or class scope: free functions, member functions defined in or out of their class,
-# and lambdas at namespace scope (held by a variable, named after it, or passed to a call).
-# Everything inside a body (lambdas, local classes) counts towards that body only.
+# `}` is 101 lines, and a constructor's member initializers are not counted); LINE is the line
+# of its name. Functions are the bodies defined at namespace or class scope: free functions,
+# member functions defined in or out of their class, and lambdas at namespace scope (held by a
+# variable, named after it, or passed to a call). Everything inside a body (lambdas, local
+# classes) counts towards that body only.
 #
 # The scan is lexical, not a compiler's: it follows brace depth while skipping comments,
 # string, character and raw string literals, digit separators and preprocessor lines, and
