@@ -589,9 +589,10 @@ Status HierarchicalAllocator::checkHasRoles(const FrameworkState& framework,
                                             const std::set<std::string>& names) const {
   for (const std::string& name : names) {
     auto role = roleIds_.find(name);
+    // A call naming a role its own FrameworkInfo does not list is a bad call, as Mesos's
+    // master answers SUPPRESS and REVIVE of such roles (400).
     if (role == roleIds_.end() || !framework.findRole(role->second)) {
-      return Status::failedPrecondition("framework '" + framework.id + "' has no role '" + name +
-                                        "'");
+      return Status::invalidArgument("framework '" + framework.id + "' has no role '" + name + "'");
     }
   }
   return Status();
