@@ -13,6 +13,7 @@
 
 #include "common/duration.h"
 #include "common/results.h"
+#include "net/http_client.h"
 
 // TLS, for every program that serves or dials: Mesos's LIBPROCESS_SSL_* settings, with their
 // meaning and defaults (docs/TLS.md).
@@ -113,6 +114,10 @@ std::optional<int> Flags::parseArgument(const std::string& arg, int depth) {
   if (arg == "--version") {
     std::printf("%s %s\n", program_.c_str(), harvestVersion());
     return 0;
+  }
+  if (acceptsArguments_ && depth == 0 && !arg.starts_with("-")) {
+    arguments_.push_back(arg);
+    return std::nullopt;
   }
   if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
     return fail("unknown argument '" + arg + "' (see --help)");
@@ -237,6 +242,15 @@ void Flags::printHelp() const {
       "100ms, 30secs, 5mins, 1hrs, 2days (a plain number is seconds).\nLogging (glog): --v=N "
       "(1: per-offer detail), --log_dir=DIR, --logtostderr; --flagfile=PATH reads one flag a "
       "line.\n");
+}
+
+int Flags::setupClientTls() const {
+  const http::TlsOptions tls = tlsOptions();
+  if (!tls.enabled) return 0;
+  auto context = http::TlsContext::create(tls, http::TlsContext::Role::kClient);
+  if (!context.ok()) return fail(context.message());
+  http::setDefaultClientTls(*context);
+  return 0;
 }
 
 http::TlsOptions Flags::tlsOptions() {

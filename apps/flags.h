@@ -39,6 +39,11 @@ class Flags {
   // after an error (printed on stderr).
   std::optional<int> parse(int argc, char** argv);
 
+  // Lets words that are not flags through as the program's arguments (a command line tool's
+  // "harvest quota get"), in order; without this call they are errors.
+  void acceptArguments() { acceptsArguments_ = true; }
+  const std::vector<std::string>& arguments() const { return arguments_; }
+
   // Set on the command line or in a --flagfile (not from the environment).
   bool isSet(const std::string& name) const { return explicitly_.count(name) > 0; }
 
@@ -70,6 +75,9 @@ class Flags {
 
   // The --ssl_* flags, which every program reads (docs/TLS.md), as TLS options.
   static http::TlsOptions tlsOptions();
+  // A client program's connections dial with the context the --ssl_* flags describe (plaintext
+  // when they do not enable TLS): 0, or 2 after printing why the context cannot be made.
+  int setupClientTls() const;
 
  private:
   std::optional<int> parseArgument(const std::string& arg, int depth);
@@ -81,6 +89,8 @@ class Flags {
   std::set<std::string> repeatable_;
   std::map<std::string, std::vector<std::string>> values_;
   std::set<std::string> explicitly_, fromEnvironment_;
+  bool acceptsArguments_ = false;
+  std::vector<std::string> arguments_;
 };
 
 // "file:///etc/x.json" -> "/etc/x.json": Mesos accepts file:// for manifest, credential and

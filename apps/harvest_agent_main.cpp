@@ -54,28 +54,6 @@ void onSignal(int signal) {
   gSignal = signal;
 }
 
-// A Mesos credential file in its text format: "principal secret" on the first non-blank line.
-harvest::Result<harvest::http::Credential> loadCredential(const std::string& path) {
-  using R = harvest::Result<harvest::http::Credential>;
-  std::ifstream in(path);
-  if (!in) return R::error("cannot read the file");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    harvest::http::Credential credential;
-    std::string extra;
-    if (!(fields >> credential.principal)) continue;  // Blank.
-    if (!(fields >> credential.secret) || (fields >> extra)) {
-      return R::error("expected \"PRINCIPAL SECRET\"");
-    }
-    if (credential.principal.find(':') != std::string::npos) {
-      return R::error("a principal cannot contain ':'");
-    }
-    return credential;
-  }
-  return R::error("the file holds no credential");
-}
-
 // The checked options from the flags, with what they point into. The helpers below return 0,
 // or the exit code after printing why a flag is bad (as Flags::rejectInMode does).
 struct AgentSetup {
@@ -134,20 +112,6 @@ int masterFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   return 0;
 }
 
-// Every connection to the master (registration, calls, following a new leader) dials with
-// the context the --ssl_* flags describe.
-int clientTlsFromFlags() {
-  const harvest::http::TlsOptions tls = harvest::apps::Flags::tlsOptions();
-  if (!tls.enabled) return 0;
-  auto context = harvest::http::TlsContext::create(tls, harvest::http::TlsContext::Role::kClient);
-  if (!context.ok()) {
-    std::fprintf(stderr, "harvest-agent: %s\n", context.message().c_str());
-    return 2;
-  }
-  harvest::http::setDefaultClientTls(*context);
-  return 0;
-}
-
 // Only the first bad flag is named, in the order the flags are defined above.
 int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   harvest::agent::AgentProcessOptions& options = setup.options;
@@ -170,11 +134,13 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   }
   if (!FLAGS_credential.empty()) {
     const std::string path = harvest::apps::stripFileUrl(FLAGS_credential);
-    harvest::Result<harvest::http::Credential> credential = loadCredential(path);
+    harvest::Result<harvest::http::Credential> credential = harvest::http::loadCredentialFile(path);
     if (!credential.ok()) return flags.bad("credential", FLAGS_credential, credential.message());
     options.credential = *credential;
   }
-  return clientTlsFromFlags();
+  // Every connection to the master (registration, calls, following a new leader) dials with
+  // the context the --ssl_* flags describe.
+  return flags.setupClientTls();
 }
 
 // --state_file: what the agent holds, for tests and operators comparing it with the master's

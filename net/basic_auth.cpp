@@ -219,6 +219,26 @@ std::string basicAuthorization(const Credential& credential) {
   return "Basic " + base64Encode(credential.principal + ":" + credential.secret);
 }
 
+Result<Credential> loadCredentialFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::notFound("cannot read the file");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    Credential credential;
+    std::string extra;
+    if (!(fields >> credential.principal)) continue;  // Blank.
+    if (!(fields >> credential.secret) || (fields >> extra)) {
+      return Status::invalidArgument("expected \"PRINCIPAL SECRET\"");
+    }
+    if (credential.principal.find(':') != std::string::npos) {
+      return Status::invalidArgument("a principal cannot contain ':'");
+    }
+    return credential;
+  }
+  return Status::invalidArgument("the file holds no credential");
+}
+
 Result<CredentialStore> CredentialStore::parse(std::string_view text, std::string_view source) {
   size_t first = 0;
   while (first < text.size() && JsonReader::isSpace(text[first])) ++first;

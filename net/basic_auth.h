@@ -28,6 +28,9 @@ struct Credential {
 Result<Credential> parseBasicAuthorization(std::string_view headerValue);
 // The Authorization header value for `credential`, for clients.
 std::string basicAuthorization(const Credential& credential);
+// A client's credential file in Mesos's text format: "PRINCIPAL SECRET" on the first non-blank
+// line (harvest-agent --credential, harvest --credential).
+Result<Credential> loadCredentialFile(const std::string& path);
 
 // Principals and their secrets. A value type; lookups never reveal a secret's bytes by timing.
 class CredentialStore {
