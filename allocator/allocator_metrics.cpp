@@ -81,11 +81,19 @@ void HierarchicalAllocator::addRoleMetrics(std::map<std::string, double>& out,
               amount.toDouble();
         }
       }
+      // As Mesos keeps them: a consumed gauge for every kind the quota names, at 0 while
+      // nothing is consumed (a dashboard then shows zero, not a gap), and one for any other
+      // kind the role consumes.
       const Quantities consumed = consumedQuota(static_cast<RoleIdx>(&role - roles_.data()));
-      for (const auto& [kind, amount] : consumed) {
-        out[prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) + "/consumed"] =
-            amount.toDouble();
+      auto consumedKey = [&](KindId kind) {
+        return prefix + "quota/roles/" + role.name + "/resources/" + kinds::name(kind) +
+               "/consumed";
+      };
+      for (const auto& [kind, amount] : role.quota->guarantee) out[consumedKey(kind)] = 0;
+      if (role.quota->limit) {
+        for (const auto& [kind, amount] : *role.quota->limit) out[consumedKey(kind)] = 0;
       }
+      for (const auto& [kind, amount] : consumed) out[consumedKey(kind)] = amount.toDouble();
     }
   }
 }

@@ -317,5 +317,25 @@ TEST_F(MesosSemanticsTest, ParentsOwnAllocationCompetesWithItsChildrenUnweighted
   expectOffer(cycle(), "fac", "a/c", "s4", "cpus:4.5");
 }
 
+// Mesos keeps a quota's consumed gauges while the quota exists: at 0 for every kind the quota
+// names before anything is consumed, and back at 0 (not gone) once everything is given back.
+TEST_F(MesosSemanticsTest, QuotaConsumedGaugesStayAtZero) {
+  initialize();
+  addFramework("f", {"q"});
+  setQuota("q", "cpus:1", Q("mem:512"));
+  const std::string prefix = "allocator/harvest/quota/roles/q/resources/";
+  EXPECT_EQ(allocator_->metrics().at(prefix + "cpus/consumed"), 0);
+  EXPECT_EQ(allocator_->metrics().at(prefix + "mem/consumed"), 0);
+  addAgent("agent", "cpus:2;mem:1024");
+  const std::deque<RecordedOffer> offers = cycle();
+  expectOffer(offers, "f", "q", "agent", "cpus:2;mem:512");
+  EXPECT_EQ(consumed("q", "cpus"), 2);
+  EXPECT_EQ(consumed("q", "mem"), 512);
+  decline(offers[0], 0);
+  EXPECT_EQ(consumed("q", "cpus"), 0);
+  EXPECT_EQ(consumed("q", "mem"), 0);
+  EXPECT_FALSE(allocator_->metrics().contains(prefix + "disk/consumed"));
+}
+
 }  // namespace
 }  // namespace harvest
