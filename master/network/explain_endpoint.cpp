@@ -13,7 +13,9 @@
 // (quota_limit, quota_headroom), role (held_for_role, affinity_constraint, taken_earlier),
 // framework_id (taken_earlier: who came first), capability and missing_on ("agent" or
 // "framework") for missing_capability. Recording is off until the allocator is started with
-// explain_decisions=true or the first query, which answers "recording":false and no agents.
+// explain_decisions=true or the first query, which turns it on and is answered once the next
+// cycle has recorded (about one allocation interval at most; "recording":false and no agents
+// only if no cycle ran by then).
 //
 // It is behind the same authentication as /master/state, which already shows every
 // framework to every authenticated principal; the ACLs have no per-framework view rule.
@@ -98,7 +100,8 @@ std::string decisionJson(const AgentDecision& d, TimeNanos now) {
 
 }  // namespace
 
-http::Response NetworkMaster::explainDecisions(const std::string& query) {
+std::optional<http::Response> NetworkMaster::explainDecisions(const std::string& query,
+                                                              http::Responder* hold) {
   Result<std::map<std::string, std::string>> params = parseQuery(query);
   if (!params.ok()) return refuse(400, "bad query: " + params.message());
   auto framework = params->find("framework");
@@ -115,6 +118,16 @@ http::Response NetworkMaster::explainDecisions(const std::string& query) {
         answer.code() == StatusCode::kFailedPrecondition ? 501 : httpStatus(answer.code());
     return refuse(status, answer.message());
   }
+  if (!answer->recording && hold != nullptr) {
+    // Cycles run every allocation interval, so the next one has recorded by then; the timer
+    // answers anyway should none run (the allocator paused, say), a little after.
+    if (heldExplanations_.empty()) {
+      loop_.after(allocationInterval_ + allocationInterval_ / 2 + kNanosPerMilli,
+                  [this] { answerHeldExplanations(); });
+    }
+    heldExplanations_.push_back({query, *hold});
+    return std::nullopt;
+  }
   std::map<std::string, size_t> counts;
   std::string agents;
   for (const AgentDecision& decision : answer->agents) {
@@ -130,6 +143,16 @@ http::Response NetworkMaster::explainDecisions(const std::string& query) {
                                        ",\"now_ns\":" + std::to_string(answer->now) +
                                        ",\"reasons\":{" + reasons + "},\"agents\":[" + agents +
                                        "]}");
+}
+
+void NetworkMaster::answerHeldExplanations() {
+  std::vector<HeldExplanation> held;
+  held.swap(heldExplanations_);
+  for (HeldExplanation& query : held) {
+    if (query.responder.connected()) {
+      query.responder.respond(*explainDecisions(query.query, /*hold=*/nullptr));
+    }
+  }
 }
 
 }  // namespace harvest::master

@@ -120,10 +120,17 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
     Result<std::unique_ptr<AllocationWorker>> worker = AllocationWorker::start();
     if (!worker.ok()) return worker.status();
     self->worker_ = std::move(worker).value();
-    masterOptions.runCycle = [raw](std::function<void()> cycle, std::function<void()> apply) {
-      raw->startCycle(std::move(cycle), std::move(apply));
-    };
   }
+  self->allocationInterval_ = masterOptions.allocationInterval;
+  masterOptions.runCycle = [raw](std::function<void()> cycle, std::function<void()> apply) {
+    if (raw->worker_) {
+      raw->startCycle(std::move(cycle), std::move(apply));
+      return;
+    }
+    cycle();
+    apply();
+    raw->cycleApplied();
+  };
   self->advanceClock();
   Result<std::unique_ptr<Master>> master = Master::create(masterOptions, &self->loop_);
   if (!master.ok()) return master.status();
@@ -202,6 +209,7 @@ void NetworkMaster::startCycle(std::function<void()> cycle, std::function<void()
   worker_->start(std::move(cycle), [this, apply = std::move(apply)] {
     loop_.release();
     apply();
+    cycleApplied();
   });
 }
 
@@ -216,6 +224,10 @@ void NetworkMaster::cycleEnded() {
     waiting_.pop_front();
     next();
   }
+}
+
+void NetworkMaster::cycleApplied() {
+  if (!heldExplanations_.empty()) answerHeldExplanations();
 }
 
 void NetworkMaster::whenNoCycle(std::function<void()> work) {
@@ -297,8 +309,10 @@ RouteTable NetworkMaster::makeRoutes() {
     agentCall(request, responder, principal);
     return std::nullopt;
   };
-  const Handler explain = [this](const http::Request& request, http::Responder&,
-                                 const std::string&) { return explainDecisions(request.query); };
+  const Handler explain = [this](const http::Request& request, http::Responder& responder,
+                                 const std::string&) {
+    return explainDecisions(request.query, &responder);
+  };
   // /health shows nothing of the master (Mesos leaves it open too), so it needs no
   // authentication, and it is the one answer a cycle never holds up.
   std::vector<Route> routes{

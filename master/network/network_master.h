@@ -146,7 +146,14 @@ class NetworkMaster {
   http::Response operatorGet(const std::string& path) const;
   // GET /allocator/explain (explain_endpoint.cpp): why a framework was not offered agents.
   static constexpr std::string_view kExplainPath = "/allocator/explain";
-  http::Response explainDecisions(const std::string& query);
+  // The answer; nullopt when the allocator was not recording yet and the query is held (in
+  // heldExplanations_) until the next cycle has recorded, so the first question an operator
+  // asks is answered (at most one allocation interval later).
+  std::optional<http::Response> explainDecisions(const std::string& query, http::Responder* hold);
+  // After each allocation cycle (and at the held queries' deadline): answers what is held.
+  void answerHeldExplanations();
+  // Every cycle's end, in either mode (inline or on the worker thread).
+  void cycleApplied();
   // /master/frameworks and /master/slaves without their braces: /master/state holds them.
   std::string frameworksFields() const;
   std::string slavesFields() const;
@@ -207,6 +214,13 @@ class NetworkMaster {
   RouteTable routes_{makeRoutes()};
   // Master thread only. Requests and stream ends held while a cycle runs, in arrival order.
   std::deque<std::function<void()>> waiting_;
+  // GET /allocator/explain queries waiting for the cycle that records their answer.
+  struct HeldExplanation {
+    std::string query;
+    http::Responder responder;
+  };
+  std::vector<HeldExplanation> heldExplanations_;
+  TimeNanos allocationInterval_ = 0;
   // With allocationThread. The owner side is the master thread's; the worker thread calls
   // into master_ only inside a cycle, while the master thread leaves master_ alone.
   std::unique_ptr<AllocationWorker> worker_;
