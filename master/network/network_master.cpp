@@ -11,6 +11,7 @@
 #include "common/results.h"
 #include "master/network/http_status.h"
 #include "resources/proto/convert.h"
+#include "webui/web_assets.h"
 
 namespace harvest::master {
 namespace {
@@ -327,6 +328,22 @@ RouteTable NetworkMaster::makeRoutes() {
       return operatorGet(path);
     };
     routes.push_back({"GET", std::move(path), Authentication::kRequired, true, get});
+  }
+  // The web UI's files show nothing of the master (the page reads the endpoints above), so
+  // a cycle never holds them up; they are behind the same authentication as those endpoints,
+  // so a browser asks for the credentials before the page loads.
+  for (const auto& [path, name] : webUiPaths()) {
+    const webui::WebAsset* asset = webui::findWebAsset(name);
+    CHECK(asset != nullptr) << "the web UI has no " << name;
+    const Handler get = [asset](const http::Request&, http::Responder&, const std::string&) {
+      http::Response response;
+      response.status = 200;
+      response.body = std::string(asset->body);
+      response.contentType = std::string(asset->contentType);
+      response.headers.emplace_back("Cache-Control", "no-cache");
+      return response;
+    };
+    routes.push_back({"GET", path, Authentication::kRequired, /*waitsForCycle=*/false, get});
   }
   return RouteTable(std::move(routes));
 }

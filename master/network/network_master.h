@@ -13,6 +13,7 @@
 //   GET  /health                200 "ok"
 //   POST /api/v1                the Mesos v1 operator API (operator_api.h)
 //   GET  /allocator/explain     why a framework gets no offers (explain_endpoint.cpp)
+//   GET  /                      the web UI (webui/), which reads the endpoints above
 // one route each in routes() (routes.h): a known path asked with another method is 405 with
 // `Allow`, an unknown path 404. Refusals carry httpStatus() of their Status (http_status.h).
 // Sockets and timers run in runOnce(), on the thread that calls it (the master thread). With
@@ -129,6 +130,10 @@ class NetworkMaster {
   // The table of every endpoint: which method and path, how its caller authenticates, and
   // what answers it.
   RouteTable makeRoutes();
+  // The web UI: the path each of its files is served at, and the file's name in webui/.
+  static std::vector<std::pair<std::string, std::string>> webUiPaths() {
+    return {{"/", "index.html"}, {"/webui/app.js", "app.js"}, {"/webui/style.css", "style.css"}};
+  }
   void handle(const http::Request& request, http::Responder& responder);
   // handle() once the request may reach the master (no cycle is running, or its route does not
   // wait for one).

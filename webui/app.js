@@ -1,0 +1,384 @@
+// The Harvest master's web UI: one page, no dependencies, served from the binary. It polls the
+// master's own endpoints (/master/state, /master/roles, /metrics/snapshot) every second, and
+// /allocator/explain for the framework on screen, and redraws the view the location's hash
+// names. Tables keep their sort, filter and scroll across updates; long ones draw only the rows
+// in view, so 10k agents cost what 40 do.
+'use strict';
+
+const POLL_MS = 1000;
+const ROW_PX = 24;
+const KINDS = ['cpus', 'mem', 'disk', 'gpus'];
+const HISTORY = 120;  // Points kept for the charts: two minutes at one poll a second.
+
+const model = {
+  master: null, roles: null, metrics: null, explain: null, error: null,
+  events: [], cycleMs: [], offerRate: [], rescindRate: [], evictionRate: [],
+  sort: {}, filter: {}, updated: 0,
+};
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === 'text') node.textContent = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function fmt(value) {
+  if (value === undefined || value === null) return '-';
+  if (typeof value !== 'number') return String(value);
+  return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, '');
+}
+
+function resourcesText(resources) {
+  if (!resources) return '-';
+  const parts = KINDS.filter((k) => resources[k]).map((k) => k + ':' + fmt(resources[k]));
+  return parts.length ? parts.join(' ') : '-';
+}
+
+function sum(list, get) { return list.reduce((total, item) => total + (get(item) || 0), 0); }
+function metric(name) { return model.metrics ? (model.metrics[name] || 0) : 0; }
+function agents() { return model.master ? model.master.slaves : []; }
+function frameworks() { return model.master ? model.master.frameworks : []; }
+function tasks() {
+  return frameworks().flatMap((f) => (f.tasks || []).map((t) => Object.assign({framework: f}, t)));
+}
+function rolesOf(framework) {
+  return (framework.roles && framework.roles.length ? framework.roles : [framework.role]).join(',');
+}
+
+async function getJson(path) {
+  const response = await fetch(path, {cache: 'no-store'});
+  if (!response.ok) throw new Error(path + ' answered ' + response.status);
+  return response.json();
+}
+
+// Events worth a line: what appeared or went between two polls, and counters that moved.
+function noteChanges(before, after, metricsBefore, metricsAfter) {
+  const time = new Date().toLocaleTimeString();
+  const note = (text) => model.events.unshift(time + '  ' + text);
+  if (before) {
+    const ids = (list) => new Set(list.map((x) => x.id));
+    const diff = (old, now, what) => {
+      const a = ids(old), b = ids(now);
+      for (const id of b) if (!a.has(id)) note(what + ' ' + id + ' added');
+      for (const id of a) if (!b.has(id)) note(what + ' ' + id + ' removed');
+    };
+    diff(before.slaves, after.slaves, 'agent');
+    diff(before.frameworks, after.frameworks, 'framework');
+    const states = new Map();
+    for (const f of before.frameworks) for (const t of f.tasks || []) states.set(f.id + '/' + t.id, t.state);
+    for (const f of after.frameworks) {
+      for (const t of f.tasks || []) {
+        const old = states.get(f.id + '/' + t.id);
+        if (old !== t.state) note('task ' + t.id + ' of ' + f.id + ' ' + t.state);
+      }
+    }
+  }
+  if (metricsBefore) {
+    const delta = (name) => (metricsAfter[name] || 0) - (metricsBefore[name] || 0);
+    const rescinds = delta('master/offers_rescinded');
+    const evictions = delta('master/tasks_evicted');
+    if (rescinds > 0) note(rescinds + ' offer(s) rescinded');
+    if (evictions > 0) note(evictions + ' task(s) evicted');
+    const push = (series, value) => { series.push(value); if (series.length > HISTORY) series.shift(); };
+    push(model.offerRate, delta('master/offers_sent'));
+    push(model.rescindRate, rescinds);
+    push(model.evictionRate, evictions);
+  }
+  model.cycleMs.push(metricsAfter['allocator/harvest/allocation_run_ms/p50'] || 0);
+  if (model.cycleMs.length > HISTORY) model.cycleMs.shift();
+  model.events.length = Math.min(model.events.length, 200);
+}
+
+async function poll() {
+  try {
+    const [master, roles, metrics] = await Promise.all(
+        [getJson('/master/state'), getJson('/master/roles'), getJson('/metrics/snapshot')]);
+    const route = parseRoute();
+    if (route.view === 'framework') {
+      model.explain = await getJson('/allocator/explain?framework=' + encodeURIComponent(route.id));
+    }
+    noteChanges(model.master, master, model.metrics, metrics);
+    Object.assign(model, {master, roles, metrics, error: null, updated: Date.now()});
+  } catch (error) {
+    model.error = String(error.message || error);
+  }
+  update();
+}
+
+// A sortable, filterable table that draws only the rows in view.
+class Table {
+  constructor(name, columns, rowKey, link) {
+    this.name = name;
+    this.columns = columns;
+    this.rowKey = rowKey;
+    this.link = link;
+    this.rows = [];
+    this.sort = model.sort[name] || {column: 0, down: false};
+    this.filterInput = el('input', {class: 'filter', placeholder: 'filter', value: model.filter[name] || '',
+                                    'data-testid': name + '-filter', oninput: () => this.refresh()});
+    const head = el('tr', {}, ...columns.map((c, i) => el('th', {
+      class: c.num ? 'num' : '', text: c.label, onclick: () => this.sortBy(i)})));
+    this.body = el('tbody');
+    this.top = el('tr', {class: 'pad'});
+    this.bottom = el('tr', {class: 'pad'});
+    this.table = el('table', {'data-testid': name}, el('thead', {}, head), this.body);
+    this.scroller = el('div', {class: 'scroller', onscroll: () => this.draw()}, this.table);
+    this.count = el('div', {class: 'muted', 'data-testid': name + '-count'});
+    this.node = el('div', {}, this.filterInput, this.count, this.scroller);
+  }
+  sortBy(column) {
+    this.sort = {column, down: this.sort.column === column ? !this.sort.down : false};
+    model.sort[this.name] = this.sort;
+    this.refresh();
+  }
+  setRows(rows) { this.all = rows; this.refresh(); }
+  refresh() {
+    const query = this.filterInput.value.toLowerCase();
+    model.filter[this.name] = this.filterInput.value;
+    const text = (row) => this.columns.map((c) => String(c.get(row))).join(' ').toLowerCase();
+    this.rows = query ? this.all.filter((row) => text(row).includes(query)) : this.all.slice();
+    const column = this.columns[this.sort.column];
+    const value = (row) => column.get(row);
+    this.rows.sort((a, b) => {
+      const x = value(a), y = value(b);
+      const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      return this.sort.down ? -order : order;
+    });
+    this.count.textContent = this.rows.length + ' of ' + this.all.length;
+    this.draw();
+  }
+  draw() {
+    const visible = Math.ceil((this.scroller.clientHeight || 600) / ROW_PX) + 10;
+    const first = Math.max(0, Math.floor(this.scroller.scrollTop / ROW_PX) - 5);
+    const last = Math.min(this.rows.length, first + visible);
+    const rows = [];
+    rows.push(el('tr', {style: 'height:' + first * ROW_PX + 'px'}));
+    for (let i = first; i < last; ++i) {
+      const row = this.rows[i];
+      const cells = this.columns.map((c, index) => {
+        const content = fmt(c.get(row));
+        const cell = el('td', {class: c.num ? 'num' : ''});
+        if (index === 0 && this.link) cell.append(el('a', {href: this.link(row), text: content}));
+        else cell.textContent = content;
+        return cell;
+      });
+      rows.push(el('tr', {'data-key': this.rowKey(row)}, ...cells));
+    }
+    rows.push(el('tr', {style: 'height:' + (this.rows.length - last) * ROW_PX + 'px'}));
+    this.body.replaceChildren(...rows);
+  }
+}
+
+function sparkline(series, label) {
+  const width = 240, height = 48;
+  const max = Math.max(1e-9, ...series);
+  const points = series.map((v, i) => (i * width / Math.max(1, HISTORY - 1)).toFixed(1) + ',' +
+                                      (height - 2 - (v / max) * (height - 4)).toFixed(1)).join(' ');
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('class', 'spark');
+  svg.setAttribute('width', width);
+  svg.setAttribute('height', height);
+  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+  line.setAttribute('points', points);
+  svg.append(line);
+  const last = series.length ? series[series.length - 1] : 0;
+  return el('div', {class: 'card'}, el('div', {class: 'label', text: label + ' (now ' + fmt(last) + ')'}), svg);
+}
+
+function card(label, value, id) {
+  return el('div', {class: 'card'}, el('div', {class: 'value', 'data-testid': id, text: fmt(value)}),
+            el('div', {class: 'label', text: label}));
+}
+
+// Totals per kind: what the agents hold, use, are offered and reserve, and what the revocable
+// stage lends (idle reservations, and quota headroom held back for guarantees).
+function totalsTable() {
+  const list = agents();
+  const reserved = (a, k) => sum(Object.values(a.reserved_resources || {}), (r) => r[k]);
+  const rows = KINDS.map((k) => [k,
+    sum(list, (a) => a.resources[k]), sum(list, (a) => a.used_resources[k]),
+    sum(list, (a) => a.offered_resources[k]), sum(list, (a) => reserved(a, k)),
+    metric('allocator/harvest/revocable/non_throttleable/allocated/' + k),
+    metric('allocator/harvest/revocable/headroom/allocated/' + k)]);
+  const head = ['kind', 'total', 'used', 'offered', 'reserved', 'lent revocable', 'lent headroom'];
+  return el('table', {'data-testid': 'totals'},
+            el('thead', {}, el('tr', {}, ...head.map((h, i) => el('th', {class: i ? 'num' : '', text: h})))),
+            el('tbody', {}, ...rows.map((r) => el('tr', {'data-key': r[0]},
+                ...r.map((v, i) => el('td', {class: i ? 'num' : '', text: fmt(v)}))))));
+}
+
+// The allocator's last word on each agent for one framework (GET /allocator/explain).
+function explainTable(decisions) {
+  const detail = (d) => ['role', 'kind', 'framework_id', 'capability', 'remaining_seconds']
+      .filter((k) => d[k] !== undefined).map((k) => k + '=' + fmt(d[k])).join(' ');
+  const rows = decisions.map((d) => el('tr', {'data-key': d.agent_id}, el('td', {text: d.agent_id}),
+                                       el('td', {text: d.reason}), el('td', {text: detail(d)})));
+  const head = el('tr', {}, ...['agent', 'reason', 'detail'].map((h) => el('th', {text: h})));
+  return el('table', {'data-testid': 'explain'}, el('thead', {}, head), el('tbody', {}, ...rows));
+}
+
+const views = {
+  overview: {
+    build() { return el('div'); },
+    update(node) {
+      const running = tasks().filter((t) => t.state === 'TASK_RUNNING').length;
+      node.replaceChildren(
+          el('div', {class: 'cards'},
+             card('agents', agents().length, 'agents-count'),
+             card('frameworks', frameworks().length, 'frameworks-count'),
+             card('tasks running', running, 'tasks-running'),
+             card('allocation cycles', metric('master/allocation_cycles'), 'cycles')),
+          el('h2', {text: 'Resources'}), totalsTable(),
+          el('h2', {text: 'Live'}),
+          el('div', {class: 'cards'}, sparkline(model.cycleMs, 'allocation cycle p50 ms'),
+             sparkline(model.offerRate, 'offers / s'), sparkline(model.rescindRate, 'rescinds / s'),
+             sparkline(model.evictionRate, 'evictions / s')),
+          el('h2', {text: 'Recent events'}),
+          el('div', {class: 'events', 'data-testid': 'events'},
+             ...(model.events.length ? model.events : ['none yet']).map((e) => el('div', {text: e}))));
+    },
+  },
+  agents: {
+    build() {
+      this.table = new Table('agents', [
+        {label: 'id', get: (a) => a.id}, {label: 'hostname', get: (a) => a.hostname},
+        {label: 'active', get: (a) => (a.active ? 'yes' : 'no')},
+        {label: 'cpus', num: true, get: (a) => a.resources.cpus},
+        {label: 'cpus used', num: true, get: (a) => a.used_resources.cpus},
+        {label: 'cpus offered', num: true, get: (a) => a.offered_resources.cpus},
+        {label: 'mem', num: true, get: (a) => a.resources.mem},
+        {label: 'mem used', num: true, get: (a) => a.used_resources.mem},
+        {label: 'reserved for', get: (a) => Object.keys(a.reserved_resources || {}).join(',')},
+      ], (a) => a.id, (a) => '#/agents/' + encodeURIComponent(a.id));
+      return this.table.node;
+    },
+    update() { this.table.setRows(agents()); },
+  },
+  agent: {
+    build() { return el('div'); },
+    update(node, id) {
+      const agent = agents().find((a) => a.id === id);
+      if (!agent) return node.replaceChildren(el('p', {class: 'error', text: 'no agent ' + id}));
+      const on = tasks().filter((t) => t.slave_id === id);
+      const reserved = Object.entries(agent.reserved_resources || {});
+      node.replaceChildren(
+          el('h2', {text: 'Agent ' + agent.id + ' (' + agent.hostname + ')'}),
+          el('p', {'data-testid': 'agent-resources',
+                   text: 'total ' + resourcesText(agent.resources) + ' · used ' +
+                         resourcesText(agent.used_resources) + ' · offered ' +
+                         resourcesText(agent.offered_resources)}),
+          el('h2', {text: 'Reserved'}),
+          ...(reserved.length ? reserved.map(([role, r]) => el('div', {text: role + ': ' + resourcesText(r)}))
+                              : [el('div', {class: 'muted', text: 'nothing'})]),
+          el('h2', {text: 'Tasks'}),
+          ...(on.length ? on.map((t) => el('div', {'data-key': t.id,
+                                                   text: t.id + ' of ' + t.framework.id + ': ' + t.state + ', ' +
+                                                         resourcesText(t.resources)}))
+                        : [el('div', {class: 'muted', text: 'none'})]));
+    },
+  },
+  frameworks: {
+    build() {
+      this.table = new Table('frameworks', [
+        {label: 'id', get: (f) => f.id}, {label: 'name', get: (f) => f.name},
+        {label: 'roles', get: rolesOf},
+        {label: 'active', get: (f) => (f.active ? 'yes' : 'no')},
+        {label: 'connected', get: (f) => (f.connected === false ? 'no' : 'yes')},
+        {label: 'tasks', num: true, get: (f) => (f.tasks || []).length},
+        {label: 'offers', num: true, get: (f) => (f.offers || []).length},
+        {label: 'cpus used', num: true, get: (f) => (f.used_resources || {}).cpus},
+        {label: 'mem used', num: true, get: (f) => (f.used_resources || {}).mem},
+      ], (f) => f.id, (f) => '#/frameworks/' + encodeURIComponent(f.id));
+      return this.table.node;
+    },
+    update() { this.table.setRows(frameworks()); },
+  },
+  framework: {
+    build() { return el('div'); },
+    update(node, id) {
+      const framework = frameworks().find((f) => f.id === id);
+      if (!framework) return node.replaceChildren(el('p', {class: 'error', text: 'no framework ' + id}));
+      const explain = model.explain && model.explain.framework_id === id ? model.explain : null;
+      const decisions = explain ? explain.agents : [];
+      node.replaceChildren(
+          el('h2', {text: 'Framework ' + framework.id + ' (' + framework.name + ')'}),
+          el('p', {text: 'roles ' + rolesOf(framework) + ' · capabilities ' +
+                         ((framework.capabilities || []).join(', ') || 'none') + ' · ' +
+                         (framework.active ? 'active' : 'inactive') + ' · ' +
+                         (framework.offers || []).length + ' offer(s) held'}),
+          el('h2', {text: 'Why no offers? (per agent, last cycle)'}),
+          explainTable(decisions),
+          el('h2', {text: 'Tasks'}),
+          ...(framework.tasks || []).map((t) => el('div', {text: t.id + ' on ' + t.slave_id + ': ' + t.state})));
+    },
+  },
+  roles: {
+    build() {
+      const share = (r) => metric('allocator/harvest/roles/' + r.name + '/shares/dominant');
+      const quota = (r, part) => resourcesText((r.quota || {})[part]);
+      this.table = new Table('roles', [
+        {label: 'role', get: (r) => r.name}, {label: 'weight', num: true, get: (r) => r.weight},
+        {label: 'frameworks', num: true, get: (r) => r.frameworks.length},
+        {label: 'allocated', get: (r) => resourcesText(r.allocated)},
+        {label: 'reserved', get: (r) => resourcesText(r.reserved)},
+        {label: 'guarantee', get: (r) => quota(r, 'guarantee')},
+        {label: 'limit', get: (r) => quota(r, 'limit')},
+        {label: 'dominant share', num: true, get: share},
+      ], (r) => r.name, null);
+      return this.table.node;
+    },
+    update() { this.table.setRows(model.roles ? model.roles.roles : []); },
+  },
+  tasks: {
+    build() {
+      this.table = new Table('tasks', [
+        {label: 'id', get: (t) => t.id}, {label: 'framework', get: (t) => t.framework.id},
+        {label: 'agent', get: (t) => t.slave_id}, {label: 'state', get: (t) => t.state},
+        {label: 'cpus', num: true, get: (t) => (t.resources || {}).cpus},
+        {label: 'mem', num: true, get: (t) => (t.resources || {}).mem},
+      ], (t) => t.framework.id + '/' + t.id, (t) => '#/agents/' + encodeURIComponent(t.slave_id));
+      return this.table.node;
+    },
+    update() { this.table.setRows(tasks()); },
+  },
+};
+
+function parseRoute() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  if (parts[0] === 'agents' && parts[1]) return {view: 'agent', id: parts[1]};
+  if (parts[0] === 'frameworks' && parts[1]) return {view: 'framework', id: parts[1]};
+  return {view: views[parts[0]] ? parts[0] : 'overview', id: null};
+}
+
+let shown = null;  // {key, node} of the view on screen.
+function update() {
+  const route = parseRoute();
+  const key = route.view + '/' + route.id;
+  const view = views[route.view];
+  if (!shown || shown.key !== key) {
+    shown = {key, node: view.build()};
+    document.getElementById('view').replaceChildren(shown.node);
+    for (const a of document.querySelectorAll('nav a')) {
+      a.classList.toggle('active', route.view.startsWith(a.dataset.view.replace(/s$/, '')));
+    }
+  }
+  if (model.master) view.update(shown.node, route.id);
+  const leader = model.master ? model.master.leader_info || {} : {};
+  document.getElementById('leader').textContent = model.master
+      ? 'leader ' + ((leader.address || {}).hostname || '?') + ':' + ((leader.address || {}).port || '?') +
+        ' · version ' + model.master.version : '';
+  const status = document.getElementById('status');
+  status.textContent = model.error ? 'cannot read the master: ' + model.error
+                                   : 'updated ' + new Date(model.updated).toLocaleTimeString();
+  status.className = model.error ? 'error' : '';
+  document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
+}
+
+window.addEventListener('hashchange', () => { update(); poll(); });
+poll();
+setInterval(poll, POLL_MS);
