@@ -61,7 +61,10 @@ TEST(RoutesTest, EveryRouteAnswersItsMethod) {
       {{"GET", "/flags"}, 200},
       {{"GET", "/master/flags"}, 200},
       {{"GET", "/metrics/snapshot"}, 200},
-      {{"GET", "/metrics"}, 200}};
+      {{"GET", "/metrics"}, 200},
+      {{"GET", "/"}, 200},  // The web UI.
+      {{"GET", "/webui/app.js"}, 200},
+      {{"GET", "/webui/style.css"}, 200}};
   std::map<std::pair<std::string, std::string>, int> answered;
   MasterThread master;
   for (const auto& [path, methods] : methodsByPath()) {
@@ -75,7 +78,7 @@ TEST(RoutesTest, EveryRouteAnswersItsMethod) {
 TEST(RoutesTest, AnotherMethodIs405WithTheMethodsThePathTakes) {
   MasterThread master;
   const std::map<std::string, std::set<std::string>> routes = methodsByPath();
-  ASSERT_EQ(routes.size(), 21u);
+  ASSERT_EQ(routes.size(), 24u);
   for (const auto& [path, methods] : routes) {
     for (const std::string method : {"GET", "POST", "PUT", "DELETE"}) {
       if (methods.contains(method)) continue;
