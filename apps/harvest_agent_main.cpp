@@ -58,7 +58,7 @@ void onSignal(int signal) {
 harvest::Result<harvest::http::Credential> loadCredential(const std::string& path) {
   using R = harvest::Result<harvest::http::Credential>;
   std::ifstream in(path);
-  if (!in) return R::error("cannot read the file");
+  if (!in) return harvest::Status::ioError("cannot read the file");
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
@@ -66,14 +66,14 @@ harvest::Result<harvest::http::Credential> loadCredential(const std::string& pat
     std::string extra;
     if (!(fields >> credential.principal)) continue;  // Blank.
     if (!(fields >> credential.secret) || (fields >> extra)) {
-      return R::error("expected \"PRINCIPAL SECRET\"");
+      return R::invalidArgument("expected \"PRINCIPAL SECRET\"");
     }
     if (credential.principal.find(':') != std::string::npos) {
-      return R::error("a principal cannot contain ':'");
+      return R::invalidArgument("a principal cannot contain ':'");
     }
     return credential;
   }
-  return R::error("the file holds no credential");
+  return R::invalidArgument("the file holds no credential");
 }
 
 // The checked options from the flags, with what they point into. The helpers below return 0,
