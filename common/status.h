@@ -37,8 +37,6 @@ class [[nodiscard]] Status {
   static Status invalidArgument(std::string message) {
     return Status(StatusCode::kInvalidArgument, std::move(message));
   }
-  // The old name of invalidArgument, kept while callers move to the name that says the code.
-  static Status error(std::string message) { return invalidArgument(std::move(message)); }
   static Status failedPrecondition(std::string message) {
     return Status(StatusCode::kFailedPrecondition, std::move(message));
   }
@@ -95,8 +93,6 @@ class [[nodiscard]] Result {
   static Result invalidArgument(std::string message) {
     return Result(Status::invalidArgument(std::move(message)));
   }
-  // The old name of invalidArgument, kept while callers move to the name that says the code.
-  static Result error(std::string message) { return invalidArgument(std::move(message)); }
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
