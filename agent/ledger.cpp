@@ -81,13 +81,13 @@ const char* toString(LostReason reason) {
 }
 
 Result<AgentLedger> AgentLedger::create(const Resources& total, LedgerOptions options) {
-  if (!options.clock) return Result<AgentLedger>::error("agent ledger needs a clock");
+  if (!options.clock) return Result<AgentLedger>::invalidArgument("agent ledger needs a clock");
   if (options.waitTimeout <= 0) {
-    return Result<AgentLedger>::error("agent ledger wait timeout must be positive");
+    return Result<AgentLedger>::invalidArgument("agent ledger wait timeout must be positive");
   }
   if (!total.revocable().empty()) {
-    return Result<AgentLedger>::error("an agent's total holds regular resources only, got " +
-                                      total.revocable().toString());
+    return Result<AgentLedger>::invalidArgument(
+        "an agent's total holds regular resources only, got " + total.revocable().toString());
   }
   return AgentLedger(total, std::move(options));
 }
@@ -101,53 +101,56 @@ AgentLedger::AgentLedger(const Resources& total, LedgerOptions options)
 
 Status AgentLedger::validate(const LaunchRequest& request, Revocability* revocability,
                              Resources* resources, uint32_t* slot) const {
-  if (request.framework.empty()) return Status::error("launch without a framework id");
+  if (request.framework.empty()) return Status::invalidArgument("launch without a framework id");
   if (request.executor.empty()) {
-    return Status::error("launch for framework " + request.framework + " without an executor id");
+    return Status::invalidArgument("launch for framework " + request.framework +
+                                   " without an executor id");
   }
   // Built only on the error paths: the accepting path must not allocate for messages.
   auto what = [&request] {
     return "launch of executor " + request.executor + " of framework " + request.framework;
   };
-  if (request.tasks.empty()) return Status::error(what() + " has no tasks");
+  if (request.tasks.empty()) return Status::invalidArgument(what() + " has no tasks");
   Resources sum;
   for (size_t i = 0; i < request.tasks.size(); ++i) {
     const TaskSpec& task = request.tasks[i];
-    if (task.id.empty()) return Status::error(what() + " has a task without an id");
+    if (task.id.empty()) return Status::invalidArgument(what() + " has a task without an id");
     for (size_t j = 0; j < i; ++j) {
       if (request.tasks[j].id == task.id) {
-        return Status::error(what() + " names task " + task.id + " twice");
+        return Status::invalidArgument(what() + " names task " + task.id + " twice");
       }
     }
     if (findTask(request.framework, task.id) != SlotIndex::kNone) {
-      return Status::error(what() + ": task " + task.id + " already exists");
+      return Status::failedPrecondition(what() + ": task " + task.id + " already exists");
     }
     if ((!task.resources.ranges().empty() || !task.resources.sets().empty()) &&
         overlaps(Footprint::of(sum).shaped, Footprint::of(task.resources).shaped)) {
-      return Status::error(what() + ": tasks share port values or set items");
+      return Status::invalidArgument(what() + ": tasks share port values or set items");
     }
     sum += task.resources;
   }
-  if (sum.empty()) return Status::error(what() + " holds no resources");
+  if (sum.empty()) return Status::invalidArgument(what() + " holds no resources");
   std::optional<Revocability> found = classOf(sum);
   if (!found) {
-    return Status::error(what() + " mixes regular and revocable resources: " + sum.toString());
+    return Status::invalidArgument(what() +
+                                   " mixes regular and revocable resources: " + sum.toString());
   }
   if (*found == Revocability::kThrottleable && (!sum.ranges().empty() || !sum.sets().empty())) {
-    return Status::error(what() +
-                         ": throttleable revocable resources are usage slack, scalars only");
+    return Status::invalidArgument(
+        what() + ": throttleable revocable resources are usage slack, scalars only");
   }
   *slot = findSlot(request.framework, request.executor);
   if (*slot != kNoSlot && slots_[*slot].executor.revocability != *found) {
-    return Status::error(what() + ": the executor runs " +
-                         className(slots_[*slot].executor.revocability) +
-                         " tasks, this launch is " + className(*found));
+    return Status::failedPrecondition(what() + ": the executor runs " +
+                                      className(slots_[*slot].executor.revocability) +
+                                      " tasks, this launch is " + className(*found));
   }
   for (const WaitingLaunch& waiting : queue_) {
     if (waiting.executor.framework == request.framework &&
         waiting.executor.executor == request.executor && waiting.revocability != *found) {
-      return Status::error(what() + ": a waiting launch for the executor is " +
-                           className(waiting.revocability) + ", this one is " + className(*found));
+      return Status::failedPrecondition(what() + ": a waiting launch for the executor is " +
+                                        className(waiting.revocability) + ", this one is " +
+                                        className(*found));
     }
   }
   *revocability = *found;
@@ -545,8 +548,8 @@ Result<Effects> AgentLedger::executorTerminated(std::string_view framework,
                                                 std::string_view executor) {
   const uint32_t slot = findSlot(framework, executor);
   if (slot == kNoSlot) {
-    return Result<Effects>::error("unknown executor " + std::string(executor) + " of framework " +
-                                  std::string(framework));
+    return Status::notFound("unknown executor " + std::string(executor) + " of framework " +
+                            std::string(framework));
   }
   Slot& entry = slots_[slot];
   Executor& gone = entry.executor;
@@ -570,8 +573,8 @@ Result<Effects> AgentLedger::executorTerminated(std::string_view framework,
 Result<Effects> AgentLedger::removeTask(std::string_view framework, std::string_view task) {
   const uint32_t found = findTask(framework, task);
   if (found == SlotIndex::kNone) {
-    return Result<Effects>::error("unknown task " + std::string(task) + " of framework " +
-                                  std::string(framework));
+    return Status::notFound("unknown task " + std::string(task) + " of framework " +
+                            std::string(framework));
   }
   const uint32_t runningSlot = taskRecords_[found].slot;
   const LaunchId waitingId = taskRecords_[found].waiting;
@@ -628,14 +631,14 @@ Result<Effects> AgentLedger::removeTask(std::string_view framework, std::string_
 Result<Effects> AgentLedger::evict(std::string_view framework, std::string_view executor) {
   const uint32_t slot = findSlot(framework, executor);
   if (slot == kNoSlot) {
-    return Result<Effects>::error("unknown executor " + std::string(executor) + " of framework " +
-                                  std::string(framework));
+    return Status::notFound("unknown executor " + std::string(executor) + " of framework " +
+                            std::string(framework));
   }
   Effects effects;
   const Executor& target = slots_[slot].executor;
   if (target.revocability == Revocability::kRegular) {
-    return Result<Effects>::error("executor " + std::string(executor) +
-                                  " runs regular tasks: only revocable executors are evicted");
+    return Status::failedPrecondition("executor " + std::string(executor) +
+                                      " runs regular tasks: only revocable executors are evicted");
   }
   if (!target.evicting) startEviction(slot, 0, effects);
   return effects;

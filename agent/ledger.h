@@ -217,7 +217,8 @@ class AgentLedger {
   // First come first.
   const std::vector<WaitingLaunch>& waitingLaunches() const { return queue_; }
 
-  // Recomputes every book from the executors and waiting launches and checks R1-R3.
+  // Recomputes every book from the executors and waiting launches and checks R1-R3; a broken
+  // book is a bug in the ledger, reported as INTERNAL.
   Status checkInvariants() const;
 
  private:

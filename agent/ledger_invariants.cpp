@@ -26,8 +26,8 @@ Status AgentLedger::sumExecutors(RecomputedBooks& books) const {
   auto addDisjoint = [&shapedAll](const Resources& shaped, const ExecutorRef& ref) {
     if (shaped.empty()) return Status();
     if (overlaps(shapedAll, shaped)) {
-      return Status::error("R1: executor " + ref.framework + "/" + ref.executor +
-                           " shares values " + shaped.toString());
+      return Status::internal("R1: executor " + ref.framework + "/" + ref.executor +
+                              " shares values " + shaped.toString());
     }
     shapedAll += shaped;
     return Status();
@@ -43,9 +43,9 @@ Status AgentLedger::sumExecutors(RecomputedBooks& books) const {
     Resources sum;
     for (const TaskSpec& task : executor.tasks) sum += task.resources;
     if (sum != executor.resources)
-      return Status::error(who() + " resources differ from its tasks'");
+      return Status::internal(who() + " resources differ from its tasks'");
     if (Footprint::of(sum) != executor.footprint)
-      return Status::error(who() + " footprint is stale");
+      return Status::internal(who() + " footprint is stale");
     switch (executor.revocability) {
       case Revocability::kRegular:
         books.occupied += executor.footprint;
@@ -54,12 +54,12 @@ Status AgentLedger::sumExecutors(RecomputedBooks& books) const {
       case Revocability::kNonThrottleable:
         (executor.evicting ? books.evicting : books.occupiedRev) += executor.footprint;
         if (executor.evicting != (entry.candidate == kNoCandidate)) {
-          return Status::error(who() + " candidate entry disagrees with its state");
+          return Status::internal(who() + " candidate entry disagrees with its state");
         }
         if (!executor.evicting) {
           ++candidates;
           if (entry.candidate >= candidates_.size() || candidates_.id(entry.candidate) != slot) {
-            return Status::error(who() + " candidate entry is stale");
+            return Status::internal(who() + " candidate entry is stale");
           }
         }
         break;
@@ -70,18 +70,18 @@ Status AgentLedger::sumExecutors(RecomputedBooks& books) const {
     }
     if (Status s = addDisjoint(executor.footprint.shaped, executor.ref); !s.ok()) return s;
   }
-  if (candidates != candidates_.size()) return Status::error("eviction candidates are stale");
+  if (candidates != candidates_.size()) return Status::internal("eviction candidates are stale");
   for (const auto& [kind, amount] :
        books.occupied.scalars + books.occupiedRev.scalars + books.evicting.scalars) {
     if (amount > totalFootprint_.scalars.get(kind)) {
-      return Status::error("R1: " + kinds::name(kind) +
-                           " occupied + occupiedRev + evicting = " + amount.toString() +
-                           " > total " + totalFootprint_.scalars.get(kind).toString());
+      return Status::internal("R1: " + kinds::name(kind) +
+                              " occupied + occupiedRev + evicting = " + amount.toString() +
+                              " > total " + totalFootprint_.scalars.get(kind).toString());
     }
   }
   if (!totalFootprint_.shaped.contains(shapedAll)) {
-    return Status::error("R1: values outside total: " +
-                         (shapedAll - totalFootprint_.shaped).toString());
+    return Status::internal("R1: values outside total: " +
+                            (shapedAll - totalFootprint_.shaped).toString());
   }
   return Status();
 }
@@ -94,7 +94,8 @@ Status AgentLedger::sumWaitingLaunches(RecomputedBooks& books) const {
   Resources shapedAfter = books.occupied.shaped + books.occupiedRev.shaped;
   for (const WaitingLaunch& launch : queue_) {
     if (Footprint::of(launch.resources) != launch.footprint) {
-      return Status::error("waiting launch " + std::to_string(launch.id) + " footprint is stale");
+      return Status::internal("waiting launch " + std::to_string(launch.id) +
+                              " footprint is stale");
     }
     books.waiting += launch.footprint;
     if (launch.revocability == Revocability::kRegular) {
@@ -102,34 +103,34 @@ Status AgentLedger::sumWaitingLaunches(RecomputedBooks& books) const {
       books.regular += launch.resources;
     }
     if (overlaps(shapedAfter, launch.footprint.shaped)) {
-      return Status::error("R2: waiting launch " + std::to_string(launch.id) + " shares values");
+      return Status::internal("R2: waiting launch " + std::to_string(launch.id) + " shares values");
     }
     shapedAfter += launch.footprint.shaped;
   }
   for (const auto& [kind, amount] :
        books.occupied.scalars + books.occupiedRev.scalars + books.waiting.scalars) {
     if (amount > totalFootprint_.scalars.get(kind)) {
-      return Status::error("R2: " + kinds::name(kind) +
-                           " occupied + occupiedRev + waiting = " + amount.toString() +
-                           " > total " + totalFootprint_.scalars.get(kind).toString());
+      return Status::internal("R2: " + kinds::name(kind) +
+                              " occupied + occupiedRev + waiting = " + amount.toString() +
+                              " > total " + totalFootprint_.scalars.get(kind).toString());
     }
   }
   if (!totalFootprint_.shaped.contains(shapedAfter)) {
-    return Status::error("R2: waiting values outside total");
+    return Status::internal("R2: waiting values outside total");
   }
   if (!total_.contains(books.regular)) {
-    return Status::error("R3: regular executors and launches do not fit key by key: " +
-                         books.regular.toString());
+    return Status::internal("R3: regular executors and launches do not fit key by key: " +
+                            books.regular.toString());
   }
-  if (total_ - books.regular != regularFree_) return Status::error("R3: regular room is stale");
+  if (total_ - books.regular != regularFree_) return Status::internal("R3: regular room is stale");
   return Status();
 }
 
 Status AgentLedger::compareBooks(const RecomputedBooks& books) const {
   auto differs = [](const char* name, const Footprint& book, const Footprint& sum) {
-    return Status::error(std::string("book ") + name + " holds " + book.scalars.toString() + " " +
-                         book.shaped.toString() + ", its executors sum to " +
-                         sum.scalars.toString() + " " + sum.shaped.toString());
+    return Status::internal(std::string("book ") + name + " holds " + book.scalars.toString() +
+                            " " + book.shaped.toString() + ", its executors sum to " +
+                            sum.scalars.toString() + " " + sum.shaped.toString());
   };
   if (books.occupied != occupied_) return differs("occupied", occupied_, books.occupied);
   if (books.occupiedRev != occupiedRev_) {
@@ -141,7 +142,7 @@ Status AgentLedger::compareBooks(const RecomputedBooks& books) const {
     return differs("waitingRegular", waitingRegular_, books.waitingRegular);
   }
   if (books.throttleable != throttleable_ || books.throttleableEvicting != throttleableEvicting_) {
-    return Status::error("throttleable books differ from their executors");
+    return Status::internal("throttleable books differ from their executors");
   }
   return Status();
 }

@@ -39,12 +39,12 @@ Result<LaunchRequest> toLaunchRequest(const v1::RunTaskMessage& message) {
   request.framework = message.framework().has_id() ? message.framework().id().value()
                                                    : message.framework_id().value();
   if (request.framework.empty()) {
-    return Result<LaunchRequest>::error("RunTaskMessage without a framework id");
+    return Result<LaunchRequest>::invalidArgument("RunTaskMessage without a framework id");
   }
   std::vector<const v1::TaskInfo*> infos;
   if (message.has_task()) infos.push_back(&message.task());
   for (const v1::TaskInfo& info : message.tasks()) infos.push_back(&info);
-  if (infos.empty()) return Result<LaunchRequest>::error("RunTaskMessage without tasks");
+  if (infos.empty()) return Result<LaunchRequest>::invalidArgument("RunTaskMessage without tasks");
 
   std::string allocationRole;
   for (const v1::TaskInfo* info : infos) {
@@ -54,12 +54,13 @@ Result<LaunchRequest> toLaunchRequest(const v1::RunTaskMessage& message) {
     if (request.executor.empty()) {
       request.executor = executor;
     } else if (request.executor != executor) {
-      return Result<LaunchRequest>::error("RunTaskMessage names executors " + request.executor +
-                                          " and " + executor + "; one launch is one executor");
+      return Result<LaunchRequest>::invalidArgument("RunTaskMessage names executors " +
+                                                    request.executor + " and " + executor +
+                                                    "; one launch is one executor");
     }
     Result<Resources> resources = fromProto(info->resources());
     if (!resources.ok()) {
-      return Result<LaunchRequest>::error("task " + taskId + ": " + resources.message());
+      return Result<LaunchRequest>::invalidArgument("task " + taskId + ": " + resources.message());
     }
     for (const v1::Resource& resource : info->resources()) {
       if (allocationRole.empty() && resource.has_allocation_info() &&

@@ -21,8 +21,8 @@ Result<ThresholdQoSControllerOptions> ThresholdQoSControllerOptions::fromParamet
       if (!names.ok()) return names.status();
       options.kinds = *names;
     } else {
-      return Result<ThresholdQoSControllerOptions>::error("unknown QoS controller parameter '" +
-                                                          key + "'");
+      return Result<ThresholdQoSControllerOptions>::invalidArgument(
+          "unknown QoS controller parameter '" + key + "'");
     }
   }
   return options;
@@ -31,8 +31,8 @@ Result<ThresholdQoSControllerOptions> ThresholdQoSControllerOptions::fromParamet
 Result<std::unique_ptr<QoSController>> ThresholdQoSController::create(
     ThresholdQoSControllerOptions options) {
   if (!(options.threshold > 0.0 && options.threshold <= 1.0)) {
-    return Result<std::unique_ptr<QoSController>>::error("QoS threshold must be in (0, 1], got " +
-                                                         std::to_string(options.threshold));
+    return Result<std::unique_ptr<QoSController>>::invalidArgument(
+        "QoS threshold must be in (0, 1], got " + std::to_string(options.threshold));
   }
   Result<std::vector<KindId>> kinds = internKinds(options.kinds);
   if (!kinds.ok()) return kinds.status();

@@ -19,8 +19,8 @@ Result<FixedFractionEstimatorOptions> FixedFractionEstimatorOptions::fromParamet
       if (!names.ok()) return names.status();
       options.kinds = *names;
     } else {
-      return Result<FixedFractionEstimatorOptions>::error("unknown estimator parameter '" + key +
-                                                          "'");
+      return Result<FixedFractionEstimatorOptions>::invalidArgument(
+          "unknown estimator parameter '" + key + "'");
     }
   }
   return options;
@@ -29,7 +29,7 @@ Result<FixedFractionEstimatorOptions> FixedFractionEstimatorOptions::fromParamet
 Result<std::unique_ptr<ResourceEstimator>> FixedFractionEstimator::create(
     FixedFractionEstimatorOptions options) {
   if (!(options.fraction >= 0.0 && options.fraction <= 1.0)) {
-    return Result<std::unique_ptr<ResourceEstimator>>::error(
+    return Result<std::unique_ptr<ResourceEstimator>>::invalidArgument(
         "estimator fraction must be in [0, 1], got " + std::to_string(options.fraction));
   }
   Result<std::vector<KindId>> kinds = internKinds(options.kinds);

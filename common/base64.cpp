@@ -51,9 +51,9 @@ Result<std::string> base64Decode(std::string_view text) {
     ++padding;
   }
   std::string_view data = text.substr(0, text.size() - padding);
-  if (data.size() % 4 == 1) return Result<std::string>::error("base64: truncated input");
+  if (data.size() % 4 == 1) return Result<std::string>::invalidArgument("base64: truncated input");
   if (padding > 0 && (data.size() + padding) % 4 != 0) {
-    return Result<std::string>::error("base64: wrong amount of padding");
+    return Result<std::string>::invalidArgument("base64: wrong amount of padding");
   }
   std::string out;
   out.reserve(data.size() / 4 * 3 + 2);
@@ -62,7 +62,8 @@ Result<std::string> base64Decode(std::string_view text) {
   for (size_t i = 0; i < data.size(); ++i) {
     int value = base64Value(data[i]);
     if (value < 0) {
-      return Result<std::string>::error("base64: invalid character at offset " + std::to_string(i));
+      return Result<std::string>::invalidArgument("base64: invalid character at offset " +
+                                                  std::to_string(i));
     }
     group = (group << 6) | static_cast<uint32_t>(value);
     bits += 6;
@@ -73,7 +74,7 @@ Result<std::string> base64Decode(std::string_view text) {
   }
   // Bits left over must be zero, or two different texts would decode to the same bytes.
   if ((group & ((1u << bits) - 1)) != 0) {
-    return Result<std::string>::error("base64: non-zero trailing bits");
+    return Result<std::string>::invalidArgument("base64: non-zero trailing bits");
   }
   return out;
 }

@@ -18,19 +18,21 @@ Result<TimeNanos> parseDuration(const std::string& text) {
   const std::string number = text.substr(0, unitStart);
   const std::string unit = unitStart == std::string::npos ? "" : text.substr(unitStart);
   if (number.empty() || number.front() == '.' || number.back() == '.') {
-    return R::error("expected a number and a unit (ns, us, ms, secs, mins, hrs, days, weeks)");
+    return R::invalidArgument(
+        "expected a number and a unit (ns, us, ms, secs, mins, hrs, days, weeks)");
   }
   char* end = nullptr;
   const double value = std::strtod(number.c_str(), &end);
-  if (*end != '\0') return R::error("'" + number + "' is not a number");
+  if (*end != '\0') return R::invalidArgument("'" + number + "' is not a number");
   for (const auto& [name, nanos] : kUnits) {
     if (unit != name) continue;
     const double total = value * nanos;
     // Beyond ~292 years the nanoseconds overflow int64; no flag means that much.
-    if (!std::isfinite(total) || total > 9e18) return R::error("too long");
+    if (!std::isfinite(total) || total > 9e18) return R::invalidArgument("too long");
     return static_cast<TimeNanos>(total);
   }
-  return R::error("unknown unit '" + unit + "' (ns, us, ms, secs, mins, hrs, days, weeks)");
+  return R::invalidArgument("unknown unit '" + unit +
+                            "' (ns, us, ms, secs, mins, hrs, days, weeks)");
 }
 
 }  // namespace harvest

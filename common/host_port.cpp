@@ -6,7 +6,8 @@ namespace harvest {
 
 Result<HostPort> parseHostPort(std::string_view text) {
   auto refuse = [&](const std::string& why) {
-    return Result<HostPort>::error("'" + std::string(text) + "' is not HOST:PORT: " + why);
+    return Result<HostPort>::invalidArgument("'" + std::string(text) +
+                                             "' is not HOST:PORT: " + why);
   };
   std::string_view host;
   std::string_view port;

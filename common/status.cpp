@@ -18,6 +18,14 @@ const char* toString(StatusCode code) {
       return "CORRUPTION";
     case StatusCode::kIOError:
       return "IO_ERROR";
+    case StatusCode::kUnauthenticated:
+      return "UNAUTHENTICATED";
+    case StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    case StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case StatusCode::kInternal:
+      return "INTERNAL";
   }
   return "UNKNOWN";
 }

@@ -17,11 +17,16 @@ namespace harvest {
 enum class StatusCode : uint8_t {
   kOk,
   kInvalidArgument,     // The input is wrong whatever the state: fix the request.
-  kFailedPrecondition,  // The input is fine but the state refuses it (unknown id, wrong state).
-  kNotFound,            // A file, or a thing looked up by name, does not exist.
+  kFailedPrecondition,  // The input is fine but the state refuses it now (wrong state, or an id
+                        // the callee must have been told of first, as the allocator's are).
+  kNotFound,            // A file, or a thing a caller names by name or id, does not exist.
   kPermissionDenied,    // The caller may not do this.
   kCorruption,          // Stored bytes do not decode: a damaged or foreign file.
   kIOError,             // The operating system refused a read or write.
+  kUnauthenticated,     // The caller did not say who it is, or its credentials are wrong.
+  kUnavailable,         // A peer cannot be reached or went away: trying later may work.
+  kDeadlineExceeded,    // A wait ran out of time before the answer came.
+  kInternal,            // A bug: a state the code holds can never be reached.
 };
 const char* toString(StatusCode code);
 
@@ -32,8 +37,6 @@ class [[nodiscard]] Status {
   static Status invalidArgument(std::string message) {
     return Status(StatusCode::kInvalidArgument, std::move(message));
   }
-  // The old name of invalidArgument, kept while callers move to the name that says the code.
-  static Status error(std::string message) { return invalidArgument(std::move(message)); }
   static Status failedPrecondition(std::string message) {
     return Status(StatusCode::kFailedPrecondition, std::move(message));
   }
@@ -48,6 +51,25 @@ class [[nodiscard]] Status {
   }
   static Status ioError(std::string message) {
     return Status(StatusCode::kIOError, std::move(message));
+  }
+  static Status unauthenticated(std::string message) {
+    return Status(StatusCode::kUnauthenticated, std::move(message));
+  }
+  static Status unavailable(std::string message) {
+    return Status(StatusCode::kUnavailable, std::move(message));
+  }
+  static Status deadlineExceeded(std::string message) {
+    return Status(StatusCode::kDeadlineExceeded, std::move(message));
+  }
+  static Status internal(std::string message) {
+    return Status(StatusCode::kInternal, std::move(message));
+  }
+
+  // The same refusal with `context` (where it happened) put before its message: a caller that
+  // passes a refusal on keeps the code that says what went wrong.
+  Status prefixed(const std::string& context) const {
+    CHECK(!ok()) << "only a refusal has a message to prefix";
+    return Status(code_, context + message_);
   }
 
   bool ok() const { return code_ == StatusCode::kOk; }
@@ -71,8 +93,6 @@ class [[nodiscard]] Result {
   static Result invalidArgument(std::string message) {
     return Result(Status::invalidArgument(std::move(message)));
   }
-  // The old name of invalidArgument, kept while callers move to the name that says the code.
-  static Result error(std::string message) { return invalidArgument(std::move(message)); }
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }

@@ -9,7 +9,8 @@ Result<v1::MasterInfo> makeMasterInfo(const std::string& id, const std::string& 
                                       const std::string& hostname, const std::string& version) {
   in_addr address{};
   if (inet_pton(AF_INET, ip.c_str(), &address) != 1) {
-    return Result<v1::MasterInfo>::error("master address '" + ip + "' is not an IPv4 address");
+    return Result<v1::MasterInfo>::invalidArgument("master address '" + ip +
+                                                   "' is not an IPv4 address");
   }
   const auto* bytes = reinterpret_cast<const unsigned char*>(&address.s_addr);
   v1::MasterInfo info;

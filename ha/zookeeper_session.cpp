@@ -42,7 +42,7 @@ Status zooStatus(int rc, const std::string& operation, const std::string& path) 
     case ZNOAUTH:
       return Status::permissionDenied(message);
     case ZBADARGUMENTS:
-      return Status::error(message);
+      return Status::invalidArgument(message);
     default:
       return Status::ioError(message);
   }
@@ -201,8 +201,8 @@ Result<std::unique_ptr<ZooKeeperSession>> ZooKeeperSession::connect(const Option
                                  impl.get(), 0, &clientLog);
   if (!impl->handle) {
     impl->close();
-    return Status::error("the ZooKeeper client refused servers '" + options.connectString +
-                         "' (is every host resolvable?)");
+    return Status::invalidArgument("the ZooKeeper client refused servers '" +
+                                   options.connectString + "' (is every host resolvable?)");
   }
   bool connected = false;
   {

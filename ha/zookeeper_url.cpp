@@ -11,25 +11,26 @@ constexpr std::string_view kScheme = "zk://";
 
 Result<ZooKeeperServer> parseServer(std::string_view text, std::string_view url) {
   if (text.empty()) {
-    return Result<ZooKeeperServer>::error("empty server in ZooKeeper URL '" + std::string(url) +
-                                          "' (two commas in a row?)");
+    return Result<ZooKeeperServer>::invalidArgument("empty server in ZooKeeper URL '" +
+                                                    std::string(url) + "' (two commas in a row?)");
   }
   Result<HostPort> server = parseHostPort(text);
   if (server.ok() && server->port == 0) {
-    server = Result<HostPort>::error("'" + std::string(text) + "' has port 0");
+    server = Result<HostPort>::invalidArgument("'" + std::string(text) + "' has port 0");
   }
   if (!server.ok()) {
-    return Result<ZooKeeperServer>::error("server in ZooKeeper URL '" + std::string(url) + "': " +
-                                          server.message() + " (a port in 1..65535 is needed)");
+    return Result<ZooKeeperServer>::invalidArgument("server in ZooKeeper URL '" + std::string(url) +
+                                                    "': " + server.message() +
+                                                    " (a port in 1..65535 is needed)");
   }
   return ZooKeeperServer{std::move(server->host), server->port};
 }
 
 Status checkPath(std::string_view path, std::string_view url) {
   if (path.size() < 2 || path.back() == '/') {
-    return Status::error("ZooKeeper URL '" + std::string(url) +
-                         "' needs a path after the servers, without a trailing slash: "
-                         "zk://host:port/mesos");
+    return Status::invalidArgument("ZooKeeper URL '" + std::string(url) +
+                                   "' needs a path after the servers, without a trailing slash: "
+                                   "zk://host:port/mesos");
   }
   size_t start = 1;
   while (start <= path.size()) {
@@ -37,8 +38,8 @@ Status checkPath(std::string_view path, std::string_view url) {
     if (end == std::string_view::npos) end = path.size();
     const auto component = path.substr(start, end - start);
     if (component.empty() || component == "." || component == "..") {
-      return Status::error("path '" + std::string(path) + "' of ZooKeeper URL '" +
-                           std::string(url) + "' has an empty, '.' or '..' component");
+      return Status::invalidArgument("path '" + std::string(path) + "' of ZooKeeper URL '" +
+                                     std::string(url) + "' has an empty, '.' or '..' component");
     }
     start = end + 1;
   }
@@ -49,8 +50,8 @@ Status checkPath(std::string_view path, std::string_view url) {
 
 Result<ZooKeeperUrl> ZooKeeperUrl::parse(std::string_view url) {
   if (!url.starts_with(kScheme)) {
-    return Result<ZooKeeperUrl>::error("ZooKeeper URL '" + std::string(url) +
-                                       "' must start with zk:// (zk://host:port/path)");
+    return Result<ZooKeeperUrl>::invalidArgument("ZooKeeper URL '" + std::string(url) +
+                                                 "' must start with zk:// (zk://host:port/path)");
   }
   const auto rest = url.substr(kScheme.size());
   const auto slash = rest.find('/');
@@ -58,8 +59,9 @@ Result<ZooKeeperUrl> ZooKeeperUrl::parse(std::string_view url) {
   if (authority.find('@') != std::string_view::npos) {
     // Mesos accepts zk://user:password@...; Harvest does not authenticate to ZooKeeper yet, and
     // silently dropping credentials would look like they were used.
-    return Result<ZooKeeperUrl>::error("ZooKeeper URL '" + std::string(url) +
-                                       "' carries credentials, which Harvest does not support");
+    return Result<ZooKeeperUrl>::invalidArgument(
+        "ZooKeeper URL '" + std::string(url) +
+        "' carries credentials, which Harvest does not support");
   }
   ZooKeeperUrl parsed;
   size_t start = 0;

@@ -82,7 +82,7 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
   if (Status s = master->recoverFromDisk(); !s.ok()) {
     master->recovery_.state = RecoveryState::kFailed;
     master->recovery_.reason = s.message();
-    return Status::error("recovery failed: " + s.message());
+    return s.prefixed("recovery failed: ");
   }
   // Batch allocation: one cycle per interval over every agent.
   self->later(options.allocationInterval, [self] { self->runAllocation(); });
@@ -254,8 +254,8 @@ Master::FrameworkEntry* Master::framework(const std::string& id) {
 
 Status checkEstimate(const std::string& agent, const Resources& total, const Resources& estimate) {
   if (!total.quantities().contains(estimate.quantities())) {
-    return Status::error("agent '" + agent + "': estimate " + estimate.toString() +
-                         " exceeds the agent's total " + total.toString());
+    return Status::invalidArgument("agent '" + agent + "': estimate " + estimate.toString() +
+                                   " exceeds the agent's total " + total.toString());
   }
   return Status();
 }
@@ -281,7 +281,7 @@ void Master::voidOffersOn(const std::string& agent) {
 
 Status Master::removeAgent(const std::string& id) {
   AgentLink* agent = agents_.find(id);
-  if (agent == nullptr) return Status::error("unknown agent '" + id + "'");
+  if (agent == nullptr) return Status::notFound("unknown agent '" + id + "'");
   agent->shutdown();
   // Offers on it are void; its tasks are lost.
   voidOffersOn(id);
@@ -383,7 +383,7 @@ void Master::lose(const std::string& frameworkId, const std::vector<TaskLaunch>&
 Status Master::decline(const std::string& frameworkId, const std::vector<std::string>& offerIds,
                        const v1::Filters& filters) {
   FrameworkEntry* entry = framework(frameworkId);
-  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   for (const std::string& id : offerIds) {
     const Offer* outstanding = offers_.find(id);
     if (outstanding == nullptr || outstanding->framework != frameworkId) continue;  // Gone.
@@ -423,7 +423,7 @@ Status Master::kill(const std::string& frameworkId, const std::string& task, boo
           {task, frameworkId, "", partitionAware ? TaskState::kUnknown : TaskState::kLost,
            "REASON_RECONCILIATION", "the master does not know this task", loop_->now()});
     }
-    return Status::error("unknown task '" + task + "'");
+    return Status::notFound("unknown task '" + task + "'");
   }
   if (isTerminal(known->state)) return Status();
   if (AgentLink* agent = agents_.find(known->agent)) agent->killTask(frameworkId, task);
@@ -431,7 +431,7 @@ Status Master::kill(const std::string& frameworkId, const std::string& task, boo
 }
 
 Status Master::teardown(const std::string& frameworkId) {
-  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!framework(frameworkId)) return Status::notFound("unknown framework '" + frameworkId + "'");
   // Its outstanding offers go back to the allocator (deactivation alone keeps them held).
   const std::vector<std::string> own = offers_.idsOfFramework(frameworkId);
   for (const std::string& id : own) {

@@ -19,7 +19,7 @@ namespace harvest::master {
 Status Master::accept(const std::string& frameworkId, const std::vector<std::string>& offerIds,
                       const std::vector<TaskLaunch>& launches, const v1::Filters& filters) {
   FrameworkEntry* entry = framework(frameworkId);
-  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   AcceptedOffers accepted;
   if (std::string problem = takeOffers(frameworkId, offerIds, accepted); !problem.empty()) {
     lose(frameworkId, launches, accepted.agent, TaskState::kLost, "REASON_INVALID_OFFERS", problem);

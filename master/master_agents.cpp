@@ -23,8 +23,8 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
   std::set<std::pair<std::string, std::string>> named;
   for (const HeldTask& task : agent.heldTasks()) {
     if (!named.insert({task.framework, task.task}).second) {
-      return Status::error("agent '" + id + "' reports task '" + task.task + "' of framework '" +
-                           task.framework + "' twice");
+      return Status::invalidArgument("agent '" + id + "' reports task '" + task.task +
+                                     "' of framework '" + task.framework + "' twice");
     }
     const TaskEntry* known = tasks_.find(task.framework, task.task);
     // Taking a live task over would send the framework's KILL and RECONCILE to the wrong
@@ -36,8 +36,9 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
                                         "', which is on agent '" + known->agent + "'");
     }
     if (task.ended && (!isTerminal(task.state) || !task.resources.empty())) {
-      return Status::error("agent '" + id + "' reports task '" + task.task + "' ended as " +
-                           toString(task.state) + " holding " + task.resources.toString());
+      return Status::invalidArgument("agent '" + id + "' reports task '" + task.task +
+                                     "' ended as " + toString(task.state) + " holding " +
+                                     task.resources.toString());
     }
     if (task.ended && !frameworks_.count(task.framework)) {
       // Nothing to kill or account for: its update, when it comes, goes the way of an
@@ -51,7 +52,8 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
       continue;
     }
     if (Status valid = roles::validate(task.role); !valid.ok()) {
-      return Status::error("agent '" + id + "' task '" + task.task + "': " + valid.message());
+      return Status::invalidArgument("agent '" + id + "' task '" + task.task +
+                                     "': " + valid.message());
     }
     if (!task.ended) plan.used[task.framework][task.role] += task.resources;
     plan.kept.push_back(task);
@@ -60,15 +62,16 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
   // The allocator's own refusals (allocator.h), made here so that a re-registration it would
   // refuse is refused before the old one is undone.
   if (!plan.total.revocable().empty()) {
-    return Status::error("agent '" + id + "' reports revocable resources in its total");
+    return Status::invalidArgument("agent '" + id + "' reports revocable resources in its total");
   }
   Resources regular;
   for (const auto& [framework, byRole] : plan.used) {
     for (const auto& [role, resources] : byRole) regular += resources.regular();
   }
   if (!plan.total.contains(regular)) {
-    return Status::error("agent '" + id + "' reports tasks holding " + regular.toString() +
-                         ", beyond its total " + plan.total.toString());
+    return Status::invalidArgument("agent '" + id + "' reports tasks holding " +
+                                   regular.toString() + ", beyond its total " +
+                                   plan.total.toString());
   }
   return plan;
 }
@@ -217,9 +220,9 @@ Status Master::checkFreedFrom(const std::string& agent, const agent::Freed& free
                                       "' was freed already");
   }
   if (!known->resources.contains(freed.resources)) {
-    return Status::error("freed resources " + freed.resources.toString() +
-                         " are not within task '" + task + "' (" + known->resources.toString() +
-                         ")");
+    return Status::invalidArgument("freed resources " + freed.resources.toString() +
+                                   " are not within task '" + task + "' (" +
+                                   known->resources.toString() + ")");
   }
   return Status();
 }

@@ -13,7 +13,7 @@ namespace harvest::master {
 
 Status Master::updateFramework(const std::string& frameworkId, const v1::FrameworkInfo& info) {
   FrameworkEntry* entry = framework(frameworkId);
-  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   // As in Mesos: the principal is who may act for the framework; changing it (or wiping it)
   // would hand the framework over or lock its owner out.
   if (info.principal() != entry->info.principal()) {
@@ -65,7 +65,7 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
 Status Master::applyOperations(const std::string& frameworkId,
                                const std::vector<std::string>& offerIds,
                                const std::vector<ResourceConversion>& conversions) {
-  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!framework(frameworkId)) return Status::notFound("unknown framework '" + frameworkId + "'");
   if (conversions.empty()) return Status();
   // The operations apply to the first offer holding what they consume (one agent, one role).
   for (const std::string& id : offerIds) {
@@ -93,13 +93,13 @@ Status Master::applyOperations(const std::string& frameworkId,
     saveState();  // At once: a reservation must survive a crash right after it.
     return Status();
   }
-  return Status::error("the operations' resources are not in the named offers");
+  return Status::invalidArgument("the operations' resources are not in the named offers");
 }
 
 Status Master::answerInverseOffers(const std::string& frameworkId,
                                    const std::vector<std::string>& ids, bool accepted,
                                    const v1::Filters& filters) {
-  if (!framework(frameworkId)) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!framework(frameworkId)) return Status::notFound("unknown framework '" + frameworkId + "'");
   for (const std::string& id : ids) {
     const std::optional<InverseOffer> offer = offers_.takeInverse(id, frameworkId);
     if (!offer) continue;

@@ -15,8 +15,8 @@ Status Master::updateQuotas(const std::map<std::string, Quota>& quotas) {
     if (!quota.limit) continue;
     for (const auto& [kind, amount] : quota.guarantee) {
       if (quota.limit->get(kind) && amount > *quota.limit->get(kind)) {
-        return Status::error("quota of role '" + role + "': the guarantee of '" +
-                             kinds::name(kind) + "' exceeds its limit");
+        return Status::invalidArgument("quota of role '" + role + "': the guarantee of '" +
+                                       kinds::name(kind) + "' exceeds its limit");
       }
     }
   }
@@ -101,17 +101,19 @@ Status Master::markAgentGone(const std::string& agentId) {
 Status Master::updateMaintenanceSchedule(const std::vector<MaintenanceWindow>& schedule) {
   std::set<std::string> scheduled;
   for (const MaintenanceWindow& window : schedule) {
-    if (window.machines.empty()) return Status::error("a maintenance window names no machine");
+    if (window.machines.empty())
+      return Status::invalidArgument("a maintenance window names no machine");
     for (const std::string& machine : window.machines) {
-      if (machine.empty()) return Status::error("a machine needs a hostname or an ip");
+      if (machine.empty()) return Status::invalidArgument("a machine needs a hostname or an ip");
       if (!scheduled.insert(machine).second) {
-        return Status::error("machine '" + machine + "' is in more than one window");
+        return Status::invalidArgument("machine '" + machine + "' is in more than one window");
       }
     }
   }
   for (const std::string& down : downMachines_) {
     if (!scheduled.count(down)) {
-      return Status::error("machine '" + down + "' is down: stop its maintenance first");
+      return Status::failedPrecondition("machine '" + down +
+                                        "' is down: stop its maintenance first");
     }
   }
   std::set<std::string> before;
@@ -152,10 +154,11 @@ Status Master::startMaintenance(const std::vector<std::string>& machines) {
   }
   for (const std::string& machine : machines) {
     if (!scheduled.count(machine)) {
-      return Status::error("machine '" + machine + "' is not in the maintenance schedule");
+      return Status::failedPrecondition("machine '" + machine +
+                                        "' is not in the maintenance schedule");
     }
     if (downMachines_.count(machine)) {
-      return Status::error("machine '" + machine + "' is already down");
+      return Status::failedPrecondition("machine '" + machine + "' is already down");
     }
   }
   for (const std::string& machine : machines) {
@@ -172,7 +175,7 @@ Status Master::startMaintenance(const std::vector<std::string>& machines) {
 Status Master::stopMaintenance(const std::vector<std::string>& machines) {
   for (const std::string& machine : machines) {
     if (!downMachines_.count(machine)) {
-      return Status::error("machine '" + machine + "' is not down");
+      return Status::failedPrecondition("machine '" + machine + "' is not down");
     }
   }
   for (const std::string& machine : machines) {

@@ -27,7 +27,7 @@ Result<std::map<std::string, Quota>> persistedQuotas(const v1::MasterState& stat
     Result<Resources> guarantee = fromProto(q.guarantee());
     Result<Resources> limit = fromProto(q.limit());
     if (!guarantee.ok() || !limit.ok()) {
-      return Status::error(path + ": quota of role '" + q.role() + "' is malformed");
+      return Status::corruption(path + ": quota of role '" + q.role() + "' is malformed");
     }
     Quota quota{guarantee->quantities(), std::nullopt};
     if (q.has_limit()) {
@@ -54,8 +54,8 @@ Result<AgentConversions> persistedConversions(const v1::MasterState& state,
       Result<Resources> consumed = fromProto(c.consumed());
       Result<Resources> converted = fromProto(c.converted());
       if (!consumed.ok() || !converted.ok()) {
-        return Status::error(path + ": an operation on agent '" + agent.agent_id() +
-                             "' is malformed");
+        return Status::corruption(path + ": an operation on agent '" + agent.agent_id() +
+                                  "' is malformed");
       }
       conversions[agent.agent_id()].push_back({*consumed, *converted});
     }
@@ -95,7 +95,7 @@ Status Master::recoverFromDisk() {
   }
   std::error_code error;
   if (!options_.stateStore) std::filesystem::create_directories(options_.workDir, error);
-  if (error) return Status::error("cannot create work directory '" + options_.workDir + "'");
+  if (error) return Status::ioError("cannot create work directory '" + options_.workDir + "'");
   Result<std::string> bytes =
       options_.stateStore ? options_.stateStore->load() : readWholeFile(path);
   if (!bytes.ok()) {
@@ -107,11 +107,12 @@ Status Master::recoverFromDisk() {
   }
   v1::MasterState state;
   if (!state.ParseFromString(*bytes) || !state.IsInitialized()) {
-    return Status::error(path + " is corrupt; move it away to start afresh (losing state)");
+    return Status::corruption(path + " is corrupt; move it away to start afresh (losing state)");
   }
   if (state.format_version() != 1) {
-    return Status::error(path + " has format version " + std::to_string(state.format_version()) +
-                         "; this master reads version 1");
+    return Status::corruption(path + " has format version " +
+                              std::to_string(state.format_version()) +
+                              "; this master reads version 1");
   }
   recovery_.state = RecoveryState::kRecovering;
   std::map<std::string, double> weights;

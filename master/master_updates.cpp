@@ -63,7 +63,7 @@ void Master::retryUpdate(const std::string& frameworkId, const std::string& task
 
 Status Master::reconcile(const std::string& frameworkId) {
   FrameworkEntry* entry = framework(frameworkId);
-  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   for (const TaskKey& key : tasks_.ofFramework(frameworkId)) {
     const TaskEntry* task = tasks_.find(key.first, key.second);
     if (task == nullptr || !entry->scheduler) continue;
@@ -75,7 +75,7 @@ Status Master::reconcile(const std::string& frameworkId) {
 
 Status Master::reconcileTasks(const std::string& frameworkId, const std::vector<std::string>& ids) {
   FrameworkEntry* entry = framework(frameworkId);
-  if (!entry) return Status::error("unknown framework '" + frameworkId + "'");
+  if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   if (ids.empty()) return reconcile(frameworkId);
   if (recovery_.state == RecoveryState::kRecovering) {
     pendingReconciles_.emplace_back(frameworkId, ids);

@@ -100,21 +100,22 @@ Result<std::string> readFile(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
   if (error) {
-    return FileResult::error("cannot read modules manifest '" + path + "': " + error.message());
+    std::string message = "cannot read modules manifest '" + path + "': " + error.message();
+    return error == std::errc::no_such_file_or_directory ? Status::notFound(std::move(message))
+                                                         : Status::ioError(std::move(message));
   }
   if (fs::is_directory(status)) {
-    return FileResult::error("cannot read modules manifest '" + path + "': is a directory");
+    return FileResult::invalidArgument("cannot read modules manifest '" + path +
+                                       "': is a directory");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return FileResult::error("cannot read modules manifest '" + path +
-                             "': " + std::strerror(errno));
+    return Status::ioError("cannot read modules manifest '" + path + "': " + std::strerror(errno));
   }
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) {
-    return FileResult::error("cannot read modules manifest '" + path +
-                             "': " + std::strerror(errno));
+    return Status::ioError("cannot read modules manifest '" + path + "': " + std::strerror(errno));
   }
   return text.str();
 }
@@ -126,31 +127,33 @@ Status validateManifest(const v1::Modules& modules) {
   for (int i = 0; i < modules.libraries_size(); ++i) {
     const Library& library = modules.libraries(i);
     if (library.file().empty() && library.name().empty()) {
-      return Status::error("library #" + std::to_string(i + 1) +
-                           " in the modules manifest has neither 'file' nor 'name'");
+      return Status::invalidArgument("library #" + std::to_string(i + 1) +
+                                     " in the modules manifest has neither 'file' nor 'name'");
     }
     if (!library.has_file() && library.name().find('/') != std::string::npos) {
-      return Status::error("library name '" + library.name() +
-                           "' in the modules manifest contains '/'; use 'file' for a path");
+      return Status::invalidArgument(
+          "library name '" + library.name() +
+          "' in the modules manifest contains '/'; use 'file' for a path");
     }
     if (library.modules_size() == 0) {
-      return Status::error(describeLibrary(library, i) +
-                           " in the modules manifest lists no modules");
+      return Status::invalidArgument(describeLibrary(library, i) +
+                                     " in the modules manifest lists no modules");
     }
     for (const Module& module : library.modules()) {
       if (module.name().empty()) {
-        return Status::error("a module of " + describeLibrary(library, i) +
-                             " in the modules manifest has no name");
+        return Status::invalidArgument("a module of " + describeLibrary(library, i) +
+                                       " in the modules manifest has no name");
       }
       if (!names.insert(module.name()).second) {
-        return Status::error("duplicate module name '" + module.name() +
-                             "' in the modules manifest");
+        return Status::invalidArgument("duplicate module name '" + module.name() +
+                                       "' in the modules manifest");
       }
       std::set<std::string> keys;
       for (const auto& parameter : module.parameters()) {
         if (!keys.insert(parameter.key()).second) {
-          return Status::error("duplicate parameter '" + parameter.key() + "' for module '" +
-                               module.name() + "' in the modules manifest");
+          return Status::invalidArgument("duplicate parameter '" + parameter.key() +
+                                         "' for module '" + module.name() +
+                                         "' in the modules manifest");
         }
       }
     }
@@ -178,7 +181,6 @@ std::string explainLoadError(const std::string& error) {
 }
 
 Result<OpenedLibrary> openLibrary(const Library& library, const std::string& libraryDir) {
-  using OpenResult = Result<OpenedLibrary>;
   constexpr int kFlags = RTLD_NOW | RTLD_LOCAL;
   dlerror();  // Clear any stale error so the one reported is ours.
 
@@ -188,8 +190,8 @@ Result<OpenedLibrary> openLibrary(const Library& library, const std::string& lib
     if (path.find('/') == std::string::npos) path = "./" + path;
     void* handle = dlopen(path.c_str(), kFlags);
     if (handle == nullptr) {
-      return OpenResult::error("cannot load module library '" + library.file() +
-                               "': " + explainLoadError(lastDlError()));
+      return Status::failedPrecondition("cannot load module library '" + library.file() +
+                                        "': " + explainLoadError(lastDlError()));
     }
     return OpenedLibrary{handle, library.file()};
   }
@@ -206,8 +208,8 @@ Result<OpenedLibrary> openLibrary(const Library& library, const std::string& lib
     // through to another copy would hide the real problem.
     void* handle = dlopen(path.c_str(), kFlags);
     if (handle == nullptr) {
-      return OpenResult::error("cannot load module library '" + path +
-                               "': " + explainLoadError(lastDlError()));
+      return Status::failedPrecondition("cannot load module library '" + path +
+                                        "': " + explainLoadError(lastDlError()));
     }
     return OpenedLibrary{handle, path};
   }
@@ -215,7 +217,7 @@ Result<OpenedLibrary> openLibrary(const Library& library, const std::string& lib
   if (handle == nullptr) {
     std::string searched;
     for (const std::string& dir : dirs) searched += "'" + dir + "', ";
-    return OpenResult::error(
+    return Status::notFound(
         "cannot find module library '" + file + "' (library name '" + library.name() + "') in " +
         searched + "or the dynamic linker's search path: " + explainLoadError(lastDlError()));
   }
@@ -234,16 +236,16 @@ Result<std::unique_ptr<Allocator>> createAllocator(const AllocatorModule& module
   try {
     allocator = module.create(params, options, &error);
   } catch (const std::exception& e) {
-    return CreateResult::error("module '" + std::string(module.name) + "'" + where +
-                               " threw while creating the allocator: " + oneLine(e.what()));
+    return Status::internal("module '" + std::string(module.name) + "'" + where +
+                            " threw while creating the allocator: " + oneLine(e.what()));
   } catch (...) {
-    return CreateResult::error("module '" + std::string(module.name) + "'" + where +
-                               " threw while creating the allocator");
+    return Status::internal("module '" + std::string(module.name) + "'" + where +
+                            " threw while creating the allocator");
   }
   if (allocator == nullptr) {
     if (error.empty()) error = "no allocator was created and no reason was given";
-    return CreateResult::error("module '" + std::string(module.name) + "'" + where + ": " +
-                               oneLine(error));
+    return CreateResult::invalidArgument("module '" + std::string(module.name) + "'" + where +
+                                         ": " + oneLine(error));
   }
   return std::unique_ptr<Allocator>(allocator);
 }
@@ -263,8 +265,8 @@ Result<LoadedAllocator> loadBuiltin(const std::string& requested,
                                     const std::map<std::string, std::string>& params) {
   const AllocatorModule* module = builtinAllocatorModule();
   if (!requested.empty() && requested != module->name) {
-    return Result<LoadedAllocator>::error("unknown allocator module '" + requested +
-                                          "'; available: '" + module->name + "' (built-in)");
+    return Status::notFound("unknown allocator module '" + requested + "'; available: '" +
+                            module->name + "' (built-in)");
   }
   AllocatorOptions options;
   Result<std::unique_ptr<Allocator>> allocator =
@@ -325,18 +327,18 @@ Status checkBuild(const ModuleBuild& module, const std::string& path) {
 // first entry's version says it was built against this ABI.
 Result<const AllocatorModule*> findInTable(const AllocatorModule* table, int count,
                                            const std::string& name, const std::string& path) {
-  using FindResult = Result<const AllocatorModule*>;
   constexpr int kMaxModules = 1024;  // Anything larger is a corrupt count, not a real table.
   if (table == nullptr || count <= 0 || count > kMaxModules) {
-    return FindResult::error("module library '" + path + "' returned an empty or invalid table (" +
-                             std::to_string(count) + " entries)");
+    return Status::failedPrecondition("module library '" + path +
+                                      "' returned an empty or invalid table (" +
+                                      std::to_string(count) + " entries)");
   }
   for (int i = 0; i < count; ++i) {
     if (table[i].apiVersion != kModuleApiVersion) {
-      return FindResult::error("module library '" + path + "' uses module API version " +
-                               std::to_string(table[i].apiVersion) + ", expected " +
-                               std::to_string(kModuleApiVersion) +
-                               ": rebuild it against this master's Harvest headers");
+      return Status::failedPrecondition("module library '" + path + "' uses module API version " +
+                                        std::to_string(table[i].apiVersion) + ", expected " +
+                                        std::to_string(kModuleApiVersion) +
+                                        ": rebuild it against this master's Harvest headers");
     }
     if (Status same = checkBuild(table[i].build, path); !same.ok()) return same;
   }
@@ -344,21 +346,21 @@ Result<const AllocatorModule*> findInTable(const AllocatorModule* table, int cou
   std::vector<std::string> provided;
   for (int i = 0; i < count; ++i) {
     if (table[i].name == nullptr || table[i].create == nullptr) {
-      return FindResult::error("module library '" + path + "' has an entry without a name or " +
-                               "create function");
+      return Status::failedPrecondition("module library '" + path +
+                                        "' has an entry without a name or create function");
     }
     provided.emplace_back(table[i].name);
     if (name == table[i].name) {
       if (found != nullptr) {
-        return FindResult::error("module library '" + path + "' provides module '" + name +
-                                 "' twice");
+        return Status::failedPrecondition("module library '" + path + "' provides module '" + name +
+                                          "' twice");
       }
       found = &table[i];
     }
   }
   if (found == nullptr) {
-    return FindResult::error("module library '" + path + "' has no module '" + name +
-                             "'; it provides " + joinNames(provided));
+    return Status::notFound("module library '" + path + "' has no module '" + name +
+                            "'; it provides " + joinNames(provided));
   }
   return found;
 }
@@ -384,14 +386,14 @@ Result<v1::Modules> readModulesManifest(const std::string& manifestOrPath) {
   options.ignore_unknown_fields = false;
   const auto status = google::protobuf::util::JsonStringToMessage(json, &modules, options);
   if (!status.ok()) {
-    return Result<v1::Modules>::error("malformed " + source + ": " +
-                                      oneLine(std::string(status.message())));
+    return Result<v1::Modules>::invalidArgument("malformed " + source + ": " +
+                                                oneLine(std::string(status.message())));
   }
   // Protobuf 3.21's JSON parser already rejects a parameter without key or value; this keeps
   // that guarantee should another version only warn.
   if (!modules.IsInitialized()) {
-    return Result<v1::Modules>::error("malformed " + source + ": missing required field " +
-                                      modules.InitializationErrorString());
+    return Result<v1::Modules>::invalidArgument(
+        "malformed " + source + ": missing required field " + modules.InitializationErrorString());
   }
   return modules;
 }
@@ -422,7 +424,7 @@ Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
   }
   if (allocatorName.empty()) {
     if (names.size() != 1) {
-      return Result<LoadedAllocator>::error(
+      return Result<LoadedAllocator>::invalidArgument(
           "the modules manifest lists " + std::to_string(names.size()) + " modules (" +
           joinNames(names) + "); name the allocator module to use");
     }
@@ -432,9 +434,9 @@ Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
   } else if (module == nullptr) {
     const std::string builtin = builtinAllocatorModule()->name;
     if (allocatorName == builtin) return loadBuiltin(allocatorName, overrides);
-    return Result<LoadedAllocator>::error("unknown allocator module '" + allocatorName +
-                                          "'; the modules manifest lists " + joinNames(names) +
-                                          " and the built-in module is '" + builtin + "'");
+    return Status::notFound("unknown allocator module '" + allocatorName +
+                            "'; the modules manifest lists " + joinNames(names) +
+                            " and the built-in module is '" + builtin + "'");
   }
 
   std::map<std::string, std::string> params;
@@ -450,8 +452,8 @@ Result<LoadedAllocator> loadAllocator(const std::string& manifestOrPath,
   dlerror();
   void* symbol = dlsym(handle.get(), kModuleSymbol);
   if (symbol == nullptr) {
-    return Result<LoadedAllocator>::error("module library '" + path + "' does not export '" +
-                                          kModuleSymbol + "': " + lastDlError());
+    return Status::failedPrecondition("module library '" + path + "' does not export '" +
+                                      kModuleSymbol + "': " + lastDlError());
   }
   using EntryPoint = const AllocatorModule* (*)(int*);
   int count = -1;

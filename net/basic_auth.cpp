@@ -106,10 +106,11 @@ Result<CredentialStore> fromJson(std::string_view text, std::string_view source)
     if (!json.atEnd()) json.fail("unexpected text after the JSON object");
   }
   if (json.failed()) {
-    return Status::error(where(text, source, json.errorOffset(), true) + ": " + json.error());
+    return Status::invalidArgument(where(text, source, json.errorOffset(), true) + ": " +
+                                   json.error());
   }
   auto fail = [&](const JsonValue& value, const std::string& what) {
-    return Status::error(where(text, source, value.offset, false) + ": " + what);
+    return Status::invalidArgument(where(text, source, value.offset, false) + ": " + what);
   };
   if (root.kind != JsonValue::Kind::kObject) {
     return fail(root, std::string("expected an object, found ") + kindName(root.kind));
@@ -163,8 +164,8 @@ Result<CredentialStore> fromText(std::string_view text, std::string_view source)
     }
     if (words.empty()) continue;
     auto fail = [&](const std::string& what) {
-      return Status::error(std::string(source) + ", line " + std::to_string(lineNumber) + ": " +
-                           what);
+      return Status::invalidArgument(std::string(source) + ", line " + std::to_string(lineNumber) +
+                                     ": " + what);
     };
     if (words.size() != 2) {
       return fail("expected \"principal secret\", found " + std::to_string(words.size()) +
@@ -195,21 +196,23 @@ Result<Credential> parseBasicAuthorization(std::string_view headerValue) {
   std::string_view scheme = headerValue.substr(0, space);
   if (scheme.size() != 5 || (scheme[0] | 0x20) != 'b' || (scheme[1] | 0x20) != 'a' ||
       (scheme[2] | 0x20) != 's' || (scheme[3] | 0x20) != 'i' || (scheme[4] | 0x20) != 'c') {
-    return Result<Credential>::error("authorization scheme is not Basic");
+    return Result<Credential>::invalidArgument("authorization scheme is not Basic");
   }
   if (space == std::string_view::npos) {
-    return Result<Credential>::error("Basic authorization without credentials");
+    return Result<Credential>::invalidArgument("Basic authorization without credentials");
   }
   std::string_view encoded = headerValue.substr(space + 1);
   while (!encoded.empty() && encoded.front() == ' ') encoded.remove_prefix(1);
   while (!encoded.empty() && encoded.back() == ' ') encoded.remove_suffix(1);
-  if (encoded.empty()) return Result<Credential>::error("Basic authorization without credentials");
+  if (encoded.empty())
+    return Result<Credential>::invalidArgument("Basic authorization without credentials");
   Result<std::string> decoded = base64Decode(encoded);
-  if (!decoded.ok()) return Result<Credential>::error("Basic authorization: " + decoded.message());
+  if (!decoded.ok())
+    return Result<Credential>::invalidArgument("Basic authorization: " + decoded.message());
   const std::string& pair = *decoded;
   size_t colon = pair.find(':');
   if (colon == std::string::npos) {
-    return Result<Credential>::error(
+    return Result<Credential>::invalidArgument(
         "Basic authorization without ':' between principal and secret");
   }
   return Credential{pair.substr(0, colon), pair.substr(colon + 1)};
@@ -221,7 +224,7 @@ std::string basicAuthorization(const Credential& credential) {
 
 Result<Credential> loadCredentialFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Status::notFound("cannot read the file");
+  if (!in) return Status::ioError("cannot read the file");
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
@@ -249,25 +252,24 @@ Result<CredentialStore> CredentialStore::parse(std::string_view text, std::strin
 Result<CredentialStore> CredentialStore::load(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    return Result<CredentialStore>::error("cannot open credentials file '" + path +
-                                          "': " + std::strerror(errno));
+    return Status::ioError("cannot open credentials file '" + path + "': " + std::strerror(errno));
   }
   std::ostringstream contents;
   contents << file.rdbuf();
   if (file.bad()) {
-    return Result<CredentialStore>::error("cannot read credentials file '" + path + "'");
+    return Status::ioError("cannot read credentials file '" + path + "'");
   }
   return parse(contents.str(), "credentials file '" + path + "'");
 }
 
 Status CredentialStore::add(Credential credential) {
-  if (credential.principal.empty()) return Status::error("empty principal");
+  if (credential.principal.empty()) return Status::invalidArgument("empty principal");
   if (credential.principal.find(':') != std::string::npos) {
     // Basic authentication splits at the first ':', so such a principal could never log in.
-    return Status::error("principal '" + credential.principal + "' contains ':'");
+    return Status::invalidArgument("principal '" + credential.principal + "' contains ':'");
   }
   auto [it, inserted] = secrets_.emplace(credential.principal, std::move(credential.secret));
-  if (!inserted) return Status::error("duplicate principal '" + it->first + "'");
+  if (!inserted) return Status::invalidArgument("duplicate principal '" + it->first + "'");
   return Status();
 }
 
@@ -285,7 +287,7 @@ Result<std::string> CredentialStore::authenticateHeader(std::string_view headerV
   Result<Credential> credential = parseBasicAuthorization(headerValue);
   if (!credential.ok()) return credential.status();
   if (!authenticate(credential->principal, credential->secret)) {
-    return Result<std::string>::error("wrong principal or secret");
+    return Status::unauthenticated("wrong principal or secret");
   }
   return credential->principal;
 }

@@ -137,7 +137,7 @@ Status Connection::open(int64_t deadline) {
   addrinfo* addresses = nullptr;
   std::string port = std::to_string(port_);
   if (int rc = getaddrinfo(host_.c_str(), port.c_str(), &hints, &addresses); rc != 0) {
-    return Status::error("cannot resolve " + where + ": " + gai_strerror(rc));
+    return Status::unavailable("cannot resolve " + where + ": " + gai_strerror(rc));
   }
   std::string lastError = "no address";
   for (addrinfo* a = addresses; a != nullptr; a = a->ai_next) {
@@ -164,7 +164,7 @@ Status Connection::open(int64_t deadline) {
       if (ready <= 0) {
         ::close(fd);
         freeaddrinfo(addresses);
-        return Status::error("timed out connecting to " + where);
+        return Status::deadlineExceeded("timed out connecting to " + where);
       }
       int error = 0;
       socklen_t length = sizeof(error);
@@ -190,15 +190,14 @@ Status Connection::open(int64_t deadline) {
     return status;
   }
   freeaddrinfo(addresses);
-  return Status::error("cannot connect to " + where + ": " + lastError);
+  return Status::unavailable("cannot connect to " + where + ": " + lastError);
 }
 
 Status Connection::handshake(int64_t deadline) {
   tls_ = std::make_unique<TlsSession>(options_.tls, host_, port_);
   Status status = handshakeOnSocket(fd_, *tls_, remainingMs(deadline), &pendingPlaintext_);
   if (status.ok()) return status;
-  return Status::error("TLS handshake with " + host_ + ":" + std::to_string(port_) +
-                       " failed: " + status.message());
+  return status.prefixed("TLS handshake with " + host_ + ":" + std::to_string(port_) + " failed: ");
 }
 
 bool Connection::absorbIdleTls() {
@@ -290,9 +289,9 @@ Result<ClientResponse> Connection::roundTrip(std::string_view method, std::strin
   if (event == Event::kError) return error;
   if (event == Event::kNeedMore) {
     close();  // Half a response may still arrive; the connection cannot be reused.
-    return Result<ClientResponse>::error("timed out after " + std::to_string(timeoutMs) +
-                                         " ms waiting for the answer to " + std::string(method) +
-                                         " from " + host_ + ":" + std::to_string(port_));
+    return Status::deadlineExceeded("timed out after " + std::to_string(timeoutMs) +
+                                    " ms waiting for the answer to " + std::string(method) +
+                                    " from " + host_ + ":" + std::to_string(port_));
   }
   bool keepAlive = parser_.head().keepAlive;
   ClientResponse response = takeResponse();
@@ -312,7 +311,7 @@ Status Connection::sendRaw(std::string_view bytes, int timeoutMs) {
 Status Connection::sendWire(std::string_view bytes, int64_t deadline) {
   size_t written = 0;
   while (written < bytes.size()) {
-    if (fd_ < 0) return Status::error("not connected");
+    if (fd_ < 0) return Status::failedPrecondition("not connected");
     ssize_t n = ::send(fd_, bytes.data() + written, bytes.size() - written, MSG_NOSIGNAL);
     if (n > 0) {
       written += static_cast<size_t>(n);
@@ -320,14 +319,14 @@ Status Connection::sendWire(std::string_view bytes, int64_t deadline) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-      return Status::error("send to " + host_ + ":" + std::to_string(port_) +
-                           " failed: " + std::strerror(errno));
+      return Status::unavailable("send to " + host_ + ":" + std::to_string(port_) +
+                                 " failed: " + std::strerror(errno));
     }
     pollfd pfd{fd_, POLLOUT, 0};
     int ready = ::poll(&pfd, 1, remainingMs(deadline));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) return Status::error("timed out sending to " + host_);
-    if (ready < 0) return Status::error(std::string("poll: ") + std::strerror(errno));
+    if (ready == 0) return Status::deadlineExceeded("timed out sending to " + host_);
+    if (ready < 0) return Status::ioError(std::string("poll: ") + std::strerror(errno));
   }
   return Status();
 }
@@ -338,8 +337,8 @@ Result<ClientResponse> Connection::readResponse(int timeoutMs, bool headRequest)
   Event event = exchange({}, deadlineAfter(timeoutMs), bit(Event::kComplete), &error, nullptr);
   if (event == Event::kError) return error;
   if (event == Event::kNeedMore) {
-    return Result<ClientResponse>::error("timed out after " + std::to_string(timeoutMs) +
-                                         " ms waiting for a response");
+    return Status::deadlineExceeded("timed out after " + std::to_string(timeoutMs) +
+                                    " ms waiting for a response");
   }
   bool keepAlive = parser_.head().keepAlive;
   ClientResponse response = takeResponse();
@@ -377,7 +376,7 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
     std::string message = "HTTP exchange with " + where + " failed: " + what;
     if (!writeProblem.empty()) message += " (" + writeProblem + ")";
     if (!readProblem.empty()) message += " (" + readProblem + ")";
-    *error = Status::error(message);
+    *error = Status::unavailable(message);
     reportSent();
     close();
     return Event::kError;
@@ -476,7 +475,7 @@ Result<StreamReader> StreamReader::open(Connection connection, std::string_view 
   if (event == Event::kError) return error;
   if (event == Event::kNeedMore) {
     conn.close();
-    return Result<StreamReader>::error("timed out waiting for the stream's response head");
+    return Status::deadlineExceeded("timed out waiting for the stream's response head");
   }
   const ResponseHead& head = conn.parser_.head();
   reader.head_.status = head.status;
@@ -488,7 +487,7 @@ Result<StreamReader> StreamReader::open(Connection connection, std::string_view 
     if (event == Event::kError) return error;
     if (event == Event::kNeedMore) {
       conn.close();
-      return Result<StreamReader>::error("timed out reading the response body");
+      return Status::deadlineExceeded("timed out reading the response body");
     }
     reader.head_.body = conn.parser_.takeBody();
     reader.ended_ = true;
@@ -498,7 +497,7 @@ Result<StreamReader> StreamReader::open(Connection connection, std::string_view 
 
 Result<std::optional<std::string>> StreamReader::nextChunk(int timeoutMs) {
   using Chunk = std::optional<std::string>;
-  if (ended_) return Result<Chunk>::error("the stream has ended");
+  if (ended_) return Status::failedPrecondition("the stream has ended");
   Status error;
   Event event = connection_.exchange({}, deadlineAfter(timeoutMs),
                                      bit(Event::kChunk) | bit(Event::kComplete), &error, nullptr);
@@ -510,10 +509,11 @@ Result<std::optional<std::string>> StreamReader::nextChunk(int timeoutMs) {
     case Event::kComplete:
       ended_ = true;
       connection_.close();
-      return Result<Chunk>::error("the stream has ended: the server sent its last chunk");
+      return Status::unavailable("the stream has ended: the server sent its last chunk");
     default:
       ended_ = true;
-      return error.ok() ? Result<Chunk>::error("the stream broke") : Result<Chunk>(error);
+      return error.ok() ? Result<Chunk>(Status::unavailable("the stream broke"))
+                        : Result<Chunk>(error);
   }
 }
 

@@ -78,7 +78,8 @@ HttpServer::HttpServer(ServerOptions options, Handler handler)
       readBuffer_(64 * 1024) {}
 
 Result<std::unique_ptr<HttpServer>> HttpServer::start(ServerOptions options, Handler handler) {
-  if (!handler) return Result<std::unique_ptr<HttpServer>>::error("HttpServer needs a handler");
+  if (!handler)
+    return Result<std::unique_ptr<HttpServer>>::invalidArgument("HttpServer needs a handler");
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(options), std::move(handler)));
   if (Status status = server->listen(); !status.ok()) return status;
   return server;
@@ -102,7 +103,7 @@ HttpServer::~HttpServer() {
 
 Status HttpServer::listen() {
   epollFd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epollFd_ < 0) return Status::error("epoll_create1: " + errnoText(errno));
+  if (epollFd_ < 0) return Status::ioError("epoll_create1: " + errnoText(errno));
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -112,8 +113,8 @@ Status HttpServer::listen() {
   std::string port = std::to_string(options_.port);
   const char* host = options_.address.empty() ? nullptr : options_.address.c_str();
   if (int rc = getaddrinfo(host, port.c_str(), &hints, &addresses); rc != 0) {
-    return Status::error("cannot resolve bind address '" + options_.address +
-                         "': " + gai_strerror(rc));
+    return Status::invalidArgument("cannot resolve bind address '" + options_.address +
+                                   "': " + gai_strerror(rc));
   }
   std::string where = options_.address + ":" + port;
   std::string lastError = "no usable address";
@@ -139,12 +140,12 @@ Status HttpServer::listen() {
     break;
   }
   freeaddrinfo(addresses);
-  if (listenFd_ < 0) return Status::error("cannot listen on " + where + ": " + lastError);
+  if (listenFd_ < 0) return Status::ioError("cannot listen on " + where + ": " + lastError);
 
   sockaddr_storage bound{};
   socklen_t length = sizeof(bound);
   if (getsockname(listenFd_, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
-    return Status::error("getsockname: " + errnoText(errno));
+    return Status::ioError("getsockname: " + errnoText(errno));
   }
   port_ = bound.ss_family == AF_INET6
               ? ntohs(reinterpret_cast<const sockaddr_in6&>(bound).sin6_port)
@@ -154,7 +155,7 @@ Status HttpServer::listen() {
   event.events = EPOLLIN;
   event.data.u64 = kListenerTag;
   if (epoll_ctl(epollFd_, EPOLL_CTL_ADD, listenFd_, &event) != 0) {
-    return Status::error("epoll_ctl: " + errnoText(errno));
+    return Status::ioError("epoll_ctl: " + errnoText(errno));
   }
   LOG(INFO) << "HTTP server listening on " << formatAddress(bound);
   return Status();
@@ -165,7 +166,7 @@ Status HttpServer::watch(int fd, std::function<void()> onReadable) {
   event.events = EPOLLIN;
   event.data.u64 = kWatchedTag + watchers_.size();
   if (epoll_ctl(epollFd_, EPOLL_CTL_ADD, fd, &event) != 0) {
-    return Status::error("epoll_ctl: " + errnoText(errno));
+    return Status::ioError("epoll_ctl: " + errnoText(errno));
   }
   watchers_.push_back(std::move(onReadable));
   return Status();

@@ -43,9 +43,9 @@ Status RecordDecoder::feed(std::string_view bytes, std::vector<std::string>* rec
         // Refuse before the arithmetic can overflow, not after.
         if (length_ > (std::numeric_limits<uint64_t>::max() - digit) / 10 ||
             length_ * 10 + digit > maxRecordBytes_) {
-          error_ = Status::error("RecordIO record at byte " + std::to_string(offset_ + pos) +
-                                 " is longer than the limit of " + std::to_string(maxRecordBytes_) +
-                                 " bytes");
+          error_ = Status::invalidArgument(
+              "RecordIO record at byte " + std::to_string(offset_ + pos) +
+              " is longer than the limit of " + std::to_string(maxRecordBytes_) + " bytes");
           return error_;
         }
         length_ = length_ * 10 + digit;
@@ -56,7 +56,7 @@ Status RecordDecoder::feed(std::string_view bytes, std::vector<std::string>* rec
         // Reserve only what is likely to arrive soon; the length is the peer's claim.
         record_.reserve(static_cast<size_t>(std::min<uint64_t>(length_, 64 * 1024)));
       } else {
-        error_ = Status::error(
+        error_ = Status::invalidArgument(
             "malformed RecordIO length at byte " + std::to_string(offset_ + pos) + ": " +
             (c == '\n' ? std::string("empty length") : "unexpected " + describeByte(c)));
         return error_;

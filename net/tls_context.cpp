@@ -24,7 +24,7 @@ namespace {
 using ContextResult = Result<std::shared_ptr<const TlsContext>>;
 
 ContextResult failure(const std::string& what) {
-  return ContextResult::error(what + ": " + takeTlsErrors());
+  return ContextResult::invalidArgument(what + ": " + takeTlsErrors());
 }
 
 // OpenSSL hands a client its sessions here: after a TLS 1.2 handshake, or when a TLS 1.3
@@ -56,15 +56,18 @@ void enableServerResumption(SSL_CTX* raw) {
 ContextResult TlsContext::create(const TlsOptions& options, Role role) {
   ERR_clear_error();
   if (!options.enableTlsV12 && !options.enableTlsV13) {
-    return ContextResult::error("TLS: no protocol version enabled (enable TLS 1.2 or 1.3)");
+    return ContextResult::invalidArgument(
+        "TLS: no protocol version enabled (enable TLS 1.2 or 1.3)");
   }
   if (role == Role::kServer && (options.certFile.empty() || options.keyFile.empty())) {
-    return ContextResult::error("TLS: a server needs a certificate file and a key file");
+    return ContextResult::invalidArgument("TLS: a server needs a certificate file and a key file");
   }
   if (options.certFile.empty() != options.keyFile.empty()) {
-    return ContextResult::error("TLS: a certificate file needs its key file, and the reverse");
+    return ContextResult::invalidArgument(
+        "TLS: a certificate file needs its key file, and the reverse");
   }
-  if (options.verifyDepth < 0) return ContextResult::error("TLS: the verify depth must be >= 0");
+  if (options.verifyDepth < 0)
+    return ContextResult::invalidArgument("TLS: the verify depth must be >= 0");
   SSL_CTX* raw = SSL_CTX_new(role == Role::kServer ? TLS_server_method() : TLS_client_method());
   if (raw == nullptr) return failure("TLS: cannot create a context");
   std::shared_ptr<const TlsContext> context(new TlsContext(options, role, raw));

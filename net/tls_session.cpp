@@ -85,7 +85,9 @@ Status TlsSession::receive(std::string_view wire, std::string* plaintext) {
         if (verify != X509_V_OK) {
           why += " (certificate: " + std::string(X509_verify_cert_error_string(verify)) + ")";
         }
-        return Status::error(why);
+        // A certificate that does not verify leaves the peer unproven; anything else is bytes
+        // that are not the TLS the session expects.
+        return verify != X509_V_OK ? Status::unauthenticated(why) : Status::invalidArgument(why);
       }
     }
   }
@@ -99,7 +101,7 @@ Status TlsSession::send(std::string_view plaintext) {
     size_t written = 0;
     if (SSL_write_ex(ssl_, plaintext.data(), plaintext.size(), &written) != 1) {
       failed_ = true;
-      return Status::error("TLS: cannot encrypt: " + takeTlsErrors());
+      return Status::failedPrecondition("TLS: cannot encrypt: " + takeTlsErrors());
     }
     plaintext.remove_prefix(written);
   }
@@ -161,15 +163,15 @@ Status handshakeOnSocket(int fd, TlsSession& session, int timeoutMs, std::string
         return Status::ioError(std::string("send: ") + std::strerror(errno));
       }
       pollfd pfd{fd, POLLOUT, 0};
-      if (::poll(&pfd, 1, remainingMs()) == 0) return Status::ioError("timed out sending");
+      if (::poll(&pfd, 1, remainingMs()) == 0) return Status::deadlineExceeded("timed out sending");
     }
     if (session.handshakeDone()) return Status();
     pollfd pfd{fd, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, remainingMs());
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return Status::ioError("timed out");
+    if (ready <= 0) return Status::deadlineExceeded("timed out");
     const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
-    if (n == 0) return Status::ioError("the server closed the connection");
+    if (n == 0) return Status::unavailable("the server closed the connection");
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
       return Status::ioError(std::string("recv: ") + std::strerror(errno));

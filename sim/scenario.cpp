@@ -36,8 +36,8 @@ class Validator {
   Status error(const std::string& path, const std::string& key, int nth, const std::string& value,
                const std::string& message) const {
     const int line = lineOf(text_, key, value, nth);
-    return Status::error(origin_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " + path +
-                         ": " + message);
+    return Status::invalidArgument(origin_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " +
+                                   path + ": " + message);
   }
 
  private:
@@ -190,7 +190,7 @@ Result<Scenario> loadScenario(const std::string& source) {
   const size_t first = source.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || source[first] != '{') {
     std::ifstream in(source);
-    if (!in) return Result<Scenario>::error("cannot read scenario '" + source + "'");
+    if (!in) return Status::ioError("cannot read scenario '" + source + "'");
     std::stringstream buffer;
     buffer << in.rdbuf();
     text = buffer.str();
@@ -201,8 +201,8 @@ Result<Scenario> loadScenario(const std::string& source) {
   options.ignore_unknown_fields = false;  // A misspelt field must not be silently dropped.
   auto parsed = google::protobuf::util::JsonStringToMessage(text, &scenario.spec, options);
   if (!parsed.ok()) {
-    return Result<Scenario>::error(origin +
-                                   ": malformed scenario: " + std::string(parsed.message()));
+    return Result<Scenario>::invalidArgument(
+        origin + ": malformed scenario: " + std::string(parsed.message()));
   }
   const Validator v(origin, text);
   const v1::Scenario& spec = scenario.spec;

@@ -23,14 +23,13 @@ void encode(const Quantities& quantities, RepeatedPtrField<proto::Amount>* out) 
 namespace {
 
 Result<std::pair<KindId, Scalar>> decodeAmount(const proto::Amount& in) {
-  using AmountResult = Result<std::pair<KindId, Scalar>>;
-  if (in.kind().empty()) return AmountResult::error("an amount without a resource name");
+  if (in.kind().empty()) return Status::corruption("an amount without a resource name");
   if (in.milli() < 0) {
-    return AmountResult::error("a negative amount of '" + in.kind() + "'");
+    return Status::corruption("a negative amount of '" + in.kind() + "'");
   }
   KindId kind = 0;
   if (!kinds::intern(in.kind(), &kind)) {
-    return AmountResult::error("too many resource names (at '" + in.kind() + "')");
+    return Status::corruption("too many resource names (at '" + in.kind() + "')");
   }
   return std::pair<KindId, Scalar>(kind, Scalar::fromMilli(in.milli()));
 }

@@ -18,11 +18,10 @@ std::string describe(uint64_t record) {
 }  // namespace
 
 Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
-  using OpenResult = Result<std::unique_ptr<TraceReader>>;
   auto file = std::make_unique<std::ifstream>();
   file->open(path, std::ios::binary);
   if (!*file) {
-    return OpenResult::error("cannot read allocator trace '" + path + "': " + std::strerror(errno));
+    return Status::ioError("cannot read allocator trace '" + path + "': " + std::strerror(errno));
   }
   std::unique_ptr<TraceReader> reader(
       new TraceReader(std::move(file), "allocator trace '" + path + "'"));

@@ -14,8 +14,7 @@ namespace harvest::trace {
 Result<std::unique_ptr<TraceWriter>> TraceWriter::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return Result<std::unique_ptr<TraceWriter>>::error("cannot create allocator trace '" + path +
-                                                       "': " + std::strerror(errno));
+    return Status::ioError("cannot create allocator trace '" + path + "': " + std::strerror(errno));
   }
   return std::unique_ptr<TraceWriter>(new TraceWriter(path, fd));
 }

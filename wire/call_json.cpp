@@ -47,7 +47,7 @@ class CallReader {
 
   Status run(Message* root) {
     json_.skipSpace();
-    if (json_.atEnd()) return Status::error("empty body; expected a JSON object");
+    if (json_.atEnd()) return Status::invalidArgument("empty body; expected a JSON object");
     if (json_.peek() != '{') {
       json_.fail("expected a JSON object");
       return error();
@@ -75,9 +75,9 @@ class CallReader {
   }
   // Only one of the two is ever set: reading stops at the first problem.
   Status error() const {
-    if (!schemaError_.empty()) return Status::error(schemaError_);
-    return Status::error("malformed JSON at offset " + std::to_string(json_.errorOffset()) + ": " +
-                         json_.error());
+    if (!schemaError_.empty()) return Status::invalidArgument(schemaError_);
+    return Status::invalidArgument("malformed JSON at offset " +
+                                   std::to_string(json_.errorOffset()) + ": " + json_.error());
   }
 
   // Protobuf's JSON mapping takes the .proto name or the lowerCamel JSON name. One scan of the

@@ -345,8 +345,8 @@ Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
   for (const v1::Label& label : task.labels().labels()) {
     if (label.key() != kDurationLabel) continue;
     if (text != nullptr && *text != label.value()) {
-      return Out::error(where + " is given twice, as " + quotedForError(*text) + " and " +
-                        quotedForError(label.value()));
+      return Out::invalidArgument(where + " is given twice, as " + quotedForError(*text) + " and " +
+                                  quotedForError(label.value()));
     }
     text = &label.value();
   }
@@ -360,11 +360,11 @@ Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
   const auto [stop, ec] = std::from_chars(begin, end, seconds);
   // from_chars also reads "inf" and "nan"; those are not durations either.
   if (text->empty() || ec != std::errc() || stop != end || !std::isfinite(seconds) || seconds < 0) {
-    return Out::error(where + " is " + quotedForError(*text) +
-                      ", not a non-negative number of seconds");
+    return Out::invalidArgument(where + " is " + quotedForError(*text) +
+                                ", not a non-negative number of seconds");
   }
   if (seconds > kMaxSeconds)
-    return Out::error(where + " is " + quotedForError(*text) + ", too large");
+    return Out::invalidArgument(where + " is " + quotedForError(*text) + ", too large");
   return std::optional<int64_t>(std::llround(seconds * 1e9));
 }
 

@@ -38,7 +38,7 @@ class [[nodiscard]] HttpResult {
  public:
   HttpResult(T value) : result_(std::move(value)) {}  // NOLINT: implicit, like Result.
   static HttpResult error(HttpStatus status, std::string message) {
-    return HttpResult(status, Status::error(std::move(message)));
+    return HttpResult(status, Status::invalidArgument(std::move(message)));
   }
 
   bool ok() const { return result_.ok(); }

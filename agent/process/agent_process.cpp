@@ -61,18 +61,20 @@ std::string describe(const v1::AgentCall& call) {
 
 Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions options) {
   using R = Result<std::unique_ptr<AgentProcess>>;
-  if (options.agentId.empty()) return R::error("an agent id is required");
-  if (options.total.empty()) return R::error("agent '" + options.agentId + "' has no resources");
+  if (options.agentId.empty()) return R::invalidArgument("an agent id is required");
+  if (options.total.empty())
+    return R::invalidArgument("agent '" + options.agentId + "' has no resources");
   if (!options.findMaster && (options.masterHost.empty() || options.masterPort == 0)) {
-    return R::error("a master host and port are required");
+    return R::invalidArgument("a master host and port are required");
   }
-  if (options.killGrace < 0) return R::error("the kill grace cannot be negative");
+  if (options.killGrace < 0) return R::invalidArgument("the kill grace cannot be negative");
   if (options.initialBackoffMs <= 0 || options.maxBackoffMs < options.initialBackoffMs) {
-    return R::error("backoff needs 0 < initial <= maximum");
+    return R::invalidArgument("backoff needs 0 < initial <= maximum");
   }
-  if (options.callTimeoutMs <= 0) return R::error("the call timeout must be positive");
-  if (options.missedHeartbeats < 0) return R::error("missedHeartbeats cannot be negative");
-  if (options.tickInterval <= 0) return R::error("the tick interval must be positive");
+  if (options.callTimeoutMs <= 0) return R::invalidArgument("the call timeout must be positive");
+  if (options.missedHeartbeats < 0)
+    return R::invalidArgument("missedHeartbeats cannot be negative");
+  if (options.tickInterval <= 0) return R::invalidArgument("the tick interval must be positive");
   if (options.bootId.empty()) options.bootId = randomBootId();
 
   std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
@@ -392,9 +394,9 @@ void AgentProcess::handleRunTask(const v1::AgentEvent& event) {
   const std::string framework = event.run_task().framework_id().value();
   const std::string task = event.run_task().task().task_id().value();
   const std::string& target = event.run_task().task().agent_id().value();
-  if (run.ok() && task.empty()) run = Result<RunTask>::error("RUN_TASK needs a task_id");
+  if (run.ok() && task.empty()) run = Result<RunTask>::invalidArgument("RUN_TASK needs a task_id");
   if (run.ok() && !target.empty() && target != options_.agentId) {
-    run = Result<RunTask>::error("RUN_TASK for agent '" + target + "'");
+    run = Result<RunTask>::invalidArgument("RUN_TASK for agent '" + target + "'");
   }
   auto holds = [&] {
     for (const HeldTask& held : agent_->heldTasks()) {

@@ -13,7 +13,7 @@ constexpr const char* kDurationLabel = "harvest.duration_seconds";
 
 Result<Resources> resourcesOf(const ResourceProtos& protos, const std::string& what) {
   Result<Resources> resources = fromProto(protos);
-  if (!resources.ok()) return Result<Resources>::error(what + ": " + resources.message());
+  if (!resources.ok()) return Result<Resources>::invalidArgument(what + ": " + resources.message());
   return resources;
 }
 
@@ -40,8 +40,8 @@ Result<HeldState> heldStateFromProto(v1::TaskState state) {
     case v1::TASK_ERROR:
       return HeldState{taskStateFromProto(state), true};
     default:
-      return Result<HeldState>::error("a registration cannot report a task as " +
-                                      v1::TaskState_Name(state));
+      return Result<HeldState>::invalidArgument("a registration cannot report a task as " +
+                                                v1::TaskState_Name(state));
   }
 }
 
@@ -119,14 +119,14 @@ v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId) 
 Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event) {
   if (event.type() != v1::AgentEvent::RUN_TASK || !event.has_run_task() ||
       !event.run_task().has_task()) {
-    return Result<RunTask>::error("RUN_TASK event without a task");
+    return Result<RunTask>::invalidArgument("RUN_TASK event without a task");
   }
   const v1::RunTaskMessage& run = event.run_task();
   RunTask out;
   out.framework = run.framework_id().value();
   out.role = run.role();
   if (out.framework.empty() || out.role.empty()) {
-    return Result<RunTask>::error("RUN_TASK needs framework_id and role");
+    return Result<RunTask>::invalidArgument("RUN_TASK needs framework_id and role");
   }
   out.task.task = run.task().task_id().value();
   Result<Resources> resources = resourcesOf(run.task().resources(), "task resources");
@@ -139,7 +139,8 @@ Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event) {
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
     if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(seconds) ||
         seconds < 0 || seconds > 1e9) {
-      return Result<RunTask>::error("bad " + std::string(kDurationLabel) + " '" + text + "'");
+      return Result<RunTask>::invalidArgument("bad " + std::string(kDurationLabel) + " '" + text +
+                                              "'");
     }
     out.task.duration = static_cast<TimeNanos>(std::llround(seconds * kNanosPerSecond));
   }
@@ -179,7 +180,7 @@ v1::AgentCall statusCall(const std::string& agentId, uint64_t sequence, const Ta
 
 Result<TaskStatus> statusFromCall(const v1::AgentCall& call) {
   if (call.type() != v1::AgentCall::STATUS || !call.has_status()) {
-    return Result<TaskStatus>::error("STATUS call without a status");
+    return Result<TaskStatus>::invalidArgument("STATUS call without a status");
   }
   const v1::AgentCall::Status& s = call.status();
   TaskStatus status;
@@ -191,7 +192,7 @@ Result<TaskStatus> statusFromCall(const v1::AgentCall& call) {
   status.message = s.message();
   status.time = s.time_nanos();
   if (status.task.empty() || status.framework.empty()) {
-    return Result<TaskStatus>::error("STATUS needs framework_id and task_id");
+    return Result<TaskStatus>::invalidArgument("STATUS needs framework_id and task_id");
   }
   return status;
 }
@@ -211,7 +212,7 @@ v1::AgentCall freedCall(const std::string& agentId, uint64_t sequence, const age
 
 Result<agent::Freed> freedFromCall(const v1::AgentCall& call) {
   if (call.type() != v1::AgentCall::FREED || !call.has_freed()) {
-    return Result<agent::Freed>::error("FREED call without freed resources");
+    return Result<agent::Freed>::invalidArgument("FREED call without freed resources");
   }
   const v1::AgentCall::Freed& f = call.freed();
   Result<Resources> resources = resourcesOf(f.resources(), "freed resources");
@@ -258,19 +259,21 @@ v1::AgentCall registerCall(const AgentRegistration& registration) {
 
 Result<AgentRegistration> registrationFromCall(const v1::AgentCall& call) {
   if (call.type() != v1::AgentCall::REGISTER || !call.has_register_()) {
-    return Result<AgentRegistration>::error("REGISTER call without a registration");
+    return Result<AgentRegistration>::invalidArgument("REGISTER call without a registration");
   }
   const v1::AgentCall::Register& r = call.register_();
   AgentRegistration out;
   out.id = call.agent_id().value();
-  if (out.id.empty()) return Result<AgentRegistration>::error("REGISTER needs an agent_id");
+  if (out.id.empty())
+    return Result<AgentRegistration>::invalidArgument("REGISTER needs an agent_id");
   if (Status valid = validateAgentInfo(r.info(), out.id); !valid.ok()) return valid;
   out.info = r.info();
   out.info.mutable_id()->set_value(out.id);
   out.bootId = r.boot_id();
   Result<Resources> total = resourcesOf(r.total(), "total");
   if (!total.ok()) return total.status();
-  if (total->empty()) return Result<AgentRegistration>::error("REGISTER with no resources");
+  if (total->empty())
+    return Result<AgentRegistration>::invalidArgument("REGISTER with no resources");
   out.total = *total;
   Result<Resources> estimate = resourcesOf(r.estimate(), "estimate");
   if (!estimate.ok()) return estimate.status();
@@ -280,8 +283,8 @@ Result<AgentRegistration> registrationFromCall(const v1::AgentCall& call) {
     if (!resources.ok()) return resources.status();
     Result<HeldState> state = heldStateFromProto(held.state());
     if (!state.ok()) {
-      return Result<AgentRegistration>::error("task " + held.task_id().value() + ": " +
-                                              state.message());
+      return Result<AgentRegistration>::invalidArgument("task " + held.task_id().value() + ": " +
+                                                        state.message());
     }
     out.tasks.push_back({held.framework_id().value(), held.role(), held.task_id().value(),
                          *resources, state->state, state->ended});

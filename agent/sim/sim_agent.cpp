@@ -32,14 +32,14 @@ Result<std::unique_ptr<SimAgent>> SimAgent::create(v1::AgentInfo info, const Res
                                                    EventLoop* loop, AgentReports* reports,
                                                    TimeNanos killGrace) {
   if (info.id().value().empty()) {
-    return Result<std::unique_ptr<SimAgent>>::error("a simulated agent needs an id");
+    return Result<std::unique_ptr<SimAgent>>::invalidArgument("a simulated agent needs an id");
   }
   agent::LedgerOptions options;
   options.clock = [loop] { return loop->now(); };
   Result<agent::AgentLedger> ledger = agent::AgentLedger::create(total, std::move(options));
   if (!ledger.ok()) {
-    return Result<std::unique_ptr<SimAgent>>::error("agent '" + info.id().value() +
-                                                    "': " + ledger.message());
+    return Result<std::unique_ptr<SimAgent>>::invalidArgument("agent '" + info.id().value() +
+                                                              "': " + ledger.message());
   }
   return std::unique_ptr<SimAgent>(
       new SimAgent(std::move(info), std::move(ledger).value(), loop, reports, killGrace));

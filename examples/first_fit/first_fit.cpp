@@ -39,7 +39,7 @@ class FirstFitAllocator final : public harvest::Allocator {
  public:
   Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) override {
     if (!options.clock || !callbacks.offer) {
-      return Status::error("first_fit needs a clock and an offer callback");
+      return Status::invalidArgument("first_fit needs a clock and an offer callback");
     }
     clock_ = std::move(options.clock);
     callbacks_ = std::move(callbacks);

@@ -13,7 +13,7 @@ namespace harvest::master {
 
 Result<std::unique_ptr<AllocationWorker>> AllocationWorker::start() {
   const int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (fd < 0) return Status::error(std::string("eventfd: ") + std::strerror(errno));
+  if (fd < 0) return Status::ioError(std::string("eventfd: ") + std::strerror(errno));
   return std::unique_ptr<AllocationWorker>(new AllocationWorker(fd));
 }
 

@@ -29,7 +29,7 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   auto status = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), &acls, options);
   if (!status.ok()) {
-    return Result<Authorizer>::error(source + ": " + std::string(status.message()));
+    return Result<Authorizer>::invalidArgument(source + ": " + std::string(status.message()));
   }
   Authorizer out;
   out.configured_ = true;
@@ -37,14 +37,14 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   auto read = [&](const auto& rules, Rules* into, const char* kind) -> Status {
     for (const v1::Acls::Rule& rule : rules) {
       if (rule.principal().empty()) {
-        return Status::error(source + ": " + kind + " rule without a principal");
+        return Status::invalidArgument(source + ": " + kind + " rule without a principal");
       }
       for (const std::string& pattern : rule.roles()) {
         const bool subtree = pattern.size() > 2 && pattern.ends_with("/*");
         const std::string role = subtree ? pattern.substr(0, pattern.size() - 2) : pattern;
         if (pattern != "*" && !roles::validate(role).ok()) {
-          return Status::error(source + ": " + kind + " rule for '" + rule.principal() +
-                               "': bad role pattern '" + pattern + "'");
+          return Status::invalidArgument(source + ": " + kind + " rule for '" + rule.principal() +
+                                         "': bad role pattern '" + pattern + "'");
         }
       }
       auto& patterns = (*into)[rule.principal()];
@@ -67,12 +67,12 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   auto readNames = [&](const auto& rules, auto names, Rules* into, const char* kind) -> Status {
     for (const auto& rule : rules) {
       if (rule.principal().empty()) {
-        return Status::error(source + ": " + kind + " rule without a principal");
+        return Status::invalidArgument(source + ": " + kind + " rule without a principal");
       }
       for (const std::string& name : names(rule)) {
         if (name.empty()) {
-          return Status::error(source + ": " + kind + " rule for '" + rule.principal() +
-                               "': empty name");
+          return Status::invalidArgument(source + ": " + kind + " rule for '" + rule.principal() +
+                                         "': empty name");
         }
       }
       auto& patterns = (*into)[rule.principal()];
@@ -109,7 +109,7 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
 
 Result<Authorizer> Authorizer::load(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Result<Authorizer>::error("cannot read ACL file '" + path + "'");
+  if (!in) return Status::ioError("cannot read ACL file '" + path + "'");
   std::stringstream text;
   text << in.rdbuf();
   return parse(text.str(), path);

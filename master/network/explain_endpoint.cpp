@@ -70,12 +70,15 @@ Result<std::map<std::string, std::string>> parseQuery(std::string_view query) {
     const std::optional<std::string> key = formDecode(pair.substr(0, eq));
     const std::optional<std::string> value =
         formDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
-    if (!key || !value) return Result<std::map<std::string, std::string>>::error("bad escape");
+    if (!key || !value)
+      return Result<std::map<std::string, std::string>>::invalidArgument("bad escape");
     if (*key != "framework" && *key != "agent") {
-      return Result<std::map<std::string, std::string>>::error("unknown parameter '" + *key + "'");
+      return Result<std::map<std::string, std::string>>::invalidArgument("unknown parameter '" +
+                                                                         *key + "'");
     }
     if (!params.emplace(*key, *value).second) {
-      return Result<std::map<std::string, std::string>>::error("'" + *key + "' given twice");
+      return Result<std::map<std::string, std::string>>::invalidArgument("'" + *key +
+                                                                         "' given twice");
     }
   }
   return params;

@@ -14,10 +14,17 @@ int httpStatus(StatusCode code) {
       return 404;
     case StatusCode::kPermissionDenied:
       return 403;
-    // Neither is the caller's doing, and neither is known to pass by itself if the caller
-    // waits (503 would promise that): a plain server error.
+    case StatusCode::kUnauthenticated:
+      return 401;
+    case StatusCode::kUnavailable:
+      return 503;  // Service Unavailable: the same request may succeed later.
+    case StatusCode::kDeadlineExceeded:
+      return 504;  // Gateway Timeout: what the master waited on did not answer in time.
+    // None is the caller's doing, and none is known to pass by itself if the caller waits
+    // (503 would promise that): a plain server error.
     case StatusCode::kCorruption:
     case StatusCode::kIOError:
+    case StatusCode::kInternal:
       return 500;
   }
   return 500;

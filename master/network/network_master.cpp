@@ -21,7 +21,8 @@ Result<Resources> withoutLastReservation(const ResourceProtos& protos) {
   ResourceProtos popped = protos;
   for (v1::Resource& resource : popped) {
     if (resource.reservations_size() == 0) {
-      return Result<Resources>::error("resource '" + resource.name() + "' is not reserved");
+      return Result<Resources>::invalidArgument("resource '" + resource.name() +
+                                                "' is not reserved");
     }
     resource.mutable_reservations()->RemoveLast();
   }
@@ -33,8 +34,8 @@ Result<Resources> withoutPersistence(const ResourceProtos& protos) {
   ResourceProtos plain = protos;
   for (v1::Resource& resource : plain) {
     if (!resource.has_disk() || !resource.disk().has_persistence()) {
-      return Result<Resources>::error("resource '" + resource.name() +
-                                      "' is not a persistent volume");
+      return Result<Resources>::invalidArgument("resource '" + resource.name() +
+                                                "' is not a persistent volume");
     }
     resource.clear_disk();
   }
@@ -49,8 +50,8 @@ Result<ResourceConversion> conversionOf(const ResourceProtos& protos,
   Result<Resources> rich = fromProto(protos);
   Result<Resources> plain = plainOf(protos);
   if (!rich.ok() || !plain.ok()) {
-    return Result<ResourceConversion>::error("bad " + name + ": " +
-                                             (rich.ok() ? plain.message() : rich.message()));
+    return Result<ResourceConversion>::invalidArgument(
+        "bad " + name + ": " + (rich.ok() ? plain.message() : rich.message()));
   }
   return adds ? ResourceConversion{*plain, *rich} : ResourceConversion{*rich, *plain};
 }
@@ -385,8 +386,9 @@ void NetworkMaster::serve(const http::Request& request, http::Responder& respond
   if (credentials_) {
     const std::string* header = request.header("authorization");
     Result<std::string> who =
-        header == nullptr ? Result<std::string>::error("authentication required (HTTP Basic)")
-                          : credentials_->authenticateHeader(*header);
+        header == nullptr
+            ? Result<std::string>(Status::unauthenticated("authentication required (HTTP Basic)"))
+            : credentials_->authenticateHeader(*header);
     if (!who.ok() && authenticationRequired) {
       answerAnonymous(refuse(401, who.message()));
       return;
@@ -541,7 +543,8 @@ http::Response NetworkMaster::accept(const std::string& framework,
   auto addTask = [&](const v1::TaskInfo& task) -> Status {
     Result<Resources> resources = fromProto(task.resources());
     if (!resources.ok())
-      return Status::error("task '" + task.task_id().value() + "': " + resources.message());
+      return Status::invalidArgument("task '" + task.task_id().value() +
+                                     "': " + resources.message());
     Result<std::optional<int64_t>> duration = taskDurationNanos(task);
     if (!duration.ok()) return duration.status();
     launches.push_back({task.task_id().value(), *resources, duration->value_or(0)});

@@ -227,12 +227,13 @@ http::Response OperatorApi::updateQuota(const Call::UpdateQuota& call,
     for (const auto& [name, scalar] : map) {
       std::optional<Scalar> amount = Scalar::fromDouble(scalar.value());
       if (!amount || *amount < Scalar()) {
-        return Status::error("quota of role '" + role + "': " + what + " of '" + name +
-                             "' must be a non-negative number");
+        return Status::invalidArgument("quota of role '" + role + "': " + what + " of '" + name +
+                                       "' must be a non-negative number");
       }
       KindId kind;
       if (name.empty() || !kinds::intern(name, &kind)) {
-        return Status::error("quota of role '" + role + "': bad resource name '" + name + "'");
+        return Status::invalidArgument("quota of role '" + role + "': bad resource name '" + name +
+                                       "'");
       }
       (*out)[kind] = *amount;
     }
@@ -385,7 +386,12 @@ http::Response OperatorApi::maintenance(const Call& call, const std::string& pri
   } else {
     s = master.stopMaintenance(machines);
   }
-  if (!s.ok()) return network_->refuse(httpStatus(s.code()), s.message());
+  if (!s.ok()) {
+    // A machine in the wrong mode (not scheduled, already down, not down) is 400 Bad Request in
+    // Mesos's maintenance calls, not 409.
+    const int status = s.code() == StatusCode::kFailedPrecondition ? 400 : httpStatus(s.code());
+    return network_->refuse(status, s.message());
+  }
   return text(202, "");
 }
 

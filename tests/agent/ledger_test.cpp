@@ -457,17 +457,21 @@ TEST_F(LedgerTest, BadInputIsAnErrorAndChangesNothing) {
             std::string::npos);
   EXPECT_NE(refuse({"rev", "b", "r1", {{"t-a", lent}}, {}}).find("already exists"),
             std::string::npos);
+  EXPECT_EQ(ledger_->launch({"rev", "b", "r1", {{"t-a", lent}}, {}}).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ledger_->launch({"fw", "x", "r1", {}, {}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ledger_->evict("fw", "nope").code(), StatusCode::kNotFound);
   const Resources ports = parse("ports(r1):[1-5]");
   EXPECT_NE(refuse({"fw", "x", "r1", {{"t", ports}, {"u", parse("ports(r1):[5-6]")}}, {}})
                 .find("share port values"),
             std::string::npos);
 
-  EXPECT_FALSE(ledger_->executorTerminated("rev", "nope").ok());
-  EXPECT_FALSE(ledger_->executorTerminated("nope", "a").ok());
-  EXPECT_FALSE(ledger_->removeTask("rev", "nope").ok());
-  EXPECT_FALSE(ledger_->evict("rev", "nope").ok());
+  EXPECT_EQ(ledger_->executorTerminated("rev", "nope").code(), StatusCode::kNotFound);
+  EXPECT_EQ(ledger_->executorTerminated("nope", "a").code(), StatusCode::kNotFound);
+  EXPECT_EQ(ledger_->removeTask("rev", "nope").code(), StatusCode::kNotFound);
+  EXPECT_EQ(ledger_->evict("rev", "nope").code(), StatusCode::kNotFound);
   launch("fw", "reg", "treg", "cpus(r1):1");
-  EXPECT_FALSE(ledger_->evict("fw", "reg").ok());
+  EXPECT_EQ(ledger_->evict("fw", "reg").code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(ledger_->executorCount(), 2u);
   check();
 

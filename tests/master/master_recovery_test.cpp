@@ -506,6 +506,7 @@ TEST_F(MasterRecoveryTest, CorruptStateFileFailsWithTheReason) {
   std::ofstream(dir_ + "/master-state.pb") << "\x08\xff\xff garbage";
   Status s = start();
   ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
   EXPECT_NE(s.message().find("recovery failed"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("corrupt"), std::string::npos) << s.message();
 }

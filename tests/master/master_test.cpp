@@ -54,6 +54,10 @@ TEST_F(MasterTest, AcceptValidationFailuresLoseTasksAndLeakNothing) {
   RecordingScheduler& stranger = scheduler.received.empty() ? scheduler : other;
   const Offer offer = holder.received[0];
 
+  // Unknown framework: nothing to lose tasks to.
+  const Status ghost = master_->accept("ghost", {offer.id}, {}, v1::Filters());
+  EXPECT_EQ(ghost.code(), StatusCode::kNotFound);
+  EXPECT_EQ(ghost.message(), "unknown framework 'ghost'");
   // Unknown offer id.
   ASSERT_TRUE(master_->accept(holderId, {"o-999"}, {{"t1", R("cpus:1"), 0}}, v1::Filters()).ok());
   EXPECT_EQ(holder.updates.back().state, TaskState::kLost);

@@ -68,6 +68,10 @@ std::string loadError(const std::string& manifestOrPath, const std::string& name
   return loaded.message();
 }
 
+StatusCode loadCode(const std::string& manifestOrPath, const std::string& name = "") {
+  return loadAllocator(manifestOrPath, name, "").code();
+}
+
 // The allocator proper is developed alongside the loader; the loader is correct either when
 // it hands out an allocator or when it says plainly that this build has none.
 void expectLoadedOrUnavailable(const Result<LoadedAllocator>& loaded,
@@ -87,12 +91,14 @@ TEST(ModuleLoaderTest, MissingManifestFile) {
   const std::string path = tempPath("does_not_exist.json");
   EXPECT_EQ(loadError(path),
             "cannot read modules manifest '" + path + "': No such file or directory");
+  EXPECT_EQ(loadCode(path), StatusCode::kNotFound);
 }
 
 TEST(ModuleLoaderTest, ManifestPathIsADirectory) {
   const std::string dir = tempPath("dir");
   std::filesystem::create_directories(dir);
   EXPECT_EQ(loadError(dir), "cannot read modules manifest '" + dir + "': is a directory");
+  EXPECT_EQ(loadCode(dir), StatusCode::kInvalidArgument);
   std::filesystem::remove(dir);
 }
 
@@ -101,6 +107,7 @@ TEST(ModuleLoaderTest, UnreadableManifestFile) {
   const std::string path = writeFile("unreadable.json", manifest({realLibrary()}));
   ASSERT_EQ(chmod(path.c_str(), 0), 0);
   EXPECT_EQ(loadError(path), "cannot read modules manifest '" + path + "': Permission denied");
+  EXPECT_EQ(loadCode(path), StatusCode::kIOError);
 }
 
 TEST(ModuleLoaderTest, ManifestPathThroughAFile) {
@@ -197,6 +204,8 @@ TEST(ModuleLoaderTest, NoNameWithSeveralModulesIsAmbiguous) {
   EXPECT_EQ(loadError(manifest({realLibrary(), libraryJson("name", "other", moduleJson("m2"))})),
             "the modules manifest lists 2 modules ('harvest_hierarchical', 'm2'); name the "
             "allocator module to use");
+  EXPECT_EQ(loadCode(manifest({realLibrary(), libraryJson("name", "other", moduleJson("m2"))})),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(ModuleLoaderTest, UnknownModuleNameListsAvailable) {
@@ -209,6 +218,7 @@ TEST(ModuleLoaderTest, UnknownModuleNameListsAvailable) {
 TEST(ModuleLoaderTest, UnknownNameWithoutManifest) {
   EXPECT_EQ(loadError("", "drf"),
             "unknown allocator module 'drf'; available: 'harvest_hierarchical' (built-in)");
+  EXPECT_EQ(loadCode("", "drf"), StatusCode::kNotFound);
 }
 
 TEST(ModuleLoaderTest, NoManifestMeansBuiltin) {
@@ -336,6 +346,8 @@ TEST(ModuleLoaderTest, ModuleNotInLibrary) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kAllocatorSo, moduleJson("harvest_drf"))})),
             "module library '" + kAllocatorSo +
                 "' has no module 'harvest_drf'; it provides 'harvest_hierarchical'");
+  EXPECT_EQ(loadCode(manifest({libraryJson("file", kAllocatorSo, moduleJson("harvest_drf"))})),
+            StatusCode::kNotFound);
 }
 
 // --- The real module ---------------------------------------------------------------------------

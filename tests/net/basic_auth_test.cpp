@@ -55,8 +55,9 @@ TEST(HttpCredentialsTest, JsonFormat) {
       store->authenticateHeader(basicAuthorization({"framework-a", "s3cr3t"}));
   ASSERT_TRUE(principal.ok()) << principal.message();
   EXPECT_EQ(*principal, "framework-a");
-  EXPECT_FALSE(store->authenticateHeader(basicAuthorization({"framework-a", "x"})).ok());
-  EXPECT_FALSE(store->authenticateHeader("Digest x").ok());
+  EXPECT_EQ(store->authenticateHeader(basicAuthorization({"framework-a", "x"})).code(),
+            StatusCode::kUnauthenticated);
+  EXPECT_EQ(store->authenticateHeader("Digest x").code(), StatusCode::kInvalidArgument);
 }
 
 TEST(HttpCredentialsTest, TextFormat) {

@@ -582,6 +582,7 @@ TEST(HttpServerTest, ClientReportsClosedPeersAndTimeouts) {
   Connection connection = connectTo(server);
   Result<ClientResponse> timedOut = connection.request("GET", "/", {}, {}, 50);
   ASSERT_FALSE(timedOut.ok());
+  EXPECT_EQ(timedOut.code(), StatusCode::kDeadlineExceeded);
   EXPECT_NE(timedOut.message().find("timed out"), std::string::npos) << timedOut.message();
   server.call([&] { held.clear(); });
 
@@ -595,6 +596,7 @@ TEST(HttpServerTest, ClientReportsClosedPeersAndTimeouts) {
   }
   Result<Connection> refused = Connection::connect("127.0.0.1", port, kTimeoutMs);
   ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.code(), StatusCode::kUnavailable);
   EXPECT_NE(refused.message().find("cannot connect to 127.0.0.1:" + std::to_string(port)),
             std::string::npos)
       << refused.message();

@@ -51,7 +51,7 @@ Handshake handshake(TlsSession& client, TlsSession& server) {
     if (!wire.empty()) result.client = client.receive(wire, &plaintext);
   }
   if (result.ok() && !(client.handshakeDone() && server.handshakeDone())) {
-    result.client = Status::error("the handshake stalled");
+    result.client = Status::internal("the handshake stalled");
   }
   result.clientResumed = client.resumed();
   result.serverResumed = server.resumed();

@@ -265,6 +265,7 @@ TEST_F(TlsTest, StreamChunksArriveOneByOneAndTheEndIsClean) {
   while (true) {
     Result<std::optional<std::string>> chunk = reader.nextChunk(kTimeoutMs);
     if (!chunk.ok()) {
+      EXPECT_EQ(chunk.code(), StatusCode::kUnavailable);
       EXPECT_EQ(chunk.message(), "the stream has ended: the server sent its last chunk");
       break;
     }

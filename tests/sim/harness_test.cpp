@@ -154,6 +154,8 @@ TEST(ScenarioTest, ErrorsNameTheFieldAndLine) {
             "scenario:1: agents: at least one agent group is required");
   EXPECT_EQ(loadScenario("/no/such/scenario.json").message(),
             "cannot read scenario '/no/such/scenario.json'");
+  EXPECT_EQ(loadScenario("/no/such/scenario.json").code(), StatusCode::kIOError);
+  EXPECT_EQ(loadScenario("{\"agents\": []}").code(), StatusCode::kInvalidArgument);
   EXPECT_NE(loadScenario("{\"agentz\": 1}").message().find("scenario: malformed scenario"),
             std::string::npos);
 }

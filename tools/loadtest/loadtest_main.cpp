@@ -147,11 +147,11 @@ Result<std::map<std::string, double>> fetchMetrics(const std::string& host, uint
   Result<http::ClientResponse> response = open.request("GET", "/metrics/snapshot", {}, {}, 10'000);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
-    return Out::error("/metrics/snapshot: HTTP " + std::to_string(response->status));
+    return Status::unavailable("/metrics/snapshot: HTTP " + std::to_string(response->status));
   }
   google::protobuf::Struct parsed;
   if (!google::protobuf::util::JsonStringToMessage(response->body, &parsed).ok()) {
-    return Out::error("/metrics/snapshot is not JSON");
+    return Out::invalidArgument("/metrics/snapshot is not JSON");
   }
   std::map<std::string, double> out;
   for (const auto& [key, value] : parsed.fields()) out[key] = value.number_value();
@@ -179,8 +179,9 @@ Status raiseFileLimit(uint64_t needed) {
   (void)::setrlimit(RLIMIT_NOFILE, &limit);
   (void)::getrlimit(RLIMIT_NOFILE, &limit);
   if (limit.rlim_cur < needed) {
-    return Status::error("needs " + std::to_string(needed) + " file descriptors; the limit is " +
-                         std::to_string(limit.rlim_cur));
+    return Status::failedPrecondition("needs " + std::to_string(needed) +
+                                      " file descriptors; the limit is " +
+                                      std::to_string(limit.rlim_cur));
   }
   return Status();
 }

@@ -75,7 +75,7 @@ inline Result<int> connectTcp(const std::string& host, uint16_t port) {
   addrinfo* addresses = nullptr;
   const std::string service = std::to_string(port);
   if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &addresses); rc != 0) {
-    return Result<int>::error("cannot resolve " + host + ": " + ::gai_strerror(rc));
+    return Status::unavailable("cannot resolve " + host + ": " + ::gai_strerror(rc));
   }
   std::string problem = "no address";
   int connected = -1;
@@ -109,7 +109,7 @@ inline Result<int> connectTcp(const std::string& host, uint16_t port) {
   }
   ::freeaddrinfo(addresses);
   if (connected < 0) {
-    return Result<int>::error("cannot connect to " + host + ":" + service + ": " + problem);
+    return Status::unavailable("cannot connect to " + host + ":" + service + ": " + problem);
   }
   return connected;
 }
@@ -123,8 +123,7 @@ inline Result<std::unique_ptr<http::TlsSession>> startTls(int fd, const std::str
   std::string early;  // The master speaks only when asked: nothing arrives with the handshake.
   if (Status status = http::handshakeOnSocket(fd, *session, kConnectTimeoutMs, &early);
       !status.ok()) {
-    return Result<std::unique_ptr<http::TlsSession>>::error("TLS handshake with " + host + ": " +
-                                                            status.message());
+    return status.prefixed("TLS handshake with " + host + ": ");
   }
   return session;
 }
@@ -218,11 +217,10 @@ class RawStream {
         continue;
       }
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        return Result<std::unique_ptr<RawStream>>::error(std::string("send: ") +
-                                                         std::strerror(errno));
+        return Status::unavailable(std::string("send: ") + std::strerror(errno));
       }
       if (Clock::now() > deadline) {
-        return Result<std::unique_ptr<RawStream>>::error("timed out sending " + target);
+        return Status::deadlineExceeded("timed out sending " + target);
       }
       pollfd pfd{*fd, POLLOUT, 0};
       (void)::poll(&pfd, 1, 10);

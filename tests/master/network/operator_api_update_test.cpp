@@ -243,6 +243,8 @@ TEST(OperatorApiTest, MaintenanceTakesScheduledMachinesDownAndUp) {
   start.mutable_start_maintenance()->mutable_machines(0)->set_hostname("a1");
   call(master.port(), start, Format::kProtobuf, &status);
   EXPECT_EQ(status, 202);
+  call(master.port(), start, Format::kJson, &status);
+  EXPECT_EQ(status, 400);  // Already down.
   EXPECT_EQ(call(master.port(), ofType(OperatorCall::GET_AGENTS), Format::kJson)
                 .get_agents()
                 .agents_size(),
@@ -254,6 +256,8 @@ TEST(OperatorApiTest, MaintenanceTakesScheduledMachinesDownAndUp) {
   stop.mutable_stop_maintenance()->add_machines()->set_hostname("a1");
   call(master.port(), stop, Format::kJson, &status);
   EXPECT_EQ(status, 202);
+  call(master.port(), stop, Format::kJson, &status);
+  EXPECT_EQ(status, 400);  // Not down any more.
   EXPECT_EQ(call(master.port(), ofType(OperatorCall::GET_MAINTENANCE_SCHEDULE), Format::kJson)
                 .get_maintenance_schedule()
                 .schedule()

@@ -128,6 +128,10 @@ TEST(RoutesTest, EachStatusCodeHasOneHttpStatus) {
   EXPECT_EQ(httpStatus(StatusCode::kPermissionDenied), 403);
   EXPECT_EQ(httpStatus(StatusCode::kCorruption), 500);
   EXPECT_EQ(httpStatus(StatusCode::kIOError), 500);
+  EXPECT_EQ(httpStatus(StatusCode::kUnauthenticated), 401);
+  EXPECT_EQ(httpStatus(StatusCode::kUnavailable), 503);
+  EXPECT_EQ(httpStatus(StatusCode::kDeadlineExceeded), 504);
+  EXPECT_EQ(httpStatus(StatusCode::kInternal), 500);
 }
 
 TEST(RoutesTest, NotFoundIs404FromTheExplainEndpointAndTheOperatorApiAlike) {
