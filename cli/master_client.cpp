@@ -35,7 +35,9 @@ Result<HostPort> findMaster(const std::string& master, int timeoutMs) {
   Result<ha::ZooKeeperUrl> url = ha::ZooKeeperUrl::parse(master);
   if (!url.ok()) return url.status();
   auto follower = ha::LeadingMaster::start(*url, std::chrono::milliseconds(timeoutMs));
-  if (!follower.ok()) return Status::ioError("cannot reach ZooKeeper: " + follower.message());
+  if (!follower.ok()) {
+    return Status::unavailable("cannot reach ZooKeeper: " + follower.message());
+  }
   // The first answer comes from the session's thread shortly after it starts.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -60,10 +62,11 @@ Result<http::ClientResponse> MasterClient::sendOnce(std::string_view method,
   Result<http::Connection> connection =
       http::Connection::connect(master_.host, master_.port, timeoutMs_);
   if (!connection.ok())
-    return Status::ioError("cannot reach " + where() + ": " + connection.message());
+    return Status::unavailable("cannot reach " + where() + ": " + connection.message());
   http::Connection open = std::move(connection).value();
   auto response = open.request(method, target, headers, body, timeoutMs_);
-  if (!response.ok()) return Status::ioError(where() + " did not answer: " + response.message());
+  if (!response.ok())
+    return Status::unavailable(where() + " did not answer: " + response.message());
   return response;
 }
 
@@ -96,15 +99,15 @@ Result<http::ClientResponse> MasterClient::send(std::string_view method, std::st
     case 202:
       return response;
     case 401:
-      return Status::permissionDenied(where() + " refused the credential (" +
-                                      answerText(*response) + "); give one with --credential=PATH");
+      return Status::unauthenticated(where() + " refused the credential (" + answerText(*response) +
+                                     "); give one with --credential=PATH");
     case 403:
       return Status::permissionDenied(where() + " does not let this principal do that (" +
                                       answerText(*response) + ")");
     case 404:
       return Status::notFound(where() + " answered " + answerText(*response));
     case 503:
-      return Status::ioError(where() + " cannot answer now (" + answerText(*response) + ")");
+      return Status::unavailable(where() + " cannot answer now (" + answerText(*response) + ")");
     default:
       return Status::invalidArgument(where() + " refused the call: " + answerText(*response));
   }
