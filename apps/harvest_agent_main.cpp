@@ -158,14 +158,14 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     if (!estimate.ok()) return flags.bad("estimate", FLAGS_estimate, estimate.message());
     options.estimate = *estimate;
   }
-  std::optional<harvest::TimeNanos> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
+  std::optional<harvest::Duration> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
   if (!killGrace) return 2;
-  options.killGrace = *killGrace;
+  options.killGrace = killGrace->nanos();
   if (!FLAGS_duration.empty()) {
-    std::optional<harvest::TimeNanos> duration = flags.duration("duration", FLAGS_duration);
+    std::optional<harvest::Duration> duration = flags.duration("duration", FLAGS_duration);
     if (!duration) return 2;
-    if (*duration <= 0) return flags.bad("duration", FLAGS_duration, "> 0");
-    const double durationSeconds = static_cast<double>(*duration) / harvest::kNanosPerSecond;
+    if (*duration <= harvest::Duration::zero()) return flags.bad("duration", FLAGS_duration, "> 0");
+    const double durationSeconds = duration->secondsDouble();
     setup.durationMs = static_cast<int64_t>(durationSeconds * 1000);
   }
   if (!FLAGS_credential.empty()) {

@@ -147,11 +147,12 @@ int allocatorFromFlags(const harvest::apps::Flags& flags, AllocatorFlags& alloca
     allocator.moduleParameters[parameter.substr(0, eq)] = parameter.substr(eq + 1);
   }
   if (!FLAGS_allocation_interval.empty()) {
-    std::optional<harvest::TimeNanos> interval =
+    std::optional<harvest::Duration> interval =
         flags.duration("allocation_interval", FLAGS_allocation_interval);
     if (!interval) return 2;
-    if (*interval <= 0) return flags.bad("allocation_interval", FLAGS_allocation_interval, "> 0");
-    allocator.intervalSeconds = static_cast<double>(*interval) / harvest::kNanosPerSecond;
+    if (*interval <= harvest::Duration::zero())
+      return flags.bad("allocation_interval", FLAGS_allocation_interval, "> 0");
+    allocator.intervalSeconds = interval->secondsDouble();
   }
   allocator.modules = harvest::apps::stripFileUrl(FLAGS_modules);
   return 0;
@@ -190,13 +191,13 @@ int networkFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& al
   network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);
   network.allocationThread = FLAGS_allocation_thread;
   network.tls = harvest::apps::Flags::tlsOptions();  // start() loads and checks the files.
-  std::optional<harvest::TimeNanos> headTimeout =
+  std::optional<harvest::Duration> headTimeout =
       flags.duration("request_head_timeout", FLAGS_request_head_timeout);
   if (!headTimeout) return 2;
-  if (*headTimeout > 3600 * harvest::kNanosPerSecond) {
+  if (*headTimeout > harvest::Duration::hours(1)) {
     return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
   }
-  network.requestHeadTimeoutMs = static_cast<int>(*headTimeout / harvest::kNanosPerMilli);
+  network.requestHeadTimeoutMs = static_cast<int>(headTimeout->millis());
   network.flags = flagsInEffect(allocator);
   return 0;
 }
@@ -207,9 +208,9 @@ int masterFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& all
     return flags.bad("recovery_min_fraction", std::to_string(FLAGS_recovery_min_fraction),
                      "a fraction in 0..1");
   }
-  std::optional<harvest::TimeNanos> offerTimeout =
+  std::optional<harvest::Duration> offerTimeout =
       flags.duration("offer_timeout", FLAGS_offer_timeout);
-  std::optional<harvest::TimeNanos> recoveryTimeout =
+  std::optional<harvest::Duration> recoveryTimeout =
       flags.duration("recovery_timeout", FLAGS_recovery_timeout);
   if (!offerTimeout || !recoveryTimeout) return 2;
   options.modules = allocator.modules;
@@ -218,10 +219,10 @@ int masterFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& all
   options.allocationInterval = static_cast<harvest::TimeNanos>(
       (allocator.intervalSeconds > 0 ? allocator.intervalSeconds : 1.0) * harvest::kNanosPerSecond);
   options.eventBatchDelay = 100 * harvest::kNanosPerMilli;
-  options.offerTimeout = *offerTimeout;
+  options.offerTimeout = offerTimeout->nanos();
   options.seed = FLAGS_seed;
   options.workDir = FLAGS_work_dir;
-  options.recoveryTimeout = *recoveryTimeout;
+  options.recoveryTimeout = recoveryTimeout->nanos();
   options.recoveryMinFraction = FLAGS_recovery_min_fraction;
   options.maxCompletedFrameworks = static_cast<size_t>(FLAGS_max_completed_frameworks);
   options.maxCompletedTasksPerFramework =
@@ -236,15 +237,14 @@ int electionFromFlags(const harvest::apps::Flags& flags,
   if (FLAGS_zk.empty()) return 0;
   harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_zk);
   if (!url.ok()) return flags.bad("zk", FLAGS_zk, url.message());
-  std::optional<harvest::TimeNanos> sessionTimeout =
+  std::optional<harvest::Duration> sessionTimeout =
       flags.duration("zk_session_timeout", FLAGS_zk_session_timeout);
   if (!sessionTimeout) return 2;
-  if (*sessionTimeout <= 0) {
+  if (*sessionTimeout <= harvest::Duration::zero()) {
     return flags.bad("zk_session_timeout", FLAGS_zk_session_timeout, "> 0");
   }
   election = harvest::master::ElectionOptions{
-      .url = *url,
-      .sessionTimeout = std::chrono::milliseconds(*sessionTimeout / harvest::kNanosPerMilli)};
+      .url = *url, .sessionTimeout = std::chrono::milliseconds(sessionTimeout->millis())};
   return 0;
 }
 

@@ -727,13 +727,14 @@ int main(int argc, char** argv) {
     if (value < 1 || value > 1'000'000) return flags.bad(name, std::to_string(value), "1..1000000");
     *out = value;
   }
-  std::optional<harvest::TimeNanos> interval =
+  std::optional<harvest::Duration> interval =
       flags.duration("allocation_interval", FLAGS_allocation_interval);
   if (!interval) return 2;
-  if (*interval < harvest::kNanosPerMilli || *interval > 60 * harvest::kNanosPerSecond) {
+  if (*interval < harvest::Duration::milliseconds(1) ||
+      *interval > harvest::Duration::seconds(60)) {
     return flags.bad("allocation_interval", FLAGS_allocation_interval, "1ms..60secs");
   }
-  options.allocationInterval = static_cast<double>(*interval) / harvest::kNanosPerSecond;
+  options.allocationInterval = interval->secondsDouble();
   options.master = FLAGS_master;
   options.json = FLAGS_json;
   options.answerOnRead = FLAGS_answer_on_read;
