@@ -135,7 +135,7 @@ constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "repor
 struct AllocatorFlags {
   std::string modules;  // The manifest's path.
   std::map<std::string, std::string> moduleParameters;
-  double intervalSeconds = 0;  // 0: the mode's default.
+  harvest::Duration interval;  // Zero: the mode's default.
 };
 
 int allocatorFromFlags(const harvest::apps::Flags& flags, AllocatorFlags& allocator) {
@@ -152,7 +152,7 @@ int allocatorFromFlags(const harvest::apps::Flags& flags, AllocatorFlags& alloca
     if (!interval) return 2;
     if (*interval <= harvest::Duration::zero())
       return flags.bad("allocation_interval", FLAGS_allocation_interval, "> 0");
-    allocator.intervalSeconds = interval->secondsDouble();
+    allocator.interval = *interval;
   }
   allocator.modules = harvest::apps::stripFileUrl(FLAGS_modules);
   return 0;
@@ -170,7 +170,7 @@ std::map<std::string, std::string> flagsInEffect(const AllocatorFlags& allocator
                                              : info.current_value;
   }
   for (const char* name : kScenarioOnly) shown.erase(name);
-  if (allocator.intervalSeconds <= 0) shown["allocation_interval"] = "1secs";
+  if (allocator.interval <= harvest::Duration::zero()) shown["allocation_interval"] = "1secs";
   std::string parameters;
   for (const auto& [key, value] : allocator.moduleParameters) {
     parameters += (parameters.empty() ? "" : ",") + key + "=" + value;
@@ -197,7 +197,7 @@ int networkFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& al
   if (*headTimeout > harvest::Duration::hours(1)) {
     return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
   }
-  network.requestHeadTimeoutMs = static_cast<int>(headTimeout->millis());
+  network.requestHeadTimeout = *headTimeout;
   network.flags = flagsInEffect(allocator);
   return 0;
 }
@@ -216,13 +216,14 @@ int masterFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& all
   options.modules = allocator.modules;
   options.allocator = FLAGS_allocator;
   options.moduleParameters = allocator.moduleParameters;
-  options.allocationInterval = static_cast<harvest::TimeNanos>(
-      (allocator.intervalSeconds > 0 ? allocator.intervalSeconds : 1.0) * harvest::kNanosPerSecond);
-  options.eventBatchDelay = 100 * harvest::kNanosPerMilli;
-  options.offerTimeout = offerTimeout->nanos();
+  options.allocationInterval = allocator.interval > harvest::Duration::zero()
+                                   ? allocator.interval
+                                   : harvest::Duration::seconds(1);
+  options.eventBatchDelay = harvest::Duration::milliseconds(100);
+  options.offerTimeout = *offerTimeout;
   options.seed = FLAGS_seed;
   options.workDir = FLAGS_work_dir;
-  options.recoveryTimeout = recoveryTimeout->nanos();
+  options.recoveryTimeout = *recoveryTimeout;
   options.recoveryMinFraction = FLAGS_recovery_min_fraction;
   options.maxCompletedFrameworks = static_cast<size_t>(FLAGS_max_completed_frameworks);
   options.maxCompletedTasksPerFramework =
@@ -243,8 +244,7 @@ int electionFromFlags(const harvest::apps::Flags& flags,
   if (*sessionTimeout <= harvest::Duration::zero()) {
     return flags.bad("zk_session_timeout", FLAGS_zk_session_timeout, "> 0");
   }
-  election = harvest::master::ElectionOptions{
-      .url = *url, .sessionTimeout = std::chrono::milliseconds(sessionTimeout->millis())};
+  election = harvest::master::ElectionOptions{.url = *url, .sessionTimeout = *sessionTimeout};
   return 0;
 }
 
@@ -272,7 +272,7 @@ int runScenarioMode(const harvest::apps::Flags& flags, const AllocatorFlags& all
   }
   // The progress line on stderr lives until runScenario returns, then clears itself.
   harvest::Result<harvest::sim::Report> report = harvest::sim::runScenario(
-      *scenario, {allocator.modules, FLAGS_allocator, FLAGS_seed, allocator.intervalSeconds,
+      *scenario, {allocator.modules, FLAGS_allocator, FLAGS_seed, allocator.interval,
                   allocator.moduleParameters, harvest::sim::ProgressLine(stderr).callback(),
                   FLAGS_allocator_trace});
   if (!report.ok()) {

@@ -27,9 +27,11 @@ class Duration {
   static constexpr Duration hours(int64_t n) { return seconds(n * 3600); }
   static constexpr Duration days(int64_t n) { return seconds(n * 86400); }
   // Rounded to the nearest nanosecond; beyond int64's range it saturates, as "forever" in a
-  // config is meant.
+  // config is meant. NaN, which no caller should pass, gives zero rather than undefined
+  // behaviour.
   static constexpr Duration secondsDouble(double s) {
     const double nanos = s * static_cast<double>(kNanosPerSecond);
+    if (nanos != nanos) return zero();
     if (nanos >= 9.2e18) return max();
     if (nanos <= -9.2e18) return Duration(std::numeric_limits<int64_t>::min());
     // x - trunc(x) is exact, so halves round away from zero as std::llround does.
@@ -107,16 +109,6 @@ class Time {
   }
   int64_t nanos_ = 0;
 };
-
-// Until every caller has moved to Time and Duration.
-using TimeNanos = int64_t;
-inline constexpr TimeNanos kNanosPerMilli = 1'000'000;
-inline constexpr TimeNanos kNanosPerSecond = 1'000'000'000;
-inline constexpr TimeNanos kNanosPerHour = 3600 * kNanosPerSecond;
-inline constexpr TimeNanos kNanosPerDay = 24 * kNanosPerHour;
-inline constexpr TimeNanos saturatingAdd(TimeNanos a, TimeNanos b) {
-  return (Time::fromNanos(a) + Duration::nanoseconds(b)).nanos();
-}
 
 // For test failure messages: "1500000000ns".
 std::ostream& operator<<(std::ostream& out, Duration d);

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   options.agents = FLAGS_agents;
   options.frameworks = FLAGS_frameworks;
   options.roles = FLAGS_roles;
-  options.durationSeconds = duration->secondsDouble();
+  options.duration = *duration;
   options.seed = FLAGS_seed;
   const auto started = std::chrono::steady_clock::now();
   harvest::Result<harvest::tracegen::WorkloadStats> stats = harvest::tracegen::runWorkload(options);
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   std::printf(
       "%s: %.0f s simulated in %.1f s; %llu cycles, %llu offers, %llu tasks launched, "
       "%llu declines\n",
-      FLAGS_out.c_str(), options.durationSeconds,
+      FLAGS_out.c_str(), options.duration.secondsDouble(),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
       static_cast<unsigned long long>(stats->allocationCycles),
       static_cast<unsigned long long>(stats->offers),
