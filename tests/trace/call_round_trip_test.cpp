@@ -160,7 +160,8 @@ void makeEveryCall(Allocator& allocator, Time& now) {
   tick(), (void)allocator.updateWeights({{"web", 2.5}});
   tick(), allocator.pause();
   tick(), allocator.resume();
-  tick(), (void)allocator.placementEvent("a1", "web", PlacementEvent::kTaskFailed, 7);
+  tick(),
+      (void)allocator.placementEvent("a1", "web", PlacementEvent::kTaskFailed, Time::fromNanos(7));
   tick(), allocator.allocate();
   tick(), allocator.allocate({"a1", "a2"});
   tick(), (void)allocator.explainDecisions("f1", std::string("a1"));
