@@ -32,7 +32,7 @@ EvictionCandidates::EvictionCandidates(const Quantities& total) {
   doubles_.resize(kinds_.size());
 }
 
-size_t EvictionCandidates::add(uint32_t id, TimeNanos startedAt, const Quantities& amounts) {
+size_t EvictionCandidates::add(uint32_t id, Time startedAt, const Quantities& amounts) {
   const size_t index = ids_.size();
   ids_.push_back(id);
   started_.push_back(startedAt);
@@ -410,13 +410,13 @@ void EvictionPolicy::consider() {
       if (startsA_ < startsB_) return;
       if (startsA_ == startsB_) {
         // Fully tied: the lexicographically smaller id list, for determinism.
-        startsA_.clear();
-        startsB_.clear();
-        for (size_t k : path_) startsA_.push_back(items_[k].id);
-        for (size_t k : best_) startsB_.push_back(items_[k].id);
-        std::sort(startsA_.begin(), startsA_.end());
-        std::sort(startsB_.begin(), startsB_.end());
-        if (startsA_ >= startsB_) return;
+        idsA_.clear();
+        idsB_.clear();
+        for (size_t k : path_) idsA_.push_back(items_[k].id);
+        for (size_t k : best_) idsB_.push_back(items_[k].id);
+        std::sort(idsA_.begin(), idsA_.end());
+        std::sort(idsB_.begin(), idsB_.end());
+        if (idsA_ >= idsB_) return;
       }
     }
   }
@@ -463,12 +463,12 @@ void EvictionPolicy::chooseMultiKind(const EvictionCandidates& candidates,
     if (top > 0) {
       const double floor = top - kLostEpsilon;
       double bestLost = 0;
-      TimeNanos bestStart = 0;
+      Time bestStart;
       uint32_t bestId = 0;
       for (size_t i = 0; i < n; ++i) {
         if (gains_[i] < floor || excluded_[i]) continue;
         const double lost = candidates.lostShare(i);
-        const TimeNanos start = candidates.startedAt(i);
+        const Time start = candidates.startedAt(i);
         const uint32_t id = candidates.id(i);
         if (best != kNone) {
           const int byLost = compareLost(lost, bestLost);

@@ -57,14 +57,14 @@ class EvictionCandidates {
   explicit EvictionCandidates(const Quantities& total = {});
 
   // Amounts of kinds without a column are ignored (the ledger refuses such launches).
-  size_t add(uint32_t id, TimeNanos startedAt, const Quantities& amounts);
+  size_t add(uint32_t id, Time startedAt, const Quantities& amounts);
   void update(size_t index, const Quantities& amounts);
   // Returns the id now at `index` (the former last candidate), if any.
   std::optional<uint32_t> remove(size_t index);
 
   size_t size() const { return ids_.size(); }
   uint32_t id(size_t index) const { return ids_[index]; }
-  TimeNanos startedAt(size_t index) const { return started_[index]; }
+  Time startedAt(size_t index) const { return started_[index]; }
   size_t columns() const { return kinds_.size(); }
   // -1 when the kind has no column.
   int columnOf(KindId kind) const { return kind < columnOfKind_.size() ? columnOfKind_[kind] : -1; }
@@ -81,7 +81,7 @@ class EvictionCandidates {
   std::vector<int> columnOfKind_;
   std::vector<double> weights_;
   std::vector<uint32_t> ids_;
-  std::vector<TimeNanos> started_;
+  std::vector<Time> started_;
   std::vector<double> lost_;
   std::vector<std::vector<int64_t>> columns_;
   std::vector<std::vector<double>> doubles_;
@@ -106,7 +106,7 @@ class EvictionPolicy {
   struct Item {
     int64_t amount;
     double lost;
-    TimeNanos started;
+    Time started;
     uint32_t id;
     size_t index;
   };
@@ -137,7 +137,8 @@ class EvictionPolicy {
   std::vector<int64_t> prefix_;
   std::vector<size_t> path_;
   std::vector<size_t> best_;
-  std::vector<TimeNanos> startsA_, startsB_;
+  std::vector<Time> startsA_, startsB_;
+  std::vector<uint32_t> idsA_, idsB_;
   int64_t bestSum_ = 0;
   double bestLost_ = 0;
   int64_t target_ = 0;

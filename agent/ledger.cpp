@@ -82,7 +82,7 @@ const char* toString(LostReason reason) {
 
 Result<AgentLedger> AgentLedger::create(const Resources& total, LedgerOptions options) {
   if (!options.clock) return Result<AgentLedger>::invalidArgument("agent ledger needs a clock");
-  if (options.waitTimeout <= 0) {
+  if (options.waitTimeout <= Duration::zero()) {
     return Result<AgentLedger>::invalidArgument("agent ledger wait timeout must be positive");
   }
   if (!total.revocable().empty()) {
@@ -644,15 +644,15 @@ Result<Effects> AgentLedger::evict(std::string_view framework, std::string_view 
   return effects;
 }
 
-Effects AgentLedger::tick(TimeNanos now) {
+Effects AgentLedger::tick(Time now) {
   Effects effects;
   for (size_t position = 0; position < queue_.size();) {
-    const TimeNanos waited = now - queue_[position].enqueuedAt;
+    const Duration waited = now - queue_[position].enqueuedAt;
     if (waited >= options_.waitTimeout) {
       dropWaiting(position, LostReason::kWaitTimeout,
-                  "waited " + std::to_string(waited / 1'000'000) +
+                  "waited " + std::to_string(waited.millis()) +
                       " ms for evicted executors to terminate (timeout " +
-                      std::to_string(options_.waitTimeout / 1'000'000) + " ms)",
+                      std::to_string(options_.waitTimeout.millis()) + " ms)",
                   effects);
     } else {
       ++position;

@@ -157,8 +157,8 @@ struct LaunchOutcome {
 };
 
 struct LedgerOptions {
-  std::function<TimeNanos()> clock;  // Required: start and enqueue times.
-  TimeNanos waitTimeout = 30 * kNanosPerSecond;
+  std::function<Time()> clock;  // Required: start and enqueue times.
+  Duration waitTimeout = Duration::seconds(30);
 };
 
 struct Executor {
@@ -166,7 +166,7 @@ struct Executor {
   std::string role;
   Revocability revocability = Revocability::kRegular;
   bool evicting = false;
-  TimeNanos startedAt = 0;
+  Time startedAt;
   Resources resources;  // As launched (revocable ones keyed as lent).
   Footprint footprint;
   std::vector<TaskSpec> tasks;
@@ -180,7 +180,7 @@ struct WaitingLaunch {
   std::vector<TaskSpec> tasks;
   Resources resources;
   Footprint footprint;
-  TimeNanos enqueuedAt;
+  Time enqueuedAt;
 };
 
 class AgentLedger {
@@ -197,7 +197,7 @@ class AgentLedger {
   // Idempotent for one already evicting; regular executors are refused.
   Result<Effects> evict(std::string_view framework, std::string_view executor);
   // Drops waiting launches older than waitTimeout.
-  Effects tick(TimeNanos now);
+  Effects tick(Time now);
 
   const Resources& total() const { return total_; }
   const Footprint& totalFootprint() const { return totalFootprint_; }

@@ -12,14 +12,14 @@ void AgentWorklist::mark(AgentIdx agent) {
   markedList_.push_back(agent);
 }
 
-void AgentWorklist::wakeAt(AgentIdx agent, TimeNanos at) {
+void AgentWorklist::wakeAt(AgentIdx agent, Time at) {
   if (scheduled_.size() <= agent) scheduled_.resize(agent + 1, kNever);
   if (at >= scheduled_[agent]) return;
   scheduled_[agent] = at;
   wakes_.push({at, agent});
 }
 
-std::vector<AgentIdx> AgentWorklist::takeDue(TimeNanos now, size_t agentSlots,
+std::vector<AgentIdx> AgentWorklist::takeDue(Time now, size_t agentSlots,
                                              const std::function<bool(AgentIdx)>& live) {
   while (!wakes_.empty() && wakes_.top().at <= now) {
     const Wake wake = wakes_.top();

@@ -26,20 +26,20 @@ class AgentWorklist {
   void markAll() { all_ = true; }
   void mark(AgentIdx agent);
   // The agent is due in the first cycle at or after `at`; the earliest wake wins.
-  void wakeAt(AgentIdx agent, TimeNanos at);
+  void wakeAt(AgentIdx agent, Time at);
 
   // The agents due at `now` (every live one after markAll()), in index order, each once;
   // they are no longer marked. `live` tells whether an index holds an agent.
-  std::vector<AgentIdx> takeDue(TimeNanos now, size_t agentSlots,
+  std::vector<AgentIdx> takeDue(Time now, size_t agentSlots,
                                 const std::function<bool(AgentIdx)>& live);
 
  private:
-  static constexpr TimeNanos kNever = std::numeric_limits<TimeNanos>::max();
+  static constexpr Time kNever = Time::max();
   // takeDue() scans the marks instead of sorting the marked list once at least one agent slot
   // in this many is marked: sorting m agents costs ~m log2 m steps, the scan one per slot.
   static constexpr size_t kScanFraction = 8;
   struct Wake {
-    TimeNanos at;
+    Time at;
     AgentIdx agent;
     bool operator>(const Wake& other) const { return at > other.at; }
   };
@@ -48,7 +48,7 @@ class AgentWorklist {
   std::vector<uint8_t> marked_;  // AgentIdx -> marked since the last takeDue().
   std::vector<AgentIdx> markedList_;
   std::priority_queue<Wake, std::vector<Wake>, std::greater<>> wakes_;
-  std::vector<TimeNanos> scheduled_;  // AgentIdx -> time of its live wake entry, or kNever.
+  std::vector<Time> scheduled_;  // AgentIdx -> time of its live wake entry, or kNever.
 };
 
 }  // namespace harvest

@@ -79,7 +79,7 @@ void fetchAheadOfVisits(const std::vector<std::unique_ptr<AgentState>>& agents,
 
 }  // namespace
 
-void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, TimeNanos now) {
+void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, Time now) {
   AgentState& agent = *agents_[agentIdx];
   if (agent.filters.empty()) return;
   // Periodic cycles skip agents nothing happened to: the end of a filter is such a happening.
@@ -87,7 +87,7 @@ void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, TimeNanos now) {
     worklist_.wakeAt(agentIdx, agent.earliestFilterEnd);
     return;
   }
-  TimeNanos nextExpiry = std::numeric_limits<TimeNanos>::max();
+  Time nextExpiry = Time::max();
   for (auto it = agent.filters.begin(); it != agent.filters.end();) {
     if (it->second.expired(now, allocationRuns_)) {
       --roles_[it->first.role].activeFilters;
@@ -135,7 +135,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   ++allocationRuns_;
   if constexpr (kExplain) decisions_.beginCycle(allocationRuns_, agents_.size());
   lastCycleAgents_ = agentOrder.size();
-  const TimeNanos now = options_.clock();
+  const Time now = options_.clock();
   std::shuffle(agentOrder.begin(), agentOrder.end(), random_);
   if (affinity_) affinity_->beginCycle(now);
 
@@ -165,7 +165,7 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
 }
 
 template <bool kExplain>
-bool HierarchicalAllocator::readyForOffers(AgentIdx agentIdx, TimeNanos now) {
+bool HierarchicalAllocator::readyForOffers(AgentIdx agentIdx, Time now) {
   const AgentState& agent = *agents_[agentIdx];
   expireFilters(agentIdx, now);
   if constexpr (kExplain) {

@@ -30,21 +30,27 @@ namespace harvest {
 // recently used first. Off unless enabled; see allocator/host_affinity.h.
 struct HostAffinityOptions {
   bool enabled = false;
-  std::string path;                 // History file; empty: kept in memory only.
-  double holdSeconds = 5;           // How long a freed agent waits for the role that used it.
-  double saveIntervalSeconds = 30;  // At most one save per interval, and only when changed.
-  uint32_t failureThreshold = 3;    // More short-lived failures: the agent is not preferred.
-  double shortLivedSeconds = 60;    // A failure within this of the start counts.
-  double failureResetSeconds = 6 * 3600.0;
-  double purgeAgeSeconds = 7 * 24 * 3600.0;  // Older records are dropped at load.
-  std::set<std::string> strictRoles;         // Only ever offered their history agents.
-  std::set<std::string> antiAffinityRoles;   // Never offered an agent they are already on.
+  std::string path;  // History file; empty: kept in memory only.
+  // How long a freed agent waits for the role that used it.
+  Duration hold = Duration::seconds(5);
+  // At most one save per interval, and only when changed.
+  Duration saveInterval = Duration::seconds(30);
+  uint32_t failureThreshold = 3;  // More short-lived failures: the agent is not preferred.
+  Duration shortLived = Duration::seconds(60);  // A failure within this of the start counts.
+  Duration failureReset = Duration::hours(6);
+  Duration purgeAge = Duration::days(7);    // Older records are dropped at load.
+  std::set<std::string> strictRoles;        // Only ever offered their history agents.
+  std::set<std::string> antiAffinityRoles;  // Never offered an agent they are already on.
 };
+
+// Mesos caps refusals at a year; longer ones are almost certainly unit mistakes. The cap also
+// keeps "now + refusal" far from overflow whatever the clock's epoch.
+inline constexpr Duration kMaxRefuse = Duration::days(365);
 
 struct AllocatorOptions {
   std::string sorter = "drf";  // "drf" or "random".
   // Refusal length when a decline carries no Filters (Mesos's default is 5 s).
-  double defaultRefuseSeconds = 5.0;
+  Duration defaultRefuse = Duration::seconds(5);
   // An agent's leftover is offered only if it holds at least one of these (Mesos's
   // --min_allocatable_resources, default "cpus:0.01|mem:32").
   std::vector<Quantities> minAllocatable;
@@ -60,7 +66,7 @@ struct AllocatorOptions {
   // otherwise starts recording when first asked).
   bool explainDecisions = false;
   HostAffinityOptions hostAffinity;
-  std::function<TimeNanos()> clock;  // Required.
+  std::function<Time()> clock;  // Required.
 
   // Builds options from module parameters (all optional): sorter, refuse_seconds,
   // min_allocatable_resources ("cpus:0.01|mem:32"), fairness_excluded_resource_names
@@ -183,7 +189,7 @@ struct AgentDecision {
   std::string agent;
   std::string reason;  // "offered", "filtered", "quota_limit", ... (decision_log.h).
   uint64_t cycle = 0;  // The cycle that decided; 0: no cycle has looked since recording began.
-  std::optional<TimeNanos> until;  // "filtered": when the filter ends (allocator clock).
+  std::optional<Time> until;       // "filtered": when the filter ends (allocator clock).
   std::string role;                // The quota, hold or affinity role; the taker's role.
   std::string kind;                // "quota_limit", "quota_headroom": the kind that ran out.
   std::string framework;           // "taken_earlier": the framework that came first.
@@ -193,7 +199,7 @@ struct AgentDecision {
 struct DecisionExplanation {
   // False when this query turned recording on: the next cycle's decisions answer the next one.
   bool recording = false;
-  TimeNanos now = 0;  // The allocator clock, to read `until` against.
+  Time now;  // The allocator clock, to read `until` against.
   std::vector<AgentDecision> agents;
 };
 
@@ -262,7 +268,7 @@ class Allocator {
   // A placement event of `role` on `agent` (see PlacementEvent). Only host affinity uses
   // these; an allocator without it accepts and ignores them.
   virtual Status placementEvent(const std::string& agent, const std::string& role,
-                                PlacementEvent event, TimeNanos startedAt) {
+                                PlacementEvent event, Time startedAt) {
     (void)agent, (void)role, (void)event, (void)startedAt;
     return Status();
   }

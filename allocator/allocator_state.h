@@ -92,8 +92,8 @@ struct AgentState {
   bool revocableDirty = true;
   // The earliest expiry of `filters`, or kFilterEndUnknown once a filter it may have been
   // went away: before it, a cycle's visit has no filter to drop and only renews the wake.
-  static constexpr TimeNanos kFilterEndUnknown = std::numeric_limits<TimeNanos>::min();
-  TimeNanos earliestFilterEnd = std::numeric_limits<TimeNanos>::max();
+  static constexpr Time kFilterEndUnknown = Time::min();
+  Time earliestFilterEnd = Time::max();
   boost::container::flat_map<Holder, OfferFilter> filters;
   boost::container::flat_map<Holder, Resources> allocations;
   Resources available;  // total minus every allocation; kept up to date incrementally.
@@ -112,7 +112,7 @@ struct AgentState {
   }
   std::optional<v1::Unavailability> unavailability;
   boost::container::flat_set<FrameworkIdx> inverseOffered;  // Outstanding inverse offers.
-  boost::container::flat_map<FrameworkIdx, TimeNanos> inverseOfferFilters;
+  boost::container::flat_map<FrameworkIdx, Time> inverseOfferFilters;
   Resources oversubscribed;  // Usage slack estimate, for the revocable stage.
   RevocableLedger revocable;
   // Free unreserved resources of `kind` that stage 3 does not lend as headroom: stage 2 offers

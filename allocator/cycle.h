@@ -31,7 +31,7 @@ struct HierarchicalAllocator::ChosenOffer {
 };
 
 struct HierarchicalAllocator::Cycle {
-  Cycle(TimeNanos now, const std::vector<AgentIdx>& agentOrder, PendingOffers& offers,
+  Cycle(Time now, const std::vector<AgentIdx>& agentOrder, PendingOffers& offers,
         const std::vector<RoleState>& roles, size_t rolesWithQuota, SharePool& regular,
         bool walkInPlace)
       : now(now),
@@ -40,7 +40,7 @@ struct HierarchicalAllocator::Cycle {
         quota(roles, rolesWithQuota, regular.total()),
         roles(regular, roles.size(), walkInPlace) {}
 
-  const TimeNanos now;
+  const Time now;
   const std::vector<AgentIdx>& agentOrder;  // In the order they are visited.
   PendingOffers& offers;                    // Made so far.
   QuotaHeadroom quota;

@@ -60,7 +60,9 @@ bool capabilityOnAgent(MissingCapability capability);
 class Decision {
  public:
   static Decision offered() { return Decision(DecisionReason::kOffered, 0); }
-  static Decision filtered(TimeNanos until) { return Decision(DecisionReason::kFiltered, until); }
+  static Decision filtered(Time until) {
+    return Decision(DecisionReason::kFiltered, until.nanos());
+  }
   static Decision ofRole(DecisionReason reason, RoleIdx role, KindId kind = 0) {
     Decision d(reason, role);
     d.kind_ = kind;
@@ -79,7 +81,7 @@ class Decision {
   Decision() = default;
 
   DecisionReason reason() const { return reason_; }
-  TimeNanos until() const { return value_; }
+  Time until() const { return Time::fromNanos(value_); }
   RoleIdx role() const {
     return static_cast<RoleIdx>(reason_ == DecisionReason::kTakenEarlier ? value_ >> 32 : value_);
   }

@@ -261,7 +261,7 @@ void HierarchicalAllocator::adoptPlaceholder(FrameworkIdx index) {
 void HierarchicalAllocator::clearFilters(AgentState& agent) {
   for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
   agent.filters.clear();
-  agent.earliestFilterEnd = std::numeric_limits<TimeNanos>::max();
+  agent.earliestFilterEnd = Time::max();
   agent.inverseOfferFilters.clear();
 }
 
@@ -575,8 +575,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
       state.earliestFilterEnd = AgentState::kFilterEndUnknown;  // Its old end goes.
     }
     filter.refused = resources;
-    filter.expiry = options_.clock() +
-                    static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
+    filter.expiry = options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     filter.createdAfterRun = allocationRuns_;
     state.earliestFilterEnd = std::min(state.earliestFilterEnd, filter.expiry);
   }

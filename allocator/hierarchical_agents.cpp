@@ -140,7 +140,7 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
 }
 
 Status HierarchicalAllocator::placementEvent(const std::string& agent, const std::string& role,
-                                             PlacementEvent event, TimeNanos startedAt) {
+                                             PlacementEvent event, Time startedAt) {
   if (!affinity_) return Status();
   Result<AgentIdx> agentIdx = agentIndex(agent);
   if (!agentIdx.ok()) return agentIdx.status();
@@ -237,11 +237,11 @@ Status HierarchicalAllocator::updateInverseOffer(const std::string& agentId,
   AgentState& state = *agents_[*agent];
   state.inverseOffered.erase(*framework);
   if (accepted.has_value() && !*accepted) {
-    const double seconds = filters ? filters->refuse_seconds() : options_.defaultRefuseSeconds;
+    const double seconds =
+        filters ? filters->refuse_seconds() : options_.defaultRefuse.secondsDouble();
     if (seconds > 0) {
       state.inverseOfferFilters[*framework] =
-          options_.clock() +
-          static_cast<TimeNanos>(std::min(seconds, kMaxRefuseSeconds) * kNanosPerSecond);
+          options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     }
   }
   worklist_.mark(*agent);

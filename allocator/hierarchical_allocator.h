@@ -36,9 +36,6 @@
 
 namespace harvest {
 
-// Mesos caps refusals at a year; longer ones are almost certainly unit mistakes.
-inline constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
-
 class HierarchicalAllocator final : public Allocator {
  public:
   Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) override;
@@ -83,7 +80,7 @@ class HierarchicalAllocator final : public Allocator {
   Status updateWeights(const std::map<std::string, double>& weights) override;
 
   Status placementEvent(const std::string& agent, const std::string& role, PlacementEvent event,
-                        TimeNanos startedAt) override;
+                        Time startedAt) override;
 
   void pause() override { paused_ = true; }
   void resume() override {
@@ -142,7 +139,7 @@ class HierarchicalAllocator final : public Allocator {
   bool offerable(const Resources& resources) const;
   bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
   // Drops the agent's ended filters and wakes it when the next one ends.
-  void expireFilters(AgentIdx agent, TimeNanos now);
+  void expireFilters(AgentIdx agent, Time now);
   void runCycle(std::vector<AgentIdx> agents);
   // The cycle with (true) or without (false) recording its decisions: the copy without is
   // the cycle as it would be if explanations did not exist. Only the driver: the stages are
@@ -151,7 +148,7 @@ class HierarchicalAllocator final : public Allocator {
   void runCycleWith(std::vector<AgentIdx> agents);
   // Drops the agent's ended filters; false when it has nothing to offer this cycle.
   template <bool kExplain>
-  bool readyForOffers(AgentIdx agent, TimeNanos now);
+  bool readyForOffers(AgentIdx agent, Time now);
   // Whether walks over the regular pool's roles may follow the live order (role_walk.h).
   bool walkRolesInPlace() const;
   void recordRunTime(std::chrono::steady_clock::time_point started);

@@ -9,18 +9,14 @@
 namespace harvest {
 namespace {
 
-TimeNanos nanos(double seconds) {
-  return static_cast<TimeNanos>(std::llround(seconds * static_cast<double>(kNanosPerSecond)));
-}
-
 RoleHistoryOptions historyOptions(const HostAffinityOptions& options) {
   RoleHistoryOptions out;
-  out.defaults.hold = nanos(options.holdSeconds);
+  out.defaults.hold = options.hold;
   out.defaults.failureThreshold = options.failureThreshold;
-  out.defaults.shortLived = nanos(options.shortLivedSeconds);
-  out.saveInterval = nanos(options.saveIntervalSeconds);
-  out.purgeAge = nanos(options.purgeAgeSeconds);
-  out.failureResetInterval = nanos(options.failureResetSeconds);
+  out.defaults.shortLived = options.shortLived;
+  out.saveInterval = options.saveInterval;
+  out.purgeAge = options.purgeAge;
+  out.failureResetInterval = options.failureReset;
   return out;
 }
 
@@ -65,7 +61,7 @@ HostAffinity::~HostAffinity() {
   writer_.join();
 }
 
-HistoryLoadReport HostAffinity::load(TimeNanos now, const RoleLookup& lookup) {
+HistoryLoadReport HostAffinity::load(Time now, const RoleLookup& lookup) {
   if (!store_) {
     lastLoad_ = HistoryLoadReport{};
     lastLoad_.bootstrapped = true;
@@ -104,11 +100,11 @@ void HostAffinity::addAgent(AgentIdx agent, const std::string& id) {
   if (Status added = history_.addAgent(agent, id); !added.ok()) {
     LOG(ERROR) << "Host affinity: agent '" << id << "': " << added.message();
   }
-  if (escalatedFreedAt_.size() <= agent) escalatedFreedAt_.resize(agent + 1, -1);
-  escalatedFreedAt_[agent] = -1;
+  if (escalatedFreedAt_.size() <= agent) escalatedFreedAt_.resize(agent + 1, kNoEscalation);
+  escalatedFreedAt_[agent] = kNoEscalation;
 }
 
-void HostAffinity::removeAgent(AgentIdx agent, TimeNanos now) {
+void HostAffinity::removeAgent(AgentIdx agent, Time now) {
   if (Status removed = history_.removeAgent(agent, now); !removed.ok()) {
     LOG(ERROR) << "Host affinity: removing agent #" << agent << ": " << removed.message();
   }
@@ -129,8 +125,8 @@ void HostAffinity::offered(RoleIdx role, AgentIdx agent, bool preferred) {
   }
 }
 
-Status HostAffinity::event(RoleIdx role, AgentIdx agent, PlacementEvent event, TimeNanos now,
-                           TimeNanos startedAt) {
+Status HostAffinity::event(RoleIdx role, AgentIdx agent, PlacementEvent event, Time now,
+                           Time startedAt) {
   lastNow_ = now;
   const HistoryEntry* entry = history_.entry(role, agent);
   const bool requested = entry != nullptr && entry->requested > 0;
@@ -181,7 +177,7 @@ Status HostAffinity::event(RoleIdx role, AgentIdx agent, PlacementEvent event, T
   return status;
 }
 
-void HostAffinity::beginCycle(TimeNanos now) {
+void HostAffinity::beginCycle(Time now) {
   lastNow_ = now;
   history_.tick(now);
   if (!store_) return;

@@ -48,21 +48,20 @@ class HostAffinity {
   HostAffinity& operator=(const HostAffinity&) = delete;
 
   // Reads the history file, if there is one (bootstrap when missing or unusable).
-  HistoryLoadReport load(TimeNanos now, const RoleLookup& lookup);
+  HistoryLoadReport load(Time now, const RoleLookup& lookup);
 
   void addRole(RoleIdx role, const std::string& name);
   void addAgent(AgentIdx agent, const std::string& id);
-  void removeAgent(AgentIdx agent, TimeNanos now);
+  void removeAgent(AgentIdx agent, Time now);
 
   // The allocator made a regular offer; `preferred` when the hold put it there.
   void offered(RoleIdx role, AgentIdx agent, bool preferred);
-  Status event(RoleIdx role, AgentIdx agent, PlacementEvent event, TimeNanos now,
-               TimeNanos startedAt);
+  Status event(RoleIdx role, AgentIdx agent, PlacementEvent event, Time now, Time startedAt);
 
   // Once per cycle: the failure-reset schedule and handing a snapshot to the writer.
-  void beginCycle(TimeNanos now);
+  void beginCycle(Time now);
 
-  std::optional<AgentClaim> claim(AgentIdx agent, TimeNanos now) const {
+  std::optional<AgentClaim> claim(AgentIdx agent, Time now) const {
     return history_.claim(agent, now);
   }
   // Counts the escalation of the agent's claim once per freeing.
@@ -92,10 +91,11 @@ class HostAffinity {
   std::vector<uint8_t> constrained_;                        // By RoleIdx.
   std::unordered_map<uint64_t, uint32_t> preferredOffers_;  // Outstanding, by (role, agent).
   std::unordered_map<uint64_t, uint32_t> recovered_;        // Tasks found after a restart.
-  std::vector<TimeNanos> escalatedFreedAt_;                 // By AgentIdx; -1: none.
+  static constexpr Time kNoEscalation = Time::fromNanos(-1);
+  std::vector<Time> escalatedFreedAt_;  // By AgentIdx; kNoEscalation: none.
   HistoryLoadReport lastLoad_;
   uint64_t eventsRefused_ = 0;
-  TimeNanos lastNow_ = 0;
+  Time lastNow_;
 
   // Writer thread: at most one snapshot waits; a newer one replaces it.
   std::mutex mutex_;

@@ -14,11 +14,11 @@ namespace harvest {
 
 struct OfferFilter {
   Resources refused;
-  TimeNanos expiry = 0;
+  Time expiry;
   // allocation runs completed when the filter was made; it holds through run createdAfterRun+1.
   uint64_t createdAfterRun = 0;
 
-  bool expired(TimeNanos now, uint64_t currentRun) const {
+  bool expired(Time now, uint64_t currentRun) const {
     return now >= expiry && currentRun > createdAfterRun + 1;
   }
   bool blocks(const Resources& candidate) const { return refused.contains(candidate); }

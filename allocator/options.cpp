@@ -25,10 +25,6 @@ constexpr std::string_view kRevocableStage = "revocable_stage";
 constexpr std::string_view kLendHeadroom = "lend_headroom";
 constexpr std::string_view kSeed = "seed";
 
-// A refusal is added to "now" in nanoseconds; capping it keeps that sum far from int64
-// overflow whatever the clock's epoch, and a default refusal longer than a year is a typo.
-constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -57,10 +53,10 @@ Status parseRefuseSeconds(const std::string& value, AllocatorOptions& options) {
       seconds < 0) {
     return badValue(kRefuseSeconds, value, "expected a non-negative number");
   }
-  if (seconds > kMaxRefuseSeconds) {
+  if (seconds > kMaxRefuse.secondsDouble()) {
     return badValue(kRefuseSeconds, value, "expected at most 31536000 (365 days)");
   }
-  options.defaultRefuseSeconds = seconds == 0 ? 0.0 : seconds;  // "-0" must not leak a -0.0.
+  options.defaultRefuse = Duration::secondsDouble(seconds);
   return Status();
 }
 
@@ -162,7 +158,7 @@ Status parseBool(std::string_view key, const std::string& value, bool* out) {
   return Status();
 }
 
-Status parseSeconds(std::string_view key, const std::string& value, double* out) {
+Status parseSeconds(std::string_view key, const std::string& value, Duration* out) {
   double seconds = 0;
   const char* end = value.data() + value.size();
   auto [stop, error] = std::from_chars(value.data(), end, seconds);
@@ -170,7 +166,7 @@ Status parseSeconds(std::string_view key, const std::string& value, double* out)
       seconds < 0 || seconds > kMaxHostAffinitySeconds) {
     return badValue(key, value, "expected a number of seconds from 0 to 315360000 (10 years)");
   }
-  *out = seconds == 0 ? 0.0 : seconds;
+  *out = Duration::secondsDouble(seconds);
   return Status();
 }
 
@@ -200,15 +196,15 @@ Status parseHostAffinity(const std::string& key, const std::string& value,
     options.path = value;
     return Status();
   }
-  if (name == "_hold_seconds") return parseSeconds(key, value, &options.holdSeconds);
+  if (name == "_hold_seconds") return parseSeconds(key, value, &options.hold);
   if (name == "_save_interval_seconds") {
-    return parseSeconds(key, value, &options.saveIntervalSeconds);
+    return parseSeconds(key, value, &options.saveInterval);
   }
-  if (name == "_short_lived_seconds") return parseSeconds(key, value, &options.shortLivedSeconds);
+  if (name == "_short_lived_seconds") return parseSeconds(key, value, &options.shortLived);
   if (name == "_failure_reset_seconds") {
-    return parseSeconds(key, value, &options.failureResetSeconds);
+    return parseSeconds(key, value, &options.failureReset);
   }
-  if (name == "_purge_age_seconds") return parseSeconds(key, value, &options.purgeAgeSeconds);
+  if (name == "_purge_age_seconds") return parseSeconds(key, value, &options.purgeAge);
   if (name == "_failure_threshold") {
     uint32_t count = 0;
     const char* end = value.data() + value.size();

@@ -178,8 +178,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           if (framework.multiRole && !agent.multiRole) return true;
           if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
             if (decisions_.on()) {
-              const TimeNanos until =
-                  agent.filters.find(Holder{frameworkIdx, roleIdx})->second.expiry;
+              const Time until = agent.filters.find(Holder{frameworkIdx, roleIdx})->second.expiry;
               decisions_.recordIfNone(agentIdx, frameworkIdx, Decision::filtered(until));
             }
             return true;

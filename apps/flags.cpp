@@ -192,8 +192,8 @@ int Flags::fail(const std::string& message) const {
   return 2;
 }
 
-std::optional<TimeNanos> Flags::duration(const std::string& flag, const std::string& value) const {
-  Result<TimeNanos> parsed = parseDuration(value);
+std::optional<Duration> Flags::duration(const std::string& flag, const std::string& value) const {
+  Result<Duration> parsed = parseDuration(value);
   if (parsed.ok()) return *parsed;
   bad(flag, value, parsed.message());
   return std::nullopt;

@@ -71,7 +71,7 @@ class Flags {
 
   // A duration flag (Mesos syntax, see common/duration.h): its value, or nullopt after
   // printing the error for --<flag>.
-  std::optional<TimeNanos> duration(const std::string& flag, const std::string& value) const;
+  std::optional<Duration> duration(const std::string& flag, const std::string& value) const;
 
   // The --ssl_* flags, which every program reads (docs/TLS.md), as TLS options.
   static http::TlsOptions tlsOptions();

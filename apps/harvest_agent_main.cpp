@@ -60,8 +60,8 @@ struct AgentSetup {
   harvest::agent::AgentProcessOptions options;
   // Followed for the whole run with a zk:// --master; options.findMaster reads it.
   std::unique_ptr<harvest::ha::LeadingMaster> leadingMaster;
-  // --duration; INT64_MAX: until a signal.
-  int64_t durationMs = INT64_MAX;
+  // --duration; Duration::max(): until a signal.
+  harvest::Duration duration = harvest::Duration::max();
 };
 
 int identityFromFlags(const harvest::apps::Flags& flags,
@@ -85,13 +85,13 @@ int masterFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   if (FLAGS_master.starts_with("zk://")) {
     harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_master);
     if (!url.ok()) return flags.bad("master", FLAGS_master, url.message());
-    auto started = harvest::ha::LeadingMaster::start(*url, std::chrono::seconds(10));
+    auto started = harvest::ha::LeadingMaster::start(*url, harvest::Duration::seconds(10));
     // As harvest-master does: ZooKeeper down at start is said and retried, not fatal.
     while (!started.ok()) {
       std::fprintf(stderr, "harvest-agent: cannot reach ZooKeeper for %s: %s; retrying in 1 s\n",
                    FLAGS_master.c_str(), started.message().c_str());
       std::this_thread::sleep_for(std::chrono::seconds(1));
-      started = harvest::ha::LeadingMaster::start(*url, std::chrono::seconds(10));
+      started = harvest::ha::LeadingMaster::start(*url, harvest::Duration::seconds(10));
     }
     setup.leadingMaster = std::move(started).value();
     options.findMaster = [follower = setup.leadingMaster.get()] {
@@ -122,15 +122,14 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     if (!estimate.ok()) return flags.bad("estimate", FLAGS_estimate, estimate.message());
     options.estimate = *estimate;
   }
-  std::optional<harvest::TimeNanos> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
+  std::optional<harvest::Duration> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
   if (!killGrace) return 2;
   options.killGrace = *killGrace;
   if (!FLAGS_duration.empty()) {
-    std::optional<harvest::TimeNanos> duration = flags.duration("duration", FLAGS_duration);
+    std::optional<harvest::Duration> duration = flags.duration("duration", FLAGS_duration);
     if (!duration) return 2;
-    if (*duration <= 0) return flags.bad("duration", FLAGS_duration, "> 0");
-    const double durationSeconds = static_cast<double>(*duration) / harvest::kNanosPerSecond;
-    setup.durationMs = static_cast<int64_t>(durationSeconds * 1000);
+    if (*duration <= harvest::Duration::zero()) return flags.bad("duration", FLAGS_duration, "> 0");
+    setup.duration = *duration;
   }
   if (!FLAGS_credential.empty()) {
     const std::string path = harvest::apps::stripFileUrl(FLAGS_credential);
@@ -193,13 +192,14 @@ int serve(harvest::agent::AgentProcess& agent, const AgentSetup& setup) {
         stateFile.maybeWrite(agent);
         return gSignal != 0;
       },
-      setup.durationMs);
+      setup.duration);
   if (gSignal != 0) LOG(INFO) << "stopping on signal " << static_cast<int>(gSignal);
 
   // Reports not yet acknowledged get a moment to leave; the tasks end with the process (the
   // next start has a new boot id, so the master knows they are gone).
   if (agent.registered() && !agent.outbox().empty()) {
-    agent.runUntil([&agent] { return agent.outbox().empty() || !agent.registered(); }, 1000);
+    agent.runUntil([&agent] { return agent.outbox().empty() || !agent.registered(); },
+                   harvest::Duration::seconds(1));
   }
   if (!agent.outbox().empty()) {
     LOG(WARNING) << "exiting with " << agent.outbox().size() << " calls unsent";

@@ -28,9 +28,9 @@ int main(int argc, char** argv) {
   flags.acceptArguments();
   if (std::optional<int> exit = flags.parse(argc, argv)) return *exit;
   flags.initLogging(argv[0], /*quiet=*/true);
-  std::optional<harvest::TimeNanos> timeout = flags.duration("timeout", FLAGS_timeout);
+  std::optional<harvest::Duration> timeout = flags.duration("timeout", FLAGS_timeout);
   if (!timeout) return 2;
-  const int timeoutMs = static_cast<int>(*timeout / harvest::kNanosPerMilli);
+  const int timeoutMs = static_cast<int>(timeout->millis());
   if (timeoutMs <= 0) return flags.bad("timeout", FLAGS_timeout, "at least 1ms");
   std::optional<harvest::http::Credential> credential;
   if (!FLAGS_credential.empty()) {

@@ -135,7 +135,7 @@ constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "repor
 struct AllocatorFlags {
   std::string modules;  // The manifest's path.
   std::map<std::string, std::string> moduleParameters;
-  double intervalSeconds = 0;  // 0: the mode's default.
+  harvest::Duration interval;  // Zero: the mode's default.
 };
 
 int allocatorFromFlags(const harvest::apps::Flags& flags, AllocatorFlags& allocator) {
@@ -147,11 +147,12 @@ int allocatorFromFlags(const harvest::apps::Flags& flags, AllocatorFlags& alloca
     allocator.moduleParameters[parameter.substr(0, eq)] = parameter.substr(eq + 1);
   }
   if (!FLAGS_allocation_interval.empty()) {
-    std::optional<harvest::TimeNanos> interval =
+    std::optional<harvest::Duration> interval =
         flags.duration("allocation_interval", FLAGS_allocation_interval);
     if (!interval) return 2;
-    if (*interval <= 0) return flags.bad("allocation_interval", FLAGS_allocation_interval, "> 0");
-    allocator.intervalSeconds = static_cast<double>(*interval) / harvest::kNanosPerSecond;
+    if (*interval <= harvest::Duration::zero())
+      return flags.bad("allocation_interval", FLAGS_allocation_interval, "> 0");
+    allocator.interval = *interval;
   }
   allocator.modules = harvest::apps::stripFileUrl(FLAGS_modules);
   return 0;
@@ -169,7 +170,7 @@ std::map<std::string, std::string> flagsInEffect(const AllocatorFlags& allocator
                                              : info.current_value;
   }
   for (const char* name : kScenarioOnly) shown.erase(name);
-  if (allocator.intervalSeconds <= 0) shown["allocation_interval"] = "1secs";
+  if (allocator.interval <= harvest::Duration::zero()) shown["allocation_interval"] = "1secs";
   std::string parameters;
   for (const auto& [key, value] : allocator.moduleParameters) {
     parameters += (parameters.empty() ? "" : ",") + key + "=" + value;
@@ -190,13 +191,13 @@ int networkFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& al
   network.maxConnectionsPerPeer = static_cast<size_t>(FLAGS_max_connections_per_peer);
   network.allocationThread = FLAGS_allocation_thread;
   network.tls = harvest::apps::Flags::tlsOptions();  // start() loads and checks the files.
-  std::optional<harvest::TimeNanos> headTimeout =
+  std::optional<harvest::Duration> headTimeout =
       flags.duration("request_head_timeout", FLAGS_request_head_timeout);
   if (!headTimeout) return 2;
-  if (*headTimeout > 3600 * harvest::kNanosPerSecond) {
+  if (*headTimeout > harvest::Duration::hours(1)) {
     return flags.bad("request_head_timeout", FLAGS_request_head_timeout, "at most 1hrs");
   }
-  network.requestHeadTimeoutMs = static_cast<int>(*headTimeout / harvest::kNanosPerMilli);
+  network.requestHeadTimeout = *headTimeout;
   network.flags = flagsInEffect(allocator);
   return 0;
 }
@@ -207,17 +208,18 @@ int masterFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& all
     return flags.bad("recovery_min_fraction", std::to_string(FLAGS_recovery_min_fraction),
                      "a fraction in 0..1");
   }
-  std::optional<harvest::TimeNanos> offerTimeout =
+  std::optional<harvest::Duration> offerTimeout =
       flags.duration("offer_timeout", FLAGS_offer_timeout);
-  std::optional<harvest::TimeNanos> recoveryTimeout =
+  std::optional<harvest::Duration> recoveryTimeout =
       flags.duration("recovery_timeout", FLAGS_recovery_timeout);
   if (!offerTimeout || !recoveryTimeout) return 2;
   options.modules = allocator.modules;
   options.allocator = FLAGS_allocator;
   options.moduleParameters = allocator.moduleParameters;
-  options.allocationInterval = static_cast<harvest::TimeNanos>(
-      (allocator.intervalSeconds > 0 ? allocator.intervalSeconds : 1.0) * harvest::kNanosPerSecond);
-  options.eventBatchDelay = 100 * harvest::kNanosPerMilli;
+  options.allocationInterval = allocator.interval > harvest::Duration::zero()
+                                   ? allocator.interval
+                                   : harvest::Duration::seconds(1);
+  options.eventBatchDelay = harvest::Duration::milliseconds(100);
   options.offerTimeout = *offerTimeout;
   options.seed = FLAGS_seed;
   options.workDir = FLAGS_work_dir;
@@ -236,15 +238,13 @@ int electionFromFlags(const harvest::apps::Flags& flags,
   if (FLAGS_zk.empty()) return 0;
   harvest::Result<harvest::ha::ZooKeeperUrl> url = harvest::ha::ZooKeeperUrl::parse(FLAGS_zk);
   if (!url.ok()) return flags.bad("zk", FLAGS_zk, url.message());
-  std::optional<harvest::TimeNanos> sessionTimeout =
+  std::optional<harvest::Duration> sessionTimeout =
       flags.duration("zk_session_timeout", FLAGS_zk_session_timeout);
   if (!sessionTimeout) return 2;
-  if (*sessionTimeout <= 0) {
+  if (*sessionTimeout <= harvest::Duration::zero()) {
     return flags.bad("zk_session_timeout", FLAGS_zk_session_timeout, "> 0");
   }
-  election = harvest::master::ElectionOptions{
-      .url = *url,
-      .sessionTimeout = std::chrono::milliseconds(*sessionTimeout / harvest::kNanosPerMilli)};
+  election = harvest::master::ElectionOptions{.url = *url, .sessionTimeout = *sessionTimeout};
   return 0;
 }
 
@@ -272,7 +272,7 @@ int runScenarioMode(const harvest::apps::Flags& flags, const AllocatorFlags& all
   }
   // The progress line on stderr lives until runScenario returns, then clears itself.
   harvest::Result<harvest::sim::Report> report = harvest::sim::runScenario(
-      *scenario, {allocator.modules, FLAGS_allocator, FLAGS_seed, allocator.intervalSeconds,
+      *scenario, {allocator.modules, FLAGS_allocator, FLAGS_seed, allocator.interval,
                   allocator.moduleParameters, harvest::sim::ProgressLine(stderr).callback(),
                   FLAGS_allocator_trace});
   if (!report.ok()) {

@@ -141,10 +141,6 @@ std::string cycleStats(const std::vector<double>& millis) {
          ", p99 " + harvest::formatMillis(p.p99) + ", max " + harvest::formatMillis(p.max);
 }
 
-double seconds(harvest::TimeNanos nanos) {
-  return static_cast<double>(nanos) / harvest::kNanosPerSecond;
-}
-
 int check(TraceReader& reader, Target& target) {
   const auto started = std::chrono::steady_clock::now();
   Result<harvest::trace::CheckResult> result = harvest::trace::checkTrace(reader, target.replay());
@@ -158,7 +154,7 @@ int check(TraceReader& reader, Target& target) {
     std::printf("DIVERGED at %s\n", result->divergence->c_str());
     return 1;
   }
-  const double covered = seconds(result->lastTime - result->firstTime);
+  const double covered = (result->lastTime - result->firstTime).secondsDouble();
   std::printf(
       "OK: %llu records, %llu callbacks identical; %.1f s of trace in %.2f s (%.0fx real "
       "time)\n%s: %s\n",

@@ -55,7 +55,7 @@ EvictionCandidates candidates(bool distinct) {
   EvictionCandidates out(Quantities{{kCpus, units(4000)}, {kMem, units(4096000)}});
   for (int i = 0; i < kExecutors; ++i) {
     const double cpus = distinct ? 0.5 + 0.007 * i : sizes[rng() % 5];
-    out.add(static_cast<uint32_t>(i), static_cast<TimeNanos>(rng() % 1000000),
+    out.add(static_cast<uint32_t>(i), Time::fromNanos(static_cast<int64_t>(rng() % 1000000)),
             Quantities{{kCpus, units(cpus)}, {kMem, units(cpus * 1024)}});
   }
   return out;
@@ -81,7 +81,7 @@ BENCHMARK_CAPTURE(BM_EvictionDecision, MultiKind, false,
 // An agent whose reservation is lent out to 1,000 revocable executors, with `spare` cpus and
 // mem left for regular tasks.
 struct Agent {
-  TimeNanos now = 0;
+  Time now;
   std::optional<AgentLedger> ledger;
   std::vector<std::string> executors;
 
@@ -97,7 +97,7 @@ struct Agent {
                        .value());
     const Resources lent = R("cpus:2;mem:2048").lentAs(Revocability::kNonThrottleable);
     for (int i = 0; i < kExecutors; ++i) {
-      ++now;
+      now += Duration::nanoseconds(1);
       executors.push_back("e" + std::to_string(i));
       Result<LaunchOutcome> launched =
           ledger->launch({"rev", executors.back(), "r1", {{"t" + std::to_string(i), lent}}, {}});
@@ -122,7 +122,7 @@ void BM_LedgerRegularLaunchEvicting(benchmark::State& state) {
     }
     (void)agent.ledger->executorTerminated("fw", task);
     for (const Eviction& e : outcome->effects.evictions) {
-      ++agent.now;
+      agent.now += Duration::nanoseconds(1);
       (void)agent.ledger->launch(
           {"rev", e.executor.executor, "r1", {{"r" + task + e.executor.executor, lent}}, {}});
     }

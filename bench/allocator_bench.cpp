@@ -40,7 +40,7 @@ struct Cluster {
   // A vector cleared after each cycle, as Mesos's benchmark keeps its offers: from the second
   // cycle on, recording an offer allocates nothing (the ids fit std::string's inline buffer).
   std::vector<Offer> offers;
-  TimeNanos now = 0;
+  Time now;
 
   // Declines every offer of the last cycle with `filter` and moves the clock one second;
   // returns (offers, revocable offers).
@@ -55,7 +55,7 @@ struct Cluster {
     }
     const std::pair<size_t, size_t> counts{offers.size(), revocable};
     offers.clear();
-    now += 1'000'000'000;
+    now += Duration::seconds(1);
     return counts;
   }
 

@@ -31,11 +31,11 @@ void registerAll(RoleHistory& h, RoleIdx roles, AgentIdx agents) {
 // Every role ran on every agent and left, at distinct times.
 void fill(RoleHistory& h, RoleIdx roles, AgentIdx agents) {
   registerAll(h, roles, agents);
-  TimeNanos t = 1;
+  Time t = Time::fromNanos(1);
   for (AgentIdx a{}; a < agents; ++a) {
     for (RoleIdx r{}; r < roles; ++r) {
       (void)h.onStarted(r, a, t);
-      (void)h.onReleased(r, a, ++t);
+      (void)h.onReleased(r, a, t += Duration::nanoseconds(1));
     }
   }
 }
@@ -61,11 +61,11 @@ BENCHMARK(BM_PreferredAgent);
 void BM_PickAllocateRelease(benchmark::State& state) {
   RoleHistory h;
   fill(h, kRoles, kAgents);
-  TimeNanos now = 1'000'000;
+  Time now = Time::fromNanos(1'000'000);
   for (auto _ : state) {
     const AgentIdx agent = *h.preferredAgent(3);
     (void)h.onStarted(3, agent, now);
-    (void)h.onReleased(3, agent, ++now);
+    (void)h.onReleased(3, agent, now += Duration::nanoseconds(1));
   }
 }
 BENCHMARK(BM_PickAllocateRelease);
@@ -75,12 +75,12 @@ BENCHMARK(BM_PickAllocateRelease);
 void BM_RecordAllocationAndRelease(benchmark::State& state) {
   RoleHistory h;
   fill(h, kRoles, kAgents);
-  TimeNanos now = 1'000'000;
+  Time now = Time::fromNanos(1'000'000);
   AgentIdx agent{};
   RoleIdx role{};
   for (auto _ : state) {
     (void)h.onStarted(role, agent, now);
-    (void)h.onReleased(role, agent, ++now);
+    (void)h.onReleased(role, agent, now += Duration::nanoseconds(1));
     agent = (agent + 7919) % kAgents;
     role = role + 1 == kRoles ? 0 : role + 1;
   }

@@ -6,8 +6,8 @@
 
 namespace harvest {
 
-Result<TimeNanos> parseDuration(const std::string& text) {
-  using R = Result<TimeNanos>;
+Result<Duration> parseDuration(const std::string& text) {
+  using R = Result<Duration>;
   // The units Mesos's Duration::parse knows, plus plain seconds.
   static const std::pair<const char*, double> kUnits[] = {
       {"ns", 1},      {"us", 1e3},     {"ms", 1e6},       {"secs", 1e9},
@@ -29,7 +29,7 @@ Result<TimeNanos> parseDuration(const std::string& text) {
     const double total = value * nanos;
     // Beyond ~292 years the nanoseconds overflow int64; no flag means that much.
     if (!std::isfinite(total) || total > 9e18) return R::invalidArgument("too long");
-    return static_cast<TimeNanos>(total);
+    return Duration::nanoseconds(static_cast<int64_t>(total));
   }
   return R::invalidArgument("unknown unit '" + unit +
                             "' (ns, us, ms, secs, mins, hrs, days, weeks)");

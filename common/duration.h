@@ -12,6 +12,6 @@ namespace harvest {
 
 // Non-negative and finite; "0" is allowed (callers decide whether zero means "off").
 // Fractions are allowed in every unit ("0.5secs", "1.5hrs").
-Result<TimeNanos> parseDuration(const std::string& text);
+Result<Duration> parseDuration(const std::string& text);
 
 }  // namespace harvest

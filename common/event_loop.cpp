@@ -4,7 +4,7 @@
 
 namespace harvest {
 
-void EventLoop::at(TimeNanos when, std::function<void()> action) {
+void EventLoop::at(Time when, std::function<void()> action) {
   uint32_t slot;
   if (freeSlots_.empty()) {
     slot = static_cast<uint32_t>(actions_.size());
@@ -17,8 +17,8 @@ void EventLoop::at(TimeNanos when, std::function<void()> action) {
   timers_.push(Timer{std::max(when, now_), nextSequence_++, slot});
 }
 
-void EventLoop::after(TimeNanos delay, std::function<void()> action) {
-  if (delay >= 0) {
+void EventLoop::after(Duration delay, std::function<void()> action) {
+  if (delay >= Duration::zero()) {
     Lane* vacant = nullptr;
     for (Lane& lane : lanes_) {
       if (lane.delay == delay) {
@@ -38,7 +38,7 @@ void EventLoop::after(TimeNanos delay, std::function<void()> action) {
 
 int EventLoop::earliest() const {
   int best = kNone;
-  TimeNanos when = 0;
+  Time when;
   uint64_t sequence = 0;
   if (!timers_.empty()) {
     best = kHeap;
@@ -57,13 +57,13 @@ int EventLoop::earliest() const {
   return best;
 }
 
-std::optional<TimeNanos> EventLoop::nextTimer() const {
+std::optional<Time> EventLoop::nextTimer() const {
   const int next = earliest();
   if (next == kNone) return std::nullopt;
   return next == kHeap ? timers_.top().when : lanes_[next].queued.front().when;
 }
 
-void EventLoop::runUntil(TimeNanos until) {
+void EventLoop::runUntil(Time until) {
   while (!held_) {
     const int next = earliest();
     if (next == kNone) break;

@@ -20,12 +20,12 @@ namespace harvest {
 
 class EventLoop {
  public:
-  TimeNanos now() const { return now_; }
-  void at(TimeNanos when, std::function<void()> action);
-  void after(TimeNanos delay, std::function<void()> action);
+  Time now() const { return now_; }
+  void at(Time when, std::function<void()> action);
+  void after(Duration delay, std::function<void()> action);
   // Runs every timer due at or before `until`, in time order, then sets now() to `until`.
   // While held, it runs nothing and leaves now() alone.
-  void runUntil(TimeNanos until);
+  void runUntil(Time until);
   // Holding stops runUntil between two timers: the network master holds the loop while an
   // allocation cycle runs on another thread, so no timer calls into the master meanwhile
   // and the cycle reads a clock that does not move.
@@ -33,14 +33,14 @@ class EventLoop {
   void release() { held_ = false; }
   bool idle() const { return earliest() == kNone; }
   // When the earliest timer is due; nullopt when none is queued.
-  std::optional<TimeNanos> nextTimer() const;
+  std::optional<Time> nextTimer() const;
 
  private:
   // The heap orders small plain records; the actions live apart in slots reused through a free
   // list, so sifting moves 24 bytes instead of std::function objects, and a due action is
   // moved out, never copied.
   struct Timer {
-    TimeNanos when;
+    Time when;
     uint64_t sequence;
     uint32_t slot;
     bool operator>(const Timer& other) const {
@@ -48,7 +48,7 @@ class EventLoop {
     }
   };
   struct Queued {
-    TimeNanos when;
+    Time when;
     uint64_t sequence;
     std::function<void()> action;
   };
@@ -58,7 +58,7 @@ class EventLoop {
   // the cache at every level; a lane is read front to back. Lanes go to the first delays that
   // find one empty; other delays use the heap.
   struct Lane {
-    TimeNanos delay = -1;
+    Duration delay = Duration::nanoseconds(-1);  // Negative: no delay yet.
     std::deque<Queued> queued;
   };
   static constexpr int kLanes = 8;
@@ -72,7 +72,7 @@ class EventLoop {
   std::vector<std::function<void()>> actions_;  // By slot.
   std::vector<uint32_t> freeSlots_;
   std::array<Lane, kLanes> lanes_;
-  TimeNanos now_ = 0;
+  Time now_;
   uint64_t nextSequence_ = 0;
   bool held_ = false;
 };

@@ -24,8 +24,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using harvest::Duration;
 using harvest::EventLoop;
-using harvest::kNanosPerSecond;
+using harvest::Time;
 using harvest::master::Master;
 using harvest::master::MasterOptions;
 
@@ -39,7 +40,7 @@ void removeWorkDir() {
 MasterOptions options() {
   MasterOptions options;
   options.workDir = workDir.string();
-  options.recoveryTimeout = kNanosPerSecond;
+  options.recoveryTimeout = Duration::seconds(1);
   options.recoveryMinFraction = 0;
   return options;
 }
@@ -55,7 +56,7 @@ void returnAgent(const std::string& bytes, EventLoop& loop, Master& master) {
           "mem(web):512")
           .value();
   auto agent = harvest::agent::SimAgent::create(state.agent_ids(0), total, &loop, &master,
-                                                2 * kNanosPerSecond);
+                                                Duration::seconds(2));
   if (agent.ok()) (void)master.adoptAgent(std::move(agent).value());
 }
 
@@ -83,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto master = Master::create(options(), &loop);
     if (!master.ok()) return 0;
     returnAgent(bytes, loop, **master);
-    loop.runUntil(3 * kNanosPerSecond);
+    loop.runUntil(Time() + Duration::seconds(3));
   }
   // The first master persisted what it recovered; the next one must read it.
   EventLoop loop;

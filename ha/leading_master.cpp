@@ -6,8 +6,8 @@
 
 namespace harvest::ha {
 
-Result<std::unique_ptr<LeadingMaster>> LeadingMaster::start(
-    const ZooKeeperUrl& url, std::chrono::milliseconds sessionTimeout) {
+Result<std::unique_ptr<LeadingMaster>> LeadingMaster::start(const ZooKeeperUrl& url,
+                                                            Duration sessionTimeout) {
   ZooKeeperSession::Options options;
   options.connectString = url.connectString();
   options.sessionTimeout = sessionTimeout;

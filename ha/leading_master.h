@@ -3,7 +3,6 @@
 // the leader published, as a Mesos agent's detector does.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -26,7 +25,7 @@ class LeadingMaster {
 
   // IOError when ZooKeeper does not answer within `sessionTimeout`.
   static Result<std::unique_ptr<LeadingMaster>> start(const ZooKeeperUrl& url,
-                                                      std::chrono::milliseconds sessionTimeout);
+                                                      Duration sessionTimeout);
   ~LeadingMaster();
 
   // Any thread. nullopt while no master leads (or before the first answer).

@@ -197,7 +197,7 @@ Result<std::unique_ptr<ZooKeeperSession>> ZooKeeperSession::connect(const Option
   // The thread keeps Impl alive on its own, for the case where it is detached (close()).
   impl->eventThread = std::thread([keep = impl] { keep->runEvents(); });
   impl->handle = zookeeper_init2(options.connectString.c_str(), &Impl::sessionWatcher,
-                                 static_cast<int>(options.sessionTimeout.count()), nullptr,
+                                 static_cast<int>(options.sessionTimeout.millis()), nullptr,
                                  impl.get(), 0, &clientLog);
   if (!impl->handle) {
     impl->close();
@@ -207,7 +207,7 @@ Result<std::unique_ptr<ZooKeeperSession>> ZooKeeperSession::connect(const Option
   bool connected = false;
   {
     std::unique_lock lock(impl->mutex);
-    connected = impl->stateChanged.wait_for(lock, options.connectTimeout, [&] {
+    connected = impl->stateChanged.wait_for(lock, options.connectTimeout.chrono(), [&] {
       return impl->state != SessionState::kDisconnected;
     }) && impl->state == SessionState::kConnected;
   }
@@ -215,7 +215,7 @@ Result<std::unique_ptr<ZooKeeperSession>> ZooKeeperSession::connect(const Option
     impl->close();
     return Status::ioError("no ZooKeeper server at " + options.connectString +
                            " accepted a session within " +
-                           std::to_string(options.connectTimeout.count()) + " ms");
+                           std::to_string(options.connectTimeout.millis()) + " ms");
   }
   return std::unique_ptr<ZooKeeperSession>(new ZooKeeperSession(std::move(impl)));
 }
@@ -238,8 +238,8 @@ int64_t ZooKeeperSession::sessionId() const {
   return zoo_client_id(impl_->handle)->client_id;
 }
 
-std::chrono::milliseconds ZooKeeperSession::negotiatedTimeout() const {
-  return std::chrono::milliseconds(zoo_recv_timeout(impl_->handle));
+Duration ZooKeeperSession::negotiatedTimeout() const {
+  return Duration::milliseconds(zoo_recv_timeout(impl_->handle));
 }
 
 Result<std::string> ZooKeeperSession::create(const std::string& path, const std::string& data,

@@ -12,7 +12,6 @@
 // new one). Destroying the object closes the session, which deletes its ephemeral nodes at once.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/time.h"
 
 namespace harvest::ha {
 
@@ -46,9 +46,9 @@ class ZooKeeperSession {
     std::string connectString;  // "host:port,host:port" (ZooKeeperUrl::connectString()).
     // How long the ensemble keeps the session (and its ephemeral nodes) without hearing from
     // us; the server may clamp it to [2, 20] ticks.
-    std::chrono::milliseconds sessionTimeout{10000};
+    Duration sessionTimeout = Duration::seconds(10);
     // How long connect() waits for the first server to accept the session.
-    std::chrono::milliseconds connectTimeout{10000};
+    Duration connectTimeout = Duration::seconds(10);
   };
 
   // IOError when no server accepts a session within connectTimeout; InvalidArgument when the
@@ -64,7 +64,7 @@ class ZooKeeperSession {
   void post(std::function<void()> task);
   SessionState state() const;
   int64_t sessionId() const;
-  std::chrono::milliseconds negotiatedTimeout() const;
+  Duration negotiatedTimeout() const;
 
   // Returns the path created (with the sequence suffix for sequential nodes). NotFound when
   // the parent is missing; FailedPrecondition when the node exists.

@@ -38,7 +38,7 @@ Master::~Master() {
   *alive_ = false;
 }
 
-void Master::later(TimeNanos delay, std::function<void()> action) {
+void Master::later(Duration delay, std::function<void()> action) {
   loop_->after(delay, [alive = alive_, action = std::move(action)] {
     if (*alive) action();
   });
@@ -125,7 +125,7 @@ void Master::runAllocation() {
 }
 
 void Master::agentChanged(const std::string& agent) {
-  if (options_.eventBatchDelay <= 0) return;
+  if (options_.eventBatchDelay <= Duration::zero()) return;
   changedAgents_.insert(agent);
   if (triggerScheduled_) return;
   triggerScheduled_ = true;
@@ -188,7 +188,7 @@ void Master::dispatch() {
       if (entry) ++entry->counters.offersSent;
       if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
       const Offer& kept = offers_.add(std::move(offer));
-      if (options_.offerTimeout > 0) {
+      if (options_.offerTimeout > Duration::zero()) {
         later(options_.offerTimeout, [this, id = kept.id] { rescindOffer(id, /*expired=*/true); });
       }
       VLOG(1) << "offer " << kept.id << " to framework " << kept.framework << " (role " << kept.role
@@ -233,7 +233,7 @@ void Master::rescindOffer(const std::string& offerId, bool expired) {
 }
 
 void Master::placement(const std::string& agent, const std::string& role, PlacementEvent event,
-                       TimeNanos startedAt) {
+                       Time startedAt) {
   Status s = allocator_->placementEvent(agent, role, event, startedAt);
   VLOG_IF(1, !s.ok()) << "placement event " << toString(event) << " of " << role << " on " << agent
                       << ": " << s.message();

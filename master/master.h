@@ -43,11 +43,11 @@ using agent::RunTask;
 struct MasterOptions {
   std::string modules;    // Manifest (JSON or path); empty: the built-in module.
   std::string allocator;  // Module name; empty: the manifest's only module.
-  TimeNanos allocationInterval = kNanosPerSecond;
+  Duration allocationInterval = Duration::seconds(1);
   // Agents whose resources changed (registered, or resources freed) get a cycle of their own
   // this long after the change, batched, instead of waiting for the next interval. 0: off.
-  TimeNanos eventBatchDelay = 0;
-  TimeNanos offerTimeout = 0;  // 0: offers do not expire.
+  Duration eventBatchDelay;
+  Duration offerTimeout;  // Zero: offers do not expire.
   uint64_t seed = 0;
   // Non-empty: the master persists what it needs to recover (agents, frameworks, weights,
   // quotas) in <workDir>/master-state.pb, and recovers from it at start.
@@ -56,7 +56,7 @@ struct MasterOptions {
   std::shared_ptr<StateStore> stateStore;
   // Recovery ends when every expected agent is back, or once this long has passed and at
   // least recoveryMinFraction of them are.
-  TimeNanos recoveryTimeout = 60 * kNanosPerSecond;
+  Duration recoveryTimeout = Duration::seconds(60);
   double recoveryMinFraction = 0.8;
   // Non-empty: offer ids are "o-<runId>-N", unique across master restarts (the network
   // master sets a random one; the harness keeps plain "o-N" for reproducible runs).
@@ -67,8 +67,8 @@ struct MasterOptions {
   size_t maxCompletedTasksPerFramework = 1000;
   // An unacknowledged status update is sent again after statusRetryMin, then after twice as
   // long each time up to statusRetryMax (Mesos's agent retries 10 s doubling to 10 min).
-  TimeNanos statusRetryMin = 10 * kNanosPerSecond;
-  TimeNanos statusRetryMax = 600 * kNanosPerSecond;
+  Duration statusRetryMin = Duration::seconds(10);
+  Duration statusRetryMax = Duration::seconds(600);
   // Module parameters set on top of the manifest's (e.g. host_affinity=true).
   std::map<std::string, std::string> moduleParameters;
   // Non-empty: every call into the allocator is recorded in this file (created or truncated),
@@ -341,7 +341,7 @@ class Master final : public AgentReports {
   // Runs `allocate` as a cycle (options_.runCycle) and then, its time recorded, `apply`.
   void cycle(std::function<void()> allocate, std::function<void()> apply);
   // loop_->after for this master's own timers: they do nothing once it is gone.
-  void later(TimeNanos delay, std::function<void()> action);
+  void later(Duration delay, std::function<void()> action);
   void agentChanged(const std::string& agent);
   void runTriggeredAllocation();
   void dispatch();
@@ -353,7 +353,7 @@ class Master final : public AgentReports {
   FrameworkEntry* framework(const std::string& id);
   // Tells the allocator's host affinity what became of a regular offer or task.
   void placement(const std::string& agent, const std::string& role, PlacementEvent event,
-                 TimeNanos startedAt = 0);
+                 Time startedAt = Time());
   void offerAnswered(const Offer& offer, uint32_t tasksLaunched);
   // Updates of the stats counters for an agent's update.
   void countUpdate(const TaskStatus& status);
@@ -363,7 +363,7 @@ class Master final : public AgentReports {
   void relay(TaskEntry& task, const TaskStatus& status);
   // Sends the task's pending update again after `delay` unless acknowledged by then.
   void retryUpdate(const std::string& framework, const std::string& task, const std::string& uuid,
-                   TimeNanos delay);
+                   Duration delay);
   // A terminal, acknowledged, freed task leaves tasks_ for the completed list.
   void forgetTask(const TaskEntry& task);
   std::string newUuid();

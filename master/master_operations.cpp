@@ -43,10 +43,10 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
   // As Mesos: unless it subscribes again within FrameworkInfo.failover_timeout (default 0),
   // the framework is removed. A year bounds the wait (and the clock arithmetic); a value that
   // is not a non-negative number counts as 0.
-  constexpr double kMaxFailoverSeconds = 365.0 * 24 * 3600;
+  constexpr Duration kMaxFailover = Duration::days(365);
   const double seconds = entry->info.failover_timeout();
-  const TimeNanos delay = static_cast<TimeNanos>(
-      (seconds >= 0 ? std::min(seconds, kMaxFailoverSeconds) : 0) * kNanosPerSecond);
+  const Duration delay =
+      seconds >= 0 ? std::min(Duration::secondsDouble(seconds), kMaxFailover) : Duration::zero();
   const uint64_t disconnection = ++entry->disconnections;
   later(delay, [this, frameworkId, disconnection] {
     FrameworkEntry* gone = framework(frameworkId);

@@ -181,7 +181,7 @@ void Master::checkRecovery() {
   }
   LOG(WARNING) << "recovery: " << recovery_.recoveredAgents << " of " << recovery_.expectedAgents
                << " agents back, waiting for " << options_.recoveryMinFraction * 100 << "%";
-  later(kNanosPerSecond, [this] { checkRecovery(); });
+  later(Duration::seconds(1), [this] { checkRecovery(); });
 }
 
 void Master::finishRecovery(const std::string& how) {
@@ -204,7 +204,7 @@ void Master::finishRecovery(const std::string& how) {
 void Master::saveStateSoon() {
   if (statePath().empty() || saveScheduled_) return;
   saveScheduled_ = true;
-  later(100 * kNanosPerMilli, [this] {
+  later(Duration::milliseconds(100), [this] {
     saveScheduled_ = false;
     saveState();
   });

@@ -46,7 +46,7 @@ std::string Master::newUuid() {
 }
 
 void Master::retryUpdate(const std::string& frameworkId, const std::string& task,
-                         const std::string& uuid, TimeNanos delay) {
+                         const std::string& uuid, Duration delay) {
   later(delay, [this, frameworkId, task, uuid, delay] {
     const TaskEntry* known = tasks_.find(frameworkId, task);
     if (known == nullptr || known->pendingUuid != uuid) return;  // Settled.
@@ -165,7 +165,8 @@ void Master::relay(TaskEntry& task, const TaskStatus& status) {
   // a settled update would do nothing, so none is set (one timer and four strings per update).
   const TaskEntry* still = tasks_.find(sent.framework, sent.task);
   if (still == nullptr || still->pendingUuid != uuid) return;
-  retryUpdate(sent.framework, sent.task, uuid, std::max<TimeNanos>(options_.statusRetryMin, 1));
+  retryUpdate(sent.framework, sent.task, uuid,
+              std::max(options_.statusRetryMin, Duration::nanoseconds(1)));
 }
 
 void Master::relayQueuedUpdate(TaskEntry& task, const TaskStatus& status) {

@@ -37,7 +37,7 @@ struct TaskEntry {
   std::string role;
   Resources resources;
   TaskState state = TaskState::kStaging;
-  TimeNanos launchedAt = 0;
+  Time launchedAt;
   // The agent has freed the task's executor: its resources are back in the allocator.
   bool freed = false;
   // The framework acknowledged the terminal state: forgotten once the executor is freed too

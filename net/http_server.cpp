@@ -307,10 +307,10 @@ void HttpServer::acceptAll(int64_t now) {
       } else if (options_.tls) {
         conn->tls = std::make_unique<TlsSession>(options_.tls);
       }
-      // The first request's head is due within headTimeoutMs of the connection itself.
+      // The first request's head is due within headTimeout of the connection itself.
       conn->headStartedMs = now;
-      if (options_.headTimeoutMs > 0) {
-        nextSweepMs_ = std::min(nextSweepMs_, now + options_.headTimeoutMs);
+      if (options_.headTimeout.millis() > 0) {
+        nextSweepMs_ = std::min(nextSweepMs_, now + options_.headTimeout.millis());
       }
       VLOG(1) << "accepted " << conn->peer;
       updateInterest(*conn);
@@ -461,14 +461,14 @@ void HttpServer::queueTurn(Connection& conn) {
 
 void HttpServer::trackHead(Connection& conn, int64_t now) {
   // A served connection's next head is timed from its first byte: between requests a
-  // keep-alive connection may idle (idleTimeoutMs). An unserved one keeps its accept time.
+  // keep-alive connection may idle (idleTimeout). An unserved one keeps its accept time.
   if (!conn.served) return;
   if (!conn.parser.midRequest() || conn.parser.headComplete()) {
     conn.headStartedMs = 0;
   } else if (conn.headStartedMs == 0) {
     conn.headStartedMs = now;
-    if (options_.headTimeoutMs > 0) {
-      nextSweepMs_ = std::min(nextSweepMs_, now + options_.headTimeoutMs);
+    if (options_.headTimeout.millis() > 0) {
+      nextSweepMs_ = std::min(nextSweepMs_, now + options_.headTimeout.millis());
     }
   }
 }
@@ -493,7 +493,7 @@ void HttpServer::settle(Connection& conn) {
 }
 
 void HttpServer::beginLinger(Connection& conn) {
-  if (conn.peerEof || options_.lingerMs <= 0) {
+  if (conn.peerEof || options_.linger.millis() <= 0) {
     closeConnection(conn, "closed after the final answer");
     return;
   }
@@ -501,7 +501,7 @@ void HttpServer::beginLinger(Connection& conn) {
   // closing with unread input would reset the connection and could destroy the answer.
   ::shutdown(conn.fd, SHUT_WR);
   conn.state = State::kLingering;
-  conn.lingerDeadlineMs = nowMs() + options_.lingerMs;
+  conn.lingerDeadlineMs = nowMs() + options_.linger.millis();
   nextSweepMs_ = std::min(nextSweepMs_, conn.lingerDeadlineMs);
   updateInterest(conn);
 }
@@ -549,8 +549,8 @@ void HttpServer::answerError(Connection& conn, int status, const std::string& me
 
 void HttpServer::touch(Connection& conn, int64_t now) {
   conn.lastActivityMs = now;
-  if (options_.idleTimeoutMs > 0) {
-    nextSweepMs_ = std::min(nextSweepMs_, now + options_.idleTimeoutMs);
+  if (options_.idleTimeout.millis() > 0) {
+    nextSweepMs_ = std::min(nextSweepMs_, now + options_.idleTimeout.millis());
   }
 }
 
@@ -564,12 +564,12 @@ void HttpServer::sweepTimeouts(int64_t now) {
     if (conn->state == State::kLingering) {
       deadline = conn->lingerDeadlineMs;
     } else if ((conn->state == State::kReading || conn->state == State::kClosingAfterWrite) &&
-               options_.idleTimeoutMs > 0) {
-      deadline = conn->lastActivityMs + options_.idleTimeoutMs;
+               options_.idleTimeout.millis() > 0) {
+      deadline = conn->lastActivityMs + options_.idleTimeout.millis();
     }
-    if (conn->state == State::kReading && options_.headTimeoutMs > 0 && conn->headStartedMs != 0 &&
-        !conn->parser.headComplete()) {
-      const int64_t head = conn->headStartedMs + options_.headTimeoutMs;
+    if (conn->state == State::kReading && options_.headTimeout.millis() > 0 &&
+        conn->headStartedMs != 0 && !conn->parser.headComplete()) {
+      const int64_t head = conn->headStartedMs + options_.headTimeout.millis();
       if (head <= now && deadline > now) {
         slowHeads.push_back(id);
         continue;
@@ -588,9 +588,9 @@ void HttpServer::sweepTimeouts(int64_t now) {
     if (it == connections_.end()) continue;
     std::shared_ptr<Connection> conn = it->second;
     ++stats_.headTimeouts;
-    answerError(
-        *conn, 408,
-        "the request head did not arrive within " + std::to_string(options_.headTimeoutMs) + " ms");
+    answerError(*conn, 408,
+                "the request head did not arrive within " +
+                    std::to_string(options_.headTimeout.millis()) + " ms");
   }
   for (uint64_t id : expired) {
     auto it = connections_.find(id);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/time.h"
 #include "net/request_parser.h"
 #include "net/tls_context.h"
 
@@ -53,8 +54,8 @@ struct ServerOptions {
   // A request line and its header fields must all arrive within this long of the request's
   // first byte (of the connection's accept, for its first request); otherwise 408 and the
   // connection is closed, so a client dripping a head a byte at a time cannot keep a slot.
-  // 0: no limit (idleTimeoutMs still applies).
-  int headTimeoutMs = 0;
+  // Zero: no limit (idleTimeout still applies).
+  Duration headTimeout;
   // Unsent response bytes at which a connection stops reading further pipelined requests
   // until the peer catches up (a single response may be larger; it is never dropped).
   size_t maxOutputBytes = 4 * 1024 * 1024;
@@ -63,8 +64,8 @@ struct ServerOptions {
   // calls from many connections can take tens of milliseconds, and an event queued early
   // (a task launch for an agent) must not wait for all of it. So once handling has run this
   // long since the last flush, what is queued is sent before the next ready socket is
-  // handled. 0: after every ready socket.
-  int coalesceMicros = 1000;
+  // handled. Zero: after every ready socket.
+  Duration coalesce = Duration::microseconds(1000);
   // Pipelined requests handled from one connection before the other ready connections get
   // their turn; its next ones wait (unread input stays in the socket meanwhile) for the next
   // pass, which polls again without waiting. So a client that pipelines a hundred calls
@@ -77,13 +78,13 @@ struct ServerOptions {
   // so one slow subscriber cannot make the master buffer without bound.
   size_t maxStreamBufferBytes = 4 * 1024 * 1024;
   // A connection between requests (or stuck writing a response the peer does not read) is
-  // closed after this long without progress. 0: never. Streams and deferred responses wait
+  // closed after this long without progress. Zero: never. Streams and deferred responses wait
   // as long as the owner wants.
-  int idleTimeoutMs = 60'000;
+  Duration idleTimeout = Duration::seconds(60);
   // After a final answer (an error, a 503, or Connection: close) the server stops sending but
   // reads and drops what the client still sends for up to this long, so closing does not
   // reset the connection and destroy the answer before the client has read it.
-  int lingerMs = 1000;
+  Duration linger = Duration::seconds(1);
   // A server context: every connection speaks TLS (or, with the context's supportDowngrade,
   // either TLS or plaintext, told apart by the first byte). Null: plaintext only. With TLS a
   // connection over a limit is closed without the 503, which would need a handshake first.
@@ -252,7 +253,7 @@ class HttpServer {
   void queueOutput(Connection& connection, std::string_view bytes);
   void markDirty(Connection& connection);
   void flushDirty();
-  // flushDirty() once coalesceMicros have passed since *lastFlushUs (then reset to now).
+  // flushDirty() once `coalesce` has passed since *lastFlushUs (then reset to now).
   void flushIfDue(int64_t* lastFlushUs);
   // Sends what the socket takes; false if the connection closed.
   bool flush(Connection& connection);
@@ -262,7 +263,7 @@ class HttpServer {
   void closeConnection(Connection& connection, std::string_view reason);
   void answerError(Connection& connection, int status, const std::string& message);
   void touch(Connection& connection, int64_t now);
-  // Starts or ends the head deadline after parsing (http_server.cpp, headTimeoutMs).
+  // Starts or ends the head deadline after parsing (http_server.cpp, headTimeout).
   void trackHead(Connection& connection, int64_t now);
   // Closes the oldest connection without a request handled yet; false if there is none.
   bool evictUnserved();

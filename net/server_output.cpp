@@ -3,7 +3,7 @@
 //   - queueing an answer's or event's bytes on a connection (plaintext, or into the TLS
 //     session's unsealed buffer once the handshake is done),
 //   - the coalescing window: connections with output queued are flushed once per poll() pass
-//     or once handling has run ServerOptions::coalesceMicros, not once per answer,
+//     or once handling has run ServerOptions::coalesce, not once per answer,
 //   - send() until the socket refuses bytes, and compacting what is left,
 //   - the connection's epoll interest, which asks for write readiness only for a socket that
 //     refused bytes (and for reading only while the connection may take more requests).
@@ -47,7 +47,7 @@ void HttpServer::queueOutput(Connection& conn, std::string_view bytes) {
 
 // Writes are coalesced: output queued while handling a batch of events (or from the owner's
 // timers) is sent once per connection when poll() starts or ends, or sooner once the batch has
-// run coalesceMicros, instead of one send() per response or event. Pipelined calls and bursts
+// run `coalesce`, instead of one send() per response or event. Pipelined calls and bursts
 // of events then cost one syscall, not many, and wait at most about that long for it.
 void HttpServer::markDirty(Connection& conn) {
   if (conn.dirty || conn.closed()) return;
@@ -65,7 +65,7 @@ void HttpServer::flushDirty() {
 void HttpServer::flushIfDue(int64_t* lastFlushUs) {
   if (dirty_.empty()) return;
   const int64_t now = detail::nowUs();
-  if (now - *lastFlushUs < options_.coalesceMicros) return;
+  if (Duration::microseconds(now - *lastFlushUs) < options_.coalesce) return;
   flushDirty();
   *lastFlushUs = now;
 }

@@ -53,7 +53,7 @@ std::string encodeBody(const HistorySnapshot& s, uint64_t* written) {
       v1::RoleHistoryAgent::Record* r = a->add_records();
       r->set_role(rec.role);
       r->set_active(rec.active);
-      r->set_last_used_nanos(rec.lastUsed);
+      r->set_last_used_nanos(rec.lastUsed.nanos());
     }
   }
   DCHECK_EQ(next, order.size()) << "history snapshot has a record for an agent out of range";
@@ -106,7 +106,7 @@ std::string encodeHistory(const HistorySnapshot& snapshot) {
   v1::RoleHistoryHeader* header = file.mutable_header();
   header->set_magic(kHistoryMagic);
   header->set_format_version(kHistoryFormatVersion);
-  header->set_save_time_nanos(snapshot.saveTime);
+  header->set_save_time_nanos(snapshot.saveTime.nanos());
   uint64_t written = 0;
   file.set_body(encodeBody(snapshot, &written));
   v1::RoleHistoryFooter* footer = file.mutable_footer();
@@ -163,7 +163,7 @@ Result<HistorySnapshot> decodeHistory(std::string_view bytes) {
   if (Status valid = validateBody(body); !valid.ok()) return R(valid);
 
   HistorySnapshot s;
-  s.saveTime = file.header().save_time_nanos();
+  s.saveTime = Time::fromNanos(file.header().save_time_nanos());
   s.roles.reserve(static_cast<size_t>(body.roles_size()));
   for (v1::RoleHistoryRole& role : *body.mutable_roles()) {
     s.roles.push_back({role.id(), std::move(*role.mutable_name())});
@@ -174,7 +174,8 @@ Result<HistorySnapshot> decodeHistory(std::string_view bytes) {
     const auto index = static_cast<uint32_t>(s.agents.size());
     s.agents.push_back(std::move(*agent.mutable_agent()));
     for (const v1::RoleHistoryAgent::Record& rec : agent.records()) {
-      s.records.push_back({index, rec.role(), rec.active(), rec.last_used_nanos()});
+      s.records.push_back(
+          {index, rec.role(), rec.active(), Time::fromNanos(rec.last_used_nanos())});
     }
   }
   return s;

@@ -47,9 +47,9 @@ struct alignas(64) HistoryEntry {
 
   // When the role last stopped using the agent (release, pre-emption, long-lived failure),
   // or the save time for entries that were running when the history was saved.
-  TimeNanos lastUsed = 0;
-  TimeNanos lastFailure = 0;
-  TimeNanos lastStarted = 0;
+  Time lastUsed;
+  Time lastFailure;
+  Time lastStarted;
 
   // Allocations that exist on the agent (everything but outstanding offers); persisted as
   // the record's `active`.

@@ -9,7 +9,7 @@
 
 namespace harvest {
 
-HistorySnapshot RoleHistory::snapshot(TimeNanos now) const {
+HistorySnapshot RoleHistory::snapshot(Time now) const {
   HistorySnapshot s;
   s.saveTime = now;
   for (RoleIdx role{}; role < roles_.size(); ++role) {
@@ -39,15 +39,15 @@ HistorySnapshot RoleHistory::snapshot(TimeNanos now) const {
   return s;
 }
 
-std::optional<HistorySnapshot> RoleHistory::maybeSave(TimeNanos now) {
+std::optional<HistorySnapshot> RoleHistory::maybeSave(Time now) {
   if (!dirty_) return std::nullopt;
-  if (lastSave_ && now < saturatingAdd(*lastSave_, options_.saveInterval)) return std::nullopt;
+  if (lastSave_ && now < *lastSave_ + options_.saveInterval) return std::nullopt;
   lastSave_ = now;
   dirty_ = false;
   return snapshot(now);
 }
 
-HistoryLoadReport RoleHistory::load(const HistorySnapshot& file, TimeNanos now,
+HistoryLoadReport RoleHistory::load(const HistorySnapshot& file, Time now,
                                     const RoleLookup& lookup) {
   HistoryLoadReport report;
   report.saveTime = file.saveTime;
@@ -71,11 +71,11 @@ HistoryLoadReport RoleHistory::load(const HistorySnapshot& file, TimeNanos now,
   struct Kept {
     uint32_t agent;
     RoleIdx role;
-    TimeNanos lastUsed;
+    Time lastUsed;
   };
   std::vector<Kept> kept;
   kept.reserve(file.records.size());
-  const TimeNanos purgeBefore = saturatingAdd(now, -options_.purgeAge);
+  const Time purgeBefore = now - options_.purgeAge;
   bool changed = false;
   for (const HistorySnapshot::Record& rec : file.records) {
     if (rec.agent >= file.agents.size()) {
@@ -90,7 +90,7 @@ HistoryLoadReport RoleHistory::load(const HistorySnapshot& file, TimeNanos now,
       continue;
     }
     // It was running when saved: it was in use at least until then.
-    const TimeNanos lastUsed = rec.active > 0 ? file.saveTime : rec.lastUsed;
+    const Time lastUsed = rec.active > 0 ? file.saveTime : rec.lastUsed;
     changed |= rec.active > 0;
     if (lastUsed < purgeBefore) {
       report.recordsPurged++;
@@ -140,7 +140,7 @@ HistoryLoadReport RoleHistory::load(const HistorySnapshot& file, TimeNanos now,
   return report;
 }
 
-HistoryLoadReport RoleHistory::loadBytes(std::string_view bytes, TimeNanos now,
+HistoryLoadReport RoleHistory::loadBytes(std::string_view bytes, Time now,
                                          const RoleLookup& lookup) {
   Result<HistorySnapshot> decoded = decodeHistory(bytes);
   if (!decoded.ok()) {

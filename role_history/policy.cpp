@@ -23,12 +23,10 @@ void HistoryPolicy::clearConfig(RoleIdx role) {
   if (role < perRole_.size()) perRole_[role].reset();
 }
 
-PlacementDecision HistoryPolicy::decide(const HistoryRoleConfig& config, TimeNanos freedAt,
-                                        TimeNanos now) {
+PlacementDecision HistoryPolicy::decide(const HistoryRoleConfig& config, Time freedAt, Time now) {
   if (config.strict) return PlacementDecision::kStrict;
   // Saturating, so a "forever" hold near INT64_MAX never wraps into the past.
-  return now < saturatingAdd(freedAt, config.hold) ? PlacementDecision::kHold
-                                                   : PlacementDecision::kEscalate;
+  return now < freedAt + config.hold ? PlacementDecision::kHold : PlacementDecision::kEscalate;
 }
 
 }  // namespace harvest

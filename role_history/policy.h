@@ -28,11 +28,11 @@
 namespace harvest {
 
 struct HistoryRoleConfig {
-  TimeNanos hold = 5 * kNanosPerSecond;
+  Duration hold = Duration::seconds(5);
   bool strict = false;
   bool antiAffinity = false;
   uint32_t failureThreshold = 3;
-  TimeNanos shortLived = 60 * kNanosPerSecond;
+  Duration shortLived = Duration::seconds(60);
 };
 
 enum class PlacementDecision : uint8_t {
@@ -57,11 +57,10 @@ class HistoryPolicy {
   }
 
   // Who gets an agent that `role` freed at `freedAt`, asked at `now`.
-  PlacementDecision decide(RoleIdx role, TimeNanos freedAt, TimeNanos now) const {
+  PlacementDecision decide(RoleIdx role, Time freedAt, Time now) const {
     return decide(config(role), freedAt, now);
   }
-  static PlacementDecision decide(const HistoryRoleConfig& config, TimeNanos freedAt,
-                                  TimeNanos now);
+  static PlacementDecision decide(const HistoryRoleConfig& config, Time freedAt, Time now);
 
   // False when anti-affinity forbids offering the role an agent it is already on.
   bool mayOffer(RoleIdx role, bool roleActiveOrOfferedOnAgent) const {
@@ -70,9 +69,10 @@ class HistoryPolicy {
 
   // True when an allocation that started at `startedAt` and failed at `failedAt` counts as a
   // failure (it did not outlive the short-lived threshold).
-  bool isShortLived(RoleIdx role, TimeNanos startedAt, TimeNanos failedAt) const {
-    // failedAt - startedAt <= shortLived, without overflowing on extreme clocks.
-    return failedAt <= saturatingAdd(startedAt, config(role).shortLived);
+  bool isShortLived(RoleIdx role, Time startedAt, Time failedAt) const {
+    // Not failedAt - startedAt <= shortLived: the sum saturates, the difference could overflow
+    // on extreme clocks.
+    return failedAt <= startedAt + config(role).shortLived;
   }
 
   bool overFailureThreshold(RoleIdx role, uint32_t failures) const {

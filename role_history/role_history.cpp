@@ -88,7 +88,7 @@ Status RoleHistory::addAgent(AgentIdx agent, std::string_view id) {
   return Status();
 }
 
-Status RoleHistory::removeAgent(AgentIdx agent, TimeNanos now) {
+Status RoleHistory::removeAgent(AgentIdx agent, Time now) {
   if (!boundAgent(agent))
     return Status::failedPrecondition("unknown agent index " + std::to_string(agent));
   Node& node = nodes_[agent];
@@ -208,7 +208,7 @@ Status RoleHistory::onOffered(RoleIdx role, AgentIdx agent) {
   return Status();
 }
 
-Status RoleHistory::onOfferAnswered(RoleIdx role, AgentIdx agent, bool accepted, TimeNanos now) {
+Status RoleHistory::onOfferAnswered(RoleIdx role, AgentIdx agent, bool accepted, Time now) {
   if (Status ok = checkIds(role, agent); !ok.ok()) return ok;
   const EntryIdx e = find(role, agent);
   if (e == kNoEntry || pool_[e].requested == 0) return missing(role, agent, "outstanding offer");
@@ -223,7 +223,7 @@ Status RoleHistory::onOfferAnswered(RoleIdx role, AgentIdx agent, bool accepted,
   return Status();
 }
 
-Status RoleHistory::onStarted(RoleIdx role, AgentIdx agent, TimeNanos now) {
+Status RoleHistory::onStarted(RoleIdx role, AgentIdx agent, Time now) {
   if (Status ok = checkIds(role, agent); !ok.ok()) return ok;
   const EntryIdx e = findOrCreate(role, agent);
   HistoryEntry& x = pool_[e];
@@ -257,7 +257,7 @@ Status RoleHistory::onReleasing(RoleIdx role, AgentIdx agent) {
   return Status();
 }
 
-Status RoleHistory::endNormally(RoleIdx role, AgentIdx agent, TimeNanos now, bool asked,
+Status RoleHistory::endNormally(RoleIdx role, AgentIdx agent, Time now, bool asked,
                                 const char* what) {
   if (Status ok = checkIds(role, agent); !ok.ok()) return ok;
   const EntryIdx e = find(role, agent);
@@ -273,15 +273,15 @@ Status RoleHistory::endNormally(RoleIdx role, AgentIdx agent, TimeNanos now, boo
   return Status();
 }
 
-Status RoleHistory::onReleased(RoleIdx role, AgentIdx agent, TimeNanos now) {
+Status RoleHistory::onReleased(RoleIdx role, AgentIdx agent, Time now) {
   return endNormally(role, agent, now, /*asked=*/true, "allocation to release");
 }
 
-Status RoleHistory::onPreempted(RoleIdx role, AgentIdx agent, TimeNanos now) {
+Status RoleHistory::onPreempted(RoleIdx role, AgentIdx agent, Time now) {
   return endNormally(role, agent, now, /*asked=*/false, "allocation to pre-empt");
 }
 
-Status RoleHistory::onFailed(RoleIdx role, AgentIdx agent, TimeNanos now, TimeNanos startedAt) {
+Status RoleHistory::onFailed(RoleIdx role, AgentIdx agent, Time now, Time startedAt) {
   if (!policy_.isShortLived(role, startedAt, now)) {
     return endNormally(role, agent, now, /*asked=*/false, "allocation to fail");
   }
@@ -305,9 +305,9 @@ Status RoleHistory::onFailed(RoleIdx role, AgentIdx agent, TimeNanos now, TimeNa
 
 // ---- Failure reset -----------------------------------------------------------------------
 
-bool RoleHistory::tick(TimeNanos now) {
+bool RoleHistory::tick(Time now) {
   if (!nextReset_) {
-    nextReset_ = saturatingAdd(now, options_.failureResetInterval);
+    nextReset_ = now + options_.failureResetInterval;
     return false;
   }
   if (now < *nextReset_) return false;
@@ -315,7 +315,7 @@ bool RoleHistory::tick(TimeNanos now) {
   return true;
 }
 
-void RoleHistory::resetFailures(TimeNanos now) {
+void RoleHistory::resetFailures(Time now) {
   // Swap out first: settle() may destroy entries, and destroyed ones never re-enter here.
   std::vector<EntryIdx> failed;
   failed.swap(failed_);
@@ -327,7 +327,7 @@ void RoleHistory::resetFailures(TimeNanos now) {
     x.failures = 0;
     settle(e, before, false);
   }
-  nextReset_ = saturatingAdd(now, options_.failureResetInterval);
+  nextReset_ = now + options_.failureResetInterval;
 }
 
 void RoleHistory::setRoleConfig(RoleIdx role, const HistoryRoleConfig& config) {
@@ -372,13 +372,13 @@ bool RoleHistory::isActiveOrOffered(RoleIdx role, AgentIdx agent) const {
 }
 
 std::optional<PlacementDecision> RoleHistory::placement(RoleIdx role, AgentIdx agent,
-                                                        TimeNanos now) const {
+                                                        Time now) const {
   const EntryIdx e = find(role, agent);
   if (e == kNoEntry || pool_[e].list == ListState::kOut) return std::nullopt;
   return policy_.decide(role, pool_[e].lastUsed, now);
 }
 
-std::optional<AgentClaim> RoleHistory::claim(AgentIdx agent, TimeNanos now) const {
+std::optional<AgentClaim> RoleHistory::claim(AgentIdx agent, Time now) const {
   if (!boundAgent(agent)) return std::nullopt;
   std::optional<AgentClaim> best;
   for (const auto& [role, e] : nodes_[agent].entries) {

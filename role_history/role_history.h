@@ -69,11 +69,11 @@ namespace harvest {
 struct RoleHistoryOptions {
   HistoryRoleConfig defaults;  // Per-role policy for roles without their own config.
   // maybeSave() hands out at most one snapshot per interval.
-  TimeNanos saveInterval = 30 * kNanosPerSecond;
+  Duration saveInterval = Duration::seconds(30);
   // At load, records whose last_used is more than this before the load time are purged.
-  TimeNanos purgeAge = 7 * kNanosPerDay;
+  Duration purgeAge = Duration::days(7);
   // tick() resets all failure counts this often.
-  TimeNanos failureResetInterval = 6 * kNanosPerHour;
+  Duration failureResetInterval = Duration::hours(6);
 };
 
 // An allocation an agent reported after a restart: `count` allocations of `role` on it.
@@ -86,7 +86,7 @@ struct LiveAllocation {
 // Which role an agent with free resources is held for.
 struct AgentClaim {
   RoleIdx role{};
-  TimeNanos freedAt = 0;  // The role's last_used on the agent.
+  Time freedAt;  // The role's last_used on the agent.
   PlacementDecision decision = PlacementDecision::kEscalate;
 };
 
@@ -99,7 +99,7 @@ struct HistoryLoadReport {
   std::string source;
   // Why HistoryStore did not use the primary file (it may have loaded <path>.prev).
   std::string primaryReason;
-  TimeNanos saveTime = 0;
+  Time saveTime;
   size_t recordsLoaded = 0;
   size_t recordsPurged = 0;        // Older than purgeAge at load time.
   size_t recordsDroppedRoles = 0;  // Their role no longer exists.
@@ -123,7 +123,7 @@ class RoleHistory {
   Status addAgent(AgentIdx agent, std::string_view id);
   // The agent disconnected: its allocations are gone (their roles used it until `now`), its
   // history stays dormant under its id, and it is offered to no role.
-  Status removeAgent(AgentIdx agent, TimeNanos now);
+  Status removeAgent(AgentIdx agent, Time now);
 
   // ---- Events ------------------------------------------------------------------------------
   // Every event refuses an unknown role or agent; ending or advancing an allocation that is
@@ -131,30 +131,30 @@ class RoleHistory {
   Status onOffered(RoleIdx role, AgentIdx agent);
   // Accepted: the offer becomes a starting allocation (launched at `now`). Declined or
   // rescinded: the agent goes back to the role's list at its last_used position.
-  Status onOfferAnswered(RoleIdx role, AgentIdx agent, bool accepted, TimeNanos now);
-  Status onStarted(RoleIdx role, AgentIdx agent, TimeNanos now);
+  Status onOfferAnswered(RoleIdx role, AgentIdx agent, bool accepted, Time now);
+  Status onStarted(RoleIdx role, AgentIdx agent, Time now);
   Status onRunning(RoleIdx role, AgentIdx agent);
   Status onReleasing(RoleIdx role, AgentIdx agent);
   // The allocation is gone as asked: last_used = now, and once the role has nothing else on
   // the agent, the agent is the head of the role's list. Ends, in this order of preference,
   // a releasing, an active or a starting allocation.
-  Status onReleased(RoleIdx role, AgentIdx agent, TimeNanos now);
+  Status onReleased(RoleIdx role, AgentIdx agent, Time now);
   // Pre-emption or eviction: the allocator took it back. Not a failure: like a release, but
   // ends an active, then a starting, then a releasing allocation.
-  Status onPreempted(RoleIdx role, AgentIdx agent, TimeNanos now);
+  Status onPreempted(RoleIdx role, AgentIdx agent, Time now);
   // The allocation failed at `now` after starting at `startedAt`. Long-lived (ran longer than
   // the role's shortLived): like a release, the agent goes to the head. Short-lived: counts
   // a failure, last_used is unchanged and the agent goes back to its old position (if it has
   // history and is under the threshold), not to the head. Either way ends an active, then a
   // starting, then a releasing allocation.
-  Status onFailed(RoleIdx role, AgentIdx agent, TimeNanos now, TimeNanos startedAt);
+  Status onFailed(RoleIdx role, AgentIdx agent, Time now, Time startedAt);
 
   // ---- Failure reset -----------------------------------------------------------------------
   // Resets failures when failureResetInterval has passed since the last reset (the first
   // call starts the schedule). True when it reset.
-  bool tick(TimeNanos now);
+  bool tick(Time now);
   // Clears every failure count now and restarts the schedule from `now`.
-  void resetFailures(TimeNanos now);
+  void resetFailures(Time now);
 
   // ---- Queries -----------------------------------------------------------------------------
   // The most recently used available agent of the role (nullopt: none, or unknown role).
@@ -175,10 +175,10 @@ class RoleHistory {
   }
   // The hold decision for offering `agent` to `role`: nullopt when the agent is not
   // preferred for the role (no claim), else the policy's decision from the role's last_used.
-  std::optional<PlacementDecision> placement(RoleIdx role, AgentIdx agent, TimeNanos now) const;
+  std::optional<PlacementDecision> placement(RoleIdx role, AgentIdx agent, Time now) const;
   // The role the agent is held for: among the roles the agent is preferred for, the one that
   // used it last (ties: lowest RoleIdx). O(roles on the agent).
-  std::optional<AgentClaim> claim(AgentIdx agent, TimeNanos now) const;
+  std::optional<AgentClaim> claim(AgentIdx agent, Time now) const;
   uint64_t agentsInHistory(RoleIdx role) const;
   // For inspection and tests: nullptr when the role has no entry on the agent.
   const HistoryEntry* entry(RoleIdx role, AgentIdx agent) const;
@@ -204,11 +204,11 @@ class RoleHistory {
   bool dirty() const { return dirty_; }
   // A snapshot to write when dirty and saveInterval has passed since the last one handed out
   // (or none was); clears dirty. Otherwise nullopt.
-  std::optional<HistorySnapshot> maybeSave(TimeNanos now);
+  std::optional<HistorySnapshot> maybeSave(Time now);
   // The persistent content now: roles, and per agent (connected or dormant) one record per
   // role with history or allocations there. Plain copies, cheap enough for the allocation
   // thread; encode it elsewhere.
-  HistorySnapshot snapshot(TimeNanos now) const;
+  HistorySnapshot snapshot(Time now) const;
   // The write of the last snapshot failed: dirty again, so a later maybeSave() retries.
   void saveFailed() { dirty_ = true; }
 
@@ -219,10 +219,10 @@ class RoleHistory {
   // changed role numbering loses nothing, and records of roles it does not know are dropped
   // and counted. Role and agent registrations and the metric counters are kept. The file
   // must be validated already (decodeHistory does that), so this cannot fail half way.
-  HistoryLoadReport load(const HistorySnapshot& file, TimeNanos now, const RoleLookup& lookup);
+  HistoryLoadReport load(const HistorySnapshot& file, Time now, const RoleLookup& lookup);
   // decodeHistory + load. A file that does not decode leaves the history untouched (empty
   // at start: bootstrap), logs a WARNING with the reason and returns it in the report.
-  HistoryLoadReport loadBytes(std::string_view bytes, TimeNanos now, const RoleLookup& lookup);
+  HistoryLoadReport loadBytes(std::string_view bytes, Time now, const RoleLookup& lookup);
 
   // After a restart: the allocations agents reported. Each (role, agent) mentioned gets
   // active = the sum of its counts (set, not added, so reporting an agent twice is
@@ -246,13 +246,13 @@ class RoleHistory {
   };
   struct DormantRecord {
     RoleIdx role;
-    TimeNanos lastUsed;
+    Time lastUsed;
   };
   // What settle() compares against to keep counters and the dirty flag right.
   struct Before {
     bool persistable;
     uint32_t allocations;
-    TimeNanos lastUsed;
+    Time lastUsed;
   };
   struct StringHash {
     using is_transparent = void;
@@ -279,7 +279,7 @@ class RoleHistory {
   void settle(EntryIdx e, const Before& before, bool toHead);
   // An allocation ended at `now` without counting a failure; the agent goes to the head.
   // `asked`: a release, which ends a releasing allocation first; else an active one first.
-  Status endNormally(RoleIdx role, AgentIdx agent, TimeNanos now, bool asked, const char* what);
+  Status endNormally(RoleIdx role, AgentIdx agent, Time now, bool asked, const char* what);
   HistoryRoleMetrics& mutableMetrics(RoleIdx role);
   void ensureRoleSlot(RoleIdx role);
 
@@ -298,8 +298,8 @@ class RoleHistory {
   // Entries that counted a failure since the last reset (may hold stale indices).
   std::vector<EntryIdx> failed_;
   bool dirty_ = false;
-  std::optional<TimeNanos> lastSave_;
-  std::optional<TimeNanos> nextReset_;
+  std::optional<Time> lastSave_;
+  std::optional<Time> nextReset_;
 };
 
 template <typename Fn>

@@ -24,11 +24,11 @@ struct HistorySnapshot {
     uint32_t agent = 0;  // Index into `agents`.
     uint32_t role = 0;   // A Role::id.
     uint32_t active = 0;
-    TimeNanos lastUsed = 0;
+    Time lastUsed;
     friend bool operator==(const Record&, const Record&) = default;
   };
 
-  TimeNanos saveTime = 0;
+  Time saveTime;
   std::vector<Role> roles;
   std::vector<std::string> agents;  // Agent ids (hostnames), each once.
   // Grouped by agent: all records of one agent are adjacent.

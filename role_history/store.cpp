@@ -36,7 +36,7 @@ Candidate read(const std::string& path) {
 
 }  // namespace
 
-HistoryLoadReport HistoryStore::load(RoleHistory& history, TimeNanos now,
+HistoryLoadReport HistoryStore::load(RoleHistory& history, Time now,
                                      const RoleLookup& lookup) const {
   Candidate primary = read(path_);
   if (primary.decoded) {

@@ -32,7 +32,7 @@ class HistoryStore {
   // Blocking I/O: call from a writer thread with encodeHistory(snapshot).
   Status save(std::string_view bytes) const { return writeFileAtomically(path_, bytes); }
 
-  HistoryLoadReport load(RoleHistory& history, TimeNanos now, const RoleLookup& lookup) const;
+  HistoryLoadReport load(RoleHistory& history, Time now, const RoleLookup& lookup) const;
 
  private:
   std::string path_;

@@ -105,10 +105,10 @@ struct Progress {
 };
 
 struct HarnessOptions {
-  std::string modules;                   // Allocator module manifest; empty: built-in.
-  std::string allocator;                 // Module name.
-  uint64_t seed = 0;                     // 0: the scenario's seed.
-  double allocationIntervalSeconds = 0;  // 0: the scenario's.
+  std::string modules;          // Allocator module manifest; empty: built-in.
+  std::string allocator;        // Module name.
+  uint64_t seed = 0;            // 0: the scenario's seed.
+  Duration allocationInterval;  // Zero: the scenario's.
   // Module parameters over the manifest's. With host_affinity=true and no
   // host_affinity_path, the harness keeps the history in a temporary file (removed at the
   // end) so that it survives the scenario's master restarts.

@@ -35,9 +35,13 @@ struct Scenario {
   std::vector<ScenarioEvent> events;
 };
 
-// A scenario's times are seconds; the run's clock counts nanoseconds.
-inline TimeNanos seconds(double s) {
-  return static_cast<TimeNanos>(std::llround(s * kNanosPerSecond));
+// A scenario's spans and times are seconds; its times count from the run's start, the clock's
+// epoch.
+inline Duration seconds(double s) {
+  return Duration::secondsDouble(s);
+}
+inline Time atSeconds(double s) {
+  return Time() + seconds(s);
 }
 
 // `source` is the JSON itself (starts with '{') or a path to it.

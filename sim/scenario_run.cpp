@@ -110,9 +110,9 @@ MasterOptions masterOptionsFor(const v1::Scenario& spec, const HarnessOptions& o
   MasterOptions masterOptions;
   masterOptions.modules = options.modules;
   masterOptions.allocator = options.allocator;
-  masterOptions.allocationInterval =
-      seconds(options.allocationIntervalSeconds > 0 ? options.allocationIntervalSeconds
-                                                    : spec.allocation_interval_seconds());
+  masterOptions.allocationInterval = options.allocationInterval > Duration::zero()
+                                         ? options.allocationInterval
+                                         : seconds(spec.allocation_interval_seconds());
   masterOptions.eventBatchDelay = seconds(spec.event_batch_seconds());
   masterOptions.offerTimeout = seconds(spec.offer_timeout_seconds());
   masterOptions.seed = options.seed != 0 ? options.seed : spec.seed();
@@ -163,7 +163,7 @@ Status ScenarioRun::start() {
   if (Status s = addCluster(); !s.ok()) return s;
   scheduleFrameworks();
   scheduleEvents();
-  loop_.at(0, [this] { sample(); });
+  loop_.at(Time(), [this] { sample(); });
   return Status();
 }
 
@@ -175,8 +175,7 @@ void ScenarioRun::describeRun() {
   report_.run.module = master_->allocatorModule().moduleName();
   report_.run.library = master_->allocatorModule().libraryPath();
   report_.run.parameters = master_->allocatorModule().parameters();
-  report_.run.allocationIntervalSeconds =
-      static_cast<double>(masterOptions_.allocationInterval) / kNanosPerSecond;
+  report_.run.allocationIntervalSeconds = masterOptions_.allocationInterval.secondsDouble();
   report_.run.agents = scenario_.agents.size();
   report_.run.frameworks = scenario_.frameworks.size();
 }
@@ -212,12 +211,12 @@ void ScenarioRun::scheduleFrameworks() {
     frameworks_.push_back(
         std::make_unique<SimFramework>(f, *master_, seed, report_.tasksRetried, report_.locality));
     SimFramework* framework = frameworks_.back().get();
-    loop_.at(seconds(f.spec.start_seconds()), [this, framework] {
+    loop_.at(atSeconds(f.spec.start_seconds()), [this, framework] {
       framework->start();
       startExplaining(*master_, *framework);
     });
     if (f.spec.stop_seconds() >= 0)
-      loop_.at(seconds(f.spec.stop_seconds()), [framework] { framework->stop(); });
+      loop_.at(atSeconds(f.spec.stop_seconds()), [framework] { framework->stop(); });
     for (const std::string& role : f.spec.roles()) roles.insert(role);
   }
   report_.roles.assign(roles.begin(), roles.end());
@@ -225,7 +224,7 @@ void ScenarioRun::scheduleFrameworks() {
 
 void ScenarioRun::scheduleEvents() {
   for (const ScenarioEvent& event : scenario_.events) {
-    loop_.at(seconds(event.spec.at_seconds()), [this, &event] { apply(event); });
+    loop_.at(atSeconds(event.spec.at_seconds()), [this, &event] { apply(event); });
   }
 }
 
@@ -283,7 +282,7 @@ Status ScenarioRun::restart() {
 
 void ScenarioRun::sample() {
   Sample s;
-  s.seconds = static_cast<double>(loop_.now()) / kNanosPerSecond;
+  s.seconds = loop_.now().sinceEpoch().secondsDouble();
   RunningCpus running;
   master_->forEachRunningTask(
       [&](const std::string&, const Resources& resources) { running.add(resources); });
@@ -318,14 +317,14 @@ void ScenarioRun::sample() {
   }
   report_.samples.push_back(std::move(s));
   master_->tickAgents();
-  const TimeNanos sampleEvery = seconds(spec_.sample_interval_seconds());
-  if (loop_.now() + sampleEvery <= seconds(spec_.duration_seconds())) {
+  const Duration sampleEvery = seconds(spec_.sample_interval_seconds());
+  if (loop_.now() + sampleEvery <= atSeconds(spec_.duration_seconds())) {
     loop_.after(sampleEvery, [this] { sample(); });
   }
 }
 
 void ScenarioRun::run() {
-  loop_.runUntil(seconds(spec_.duration_seconds()));
+  loop_.runUntil(atSeconds(spec_.duration_seconds()));
 }
 
 Report ScenarioRun::finish() {

@@ -101,14 +101,14 @@ void SimFramework::offers(const std::vector<Offer>& batch) {
   for (const Offer& offer : batch) offers.push_back(&offer);
   std::stable_partition(offers.begin(), offers.end(),
                         [this](const Offer* offer) { return vacated_.count(offer->agent) > 0; });
-  const TimeNanos delay = seconds(spec_.spec.workload().response_delay_seconds());
+  const Duration delay = seconds(spec_.spec.workload().response_delay_seconds());
   // With a delay, one timer answers the batch: one per offer would all come due at the same
   // time, one after the other with nothing between them, so the answers keep their order.
   std::vector<Answer> answers;
-  if (delay > 0) answers.reserve(offers.size());
+  if (delay > Duration::zero()) answers.reserve(offers.size());
   for (const Offer* offer : offers) {
     Answer answer{std::vector<std::string>(1, offer->id), launchesFor(*offer)};
-    if (delay > 0) {
+    if (delay > Duration::zero()) {
       answers.push_back(std::move(answer));
     } else {
       // At once, before the next offer is carved: an answer may change what is pending
@@ -184,7 +184,7 @@ void SimFramework::countRelaunch(const std::string& predecessorAgent, const std:
   }
 }
 
-TimeNanos SimFramework::durationOf() {
+Duration SimFramework::durationOf() {
   const auto& w = spec_.spec.workload();
   double factor = 1.0;
   if (w.duration_jitter() > 0) {

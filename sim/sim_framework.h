@@ -47,7 +47,7 @@ class SimFramework final : public Scheduler {
 
   struct PendingTask {
     std::string name;
-    TimeNanos duration;
+    Duration duration;
     std::string vacated;  // For a relaunch: the agent its predecessor finished on.
   };
 
@@ -56,7 +56,7 @@ class SimFramework final : public Scheduler {
   std::vector<TaskLaunch> launchesFor(const Offer& offer);
   void respond(const Answer& answer);
   void countRelaunch(const std::string& predecessorAgent, const std::string& agent);
-  TimeNanos durationOf();
+  Duration durationOf();
   void arrive();
 
   const ScenarioFramework& spec_;

@@ -5,7 +5,7 @@
 namespace harvest::sim {
 
 Status addSimulatedAgent(master::Master& master, const std::string& id, const Resources& total,
-                         TimeNanos killGrace) {
+                         Duration killGrace) {
   Result<std::unique_ptr<agent::SimAgent>> agent =
       agent::SimAgent::create(id, total, &master.loop(), nullptr, killGrace);
   if (!agent.ok()) return agent.status();

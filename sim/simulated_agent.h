@@ -14,6 +14,6 @@ namespace harvest::sim {
 // Refused as adoptAgent refuses (an id already registered, marked gone, down for maintenance)
 // or when `total` cannot make an agent.
 Status addSimulatedAgent(master::Master& master, const std::string& id, const Resources& total,
-                         TimeNanos killGrace = 2 * kNanosPerSecond);
+                         Duration killGrace = Duration::seconds(2));
 
 }  // namespace harvest::sim

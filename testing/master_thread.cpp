@@ -6,8 +6,8 @@ namespace harvest::testkit {
 
 MasterOptions fastOptions() {
   MasterOptions options;
-  options.allocationInterval = 50 * kNanosPerMilli;
-  options.eventBatchDelay = 5 * kNanosPerMilli;
+  options.allocationInterval = Duration::milliseconds(50);
+  options.eventBatchDelay = Duration::milliseconds(5);
   return options;
 }
 

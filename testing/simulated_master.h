@@ -34,7 +34,7 @@ class SimulatedMasterTest : public ::testing::Test {
   void start(const master::MasterOptions& options);
 
   // Runs the next allocation cycle (they come every second).
-  void cycle() { loop_->runUntil(loop_->now() + kNanosPerSecond); }
+  void cycle() { loop_->runUntil(loop_->now() + Duration::seconds(1)); }
 
   std::string subscribe(RecordingScheduler* scheduler, const std::string& role,
                         bool revocable = false);

@@ -94,7 +94,7 @@
   CALL(Resume, resume, void, resume, (), ())                                                      \
   CALL(PlacementEvent, placement_event, Status, placementEvent,                                   \
        (const std::string& agent, const std::string& role, PlacementEvent event,                  \
-        TimeNanos startedAt),                                                                     \
+        Time startedAt),                                                                     \
        (agent, role, event, startedAt))                                                           \
   CALL(Allocate, allocate, void, allocate, (), ())                                                \
   OVERLOAD(Allocate, allocate, void, allocate, (const std::set<std::string>& agents), (agents))   \

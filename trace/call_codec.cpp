@@ -327,20 +327,20 @@ Decoded<> decodeResume(const proto::Nothing& /*in*/) {
 }
 
 void encodePlacementEvent(proto::Placement* out, const std::string& agent, const std::string& role,
-                          PlacementEvent event, TimeNanos startedAt) {
+                          PlacementEvent event, Time startedAt) {
   out->set_agent(agent);
   out->set_role(role);
   out->set_event(static_cast<uint32_t>(event));
-  out->set_started_at(startedAt);
+  out->set_started_at(startedAt.nanos());
 }
 
-Decoded<std::string, std::string, PlacementEvent, TimeNanos> decodePlacementEvent(
+Decoded<std::string, std::string, PlacementEvent, Time> decodePlacementEvent(
     const proto::Placement& in) {
   if (in.event() > static_cast<uint32_t>(PlacementEvent::kTaskRecovered)) {
     return Status::corruption("unknown placement event " + std::to_string(in.event()));
   }
   return std::tuple(in.agent(), in.role(), static_cast<PlacementEvent>(in.event()),
-                    TimeNanos{in.started_at()});
+                    Time::fromNanos(in.started_at()));
 }
 
 void encodeAllocate(proto::Allocate* /*out*/) {}

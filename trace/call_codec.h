@@ -122,8 +122,8 @@ void encodeResume(proto::Nothing* out);
 Decoded<> decodeResume(const proto::Nothing& in);
 
 void encodePlacementEvent(proto::Placement* out, const std::string& agent, const std::string& role,
-                          PlacementEvent event, TimeNanos startedAt);
-Decoded<std::string, std::string, PlacementEvent, TimeNanos> decodePlacementEvent(
+                          PlacementEvent event, Time startedAt);
+Decoded<std::string, std::string, PlacementEvent, Time> decodePlacementEvent(
     const proto::Placement& in);
 
 // allocate() and allocate(agents) share the record; some_agents tells which one was made.

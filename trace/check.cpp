@@ -50,8 +50,8 @@ Result<CheckResult> checkTrace(TraceReader& reader, ReplayTarget target) {
     Result<bool> read = reader.next(&record);
     if (!read.ok()) return read.status();
     if (!*read) break;
-    if (result.records == 0) result.firstTime = record.time();
-    result.lastTime = record.time();
+    if (result.records == 0) result.firstTime = Time::fromNanos(record.time());
+    result.lastTime = Time::fromNanos(record.time());
     ++result.records;
     Result<ReplayedCall> replayed = replayer.replay(record);
     if (!replayed.ok()) {

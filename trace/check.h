@@ -14,10 +14,10 @@
 namespace harvest::trace {
 
 struct CheckResult {
-  uint64_t records = 0;                   // Replayed, up to and including a divergent one.
-  uint64_t callbacks = 0;                 // Offers, rescinds and inverse offers that matched.
-  TimeNanos firstTime = 0, lastTime = 0;  // The trace's clock: what the replay covered.
-  std::vector<double> allocateMillis;     // Wall time of each replayed allocate call.
+  uint64_t records = 0;                // Replayed, up to and including a divergent one.
+  uint64_t callbacks = 0;              // Offers, rescinds and inverse offers that matched.
+  Time firstTime, lastTime;            // The trace's clock: what the replay covered.
+  std::vector<double> allocateMillis;  // Wall time of each replayed allocate call.
   // The first difference, in lines for people; unset when the replay matched throughout.
   std::optional<std::string> divergence;
 };

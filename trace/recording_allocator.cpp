@@ -38,12 +38,12 @@ Status RecordingAllocator::record(Describe&& describe, Call&& call) {
     }
     return call();
   }
-  callTime_ = clock_ ? clock_() : 0;
+  callTime_ = clock_ ? clock_() : Time();
   inCall_ = true;
   const bool recordThis = recording();
   if (recordThis) {
     current_.Clear();
-    current_.set_time(callTime_);
+    current_.set_time(callTime_.nanos());
     describe(current_);
   }
   Status status = call();

@@ -54,8 +54,8 @@ class RecordingAllocator final : public Allocator {
   bool recording() const;
 
   // Declared before `allocator_`, which may read the clock while it is destroyed.
-  std::function<TimeNanos()> clock_;
-  TimeNanos callTime_ = 0;
+  std::function<Time()> clock_;
+  Time callTime_;
   bool inCall_ = false;
   bool stopped_ = false;
   Record current_;

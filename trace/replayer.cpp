@@ -54,7 +54,7 @@ Replayer::Replayer(ReplayTarget target)
 }
 
 Result<ReplayedCall> Replayer::replay(const Record& record) {
-  now_ = record.time();
+  now_ = Time::fromNanos(record.time());
   ReplayedCall out;
   callbacks_ = &out.callbacks;
   out.isAllocate = record.has_allocate();
@@ -123,7 +123,7 @@ std::string describeCall(const Record& record) {
       Record::descriptor()->FindFieldByNumber(static_cast<int>(record.call_case()));
   char time[48];
   std::snprintf(time, sizeof(time), " at %.3f s",
-                static_cast<double>(record.time()) / kNanosPerSecond);
+                Time::fromNanos(record.time()).sinceEpoch().secondsDouble());
   return (field != nullptr ? field->name() : std::string("unknown call")) + time;
 }
 

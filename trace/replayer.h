@@ -60,7 +60,7 @@ class Replayer {
   Allocator& allocator_;
   AllocatorOptions options_;
   const std::map<std::string, double> weights_;
-  TimeNanos now_ = 0;
+  Time now_;
   // Where the callbacks of the call being replayed go.
   std::vector<v1::trace::Callback>* callbacks_ = nullptr;
 };

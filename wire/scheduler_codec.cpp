@@ -337,8 +337,8 @@ std::string encodeEvent(const v1::scheduler::Event& event, Format format) {
   return encoded;
 }
 
-Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
-  using Out = Result<std::optional<int64_t>>;
+Result<std::optional<Duration>> taskDuration(const v1::TaskInfo& task) {
+  using Out = Result<std::optional<Duration>>;
   const std::string where = "task " + quotedForError(task.task_id().value()) + ": label '" +
                             std::string(kDurationLabel) + "'";
   const std::string* text = nullptr;
@@ -350,7 +350,7 @@ Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
     }
     text = &label.value();
   }
-  if (text == nullptr) return std::optional<int64_t>();
+  if (text == nullptr) return std::optional<Duration>();
 
   // About 285 years, still well inside int64 nanoseconds after rounding.
   constexpr double kMaxSeconds = 9e9;
@@ -365,7 +365,7 @@ Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task) {
   }
   if (seconds > kMaxSeconds)
     return Out::invalidArgument(where + " is " + quotedForError(*text) + ", too large");
-  return std::optional<int64_t>(std::llround(seconds * 1e9));
+  return std::optional<Duration>(Duration::secondsDouble(seconds));
 }
 
 }  // namespace harvest::wire

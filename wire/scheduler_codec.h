@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/status.h"
+#include "common/time.h"
 #include "protos/scheduler.pb.h"
 
 namespace harvest::wire {
@@ -98,9 +99,9 @@ void appendEvent(const v1::scheduler::Event& event, Format format, std::string* 
 // The label key of TaskInfo.labels that holds a simulated task's running time (mesos.proto).
 inline constexpr std::string_view kDurationLabel = "harvest.duration_seconds";
 
-// The task's simulated running time in nanoseconds, from its kDurationLabel label; nullopt
-// without one (the task runs until killed). Errors for a value that is not a finite,
-// non-negative decimal number of seconds, is too large, or is given twice differently.
-Result<std::optional<int64_t>> taskDurationNanos(const v1::TaskInfo& task);
+// The task's simulated running time, from its kDurationLabel label; nullopt without one (the
+// task runs until killed). Errors for a value that is not a finite, non-negative decimal
+// number of seconds, is too large, or is given twice differently.
+Result<std::optional<Duration>> taskDuration(const v1::TaskInfo& task);
 
 }  // namespace harvest::wire

@@ -67,14 +67,15 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (!options.findMaster && (options.masterHost.empty() || options.masterPort == 0)) {
     return R::invalidArgument("a master host and port are required");
   }
-  if (options.killGrace < 0) return R::invalidArgument("the kill grace cannot be negative");
-  if (options.initialBackoffMs <= 0 || options.maxBackoffMs < options.initialBackoffMs) {
+  if (options.killGrace < Duration::zero()) return R::invalidArgument("the kill grace cannot be negative");
+  if (options.initialBackoff <= Duration::zero() || options.maxBackoff < options.initialBackoff) {
     return R::invalidArgument("backoff needs 0 < initial <= maximum");
   }
-  if (options.callTimeoutMs <= 0) return R::invalidArgument("the call timeout must be positive");
-  if (options.missedHeartbeats < 0)
-    return R::invalidArgument("missedHeartbeats cannot be negative");
-  if (options.tickInterval <= 0) return R::invalidArgument("the tick interval must be positive");
+  if (options.callTimeout <= Duration::zero()) return R::invalidArgument("the call timeout must be positive");
+  if (options.missedHeartbeats < 0) return R::invalidArgument("missedHeartbeats cannot be negative");
+  if (options.tickInterval <= Duration::zero()) {
+    return R::invalidArgument("the tick interval must be positive");
+  }
   if (options.bootId.empty()) options.bootId = randomBootId();
 
   std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
@@ -95,20 +96,20 @@ AgentProcess::AgentProcess(AgentProcessOptions options)
       wallStartNanos_(std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count()),
-      registerBackoffMs_(options_.initialBackoffMs),
-      callBackoffMs_(options_.initialBackoffMs) {}
+      registerBackoffMs_(static_cast<int>(options_.initialBackoff.millis())),
+      callBackoffMs_(static_cast<int>(options_.initialBackoff.millis())) {}
 
 // Members go in reverse order: the SimAgent before the loop its timers live on.
 AgentProcess::~AgentProcess() = default;
 
-TimeNanos AgentProcess::elapsed() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              start_)
-      .count();
+Time AgentProcess::now() const {
+  return Time::fromNanos(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - start_)
+                             .count());
 }
 
 int64_t AgentProcess::nowMs() const {
-  return elapsed() / kNanosPerMilli;
+  return now().sinceEpoch().millis();
 }
 
 http::Headers AgentProcess::requestHeaders() const {
@@ -121,7 +122,8 @@ http::Headers AgentProcess::requestHeaders() const {
 
 int AgentProcess::nextBackoff(int* backoffMs) const {
   int delay = *backoffMs;
-  *backoffMs = static_cast<int>(std::min<int64_t>(options_.maxBackoffMs, int64_t{*backoffMs} * 2));
+  *backoffMs =
+      static_cast<int>(std::min<int64_t>(options_.maxBackoff.millis(), int64_t{*backoffMs} * 2));
   return delay;
 }
 
@@ -135,15 +137,15 @@ void AgentProcess::scheduleTick() {
 // Far enough for "forever", near enough that deadlines never overflow.
 constexpr int64_t kForeverMs = int64_t{1} << 50;
 
-void AgentProcess::runFor(int64_t durationMs) {
-  const int64_t deadline = nowMs() + std::clamp<int64_t>(durationMs, 0, kForeverMs);
+void AgentProcess::runFor(Duration duration) {
+  const int64_t deadline = nowMs() + std::clamp<int64_t>(duration.millis(), 0, kForeverMs);
   for (int64_t now = nowMs(); !stopped_.load() && now < deadline; now = nowMs()) {
     step(deadline - now);
   }
 }
 
-bool AgentProcess::runUntil(const std::function<bool()>& done, int64_t timeoutMs) {
-  const int64_t deadline = nowMs() + std::clamp<int64_t>(timeoutMs, 0, kForeverMs);
+bool AgentProcess::runUntil(const std::function<bool()>& done, Duration timeout) {
+  const int64_t deadline = nowMs() + std::clamp<int64_t>(timeout.millis(), 0, kForeverMs);
   if (done()) return true;
   for (int64_t now = nowMs(); !stopped_.load() && now < deadline; now = nowMs()) {
     step(deadline - now);
@@ -164,8 +166,8 @@ void AgentProcess::step(int64_t maxWaitMs) {
   advanceClock();
   if (stream_) {
     const int64_t later = nowMs();
-    if (!registered_ && later - streamOpenedMs_ > options_.callTimeoutMs) {
-      loseStream("no REGISTERED within " + std::to_string(options_.callTimeoutMs) + " ms");
+    if (!registered_ && later - streamOpenedMs_ > options_.callTimeout.millis()) {
+      loseStream("no REGISTERED within " + std::to_string(options_.callTimeout.millis()) + " ms");
     } else if (registered_ && heartbeatIntervalMs_ > 0 && options_.missedHeartbeats > 0 &&
                later - lastEventMs_ > heartbeatIntervalMs_ * options_.missedHeartbeats) {
       loseStream("the master has been silent for " + std::to_string(later - lastEventMs_) +
@@ -176,7 +178,7 @@ void AgentProcess::step(int64_t maxWaitMs) {
 }
 
 void AgentProcess::advanceClock() {
-  loop_.runUntil(elapsed());
+  loop_.runUntil(now());
 }
 
 void AgentProcess::enqueue(v1::AgentCall call) {
@@ -190,7 +192,7 @@ void AgentProcess::enqueue(v1::AgentCall call) {
 void AgentProcess::statusUpdate(const TaskStatus& status) {
   TaskStatus sent = status;
   // The SimAgent's clock starts at 0 with this process; the master gets Unix time.
-  sent.time = wallStartNanos_ + status.time;
+  sent.time = status.time + Duration::nanoseconds(wallStartNanos_);
   enqueue(
       statusCall(options_.agentId, 0, sent, agent_->holdsExecutor(status.framework, status.task)));
 }
@@ -255,7 +257,7 @@ void AgentProcess::maybeRegister() {
     options_.masterHost = leader->host;
     options_.masterPort = leader->port;
     calls_.reset();  // Calls follow the registration to the new master.
-    registerBackoffMs_ = options_.initialBackoffMs;
+    registerBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
   }
   const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
   auto fail = [&](const std::string& why) {
@@ -266,12 +268,12 @@ void AgentProcess::maybeRegister() {
   };
 
   if (options_.findMaster && !leader) return fail("no master leads in ZooKeeper");
-  Result<http::Connection> connection =
-      http::Connection::connect(options_.masterHost, options_.masterPort, options_.callTimeoutMs);
+  Result<http::Connection> connection = http::Connection::connect(
+      options_.masterHost, options_.masterPort, static_cast<int>(options_.callTimeout.millis()));
   if (!connection.ok()) return fail(connection.message());
-  Result<http::StreamReader> reader =
-      http::StreamReader::open(std::move(connection).value(), "POST", kRegisterPath,
-                               requestHeaders(), call.SerializeAsString(), options_.callTimeoutMs);
+  Result<http::StreamReader> reader = http::StreamReader::open(
+      std::move(connection).value(), "POST", kRegisterPath, requestHeaders(),
+      call.SerializeAsString(), static_cast<int>(options_.callTimeout.millis()));
   if (!reader.ok()) return fail(reader.message());
   const http::ClientResponse& head = reader->head();
   if (head.status != 200) {
@@ -294,8 +296,8 @@ void AgentProcess::loseStream(const std::string& why) {
   decoder_ = http::RecordDecoder();
   // A registration that lasted is followed by a prompt retry; one the master keeps ending
   // at once (say it refuses the agent after REGISTERED) by ever longer waits.
-  if (registered_ && nowMs() - registeredMs_ >= options_.maxBackoffMs) {
-    registerBackoffMs_ = options_.initialBackoffMs;
+  if (registered_ && nowMs() - registeredMs_ >= options_.maxBackoff.millis()) {
+    registerBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
   }
   registered_ = false;
   ++stats_.streamsLost;
@@ -383,7 +385,7 @@ void AgentProcess::handleRegistered(const v1::AgentEvent& event) {
       call.set_registration_id(registrationId_);
     }
   }
-  callBackoffMs_ = options_.initialBackoffMs;
+  callBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
   nextCallMs_ = nowMs();
   LOG(INFO) << "registered with master '" << masterId_ << "'; " << outbox_.size()
             << " calls to send";
@@ -439,14 +441,15 @@ void AgentProcess::sendCalls() {
                    << "; retrying in " << delay << " ms";
     };
     if (!calls_) {
-      Result<http::Connection> connection = http::Connection::connect(
-          options_.masterHost, options_.masterPort, options_.callTimeoutMs);
+      Result<http::Connection> connection =
+          http::Connection::connect(options_.masterHost, options_.masterPort,
+                                    static_cast<int>(options_.callTimeout.millis()));
       if (!connection.ok()) return retryLater(connection.message());
       calls_.emplace(std::move(connection).value());
     }
     Result<http::ClientResponse> response =
         calls_->request("POST", kCallPath, requestHeaders(), outbox_.front().SerializeAsString(),
-                        options_.callTimeoutMs);
+                        static_cast<int>(options_.callTimeout.millis()));
     if (!response.ok()) {
       calls_.reset();
       return retryLater(response.message());
@@ -455,7 +458,7 @@ void AgentProcess::sendCalls() {
     if (status >= 200 && status < 300) {
       VLOG(1) << "sent " << describe(outbox_.front());
       ++stats_.callsAcknowledged;
-      callBackoffMs_ = options_.initialBackoffMs;
+      callBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
       sent(outbox_.front());
       continue;
     }

@@ -71,16 +71,16 @@ struct AgentProcessOptions {
   std::string hostname;  // Registered in AgentInfo; empty: the agent id.
   Resources total;       // Required, not empty.
   Resources estimate;    // Usage slack the master may lend as throttleable revocable.
-  TimeNanos killGrace = 2 * kNanosPerSecond;
+  Duration killGrace = Duration::seconds(2);
   // Retry delays for registrations and calls: the first, doubled after every failure up to
   // the maximum, back to the first after a success.
-  int initialBackoffMs = 100;
-  int maxBackoffMs = 2000;
+  Duration initialBackoff = Duration::milliseconds(100);
+  Duration maxBackoff = Duration::milliseconds(2000);
   // One call's round trip, a connect, or waiting for a stream's head and its REGISTERED.
-  int callTimeoutMs = 2000;
+  Duration callTimeout = Duration::milliseconds(2000);
   // The stream is given up after this many heartbeat intervals without an event (0: never).
   int missedHeartbeats = 3;
-  TimeNanos tickInterval = kNanosPerSecond;  // SimAgent::tick(): ledger wait timeouts.
+  Duration tickInterval = Duration::seconds(1);  // SimAgent::tick(): ledger wait timeouts.
   // Identifies this process start to the master; empty: a random one.
   std::string bootId;
 };
@@ -104,12 +104,12 @@ class AgentProcess final : public AgentReports {
   AgentProcess(const AgentProcess&) = delete;
   AgentProcess& operator=(const AgentProcess&) = delete;
 
-  // Runs loop iterations until `durationMs` has passed or stop() is called. Durations are
-  // capped at 2^50 ms (35,000 years), so INT64_MAX means "until stopped".
-  void runFor(int64_t durationMs);
-  // Runs until `done()` holds (checked before the first iteration and after each), `timeoutMs`
+  // Runs loop iterations until `duration` has passed or stop() is called. Durations are
+  // capped at 2^50 ms (35,000 years), so Duration::max() means "until stopped".
+  void runFor(Duration duration);
+  // Runs until `done()` holds (checked before the first iteration and after each), `timeout`
   // passes, or stop() is called. Returns done().
-  bool runUntil(const std::function<bool()>& done, int64_t timeoutMs);
+  bool runUntil(const std::function<bool()>& done, Duration timeout);
   // Makes runFor/runUntil return after the current iteration, now and from then on.
   void stop() { stopped_.store(true); }
 
@@ -120,8 +120,8 @@ class AgentProcess final : public AgentReports {
   // Calls not yet acknowledged, in sending order.
   const std::deque<v1::AgentCall>& outbox() const { return outbox_; }
   const AgentProcessStats& stats() const { return stats_; }
-  // Time since the process started: what the SimAgent's clock reads.
-  TimeNanos elapsed() const;
+  // The SimAgent's clock: time since the process started.
+  Time now() const;
 
   // AgentReports: what the SimAgent learns, queued for the master.
   void statusUpdate(const TaskStatus& status) override;

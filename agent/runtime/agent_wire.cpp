@@ -106,7 +106,7 @@ v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId) 
   *task.mutable_resources() = toProto(message.task.resources, message.role);
   v1::Label& duration = *task.mutable_labels()->add_labels();
   duration.set_key(kDurationLabel);
-  duration.set_value(std::to_string(static_cast<double>(message.task.duration) / kNanosPerSecond));
+  duration.set_value(std::to_string(message.task.duration.secondsDouble()));
   for (const agent::RevocationHint& hint : message.revocations) {
     v1::RunTaskMessage::Revocation& revocation = *run.add_revocations();
     if (!hint.framework.empty()) revocation.mutable_framework_id()->set_value(hint.framework);
@@ -142,7 +142,7 @@ Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event) {
       return Result<RunTask>::invalidArgument("bad " + std::string(kDurationLabel) + " '" + text +
                                               "'");
     }
-    out.task.duration = static_cast<TimeNanos>(std::llround(seconds * kNanosPerSecond));
+    out.task.duration = Duration::secondsDouble(seconds);
   }
   for (const v1::RunTaskMessage::Revocation& revocation : run.revocations()) {
     Result<Resources> hinted = fromProto(revocation.revocable_resources());
@@ -174,7 +174,7 @@ v1::AgentCall statusCall(const std::string& agentId, uint64_t sequence, const Ta
   if (!status.reason.empty()) s.set_reason(status.reason);
   if (!status.message.empty()) s.set_message(status.message);
   s.set_holds_resources(holdsResources);
-  s.set_time_nanos(status.time);
+  s.set_time_nanos(status.time.nanos());
   return call;
 }
 
@@ -190,7 +190,7 @@ Result<TaskStatus> statusFromCall(const v1::AgentCall& call) {
   status.state = taskStateFromProto(s.state());
   status.reason = s.reason();
   status.message = s.message();
-  status.time = s.time_nanos();
+  status.time = Time::fromNanos(s.time_nanos());
   if (status.task.empty() || status.framework.empty()) {
     return Result<TaskStatus>::invalidArgument("STATUS needs framework_id and task_id");
   }

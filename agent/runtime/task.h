@@ -37,7 +37,7 @@ struct TaskStatus {
   TaskState state = TaskState::kStaging;
   std::string reason;  // Mesos-style reason name, e.g. "REASON_INVALID_OFFERS".
   std::string message;
-  TimeNanos time = 0;
+  Time time;
 };
 
 // One task of a LAUNCH operation. `duration` is the simulated workload: the agent runs the
@@ -45,7 +45,7 @@ struct TaskStatus {
 struct TaskLaunch {
   std::string task;
   Resources resources;
-  TimeNanos duration = 0;
+  Duration duration;
 };
 
 }  // namespace harvest::agent

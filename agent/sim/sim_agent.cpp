@@ -24,13 +24,13 @@ const char* reasonName(agent::LostReason reason) {
 
 Result<std::unique_ptr<SimAgent>> SimAgent::create(std::string id, const Resources& total,
                                                    EventLoop* loop, AgentReports* reports,
-                                                   TimeNanos killGrace) {
+                                                   Duration killGrace) {
   return create(ledgerAgentInfo(id), total, loop, reports, killGrace);
 }
 
 Result<std::unique_ptr<SimAgent>> SimAgent::create(v1::AgentInfo info, const Resources& total,
                                                    EventLoop* loop, AgentReports* reports,
-                                                   TimeNanos killGrace) {
+                                                   Duration killGrace) {
   if (info.id().value().empty()) {
     return Result<std::unique_ptr<SimAgent>>::invalidArgument("a simulated agent needs an id");
   }
@@ -46,7 +46,7 @@ Result<std::unique_ptr<SimAgent>> SimAgent::create(v1::AgentInfo info, const Res
 }
 
 SimAgent::SimAgent(v1::AgentInfo info, agent::AgentLedger ledger, EventLoop* loop,
-                   AgentReports* reports, TimeNanos killGrace)
+                   AgentReports* reports, Duration killGrace)
     : info_(std::move(info)),
       ledger_(std::move(ledger)),
       loop_(loop),
@@ -90,7 +90,7 @@ void SimAgent::runTask(const RunTask& message) {
 void SimAgent::started(const std::string& framework, const std::string& task) {
   report(framework, task, TaskState::kRunning, "", "");
   auto duration = durations_.find({framework, task});
-  if (duration == durations_.end() || duration->second <= 0) return;
+  if (duration == durations_.end() || duration->second <= Duration::zero()) return;
   loop_->after(duration->second, [this, framework, task] {
     // Only if it still runs: it may have been killed or evicted meanwhile.
     const agent::Executor* executor = ledger_.findExecutor(framework, task);

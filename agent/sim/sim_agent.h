@@ -26,10 +26,10 @@ class SimAgent final : public AgentLink {
   // With ledgerAgentInfo(id).
   static Result<std::unique_ptr<SimAgent>> create(std::string id, const Resources& total,
                                                   EventLoop* loop, AgentReports* reports,
-                                                  TimeNanos killGrace);
+                                                  Duration killGrace);
   static Result<std::unique_ptr<SimAgent>> create(v1::AgentInfo info, const Resources& total,
                                                   EventLoop* loop, AgentReports* reports,
-                                                  TimeNanos killGrace);
+                                                  Duration killGrace);
   const std::string& id() const override { return info_.id().value(); }
   const v1::AgentInfo& info() const override { return info_; }
   const agent::AgentLedger& ledger() const { return ledger_; }
@@ -52,7 +52,7 @@ class SimAgent final : public AgentLink {
 
  private:
   SimAgent(v1::AgentInfo info, agent::AgentLedger ledger, EventLoop* loop, AgentReports* reports,
-           TimeNanos killGrace);
+           Duration killGrace);
   void apply(const agent::Effects& effects);
   void started(const std::string& framework, const std::string& task);
   void finish(const std::string& framework, const std::string& task, TaskState state,
@@ -64,9 +64,9 @@ class SimAgent final : public AgentLink {
   agent::AgentLedger ledger_;
   EventLoop* loop_;
   AgentReports* reports_;
-  TimeNanos killGrace_;
+  Duration killGrace_;
   bool alive_ = true;
-  std::map<std::pair<std::string, std::string>, TimeNanos> durations_;  // Of launched tasks.
+  std::map<std::pair<std::string, std::string>, Duration> durations_;  // Of launched tasks.
 };
 
 }  // namespace harvest::agent

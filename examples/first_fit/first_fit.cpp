@@ -25,6 +25,7 @@ namespace first_fit {
 
 using harvest::AllocatorCallbacks;
 using harvest::AllocatorOptions;
+using harvest::Duration;
 using harvest::OfferedResource;
 using harvest::OfferedResources;
 using harvest::PoolId;
@@ -33,7 +34,7 @@ using harvest::ResourceKey;
 using harvest::Resources;
 using harvest::ResourcesByRole;
 using harvest::Status;
-using harvest::TimeNanos;
+using harvest::Time;
 
 class FirstFitAllocator final : public harvest::Allocator {
  public:
@@ -179,8 +180,8 @@ class FirstFitAllocator final : public harvest::Allocator {
     if (held->second.empty()) agent->second.allocated.erase(held);
     auto it = frameworks_.find(framework);
     if (filters && filters->refuse_seconds() > 0 && it != frameworks_.end()) {
-      const auto refuse = static_cast<TimeNanos>(filters->refuse_seconds() * 1e9);
-      it->second.refusedUntil[agentId] = harvest::saturatingAdd(clock_(), refuse);
+      it->second.refusedUntil[agentId] =
+          clock_() + Duration::secondsDouble(filters->refuse_seconds());
     }
     return Status();
   }
@@ -221,7 +222,7 @@ class FirstFitAllocator final : public harvest::Allocator {
   void allocate(const std::set<std::string>& only) override {
     if (paused_ || static_cast<int>(agents_.size()) < expectedAgents_) return;
     expectedAgents_ = 0;
-    const TimeNanos now = clock_();
+    const Time now = clock_();
     std::map<std::string, OfferedResources> offers;
     for (const std::string& agentId : agentOrder_) {
       if (!only.count(agentId)) continue;
@@ -268,7 +269,7 @@ class FirstFitAllocator final : public harvest::Allocator {
     std::set<std::string> roles;
     std::set<std::string> suppressed;
     bool active = false;
-    std::map<std::string, TimeNanos> refusedUntil;  // Agent -> end of its decline filter.
+    std::map<std::string, Time> refusedUntil;  // Agent -> end of its decline filter.
   };
   struct Agent {
     Resources total;
@@ -288,7 +289,7 @@ class FirstFitAllocator final : public harvest::Allocator {
 
   // The framework's first role that may take the pool now, or "" if none.
   static std::string usableRole(const Framework& framework, const std::string& agent,
-                                const std::string& owner, bool reserved, TimeNanos now) {
+                                const std::string& owner, bool reserved, Time now) {
     if (!framework.active) return "";
     auto refused = framework.refusedUntil.find(agent);
     if (refused != framework.refusedUntil.end() && now < refused->second) return "";
@@ -321,7 +322,7 @@ class FirstFitAllocator final : public harvest::Allocator {
     return Status::failedPrecondition("unknown agent " + id);
   }
 
-  std::function<TimeNanos()> clock_;
+  std::function<Time()> clock_;
   AllocatorCallbacks callbacks_;
   std::map<std::string, Framework> frameworks_;
   std::vector<std::string> order_;  // Frameworks in subscription order: "first" in first fit.

@@ -47,9 +47,9 @@ std::unique_ptr<ha::ZooKeeperSession> connectRetrying(const ElectionOptions& ele
     if (session.ok()) return std::move(session).value();
     std::fprintf(stderr, "harvest-master: cannot reach ZooKeeper for %s: %s; retrying in %lld ms\n",
                  election.url.toString().c_str(), session.message().c_str(),
-                 static_cast<long long>(election.retryInterval.count()));
+                 static_cast<long long>(election.retryInterval.millis()));
     LOG(ERROR) << "Cannot reach ZooKeeper: " << session.message();
-    std::this_thread::sleep_for(election.retryInterval);
+    std::this_thread::sleep_for(election.retryInterval.chrono());
   }
   return nullptr;
 }

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 
 #include "ha/zookeeper_url.h"
 #include "master/network/network_master.h"
@@ -20,9 +19,9 @@ namespace harvest::master {
 struct ElectionOptions {
   ha::ZooKeeperUrl url;
   // How long ZooKeeper keeps our candidacy without hearing from us (Mesos's --zk_session_timeout).
-  std::chrono::milliseconds sessionTimeout{10000};
+  Duration sessionTimeout = Duration::seconds(10);
   // Between attempts to reach ZooKeeper at start.
-  std::chrono::milliseconds retryInterval{1000};
+  Duration retryInterval = Duration::seconds(1);
 };
 
 // The exit status of a master that stopped leading or lost its candidacy.

@@ -83,7 +83,7 @@ void NetworkMaster::agentRegister(const http::Request& request, http::Responder&
   v1::AgentEvent registered;
   registered.set_type(v1::AgentEvent::REGISTERED);
   registered.set_master_id(runId_);
-  registered.set_heartbeat_interval_seconds(options_.agentHeartbeatSeconds);
+  registered.set_heartbeat_interval_seconds(options_.agentHeartbeat.secondsDouble());
   registered.set_registration_id(raw->registrationId());
   stream->send(http::encodeRecord(registered.SerializeAsString()));
   if (!estimate.empty()) {

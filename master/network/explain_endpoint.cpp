@@ -84,12 +84,12 @@ Result<std::map<std::string, std::string>> parseQuery(std::string_view query) {
   return params;
 }
 
-std::string decisionJson(const AgentDecision& d, TimeNanos now) {
+std::string decisionJson(const AgentDecision& d, Time now) {
   std::string out = "{\"agent_id\":" + jsonString(d.agent) + ",\"reason\":" + jsonString(d.reason) +
                     ",\"cycle\":" + std::to_string(d.cycle);
   if (d.until) {
-    out += ",\"until_ns\":" + std::to_string(*d.until) +
-           ",\"remaining_seconds\":" + mesosNumber(static_cast<double>(*d.until - now) / 1e9);
+    out += ",\"until_ns\":" + std::to_string(d.until->nanos()) + ",\"remaining_seconds\":" +
+           mesosNumber(static_cast<double>((*d.until - now).nanos()) / 1e9);
   }
   if (!d.role.empty()) out += ",\"role\":" + jsonString(d.role);
   if (!d.kind.empty()) out += ",\"kind\":" + jsonString(d.kind);
@@ -125,7 +125,7 @@ std::optional<http::Response> NetworkMaster::explainDecisions(const std::string&
     // Cycles run every allocation interval, so the next one has recorded by then; the timer
     // answers anyway should none run (the allocator paused, say), a little after.
     if (heldExplanations_.empty()) {
-      loop_.after(allocationInterval_ + allocationInterval_ / 2 + kNanosPerMilli,
+      loop_.after(allocationInterval_ + allocationInterval_ / 2 + Duration::milliseconds(1),
                   [this] { answerHeldExplanations(); });
     }
     heldExplanations_.push_back({query, *hold});
@@ -143,7 +143,7 @@ std::optional<http::Response> NetworkMaster::explainDecisions(const std::string&
   }
   return http::Response::json(200, "{\"framework_id\":" + jsonString(framework->second) +
                                        ",\"recording\":" + (answer->recording ? "true" : "false") +
-                                       ",\"now_ns\":" + std::to_string(answer->now) +
+                                       ",\"now_ns\":" + std::to_string(answer->now.nanos()) +
                                        ",\"reasons\":{" + reasons + "},\"agents\":[" + agents +
                                        "]}");
 }

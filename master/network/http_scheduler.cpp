@@ -65,7 +65,7 @@ void HttpScheduler::subscribed(const std::string& framework) {
   v1::scheduler::Event event;
   event.set_type(v1::scheduler::Event::SUBSCRIBED);
   event.mutable_subscribed()->mutable_framework_id()->set_value(framework);
-  event.mutable_subscribed()->set_heartbeat_interval_seconds(context_->heartbeatSeconds);
+  event.mutable_subscribed()->set_heartbeat_interval_seconds(context_->heartbeat.secondsDouble());
   *event.mutable_subscribed()->mutable_master_info() = context_->masterInfo;
   send(event);
 }
@@ -119,7 +119,7 @@ v1::TaskStatus toProtoStatus(const TaskStatus& status, double unixEpochOffset) {
     }
   }
   if (!message.empty()) out.set_message(message);
-  out.set_timestamp(unixEpochOffset + static_cast<double>(status.time) / 1e9);
+  out.set_timestamp(unixEpochOffset + static_cast<double>(status.time.nanos()) / 1e9);
   out.set_source(status.reason == "REASON_INVALID_OFFERS" ||
                          status.reason == "REASON_TASK_INVALID" ||
                          status.reason == "REASON_RECONCILIATION"

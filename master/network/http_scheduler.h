@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/time.h"
 #include "master/scheduler_api.h"
 #include "net/http_server.h"
 #include "protos/scheduler.pb.h"
@@ -25,7 +26,7 @@ using wire::HttpStatus;
 using wire::mediaType;
 using wire::requestFormat;
 using wire::responseFormat;
-using wire::taskDurationNanos;
+using wire::taskDuration;
 
 // The agent port a Mesos agent listens on by default. Harvest agents call the master and
 // listen nowhere, so an offer's `url` names this port, as Mesos clients expect one.
@@ -35,7 +36,7 @@ inline constexpr int kAgentPort = 5051;
 // master's clock into Unix time, and where each agent is.
 struct SchedulerContext {
   v1::MasterInfo masterInfo;
-  double heartbeatSeconds = 15;
+  Duration heartbeat = Duration::seconds(15);
   // Unix time (seconds) of the master clock's zero: event timestamps are Unix time, as Mesos's.
   double unixEpochOffset = 0;
   // The IP an agent registered from, or "" when the master does not know one.

@@ -145,7 +145,7 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
   server.maxRequestBytes = network.maxRequestBytes;
   server.maxConnections = network.maxConnections;
   server.maxConnectionsPerPeer = network.maxConnectionsPerPeer;
-  server.headTimeoutMs = network.requestHeadTimeoutMs;
+  server.headTimeout = network.requestHeadTimeout;
   server.maxStreamBufferBytes = network.maxStreamBufferBytes;
   if (network.tls.enabled) {
     Result<std::shared_ptr<const http::TlsContext>> tls =
@@ -167,10 +167,10 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
   }
   SchedulerContext& context = self->context_;
   context.masterInfo = masterInfoOf(self->runId_, network.address, self->port());
-  context.heartbeatSeconds = network.heartbeatSeconds;
+  context.heartbeat = network.heartbeat;
   const double unixNow =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  context.unixEpochOffset = unixNow - static_cast<double>(self->realNow()) / 1e9;
+  context.unixEpochOffset = unixNow - self->realNow().sinceEpoch().secondsDouble();
   context.agentIp = [raw](const std::string& agent) {
     auto it = raw->agentIps_.find(agent);
     return it == raw->agentIps_.end() ? std::string() : it->second;
@@ -182,10 +182,10 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
   return self;
 }
 
-TimeNanos NetworkMaster::realNow() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              started_)
-      .count();
+Time NetworkMaster::realNow() const {
+  return Time::fromNanos(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - started_)
+                             .count());
 }
 
 void NetworkMaster::advanceClock() {
@@ -195,10 +195,10 @@ void NetworkMaster::advanceClock() {
 void NetworkMaster::runOnce(int maxWaitMs) {
   int wait = maxWaitMs;
   // During a cycle due timers wait for it; its end wakes the poll.
-  std::optional<TimeNanos> next = mustWait() ? std::nullopt : loop_.nextTimer();
+  std::optional<Time> next = mustWait() ? std::nullopt : loop_.nextTimer();
   if (next) {
-    const TimeNanos until = *next - realNow();
-    wait = static_cast<int>(std::clamp<TimeNanos>(until / 1'000'000, 0, maxWaitMs));
+    const Duration until = *next - realNow();
+    wait = static_cast<int>(std::clamp<int64_t>(until.millis(), 0, maxWaitMs));
   }
   advanceClock();
   server_->poll(wait);
@@ -251,8 +251,8 @@ void NetworkMaster::heartbeats() {
 }
 
 void NetworkMaster::heartbeats(bool agents) {
-  const auto every = [](double seconds) {
-    return std::max<TimeNanos>(static_cast<TimeNanos>(seconds * 1e9), kNanosPerMilli);
+  const auto every = [](Duration interval) {
+    return std::max(interval, Duration::milliseconds(1));
   };
   if (agents) {
     master_->forEachAgent([](const AgentLink& link) {
@@ -260,11 +260,11 @@ void NetworkMaster::heartbeats(bool agents) {
         const_cast<RemoteAgent*>(remote)->heartbeat();
       }
     });
-    loop_.after(every(options_.agentHeartbeatSeconds), [this] { heartbeats(true); });
+    loop_.after(every(options_.agentHeartbeat), [this] { heartbeats(true); });
   } else {
     for (auto& [id, subscription] : subscriptions_) subscription->heartbeat();
     operatorApi_.heartbeat();
-    loop_.after(every(options_.heartbeatSeconds), [this] { heartbeats(false); });
+    loop_.after(every(options_.heartbeat), [this] { heartbeats(false); });
   }
 }
 
@@ -543,11 +543,10 @@ http::Response NetworkMaster::accept(const std::string& framework,
   auto addTask = [&](const v1::TaskInfo& task) -> Status {
     Result<Resources> resources = fromProto(task.resources());
     if (!resources.ok())
-      return Status::invalidArgument("task '" + task.task_id().value() +
-                                     "': " + resources.message());
-    Result<std::optional<int64_t>> duration = taskDurationNanos(task);
+      return Status::invalidArgument("task '" + task.task_id().value() + "': " + resources.message());
+    Result<std::optional<Duration>> duration = taskDuration(task);
     if (!duration.ok()) return duration.status();
-    launches.push_back({task.task_id().value(), *resources, duration->value_or(0)});
+    launches.push_back({task.task_id().value(), *resources, duration->value_or(Duration::zero())});
     return Status();
   };
   for (const v1::Offer::Operation& operation : call.operations()) {

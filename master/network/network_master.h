@@ -64,15 +64,15 @@ struct NetworkOptions {
   uint16_t port = 5050;         // 0: an ephemeral port (tests).
   std::string credentialsPath;  // Empty: no authentication.
   std::string aclsPath;         // Empty: everything allowed.
-  double heartbeatSeconds = 15;
-  double agentHeartbeatSeconds = 5;
+  Duration heartbeat = Duration::seconds(15);
+  Duration agentHeartbeat = Duration::seconds(5);
   size_t maxRequestBytes = 4 * 1024 * 1024;
   size_t maxConnections = 8192;
   // From one IP address; more are answered 503 and closed. 0: no limit.
   size_t maxConnectionsPerPeer = 1024;
   // A request line and header fields must arrive within this long of the request's first
   // byte (of the connection's start, for its first request); otherwise 408. 0: no limit.
-  int requestHeadTimeoutMs = 5000;
+  Duration requestHeadTimeout = Duration::seconds(5);
   // A subscriber that falls this far behind is disconnected (its stream closed).
   size_t maxStreamBufferBytes = 8 * 1024 * 1024;
   // TLS on the one port that serves schedulers, agents and operators (docs/TLS.md). With
@@ -124,8 +124,10 @@ class NetworkMaster {
   NetworkMaster(const NetworkOptions& options);
   // Ends the framework's scheduler stream, if it has one (after a teardown).
   void closeFrameworkStream(const std::string& framework);
-  TimeNanos realNow() const;
-  double unixNow() const { return context_.unixEpochOffset + static_cast<double>(realNow()) / 1e9; }
+  Time realNow() const;
+  double unixNow() const {
+    return context_.unixEpochOffset + realNow().sinceEpoch().secondsDouble();
+  }
   void advanceClock();
   // The table of every endpoint: which method and path, how its caller authenticates, and
   // what answers it.
@@ -225,7 +227,7 @@ class NetworkMaster {
     http::Responder responder;
   };
   std::vector<HeldExplanation> heldExplanations_;
-  TimeNanos allocationInterval_ = 0;
+  Duration allocationInterval_;
   // With allocationThread. The owner side is the master thread's; the worker thread calls
   // into master_ only inside a cycle, while the master thread leaves master_ alone.
   std::unique_ptr<AllocationWorker> worker_;

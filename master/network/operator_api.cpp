@@ -659,7 +659,8 @@ void OperatorApi::subscribe(Format format, http::Responder& responder) {
   Event event;
   event.set_type(Event::SUBSCRIBED);
   *event.mutable_subscribed()->mutable_get_state() = state();
-  event.mutable_subscribed()->set_heartbeat_interval_seconds(network_->options_.heartbeatSeconds);
+  event.mutable_subscribed()->set_heartbeat_interval_seconds(
+      network_->options_.heartbeat.secondsDouble());
   stream->send(http::encodeRecord(encode(event, format)));
   subscribers_.push_back({stream, format});
 }

@@ -145,7 +145,7 @@ std::map<std::string, double> NetworkMaster::metrics(std::set<std::string>* coun
     if (isAllocatorCounter(key)) counted.insert(key);
   }
   Snapshot snapshot{out, counted};
-  snapshot.gauge("master/uptime_secs", static_cast<double>(realNow()) / 1e9);
+  snapshot.gauge("master/uptime_secs", realNow().sinceEpoch().secondsDouble());
   snapshot.gauge("master/elected", 1);  // A single master always leads.
   const Resources agentTotals = addAgentsAndFrameworks(*master_, snapshot);
   addTasksAndResources(*master_, agentTotals, snapshot);

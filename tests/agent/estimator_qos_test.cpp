@@ -38,7 +38,7 @@ class EstimatorQoSTest : public ::testing::Test {
     ASSERT_EQ(outcome->state, LaunchState::kRunning);
   }
 
-  TimeNanos now_ = 0;
+  Time now_;
   std::optional<AgentLedger> ledger_;
 };
 
@@ -83,13 +83,13 @@ TEST_F(EstimatorQoSTest, EstimatorParameters) {
 }
 
 TEST_F(EstimatorQoSTest, QoSKillsYoungestThrottleableUntilBelowThreshold) {
-  now_ = 1;
+  now_ = Time::fromNanos(1);
   launch("t1", "cpus:2", Revocability::kThrottleable);
-  now_ = 2;
+  now_ = Time::fromNanos(2);
   launch("t2", "cpus:2", Revocability::kThrottleable);
-  now_ = 3;
+  now_ = Time::fromNanos(3);
   launch("t3", "cpus:1", Revocability::kThrottleable);
-  now_ = 4;
+  now_ = Time::fromNanos(4);
   launch("rev", "cpus:1", Revocability::kNonThrottleable);
   launch("reg", "cpus:1", Revocability::kRegular);
   auto controller = ThresholdQoSController::create({}).value();

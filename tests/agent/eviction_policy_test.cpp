@@ -19,7 +19,7 @@ Scalar units(double value) {
 
 struct Candidate {
   uint32_t id;
-  TimeNanos started;
+  int64_t started;  // Nanoseconds on the agent clock.
   double cpus;
   double mem = 0;
 };
@@ -28,7 +28,8 @@ EvictionCandidates make(const std::vector<Candidate>& list, double totalCpus = 1
                         double totalMem = 100000) {
   EvictionCandidates out(Quantities{{kCpus, units(totalCpus)}, {kMem, units(totalMem)}});
   for (const Candidate& c : list) {
-    out.add(c.id, c.started, Quantities{{kCpus, units(c.cpus)}, {kMem, units(c.mem)}});
+    out.add(c.id, Time::fromNanos(c.started),
+            Quantities{{kCpus, units(c.cpus)}, {kMem, units(c.mem)}});
   }
   return out;
 }
@@ -114,7 +115,7 @@ TEST(EvictionPolicyTest, MandatoryExecutorsCountTowardTheNeed) {
 TEST(EvictionPolicyTest, ManyExecutorsNeededFallsBackToFullSort) {
   // 40 executors of 1 cpu: needing 20 takes the 20 youngest.
   std::vector<Candidate> list;
-  for (uint32_t i = 0; i < 40; ++i) list.push_back({i, static_cast<TimeNanos>(i), 1});
+  for (uint32_t i = 0; i < 40; ++i) list.push_back({i, static_cast<int64_t>(i), 1});
   const EvictionCandidates c = make(list);
   std::vector<uint32_t> expected;
   for (uint32_t i = 20; i < 40; ++i) expected.push_back(i);
@@ -194,7 +195,7 @@ TEST(EvictionPolicyTest, SingleKindMatchesBruteForce) {
       // Few distinct amounts, like real executor sizes, plus odd ones.
       const double cpus = (rng() % 4 == 0) ? 0.1 * static_cast<double>(1 + rng() % 80)
                                            : static_cast<double>(1u << (rng() % 4));
-      list.push_back({static_cast<uint32_t>(i), static_cast<TimeNanos>(rng() % 20), cpus,
+      list.push_back({static_cast<uint32_t>(i), static_cast<int64_t>(rng() % 20), cpus,
                       static_cast<double>(rng() % 4000)});
     }
     const EvictionCandidates c = make(list, 64, 64000);
@@ -247,7 +248,7 @@ TEST(EvictionPolicyTest, SingleKindMatchesDynamicProgramOnLargeSets) {
       const int half =
           round % 3 == 0 ? 1 + static_cast<int>(rng() % 40) : 1 << static_cast<int>(rng() % 5);
       halves.push_back(half);
-      list.push_back({static_cast<uint32_t>(i), static_cast<TimeNanos>(rng() % 1000), 0.5 * half,
+      list.push_back({static_cast<uint32_t>(i), static_cast<int64_t>(rng() % 1000), 0.5 * half,
                       static_cast<double>(rng() % 1000)});
     }
     int all = 0;

@@ -28,7 +28,7 @@ Scalar units(int64_t n) {
 
 class LedgerTest : public ::testing::Test {
  protected:
-  void init(std::string_view total, TimeNanos timeout = 30 * kNanosPerSecond) {
+  void init(std::string_view total, Duration timeout = Duration::seconds(30)) {
     LedgerOptions options;
     options.clock = [this] { return now_; };
     options.waitTimeout = timeout;
@@ -81,18 +81,18 @@ class LedgerTest : public ::testing::Test {
 
   Scalar cpus(const Footprint& footprint) { return footprint.scalars.get(kCpus); }
 
-  TimeNanos now_ = 0;
+  Time now_;
   std::optional<AgentLedger> ledger_;
 };
 
 TEST_F(LedgerTest, RevocableRunsOnIdleReservedResources) {
   init("cpus:2;cpus(r1):8;mem(r1):8000");
-  now_ = 5;
+  now_ = Time::fromNanos(5);
   const LaunchOutcome a = revocable("rev", "a", "cpus:8;mem:1000");
   EXPECT_EQ(a.state, LaunchState::kRunning);
   EXPECT_TRUE(a.effects.evictions.empty());
   EXPECT_EQ(cpus(ledger_->occupiedRev()), units(8));
-  EXPECT_EQ(ledger_->findExecutor("rev", "a")->startedAt, 5);
+  EXPECT_EQ(ledger_->findExecutor("rev", "a")->startedAt, Time::fromNanos(5));
   // A regular launch of 4 cpus from the reservation: 8 + 4 > 10, so the revocable one goes.
   const LaunchOutcome b = launch("fw", "b", "tb", "cpus(r1):4");
   EXPECT_EQ(b.state, LaunchState::kWaiting);
@@ -120,9 +120,9 @@ TEST_F(LedgerTest, RevocableRunsOnIdleReservedResources) {
 // already evicting counts as freed: nothing more is evicted.
 TEST_F(LedgerTest, SeedCase1LaunchWhileRevocableTerminating) {
   init("cpus(r1):8;mem(r1):8000");
-  now_ = 1;
+  now_ = Time::fromNanos(1);
   revocable("rev", "a", "cpus:4;mem:4000");
-  now_ = 2;
+  now_ = Time::fromNanos(2);
   revocable("rev", "b", "cpus:4;mem:4000");
   ASSERT_TRUE(ledger_->evict("rev", "a").ok());  // E.g. the QoS controller or an operator.
   check();
@@ -140,9 +140,9 @@ TEST_F(LedgerTest, SeedCase1LaunchWhileRevocableTerminating) {
 // eviction (and the first launch's claim) and evicts only what is still missing.
 TEST_F(LedgerTest, SeedCase2SecondLaunchCountsFirstEviction) {
   init("cpus(r1):12");
-  now_ = 1;
+  now_ = Time::fromNanos(1);
   revocable("rev", "a", "cpus:6");
-  now_ = 2;
+  now_ = Time::fromNanos(2);
   revocable("rev", "b", "cpus:6");
   const LaunchOutcome first = launch("fw", "x", "tx", "cpus(r1):4");
   EXPECT_EQ(evicted(first.effects), (std::vector<std::string>{"b"}));  // Youngest of equals.
@@ -163,7 +163,7 @@ TEST_F(LedgerTest, SeedCase2SecondLaunchCountsFirstEviction) {
 TEST_F(LedgerTest, SeedCase2EqualLaunchesEvictOneEach) {
   init("cpus(r1):12");
   for (int i = 0; i < 3; ++i) {
-    now_ = i + 1;
+    now_ = Time::fromNanos(i + 1);
     revocable("rev", std::string(1, static_cast<char>('a' + i)), "cpus:4");
   }
   EXPECT_EQ(evicted(launch("fw", "x", "tx", "cpus(r1):4").effects),
@@ -178,7 +178,7 @@ TEST_F(LedgerTest, SeedCase2EqualLaunchesEvictOneEach) {
 // when the eviction completes.
 TEST_F(LedgerTest, SeedCase3RevocableLaunchWhileEvictingWaits) {
   init("cpus(r1):8;mem(r1):8000");
-  now_ = 1;
+  now_ = Time::fromNanos(1);
   revocable("rev", "a", "cpus:8;mem:8000");
   const LaunchOutcome regular = launch("fw", "x", "tx", "cpus(r1):4;mem(r1):4000");
   EXPECT_EQ(evicted(regular.effects), (std::vector<std::string>{"a"}));
@@ -250,11 +250,11 @@ TEST_F(LedgerTest, NeedFiveEvictsFourAndOne) {
 
 TEST_F(LedgerTest, MostRecentlyStartedIsEvictedFirst) {
   init("cpus(r1):6");
-  now_ = 10;
+  now_ = Time::fromNanos(10);
   revocable("rev", "old", "cpus:2");
-  now_ = 30;
+  now_ = Time::fromNanos(30);
   revocable("rev", "young", "cpus:2");
-  now_ = 20;
+  now_ = Time::fromNanos(20);
   revocable("rev", "middle", "cpus:2");
   EXPECT_EQ(evicted(launch("fw", "x", "tx", "cpus(r1):2").effects),
             (std::vector<std::string>{"young"}));
@@ -301,14 +301,14 @@ TEST_F(LedgerTest, PortsInFlightAreWaitedFor) {
 }
 
 TEST_F(LedgerTest, WaitingLaunchTimesOut) {
-  init("cpus(r1):8", 30 * kNanosPerSecond);
+  init("cpus(r1):8", Duration::seconds(30));
   revocable("rev", "a", "cpus:8");
-  now_ = 100 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(100);
   const LaunchOutcome regular = launch("fw", "x", "tx", "cpus(r1):4");
   const LaunchOutcome late = revocable("rev2", "c", "cpus:4");
   ASSERT_EQ(late.state, LaunchState::kWaiting);
-  EXPECT_TRUE(ledger_->tick(now_ + 30 * kNanosPerSecond - 1).lost.empty());
-  const Effects expired = ledger_->tick(now_ + 30 * kNanosPerSecond);
+  EXPECT_TRUE(ledger_->tick(now_ + Duration::seconds(30) - Duration::nanoseconds(1)).lost.empty());
+  const Effects expired = ledger_->tick(now_ + Duration::seconds(30));
   check();
   ASSERT_EQ(expired.lost.size(), 2u);
   EXPECT_EQ(expired.lost[0].id, regular.id);
@@ -362,13 +362,13 @@ TEST_F(LedgerTest, EvictingAnExecutorDropsLaunchesWaitingToJoinIt) {
 
 TEST_F(LedgerTest, TasksJoinTheirExecutor) {
   init("cpus(r1):8");
-  now_ = 3;
+  now_ = Time::fromNanos(3);
   launch("fw", "x", "t1", "cpus(r1):2");
-  now_ = 9;
+  now_ = Time::fromNanos(9);
   EXPECT_EQ(launch("fw", "x", "t2", "cpus(r1):3").state, LaunchState::kRunning);
   const Executor* x = ledger_->findExecutor("fw", "x");
   ASSERT_NE(x, nullptr);
-  EXPECT_EQ(x->startedAt, 3);
+  EXPECT_EQ(x->startedAt, Time::fromNanos(3));
   EXPECT_EQ(x->tasks.size(), 2u);
   EXPECT_EQ(x->resources, parse("cpus(r1):5"));
   // Removing a task frees its part; the executor lives on.
@@ -478,9 +478,9 @@ TEST_F(LedgerTest, BadInputIsAnErrorAndChangesNothing) {
   LedgerOptions noClock;
   EXPECT_FALSE(AgentLedger::create(parse("cpus:1"), noClock).ok());
   LedgerOptions options;
-  options.clock = [] { return TimeNanos{0}; };
+  options.clock = [] { return Time(); };
   EXPECT_FALSE(AgentLedger::create(lent, options).ok());
-  options.waitTimeout = 0;
+  options.waitTimeout = Duration::zero();
   EXPECT_FALSE(AgentLedger::create(parse("cpus:1"), options).ok());
 }
 

@@ -31,8 +31,8 @@ using kinds::kCpus;
 using kinds::kMem;
 using kinds::kPorts;
 
-constexpr TimeNanos kMilli = 1'000'000;
-constexpr TimeNanos kTimeout = 10'000 * kMilli;
+constexpr Duration kMilli = Duration::milliseconds(1);
+constexpr Duration kTimeout = 10'000 * kMilli;
 constexpr const char* kTotal =
     "cpus:4;mem:4096;cpus(r1):16;mem(r1):16384;ports:[31000-31009];ports(r1):[31010-31029]";
 
@@ -69,7 +69,7 @@ Quantities shortage(const Quantities& a, const Quantities& b) {
 
 struct Candidate {
   ExecutorRef ref;
-  TimeNanos started;
+  Time started;
   Quantities amounts;
   RangeSet ports;
 };
@@ -435,7 +435,7 @@ class AgentPropertyTest : public ::testing::Test {
     // The ledger only changes through events, so each event's "after" is the next "before".
     Snapshot before = snapshot();
     for (size_t event = 0; event < events; ++event) {
-      now_ += static_cast<TimeNanos>(rng_() % 100) * kMilli;
+      now_ += static_cast<int64_t>(rng_() % 100) * kMilli;
       const uint64_t dice = rng_() % 100;
       const bool crowded = before.executors.size() > 60;
       if (dice < 25 && !crowded) {
@@ -451,7 +451,7 @@ class AgentPropertyTest : public ::testing::Test {
       } else if (dice < 88) {
         removeTaskEvent(event, before);
       } else if (dice < 98) {
-        now_ += static_cast<TimeNanos>(rng_() % 6000) * kMilli;
+        now_ += static_cast<int64_t>(rng_() % 6000) * kMilli;
         const Effects effects = ledger_->tick(now_);
         for (const LostLaunch& lost : effects.lost) {
           ASSERT_EQ(lost.reason, LostReason::kWaitTimeout);
@@ -583,7 +583,7 @@ class AgentPropertyTest : public ::testing::Test {
   }
 
   std::mt19937_64 rng_;
-  TimeNanos now_ = 0;
+  Time now_;
   uint64_t next_ = 0;
   Resources total_;
   Quantities totalScalars_;

@@ -37,7 +37,7 @@ KindId kind(const std::string& name) {
 TEST(AllocatorOptionsTest, DefaultsWhenNoParameters) {
   AllocatorOptions options = parseOk({});
   EXPECT_EQ(options.sorter, "drf");
-  EXPECT_EQ(options.defaultRefuseSeconds, 5.0);
+  EXPECT_EQ(options.defaultRefuse, Duration::seconds(5));
   ASSERT_EQ(options.minAllocatable.size(), 2u);
   EXPECT_EQ(options.minAllocatable[0], (Quantities{{kCpus, Scalar::fromMilli(10)}}));
   EXPECT_EQ(options.minAllocatable[1], (Quantities{{kMem, Scalar::fromUnits(32)}}));
@@ -60,11 +60,11 @@ TEST(AllocatorOptionsTest, Sorter) {
 }
 
 TEST(AllocatorOptionsTest, RefuseSeconds) {
-  EXPECT_EQ(parseOk({{"refuse_seconds", "0"}}).defaultRefuseSeconds, 0.0);
-  EXPECT_EQ(parseOk({{"refuse_seconds", "2.5"}}).defaultRefuseSeconds, 2.5);
-  EXPECT_EQ(parseOk({{"refuse_seconds", "1e2"}}).defaultRefuseSeconds, 100.0);
-  EXPECT_EQ(parseOk({{"refuse_seconds", "31536000"}}).defaultRefuseSeconds, 31536000.0);
-  EXPECT_FALSE(std::signbit(parseOk({{"refuse_seconds", "-0"}}).defaultRefuseSeconds));
+  EXPECT_EQ(parseOk({{"refuse_seconds", "0"}}).defaultRefuse, Duration::zero());
+  EXPECT_EQ(parseOk({{"refuse_seconds", "2.5"}}).defaultRefuse, Duration::milliseconds(2500));
+  EXPECT_EQ(parseOk({{"refuse_seconds", "1e2"}}).defaultRefuse, Duration::seconds(100));
+  EXPECT_EQ(parseOk({{"refuse_seconds", "31536000"}}).defaultRefuse, kMaxRefuse);
+  EXPECT_EQ(parseOk({{"refuse_seconds", "-0"}}).defaultRefuse, Duration::zero());
 }
 
 TEST(AllocatorOptionsTest, MinAllocatableResources) {
@@ -111,7 +111,7 @@ TEST(AllocatorOptionsTest, AllKeysTogether) {
                                       {"revocable_stage", "false"},
                                       {"seed", "9"}});
   EXPECT_EQ(options.sorter, "random");
-  EXPECT_EQ(options.defaultRefuseSeconds, 1.0);
+  EXPECT_EQ(options.defaultRefuse, Duration::seconds(1));
   EXPECT_EQ(options.minAllocatable,
             std::vector<Quantities>{(Quantities{{kMem, Scalar::fromUnits(1)}})});
   EXPECT_EQ(options.fairnessExcludedKinds, std::vector<std::string>{"fpgas"});
@@ -208,12 +208,12 @@ TEST(AllocatorOptionsTest, HostAffinityIsOffByDefaultWithDocumentedDefaults) {
   const HostAffinityOptions affinity = parseOk({}).hostAffinity;
   EXPECT_FALSE(affinity.enabled);
   EXPECT_EQ(affinity.path, "");
-  EXPECT_EQ(affinity.holdSeconds, 5.0);
-  EXPECT_EQ(affinity.saveIntervalSeconds, 30.0);
+  EXPECT_EQ(affinity.hold, Duration::seconds(5));
+  EXPECT_EQ(affinity.saveInterval, Duration::seconds(30));
   EXPECT_EQ(affinity.failureThreshold, 3u);
-  EXPECT_EQ(affinity.shortLivedSeconds, 60.0);
-  EXPECT_EQ(affinity.failureResetSeconds, 6 * 3600.0);
-  EXPECT_EQ(affinity.purgeAgeSeconds, 7 * 24 * 3600.0);
+  EXPECT_EQ(affinity.shortLived, Duration::seconds(60));
+  EXPECT_EQ(affinity.failureReset, Duration::hours(6));
+  EXPECT_EQ(affinity.purgeAge, Duration::days(7));
 }
 
 TEST(AllocatorOptionsTest, HostAffinityParameters) {
@@ -230,12 +230,12 @@ TEST(AllocatorOptionsTest, HostAffinityParameters) {
                                            .hostAffinity;
   EXPECT_TRUE(affinity.enabled);
   EXPECT_EQ(affinity.path, "/var/lib/h/history");
-  EXPECT_EQ(affinity.holdSeconds, 2.5);
-  EXPECT_EQ(affinity.saveIntervalSeconds, 10.0);
+  EXPECT_EQ(affinity.hold, Duration::milliseconds(2500));
+  EXPECT_EQ(affinity.saveInterval, Duration::seconds(10));
   EXPECT_EQ(affinity.failureThreshold, 7u);
-  EXPECT_EQ(affinity.shortLivedSeconds, 30.0);
-  EXPECT_EQ(affinity.failureResetSeconds, 60.0);
-  EXPECT_EQ(affinity.purgeAgeSeconds, 86400.0);
+  EXPECT_EQ(affinity.shortLived, Duration::seconds(30));
+  EXPECT_EQ(affinity.failureReset, Duration::seconds(60));
+  EXPECT_EQ(affinity.purgeAge, Duration::days(1));
   EXPECT_EQ(affinity.strictRoles, (std::set<std::string>{"db", "web/api"}));
   EXPECT_EQ(affinity.antiAffinityRoles, (std::set<std::string>{"zk"}));
 }

@@ -59,7 +59,7 @@ struct FrameworkModel {
 
 struct FilterModel {
   Resources refused;
-  TimeNanos expiry = 0;
+  Time expiry;
 };
 
 constexpr size_t kMaxAgents = 12;
@@ -267,8 +267,8 @@ class AllocatorPropertyTest : public AllocatorTest {
       if (pending->second.empty()) pending_.erase(pending);
     }
     if (filters && filters->refuse_seconds() > 0 && !resources.empty()) {
-      filters_[key] = FilterModel{
-          resources, now_ + static_cast<TimeNanos>(filters->refuse_seconds() * kNanosPerSecond)};
+      filters_[key] =
+          FilterModel{resources, now_ + Duration::secondsDouble(filters->refuse_seconds())};
     }
   }
 
@@ -507,7 +507,7 @@ TEST_F(AllocatorPropertyTest, InvariantsHoldAfterEveryEvent) {
     } else if (action == 12 && random() % 100 == 0) {
       restart(event, random);
     } else {
-      now_ += kNanosPerSecond;
+      now_ += Duration::seconds(1);
     }
     if (HasFatalFailure()) return;
     checkInvariants(event);

@@ -31,8 +31,6 @@ struct RecordedOffer {
 
 class AllocatorTest : public ::testing::Test {
  protected:
-  static constexpr TimeNanos kNanosPerSecond = 1'000'000'000;
-
   void initialize(AllocatorOptions options = {}) {
     options.clock = [this] { return now_; };
     allocator_ = makeHierarchicalAllocator();
@@ -101,7 +99,7 @@ class AllocatorTest : public ::testing::Test {
     return std::move(offers_);
   }
 
-  TimeNanos now_ = 0;
+  Time now_;
   std::unique_ptr<Allocator> allocator_;
   std::deque<RecordedOffer> offers_;
   std::vector<RecordedOffer> rescinds_;

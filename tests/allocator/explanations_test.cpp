@@ -93,14 +93,14 @@ TEST_F(ExplanationsTest, FilteredUntilTheFilterEnds) {
   addFramework("f1", {"r"});
   addAgent("a1", kAgent);
   ASSERT_EQ(cycle().size(), 1u);
-  now_ = 2 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(2);
   decline("f1", "r", "a1", R(kAgent), 100);
-  now_ = 3 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(3);
   EXPECT_TRUE(cycle().empty());
   const AgentDecision decision = explain("f1", "a1");
   EXPECT_EQ(decision.reason, "filtered");
   ASSERT_TRUE(decision.until.has_value());
-  EXPECT_EQ(*decision.until, 102 * kNanosPerSecond);
+  EXPECT_EQ(*decision.until, Time() + Duration::seconds(102));
   EXPECT_EQ(decision.cycle, 2u);
 }
 
@@ -239,7 +239,7 @@ class ExplanationsWithAffinityTest : public ExplanationsTest {
     ExplanationsTest::start(std::move(options));
   }
   void event(const std::string& agent, const std::string& role, PlacementEvent what) {
-    ASSERT_TRUE(allocator_->placementEvent(agent, role, what, 0).ok()) << toString(what);
+    ASSERT_TRUE(allocator_->placementEvent(agent, role, what, Time()).ok()) << toString(what);
   }
 };
 
@@ -253,7 +253,7 @@ TEST_F(ExplanationsWithAffinityTest, HeldForTheRoleThatUsedTheAgent) {
   addAgent("s3", kAgent);
   ASSERT_EQ(cycle().size(), 1u);
   addFramework("fb", {"b"});
-  now_ = 10 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(10);
   event("s1", "a", PlacementEvent::kTaskFinished);
   ASSERT_TRUE(allocator_->recoverResources("fa", "s1", "a", R(kAgent), std::nullopt).ok());
   const auto offers = cycle();
@@ -262,7 +262,7 @@ TEST_F(ExplanationsWithAffinityTest, HeldForTheRoleThatUsedTheAgent) {
   // fa refuses s1 for now; during the 5 s hold nobody else is offered it.
   event("s1", "a", PlacementEvent::kOfferDeclined);
   decline("fa", "a", "s1", R(kAgent), 1000);
-  now_ = 12 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(12);
   EXPECT_TRUE(cycle().empty());
   const AgentDecision held = explain("fb", "s1");
   EXPECT_EQ(held.reason, "held_for_role");

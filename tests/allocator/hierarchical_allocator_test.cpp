@@ -137,9 +137,9 @@ TEST_F(AllocatorTest, OfferFilterHoldsForItsDuration) {
   ASSERT_TRUE(
       allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
   EXPECT_EQ(allocator_->metrics().at("allocator/harvest/offer_filters/roles/role/active"), 1);
-  now_ += kNanosPerSecond;
+  now_ += Duration::seconds(1);
   EXPECT_TRUE(cycle().empty());
-  now_ += kNanosPerSecond;
+  now_ += Duration::seconds(1);
   expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
   EXPECT_EQ(allocator_->metrics().at("allocator/harvest/offer_filters/roles/role/active"), 0);
 }
@@ -153,7 +153,7 @@ TEST_F(AllocatorTest, ShortFilterStillHoldsForOneCycle) {
   filters.set_refuse_seconds(0.001);
   ASSERT_TRUE(
       allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
-  now_ += kNanosPerSecond;  // Long past the filter, but no cycle has run since the decline.
+  now_ += Duration::seconds(1);  // Long past the filter, but no cycle has run since the decline.
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(cycle().size(), 1u);
 }
@@ -371,7 +371,7 @@ TEST_F(AllocatorTest, MaintenanceProducesInverseOffers) {
   addAgent("agent", "cpus:1;mem:512");
   cycle();
   v1::Unavailability unavailability;
-  unavailability.mutable_start()->set_nanoseconds(60 * kNanosPerSecond);
+  unavailability.mutable_start()->set_nanoseconds(Duration::seconds(60).nanos());
   ASSERT_TRUE(allocator_->updateUnavailability("agent", unavailability).ok());
   cycle();
   ASSERT_EQ(inverseOffers_.size(), 1u);
@@ -466,10 +466,10 @@ TEST_F(AllocatorTest, PeriodicCycleLooksOnlyAtAgentsThatChangedOrWhoseFilterEnde
   ASSERT_TRUE(allocator_->recoverResources("f", "b", "role", R("cpus:1;mem:512"), filters).ok());
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(metric("allocation_run_agents_visited"), 1);
-  now_ += 4 * kNanosPerSecond;
+  now_ += Duration::seconds(4);
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(metric("allocation_run_agents_visited"), 0);
-  now_ += kNanosPerSecond;
+  now_ += Duration::seconds(1);
   expectOffer(cycle(), "f", "role", "b", "cpus:1;mem:512");
   EXPECT_EQ(metric("allocation_run_agents_visited"), 1);
 
@@ -527,9 +527,9 @@ TEST_F(AllocatorTest, ALaterShorterFilterOnTheSameAgentEndsOnTime) {
   ASSERT_NE(second, first);
   ASSERT_TRUE(
       allocator_->recoverResources(second, "agent", "role", offers[0].resources, shortFilter).ok());
-  now_ += kNanosPerSecond;
+  now_ += Duration::seconds(1);
   EXPECT_TRUE(cycle().empty());
-  now_ += kNanosPerSecond;
+  now_ += Duration::seconds(1);
   expectOffer(cycle(), second, "role", "agent", "cpus:1;mem:512");
   EXPECT_EQ(metric("offer_filters/roles/role/active"), 1);
 }
@@ -546,7 +546,7 @@ TEST_F(AllocatorTest, AFilterRevivedAwayDoesNotWakeItsAgentAtItsEnd) {
       allocator_->recoverResources("f", "agent", "role", offers[0].resources, filters).ok());
   ASSERT_TRUE(allocator_->reviveOffers("f", {}).ok());
   expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
-  now_ += 5 * kNanosPerSecond;
+  now_ += Duration::seconds(5);
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(metric("allocation_run_agents_visited"), 0);
 }
@@ -557,7 +557,7 @@ TEST_F(AllocatorTest, DeclinedInverseOfferIsAskedAgainWhenItsFilterEnds) {
   addAgent("agent", "cpus:1;mem:512");
   ASSERT_EQ(cycle().size(), 1u);
   v1::Unavailability unavailability;
-  unavailability.mutable_start()->set_nanoseconds(60 * kNanosPerSecond);
+  unavailability.mutable_start()->set_nanoseconds(Duration::seconds(60).nanos());
   ASSERT_TRUE(allocator_->updateUnavailability("agent", unavailability).ok());
   cycle();
   ASSERT_EQ(inverseOffers_.size(), 1u);
@@ -565,10 +565,10 @@ TEST_F(AllocatorTest, DeclinedInverseOfferIsAskedAgainWhenItsFilterEnds) {
   filters.set_refuse_seconds(10);
   ASSERT_TRUE(allocator_->updateInverseOffer("agent", "f", false, filters).ok());
   cycle();
-  now_ += 9 * kNanosPerSecond;
+  now_ += Duration::seconds(9);
   cycle();
   EXPECT_EQ(inverseOffers_.size(), 1u);
-  now_ += kNanosPerSecond;
+  now_ += Duration::seconds(1);
   cycle();
   EXPECT_EQ(inverseOffers_.size(), 2u);
 }

@@ -37,7 +37,7 @@ class HostAffinityTest : public AllocatorTest {
   }
 
   void event(const std::string& agent, const std::string& role, PlacementEvent what,
-             TimeNanos startedAt = 0) {
+             Time startedAt = Time()) {
     ASSERT_TRUE(allocator_->placementEvent(agent, role, what, startedAt).ok()) << toString(what);
   }
 
@@ -53,7 +53,7 @@ class HostAffinityTest : public AllocatorTest {
     event("s3", "a", PlacementEvent::kOfferAccepted);
     event("s3", "a", PlacementEvent::kTaskRunning);
     addFramework("fb", {"b"});
-    now_ = 10 * kNanosPerSecond;
+    now_ = Time() + Duration::seconds(10);
     release("s1");
   }
 
@@ -102,15 +102,17 @@ TEST_F(HostAffinityTest, HoldEndsAtTheHoldTimeAndEscalatesOnce) {
   start(defaults());  // Hold 5 s.
   runAOnTwoAgentsThenFreeS1();
   expectOnly(cycle(), "fa", "s1");
-  decline("fa", "a", "s1", 1000);           // fa wants offers but not this agent for now.
-  now_ = 15 * kNanosPerSecond - 1'000'000;  // Hold - 1 ms: still held, so nobody gets s1.
+  decline("fa", "a", "s1", 1000);  // fa wants offers but not this agent for now.
+  now_ = Time() + Duration::seconds(15) -
+         Duration::milliseconds(1);  // Hold - 1 ms: still held, so nobody gets s1.
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(metric("host_affinity/roles/a/escalations"), 0);
-  now_ = 15 * kNanosPerSecond + 1'000'000;  // Hold + 1 ms: offered to everyone.
+  now_ = Time() + Duration::seconds(15) +
+         Duration::milliseconds(1);  // Hold + 1 ms: offered to everyone.
   expectOnly(cycle(), "fb", "s1");
   EXPECT_EQ(metric("host_affinity/roles/a/escalations"), 1);
   decline("fb", "b", "s1", 1000);
-  now_ = 16 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(16);
   EXPECT_TRUE(cycle().empty());  // Both filtered; the same freeing escalates only once.
   EXPECT_EQ(metric("host_affinity/roles/a/escalations"), 1);
   EXPECT_EQ(metric("host_affinity/roles/a/preference_hits"), 0);
@@ -123,9 +125,9 @@ TEST_F(HostAffinityTest, StrictRoleNeverEscalatesAndStaysOnItsHistoryAgents) {
   runAOnTwoAgentsThenFreeS1();
   expectOnly(cycle(), "fa", "s1");
   decline("fa", "a", "s1", 1000);
-  now_ = 15 * kNanosPerSecond + 1'000'000;
+  now_ = Time() + Duration::seconds(15) + Duration::milliseconds(1);
   EXPECT_TRUE(cycle().empty());
-  now_ = 500 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(500);
   EXPECT_TRUE(cycle().empty());
   EXPECT_EQ(metric("host_affinity/roles/a/escalations"), 0);
   // A new agent: b may take it, a may not while s1 of its history is free.
@@ -174,7 +176,7 @@ TEST_F(HostAffinityTest, FairShareCapLiftsTheHold) {
     event(agent, "a", PlacementEvent::kOfferAccepted);
   }
   addFramework("fb", {"b"});
-  now_ = 10 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(10);
   release("s1");
   // a holds 8 of 12 cpus: above 1/2, so s1 is not held for it and goes by share.
   expectOnly(cycle(), "fb", "s1");
@@ -202,7 +204,7 @@ TEST_F(HostAffinityTest, ShortLivedFailuresAboveTheThresholdEndThePreference) {
   runAOnTwoAgentsThenFreeS1();
   for (int i = 0; i < 4; ++i) {
     event("s1", "a", PlacementEvent::kOfferAccepted);
-    event("s1", "a", PlacementEvent::kTaskFailed, now_ - 30 * kNanosPerSecond);
+    event("s1", "a", PlacementEvent::kTaskFailed, now_ - Duration::seconds(30));
   }
   expectOnly(cycle(), "fb", "s1");
 }
@@ -212,11 +214,11 @@ TEST_F(HostAffinityTest, FailuresAtTheThresholdAndLongLivedOnesKeepThePreference
   runAOnTwoAgentsThenFreeS1();
   for (int i = 0; i < 3; ++i) {
     event("s1", "a", PlacementEvent::kOfferAccepted);
-    event("s1", "a", PlacementEvent::kTaskFailed, now_ - 30 * kNanosPerSecond);
+    event("s1", "a", PlacementEvent::kTaskFailed, now_ - Duration::seconds(30));
   }
   for (int i = 0; i < 3; ++i) {
     event("s1", "a", PlacementEvent::kOfferAccepted);
-    event("s1", "a", PlacementEvent::kTaskFailed, now_ - 61 * kNanosPerSecond);
+    event("s1", "a", PlacementEvent::kTaskFailed, now_ - Duration::seconds(61));
   }
   expectOnly(cycle(), "fa", "s1");
 }
@@ -237,8 +239,8 @@ TEST_F(HostAffinityTest, RoleComingBackAfterItsHoldIsStillOfferedItsHistoryAgent
   ASSERT_TRUE(allocator_->suppressOffers("fa", {}).ok());  // a scales down: no hold.
   ASSERT_TRUE(allocator_->suppressOffers("fb", {}).ok());
   EXPECT_TRUE(cycle().empty());
-  now_ =
-      60 * kNanosPerSecond;  // Long after the hold; a comes back, and a new agent s4 is free too.
+  now_ = Time() + Duration::seconds(
+                      60);  // Long after the hold; a comes back, and a new agent s4 is free too.
   addAgent("s4", kAgent);
   ASSERT_TRUE(allocator_->reviveOffers("fa", {}).ok());
   const auto offers = cycle();
@@ -250,8 +252,9 @@ TEST_F(HostAffinityTest, RoleComingBackAfterItsHoldIsStillOfferedItsHistoryAgent
 TEST_F(HostAffinityTest, EventsForUnknownAgentsOrRolesAreRefused) {
   start(defaults());
   addAgent("s1", kAgent);
-  EXPECT_FALSE(allocator_->placementEvent("nope", "a", PlacementEvent::kTaskFinished, 0).ok());
-  EXPECT_FALSE(allocator_->placementEvent("s1", "nope", PlacementEvent::kTaskFinished, 0).ok());
+  EXPECT_FALSE(allocator_->placementEvent("nope", "a", PlacementEvent::kTaskFinished, Time()).ok());
+  EXPECT_FALSE(
+      allocator_->placementEvent("s1", "nope", PlacementEvent::kTaskFinished, Time()).ok());
 }
 
 TEST_F(HostAffinityTest, HistorySurvivesANewAllocatorThroughItsFile) {
@@ -260,7 +263,7 @@ TEST_F(HostAffinityTest, HistorySurvivesANewAllocatorThroughItsFile) {
   std::filesystem::remove(path + ".prev");
   HostAffinityOptions affinity = defaults();
   affinity.path = path;
-  affinity.saveIntervalSeconds = 0;
+  affinity.saveInterval = Duration::zero();
   start(affinity);
   runAOnTwoAgentsThenFreeS1();
   EXPECT_EQ(metric("host_affinity/load/bootstrapped"), 1);
@@ -269,7 +272,7 @@ TEST_F(HostAffinityTest, HistorySurvivesANewAllocatorThroughItsFile) {
   ASSERT_TRUE(std::filesystem::exists(path));
 
   // The restarted master: frameworks first, then agents; s3's task comes back as recovered.
-  now_ = 11 * kNanosPerSecond;
+  now_ = Time() + Duration::seconds(11);
   start(affinity);
   EXPECT_EQ(metric("host_affinity/load/bootstrapped"), 0);
   EXPECT_EQ(metric("host_affinity/load/records"), 2);

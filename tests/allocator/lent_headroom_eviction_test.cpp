@@ -39,8 +39,8 @@ TEST_F(LentHeadroomEvictionTest, TasksOnLentHeadroomAreEvictedWhenTheGuaranteeCo
   EXPECT_EQ(borrower.received[0].revocability, Revocability::kNonThrottleable);
   EXPECT_EQ(borrower.received[0].resources, lent("cpus:4;mem:4096"));
   ASSERT_TRUE(master_
-                  ->accept(b, {borrower.received[0].id}, {{"r1", lent("cpus:3;mem:3072"), 0}},
-                           v1::Filters())
+                  ->accept(b, {borrower.received[0].id},
+                           {{"r1", lent("cpus:3;mem:3072"), Duration::zero()}}, v1::Filters())
                   .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kRunning);
 
@@ -56,12 +56,13 @@ TEST_F(LentHeadroomEvictionTest, TasksOnLentHeadroomAreEvictedWhenTheGuaranteeCo
   EXPECT_EQ(metric("revocable/over_committed/cpus"), 3);
 
   // The owner launches on all of it: the agent evicts the borrower's task, then runs it.
-  ASSERT_TRUE(
-      master_->accept(o, {owner.received[0].id}, {{"own", R("cpus:4;mem:4096"), 0}}, v1::Filters())
-          .ok());
+  ASSERT_TRUE(master_
+                  ->accept(o, {owner.received[0].id},
+                           {{"own", R("cpus:4;mem:4096"), Duration::zero()}}, v1::Filters())
+                  .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
   EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
-  loop_->runUntil(loop_->now() + 2 * kNanosPerSecond);  // The kill grace.
+  loop_->runUntil(loop_->now() + Duration::seconds(2));  // The kill grace.
   ASSERT_EQ(owner.updates.size(), 1u);
   EXPECT_EQ(owner.updates[0].state, TaskState::kRunning);
   EXPECT_EQ(master_->stats().tasksEvicted, 1u);

@@ -211,7 +211,7 @@ TEST_F(LentHeadroomTest, LoansStayOnTheirAgentsFromCycleToCycle) {
         allocator_->recoverResources("F", offer.agent, "s", offer.resources, std::nullopt).ok());
   }
   for (int i = 0; i < 5; ++i) {
-    now_ += 10 * kNanosPerSecond;  // Past the decline filters.
+    now_ += Duration::seconds(10);  // Past the decline filters.
     cycle();
     EXPECT_TRUE(rescinds_.empty());
   }

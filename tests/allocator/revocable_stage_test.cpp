@@ -195,7 +195,7 @@ TEST_F(RevocableStageTest, FiltersApplyToRevocableOffers) {
   filters.set_refuse_seconds(10);
   ASSERT_TRUE(allocator_->recoverResources("F", "agent", "S", offers[0].resources, filters).ok());
   EXPECT_TRUE(cycle().empty());
-  now_ += 11 * kNanosPerSecond;
+  now_ += Duration::seconds(11);
   EXPECT_EQ(cycle().size(), 1u);
 }
 

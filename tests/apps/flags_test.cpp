@@ -113,7 +113,7 @@ TEST_F(FlagsTest, ModeChecksCountTheCommandLineOnly) {
 
 TEST_F(FlagsTest, Durations) {
   Flags flags = make();
-  EXPECT_EQ(flags.duration("d", "5mins"), 300 * kNanosPerSecond);
+  EXPECT_EQ(flags.duration("d", "5mins"), Duration::seconds(300));
   EXPECT_EQ(flags.duration("d", "5 minutes"), std::nullopt);
 }
 

@@ -14,8 +14,8 @@ namespace {
 using testing::sharedZooKeeperServer;
 using testing::waitUntil;
 
-std::unique_ptr<ZooKeeperSession> connectTo(
-    const std::string& servers, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+std::unique_ptr<ZooKeeperSession> connectTo(const std::string& servers,
+                                            Duration timeout = Duration::seconds(10)) {
   ZooKeeperSession::Options options;
   options.connectString = servers;
   options.sessionTimeout = timeout;
@@ -33,7 +33,7 @@ struct Master {
   std::chrono::steady_clock::time_point demotedAt;
 
   Master(const std::string& servers, const std::string& path, const std::string& data,
-         std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+         Duration timeout = Duration::seconds(10)) {
     session = connectTo(servers, timeout);
     auto started = LeaderContender::start(*session, path, data,
                                           {.elected = [this] { ++elections; },
@@ -100,7 +100,7 @@ TEST(LeaderContender, LeaderThatLosesItsServerIsDemotedAtOnce) {
   // A server of its own: stopping the shared one would disturb the other tests.
   auto server = testing::ZooKeeperServer::start();
   ASSERT_TRUE(server.ok()) << server.message();
-  Master only((*server)->connectString(), "/mesos", "only", std::chrono::seconds(20));
+  Master only((*server)->connectString(), "/mesos", "only", Duration::seconds(20));
   ASSERT_TRUE(waitUntil([&] { return only.contender->leading(); }));
 
   const auto stoppedAt = std::chrono::steady_clock::now();

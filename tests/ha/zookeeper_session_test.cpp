@@ -17,7 +17,7 @@ using testing::waitUntil;
 TEST(ZooKeeperSession, NoServerIsAnIOErrorAfterTheConnectTimeout) {
   ZooKeeperSession::Options options;
   options.connectString = "127.0.0.1:1";  // Nothing listens on port 1.
-  options.connectTimeout = std::chrono::milliseconds(300);
+  options.connectTimeout = Duration::milliseconds(300);
   const auto began = std::chrono::steady_clock::now();
   auto session = ZooKeeperSession::connect(options);
   const auto waited = std::chrono::steady_clock::now() - began;

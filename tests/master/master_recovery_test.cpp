@@ -92,7 +92,7 @@ class MasterRecoveryTest : public ::testing::Test {
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(dir_);
     options_.workDir = dir_;
-    options_.recoveryTimeout = 10 * kNanosPerSecond;
+    options_.recoveryTimeout = Duration::seconds(10);
     options_.recoveryMinFraction = 0.5;
   }
   void TearDown() override {
@@ -110,7 +110,7 @@ class MasterRecoveryTest : public ::testing::Test {
 
   // The master dies (its agents live on); a new one starts from the same work directory.
   std::vector<std::unique_ptr<AgentLink>> crashAndRestart() {
-    loop_.runUntil(loop_.now() + kNanosPerSecond);  // Lets the debounced state save run.
+    loop_.runUntil(loop_.now() + Duration::seconds(1));  // Lets the debounced state save run.
     std::vector<std::unique_ptr<AgentLink>> agents = master_->releaseAgents();
     EXPECT_TRUE(start().ok());
     return agents;
@@ -127,14 +127,15 @@ class MasterRecoveryTest : public ::testing::Test {
     for (const char* agent : {"a1", "a2", "a3"}) {
       ASSERT_TRUE(sim::addSimulatedAgent(*master_, agent, R("cpus:4;mem:4096")).ok());
     }
-    loop_.runUntil(loop_.now() + kNanosPerSecond);
+    loop_.runUntil(loop_.now() + Duration::seconds(1));
     int n = 0;
     for (const Offer& offer : webScheduler_.received) {
-      ASSERT_TRUE(master_
-                      ->accept(web_, {offer.id},
-                               {{"t" + std::to_string(n++), R("cpus:2;mem:1024"), 0}},
-                               v1::Filters())
-                      .ok());
+      ASSERT_TRUE(
+          master_
+              ->accept(web_, {offer.id},
+                       {{"t" + std::to_string(n++), R("cpus:2;mem:1024"), Duration::zero()}},
+                       v1::Filters())
+              .ok());
     }
     for (const Offer& offer : batchScheduler_.received) {
       ASSERT_TRUE(master_->decline(batch_, {offer.id}, v1::Filters()).ok());
@@ -166,7 +167,7 @@ TEST_F(MasterRecoveryTest, NoOffersUntilEveryExpectedAgentIsBackThenSameShares) 
   ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
   ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
   ASSERT_TRUE(master_->adoptAgent(std::move(agents[1])).ok());
-  loop_.runUntil(loop_.now() + 3 * kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(3));
   EXPECT_EQ(master_->recovery().state, RecoveryState::kRecovering);
   EXPECT_EQ(master_->stats().offersMade, 0u);
   ASSERT_TRUE(master_->adoptAgent(std::move(agents[2])).ok());
@@ -195,10 +196,10 @@ TEST_F(MasterRecoveryTest, TimeoutWithEnoughAgentsEndsRecoveryAndTracksTheLost) 
   runWorkload();
   auto agents = crashAndRestart();
   ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
-  loop_.runUntil(loop_.now() + 9 * kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(9));
   EXPECT_EQ(master_->recovery().state, RecoveryState::kRecovering);  // 1 of 3 < 50%.
   ASSERT_TRUE(master_->adoptAgent(std::move(agents[1])).ok());
-  loop_.runUntil(loop_.now() + 2 * kNanosPerSecond);  // Past the timeout, 2 of 3 >= 50%.
+  loop_.runUntil(loop_.now() + Duration::seconds(2));  // Past the timeout, 2 of 3 >= 50%.
   EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
   EXPECT_EQ(master_->recovery().lostAgents, (std::set<std::string>{"a3"}));
   // A lost agent that comes back later is recovered all the same.
@@ -239,7 +240,7 @@ TEST_F(MasterRecoveryTest, DynamicReservationsSurviveTheRestart) {
   ASSERT_TRUE(start().ok());
   web_ = *master_->subscribe(frameworkInfo("web"), &webScheduler_);
   ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   ASSERT_EQ(webScheduler_.received.size(), 1u);
   const Offer offer = webScheduler_.received[0];
   // RESERVE cpus:1;mem:512 for web, then give everything back.
@@ -251,7 +252,7 @@ TEST_F(MasterRecoveryTest, DynamicReservationsSurviveTheRestart) {
   ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
   ASSERT_TRUE(master_->adoptAgent(std::move(agents[0])).ok());
   EXPECT_EQ(master_->recovery().state, RecoveryState::kRunning);
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   ASSERT_EQ(web.received.size(), 1u);
   EXPECT_EQ(web.received[0].resources, R("cpus:3;mem:3584;cpus(web):1;mem(web):512"));
 }
@@ -298,7 +299,7 @@ TEST_F(MasterRecoveryTest, AnUpdateForAnUnknownTaskWaitsForItsFrameworkToResubsc
 // master runs, its TASK_KILLED still queued on its agent when the framework reconciles.
 TEST_F(MasterRecoveryTest, ATaskThatEndedWhileNoMasterRanIsReconciledWithItsEnd) {
   runWorkload();
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   std::string t0Agent;
   ASSERT_TRUE(
       master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
@@ -306,7 +307,7 @@ TEST_F(MasterRecoveryTest, ATaskThatEndedWhileNoMasterRanIsReconciledWithItsEnd)
   for (auto& agent : agents) {
     if (agent->id() == t0Agent) agent->killTask(web_, "t0");
   }
-  loop_.runUntil(loop_.now() + 3 * kNanosPerSecond);  // Past the kill grace: t0 has ended.
+  loop_.runUntil(loop_.now() + Duration::seconds(3));  // Past the kill grace: t0 has ended.
   Recorder web;
   ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
   // Explicit reconciliation waits for the agents to be back.
@@ -338,7 +339,7 @@ TEST_F(MasterRecoveryTest, ATaskThatEndedWhileNoMasterRanIsReconciledWithItsEnd)
   EXPECT_EQ(web.updates[1].task, "t1");
   EXPECT_EQ(web.updates[1].state, TaskState::kRunning);
   // It holds nothing: all of its agent is offered.
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   Resources offered;
   for (const Offer& offer : web.received) {
     if (offer.agent == t0Agent) offered += offer.resources;
@@ -362,7 +363,7 @@ TEST_F(MasterRecoveryTest, ATaskThatEndedWhileNoMasterRanIsReconciledWithItsEnd)
   ASSERT_EQ(master_->completedTasks().at(web_).size(), 1u);
   EXPECT_EQ(master_->completedTasks().at(web_)[0].task, "t0");
   EXPECT_EQ(master_->completedTasks().at(web_)[0].state, TaskState::kKilled);
-  loop_.runUntil(loop_.now() + 30 * kNanosPerSecond);  // No retries after the acknowledgement.
+  loop_.runUntil(loop_.now() + Duration::seconds(30));  // No retries after the acknowledgement.
   EXPECT_EQ(web.updates.size(), 1u);
 }
 
@@ -370,7 +371,7 @@ TEST_F(MasterRecoveryTest, ATaskThatEndedWhileNoMasterRanIsReconciledWithItsEnd)
 // as it subscribes (as an update for a task the master never knew), and the task is settled.
 TEST_F(MasterRecoveryTest, AnEndedTasksUpdateBeforeItsSchedulerIsBackIsHeldForIt) {
   runWorkload();
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   std::string t0Agent;
   ASSERT_TRUE(
       master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
@@ -378,7 +379,7 @@ TEST_F(MasterRecoveryTest, AnEndedTasksUpdateBeforeItsSchedulerIsBackIsHeldForIt
   for (auto& agent : agents) {
     if (agent->id() == t0Agent) {
       agent->killTask(web_, "t0");
-      loop_.runUntil(loop_.now() + 3 * kNanosPerSecond);
+      loop_.runUntil(loop_.now() + Duration::seconds(3));
       agent = std::make_unique<ReportingEnded>(
           std::move(agent), std::vector<HeldTask>{ended(web_, "t0", TaskState::kKilled)});
     }
@@ -399,13 +400,13 @@ TEST_F(MasterRecoveryTest, AnEndedTasksUpdateBeforeItsSchedulerIsBackIsHeldForIt
 // nobody knows is left out.
 TEST_F(MasterRecoveryTest, AnEndedTaskCannotTakeOverAnotherAgentsTaskOrHoldResources) {
   runWorkload();
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   std::string t0Agent;
   ASSERT_TRUE(
       master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
   auto intruder = [&](HeldTask task) -> std::unique_ptr<AgentLink> {
     auto sim =
-        agent::SimAgent::create("a4", R("cpus:4;mem:4096"), &loop_, nullptr, kNanosPerSecond);
+        agent::SimAgent::create("a4", R("cpus:4;mem:4096"), &loop_, nullptr, Duration::seconds(1));
     EXPECT_TRUE(sim.ok());
     return std::make_unique<ReportingEnded>(std::move(sim).value(), std::vector<HeldTask>{task});
   };
@@ -461,14 +462,14 @@ TEST_F(MasterRecoveryTest, TheMaintenanceScheduleAndDownMachinesSurviveTheRestar
   }
   v1::Unavailability soon;
   soon.mutable_start()->set_nanoseconds(1700000000000000000);
-  soon.mutable_duration()->set_nanoseconds(3600 * kNanosPerSecond);
+  soon.mutable_duration()->set_nanoseconds(Duration::hours(1).nanos());
   v1::Unavailability later = soon;
   later.mutable_start()->set_nanoseconds(1800000000000000000);
   ASSERT_TRUE(master_->updateMaintenanceSchedule({{{"a1", "a3"}, soon}, {{"a2"}, later}}).ok());
   ASSERT_TRUE(master_->startMaintenance({"a2"}).ok());
   // a3 registers after the schedule named it: it is added unavailable, like a1.
   ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a3", R("cpus:4;mem:4096")).ok());
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   std::set<std::string> asked;
   for (const InverseOffer& offer : webScheduler_.inverse) asked.insert(offer.agent);
   EXPECT_EQ(asked, (std::set<std::string>{"a1", "a3"}));
@@ -487,7 +488,7 @@ TEST_F(MasterRecoveryTest, TheMaintenanceScheduleAndDownMachinesSurviveTheRestar
   Recorder web;
   ASSERT_TRUE(master_->subscribe(frameworkInfo("web", web_), &web).ok());
   for (auto& agent : agents) ASSERT_TRUE(master_->adoptAgent(std::move(agent)).ok());
-  loop_.runUntil(loop_.now() + kNanosPerSecond);
+  loop_.runUntil(loop_.now() + Duration::seconds(1));
   std::set<std::string> askedAgain;
   for (const InverseOffer& offer : web.inverse) {
     askedAgain.insert(offer.agent);

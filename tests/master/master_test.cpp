@@ -31,12 +31,12 @@ TEST_F(MasterTest, OffersHaveUniqueIdsAndLaunchedTasksRun) {
   EXPECT_NE(scheduler.received[0].id, scheduler.received[1].id);
   const Offer offer = scheduler.received[0];
   ASSERT_TRUE(master_
-                  ->accept(f, {offer.id}, {{"t1", R("cpus:1;mem:512"), 10 * kNanosPerSecond}},
+                  ->accept(f, {offer.id}, {{"t1", R("cpus:1;mem:512"), Duration::seconds(10)}},
                            v1::Filters())
                   .ok());
   ASSERT_EQ(scheduler.updates.size(), 1u);
   EXPECT_EQ(scheduler.updates[0].state, TaskState::kRunning);
-  loop_->runUntil(loop_->now() + 10 * kNanosPerSecond);
+  loop_->runUntil(loop_->now() + Duration::seconds(10));
   EXPECT_EQ(scheduler.updates.back().state, TaskState::kFinished);
   EXPECT_EQ(master_->stats().tasksFinished, 1u);
 }
@@ -59,19 +59,25 @@ TEST_F(MasterTest, AcceptValidationFailuresLoseTasksAndLeakNothing) {
   EXPECT_EQ(ghost.code(), StatusCode::kNotFound);
   EXPECT_EQ(ghost.message(), "unknown framework 'ghost'");
   // Unknown offer id.
-  ASSERT_TRUE(master_->accept(holderId, {"o-999"}, {{"t1", R("cpus:1"), 0}}, v1::Filters()).ok());
+  ASSERT_TRUE(
+      master_->accept(holderId, {"o-999"}, {{"t1", R("cpus:1"), Duration::zero()}}, v1::Filters())
+          .ok());
   EXPECT_EQ(holder.updates.back().state, TaskState::kLost);
   EXPECT_EQ(holder.updates.back().reason, "REASON_INVALID_OFFERS");
   EXPECT_EQ(holder.updates.back().message, "offer o-999 is unknown");
   // Someone else's offer.
   ASSERT_TRUE(
-      master_->accept(strangerId, {offer.id}, {{"t2", R("cpus:1"), 0}}, v1::Filters()).ok());
+      master_
+          ->accept(strangerId, {offer.id}, {{"t2", R("cpus:1"), Duration::zero()}}, v1::Filters())
+          .ok());
   EXPECT_EQ(stranger.updates.back().message, "offer " + offer.id + " belongs to another framework");
   // The offer is still the holder's: malformed task (TASK_ERROR), and a task bigger than the
   // offer (TASK_LOST), in one accept.
   ASSERT_TRUE(master_
                   ->accept(holderId, {offer.id},
-                           {{"", R("cpus:1"), 0}, {"big", R("cpus:5;mem:1"), 0}}, v1::Filters())
+                           {{"", R("cpus:1"), Duration::zero()},
+                            {"big", R("cpus:5;mem:1"), Duration::zero()}},
+                           v1::Filters())
                   .ok());
   ASSERT_GE(holder.updates.size(), 3u);
   EXPECT_EQ(holder.updates[holder.updates.size() - 2].state, TaskState::kError);
@@ -87,20 +93,21 @@ TEST_F(MasterTest, AcceptValidationFailuresLoseTasksAndLeakNothing) {
 
 TEST_F(MasterTest, ExpiredOfferIsRescindedAndItsResourcesReturn) {
   MasterOptions options;
-  options.offerTimeout = 3 * kNanosPerSecond;
+  options.offerTimeout = Duration::seconds(3);
   start(options);
   RecordingScheduler scheduler;
   const std::string f = subscribe(&scheduler, "web");
   ASSERT_TRUE(sim::addSimulatedAgent(*master_, "a1", R("cpus:4;mem:4096")).ok());
   cycle();
   ASSERT_EQ(scheduler.received.size(), 1u);
-  loop_->runUntil(loop_->now() + 3 * kNanosPerSecond);
+  loop_->runUntil(loop_->now() + Duration::seconds(3));
   ASSERT_EQ(scheduler.rescinded, std::vector<std::string>{scheduler.received[0].id});
   EXPECT_EQ(master_->stats().offersExpired, 1u);
   // A launch on it now is a launch after rescind.
-  ASSERT_TRUE(
-      master_->accept(f, {scheduler.received[0].id}, {{"late", R("cpus:1"), 0}}, v1::Filters())
-          .ok());
+  ASSERT_TRUE(master_
+                  ->accept(f, {scheduler.received[0].id}, {{"late", R("cpus:1"), Duration::zero()}},
+                           v1::Filters())
+                  .ok());
   EXPECT_EQ(scheduler.updates.back().state, TaskState::kLost);
   EXPECT_EQ(scheduler.updates.back().message,
             "offer " + scheduler.received[0].id + " was rescinded or expired");
@@ -126,7 +133,8 @@ TEST_F(MasterTest, OwnerWakingRescindsRevocableOfferAndLaunchAfterRescindIsLost)
   // The borrower's launch arrives after the rescind: TASK_LOST, nothing leaks.
   ASSERT_TRUE(master_
                   ->accept(b, {lent.id},
-                           {{"late", R("cpus:1;mem:64").lentAs(Revocability::kNonThrottleable), 0}},
+                           {{"late", R("cpus:1;mem:64").lentAs(Revocability::kNonThrottleable),
+                             Duration::zero()}},
                            v1::Filters())
                   .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
@@ -143,7 +151,9 @@ TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
   cycle();
   ASSERT_EQ(borrower.received.size(), 1u);
   const Resources lent = R("cpus:4;mem:4096").lentAs(Revocability::kNonThrottleable);
-  ASSERT_TRUE(master_->accept(b, {borrower.received[0].id}, {{"r1", lent, 0}}, v1::Filters()).ok());
+  ASSERT_TRUE(
+      master_->accept(b, {borrower.received[0].id}, {{"r1", lent, Duration::zero()}}, v1::Filters())
+          .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kRunning);
   const std::string o = subscribe(&owner, "analytics");
   cycle();
@@ -151,13 +161,14 @@ TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
   // The owner takes all 8 cpus: the agent must evict the borrower's 4-cpu executor.
   ASSERT_TRUE(master_
                   ->accept(o, {owner.received[0].id},
-                           {{"own", R("cpus(analytics):8;mem(analytics):8192"), 0}}, v1::Filters())
+                           {{"own", R("cpus(analytics):8;mem(analytics):8192"), Duration::zero()}},
+                           v1::Filters())
                   .ok());
   EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
   EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
   // The owner's task waits for the eviction, then runs; nothing was rejected.
   EXPECT_TRUE(owner.updates.empty());
-  loop_->runUntil(loop_->now() + 2 * kNanosPerSecond);  // The kill grace.
+  loop_->runUntil(loop_->now() + Duration::seconds(2));  // The kill grace.
   ASSERT_EQ(owner.updates.size(), 1u);
   EXPECT_EQ(owner.updates[0].state, TaskState::kRunning);
   EXPECT_EQ(master_->stats().tasksEvicted, 1u);
@@ -182,7 +193,9 @@ TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
     const Resources task =
         lent ? R("cpus:3;mem:1024").lentAs(Revocability::kNonThrottleable) : R("cpus:2;mem:1024");
     ASSERT_TRUE(
-        master_->accept(b, {offer.id}, {{lent ? "rev" : "reg", task, 0}}, v1::Filters()).ok());
+        master_
+            ->accept(b, {offer.id}, {{lent ? "rev" : "reg", task, Duration::zero()}}, v1::Filters())
+            .ok());
   }
   ASSERT_EQ(master_->outstandingOffers(), 0u);
   const auto before = master_->allocator().metrics();
@@ -224,7 +237,9 @@ TEST_F(MasterTest, AFailedOverSchedulerReplacesTheFrameworkInfo) {
   cycle();
   ASSERT_EQ(first.received.size(), 1u);
   ASSERT_TRUE(
-      master_->accept(id, {first.received[0].id}, {{"t1", R("cpus:1;mem:128"), 0}}, {}).ok());
+      master_
+          ->accept(id, {first.received[0].id}, {{"t1", R("cpus:1;mem:128"), Duration::zero()}}, {})
+          .ok());
 
   v1::FrameworkInfo renamed = frameworkInfo("web");
   renamed.mutable_id()->set_value(id);
@@ -283,18 +298,20 @@ TEST_F(MasterTest, UpdatesAreSentAgainUntilAcknowledged) {
   cycle();
   ASSERT_EQ(silent.received.size(), 1u);
   ASSERT_EQ(acknowledging.received.size(), 1u);
-  ASSERT_TRUE(
-      master_->accept(f, {silent.received[0].id}, {{"s", R("cpus:1"), 0}}, v1::Filters()).ok());
+  ASSERT_TRUE(master_
+                  ->accept(f, {silent.received[0].id}, {{"s", R("cpus:1"), Duration::zero()}},
+                           v1::Filters())
+                  .ok());
   ASSERT_TRUE(master_
                   ->accept(acknowledging.id, {acknowledging.received[0].id},
-                           {{"a", R("cpus:1"), 0}}, v1::Filters())
+                           {{"a", R("cpus:1"), Duration::zero()}}, v1::Filters())
                   .ok());
   ASSERT_EQ(silent.updates.size(), 1u);
   ASSERT_EQ(acknowledging.updates.size(), 1u);
-  const TimeNanos launched = loop_->now();
+  const Time launched = loop_->now();
   std::vector<size_t> heard;  // Updates the silent scheduler has had, at 9, 10, 29, 30, 70 s.
   for (int64_t at : {9, 10, 29, 30, 70}) {
-    loop_->runUntil(launched + at * kNanosPerSecond);
+    loop_->runUntil(launched + at * Duration::seconds(1));
     heard.push_back(silent.updates.size());
   }
   EXPECT_EQ(heard, (std::vector<size_t>{1, 2, 2, 3, 4}));

@@ -393,7 +393,7 @@ TEST(ModuleLoaderTest, ParametersReachTheOptions) {
   ASSERT_TRUE(loaded.ok()) << loaded.message();
   const AllocatorOptions& options = loaded->options();
   EXPECT_EQ(options.sorter, "random");
-  EXPECT_EQ(options.defaultRefuseSeconds, 2.5);
+  EXPECT_EQ(options.defaultRefuse, Duration::milliseconds(2500));
   EXPECT_EQ(options.minAllocatable,
             (std::vector<Quantities>{Quantities{{kinds::kCpus, Scalar::fromUnits(1)}},
                                      Quantities{{kinds::kMem, Scalar::fromUnits(64)}}}));

@@ -43,8 +43,8 @@ TEST(MasterStateStore, TheNextMasterRecoversWhatTheStoreHolds) {
     EXPECT_EQ((*first)->recovery().state, RecoveryState::kRunning);
     ASSERT_TRUE(sim::addSimulatedAgent(**first, "a1", parseResources("cpus:2").value()).ok());
     ASSERT_TRUE(sim::addSimulatedAgent(**first, "a2", parseResources("cpus:2").value()).ok());
-    loop.runUntil(loop.now() + kNanosPerSecond);  // The debounced save.
-    EXPECT_EQ(store->saves, 2);                   // At the first start, then both agents at once.
+    loop.runUntil(loop.now() + Duration::seconds(1));  // The debounced save.
+    EXPECT_EQ(store->saves, 2);  // At the first start, then both agents at once.
   }
   auto next = Master::create(options, &loop);
   ASSERT_TRUE(next.ok()) << next.message();
@@ -62,7 +62,7 @@ TEST(MasterStateStore, ARefusedSaveIsLoggedAndTheStoreKeepsTheLastGoodState) {
   const std::string empty = *store->saved;
   store->deposed = true;
   ASSERT_TRUE(sim::addSimulatedAgent(**master, "a1", parseResources("cpus:2").value()).ok());
-  loop.runUntil(loop.now() + kNanosPerSecond);
+  loop.runUntil(loop.now() + Duration::seconds(1));
   EXPECT_EQ(store->saves, 1);
   EXPECT_EQ(*store->saved, empty);
 }

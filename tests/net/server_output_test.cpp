@@ -1,5 +1,5 @@
 // HttpServer's output path: answers are queued and flushed once per poll (or once a batch has
-// run coalesceMicros), and a socket that refuses bytes is written again when it has room
+// run `coalesce`), and a socket that refuses bytes is written again when it has room
 // (EPOLLOUT), so nothing is lost or stalls.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -68,9 +68,9 @@ TEST(HttpServerOutputTest, PipelinedAnswersAllArriveInOrderFromOneBatch) {
 
 // One poll's batch: connection A's request queues an event on a stream, then connection B's
 // request (ready in the same batch) looks at how many of the stream's bytes are still unsent.
-size_t streamBytesUnsentWhenTheNextReadySocketIsHandled(int coalesceMicros) {
+size_t streamBytesUnsentWhenTheNextReadySocketIsHandled(Duration coalesce) {
   ServerOptions options;
-  options.coalesceMicros = coalesceMicros;
+  options.coalesce = coalesce;
   std::shared_ptr<Stream> stream;  // Server thread only, like everything the handler touches.
   size_t unsentAtProbe = 0;
   testkit::ServerThread server(options, [&](const Request& request, Responder& responder) {
@@ -113,12 +113,12 @@ size_t streamBytesUnsentWhenTheNextReadySocketIsHandled(int coalesceMicros) {
 }
 
 TEST(HttpServerOutputTest, WithNoCoalescingWindowAnEventIsSentBeforeTheNextReadySocket) {
-  EXPECT_EQ(streamBytesUnsentWhenTheNextReadySocketIsHandled(0), 0u);
+  EXPECT_EQ(streamBytesUnsentWhenTheNextReadySocketIsHandled(Duration::zero()), 0u);
 }
 
 TEST(HttpServerOutputTest, WithinTheCoalescingWindowAnEventWaitsForTheBatchEnd) {
   // A minute is far longer than the batch: the chunk ("5\r\nevent\r\n") is still queued.
-  EXPECT_EQ(streamBytesUnsentWhenTheNextReadySocketIsHandled(60'000'000), 10u);
+  EXPECT_EQ(streamBytesUnsentWhenTheNextReadySocketIsHandled(Duration::seconds(60)), 10u);
 }
 
 }  // namespace

@@ -399,7 +399,7 @@ TEST(HttpServerTest, ConnectionsPerPeerAreLimited) {
 
 TEST(HttpServerTest, ARequestHeadMustArriveInTime) {
   ServerOptions options;
-  options.headTimeoutMs = 300;
+  options.headTimeout = Duration::milliseconds(300);
   ServerThread server(options, echo);
   // Dripped: bytes keep coming, but the head is not done 300 ms after the connection began.
   const int slow = connectLoopback(server.port());
@@ -498,7 +498,7 @@ TEST(HttpServerTest, Http10RequestsAreAnsweredAndClosed) {
 
 TEST(HttpServerTest, IdleKeepAliveConnectionsTimeOut) {
   ServerOptions options;
-  options.idleTimeoutMs = 50;
+  options.idleTimeout = Duration::milliseconds(50);
   ServerThread server(options, echo);
   Connection connection = connectTo(server);
   ASSERT_TRUE(connection.request("GET", "/", {}, {}, kTimeoutMs).ok());

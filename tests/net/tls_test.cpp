@@ -380,7 +380,7 @@ TEST_F(TlsTest, VerifyingClientRefusesACertificateForAnotherHost) {
 
 TEST_F(TlsTest, HandshakeThatNeverFinishesIsCutAtTheHeadTimeout) {
   ServerOptions options = serverOptions(serverTls());
-  options.headTimeoutMs = 200;
+  options.headTimeout = Duration::milliseconds(200);
   ServerThread server(options, hello);
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};

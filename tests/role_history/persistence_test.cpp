@@ -23,9 +23,9 @@
 namespace harvest {
 namespace {
 
-constexpr TimeNanos kHour = kNanosPerHour;
-constexpr TimeNanos kDay = kNanosPerDay;
-constexpr TimeNanos kSaveTime = 10 * kDay;
+constexpr Duration kHour = Duration::hours(1);
+constexpr Duration kDay = Duration::days(1);
+constexpr Time kSaveTime = Time() + 10 * kDay;
 
 using Agents = std::vector<AgentIdx>;
 
@@ -39,7 +39,7 @@ RoleLookup lookupOf(std::map<std::string, RoleIdx> roles) {
 
 // (agent id, role name, active, last_used) of every record, sorted: a file's content
 // independent of index assignment and record order.
-using FlatRecord = std::tuple<std::string, std::string, uint32_t, TimeNanos>;
+using FlatRecord = std::tuple<std::string, std::string, uint32_t, Time>;
 std::vector<FlatRecord> flatten(const HistorySnapshot& s) {
   std::map<uint32_t, std::string> roleNames;
   for (const auto& role : s.roles) roleNames[role.id] = role.name;
@@ -70,8 +70,8 @@ class PersistenceTest : public ::testing::Test {
     ASSERT_TRUE(h.addRole(1, "db").ok());
     ASSERT_TRUE(h.addRole(2, "batch").ok());
     for (AgentIdx a{}; a < 4; ++a) ASSERT_TRUE(h.addAgent(a, "a" + std::to_string(a)).ok());
-    const TimeNanos day9 = 9 * kDay;
-    auto run = [&](RoleIdx role, AgentIdx agent, TimeNanos end) {
+    const Time day9 = Time() + 9 * kDay;
+    auto run = [&](RoleIdx role, AgentIdx agent, Time end) {
       ASSERT_TRUE(h.onStarted(role, agent, day9).ok());
       ASSERT_TRUE(h.onReleased(role, agent, end).ok());
     };
@@ -109,10 +109,12 @@ TEST(HistoryChecksumTest, KnownVectors) {
 
 TEST(HistoryCodecTest, RoundTripIsExact) {
   HistorySnapshot s;
-  s.saveTime = 123456789;
+  s.saveTime = Time::fromNanos(123456789);
   s.roles = {{4, "web"}, {0, "db/primary"}};
   s.agents = {"host-1.example.com", "host-2", "host-3"};
-  s.records = {{0, 4, 0, 100}, {0, 0, 2, -5}, {2, 4, 1, 0}};
+  s.records = {{0, 4, 0, Time::fromNanos(100)},
+               {0, 0, 2, Time::fromNanos(-5)},
+               {2, 4, 1, Time::fromNanos(0)}};
   Result<HistorySnapshot> decoded = decodeHistory(encodeHistory(s));
   ASSERT_TRUE(decoded.ok()) << decoded.message();
   EXPECT_EQ(*decoded, s);
@@ -122,20 +124,23 @@ TEST(HistoryCodecTest, UngroupedRecordsAreGroupedByAgent) {
   HistorySnapshot s;
   s.roles = {{0, "web"}, {1, "db"}};
   s.agents = {"x", "y"};
-  s.records = {{1, 0, 0, 1}, {0, 0, 0, 2}, {1, 1, 0, 3}};
+  s.records = {
+      {1, 0, 0, Time::fromNanos(1)}, {0, 0, 0, Time::fromNanos(2)}, {1, 1, 0, Time::fromNanos(3)}};
   Result<HistorySnapshot> decoded = decodeHistory(encodeHistory(s));
   ASSERT_TRUE(decoded.ok()) << decoded.message();
   EXPECT_EQ(decoded->records,
-            (std::vector<HistorySnapshot::Record>{{0, 0, 0, 2}, {1, 0, 0, 1}, {1, 1, 0, 3}}));
+            (std::vector<HistorySnapshot::Record>{{0, 0, 0, Time::fromNanos(2)},
+                                                  {1, 0, 0, Time::fromNanos(1)},
+                                                  {1, 1, 0, Time::fromNanos(3)}}));
 }
 
 TEST_F(PersistenceTest, SnapshotHoldsEveryRecordExactly) {
   const HistorySnapshot s = saved.snapshot(kSaveTime);
   EXPECT_EQ(s.saveTime, kSaveTime);
   EXPECT_EQ(s.roles, (std::vector<HistorySnapshot::Role>{{0, "web"}, {1, "db"}, {2, "batch"}}));
-  const TimeNanos day9 = 9 * kDay;
+  const Time day9 = Time() + 9 * kDay;
   EXPECT_EQ(flatten(s), (std::vector<FlatRecord>{{"a0", "web", 0, day9 + 1 * kHour},
-                                                 {"a1", "db", 1, 0},
+                                                 {"a1", "db", 1, Time::fromNanos(0)},
                                                  {"a1", "web", 0, day9 + 2 * kHour},
                                                  {"a2", "batch", 0, day9 + 3 * kHour}}));
   // a3 has no history: not in the file.
@@ -153,7 +158,7 @@ TEST_F(PersistenceTest, RoundTripThroughAFreshHistory) {
   EXPECT_EQ(report.recordsDroppedRoles, 0u);
   EXPECT_EQ(report.saveTime, kSaveTime);
 
-  const TimeNanos day9 = 9 * kDay;
+  const Time day9 = Time() + 9 * kDay;
   EXPECT_EQ(restarted.preferredAgents(0), (Agents{11, 10}));
   // db was running at save time: thawed with last_used = save time, and nothing active
   // until rebuild() says so.
@@ -234,14 +239,15 @@ TEST_F(PersistenceTest, RolesConflictingWithRegistrationsAreDropped) {
 
 TEST_F(PersistenceTest, EntriesOlderThanThePurgeAgeAreDropped) {
   HistorySnapshot s;
-  s.saveTime = 20 * kDay;
+  s.saveTime = Time() + 20 * kDay;
   s.roles = {{0, "web"}};
   s.agents = {"old", "edge", "fresh", "wasActive"};
-  const TimeNanos now = 30 * kDay;
-  s.records = {{0, 0, 0, now - 7 * kDay - 1},  // Older than 7 days: purged.
-               {1, 0, 0, now - 7 * kDay},      // Exactly 7 days: kept.
-               {2, 0, 0, now - kHour},
-               {3, 0, 1, 0}};  // Active at save time: last_used = save time, 10 days ago.
+  const Time now = Time() + 30 * kDay;
+  s.records = {
+      {0, 0, 0, now - 7 * kDay - Duration::nanoseconds(1)},  // Older than 7 days: purged.
+      {1, 0, 0, now - 7 * kDay},                             // Exactly 7 days: kept.
+      {2, 0, 0, now - kHour},
+      {3, 0, 1, Time::fromNanos(0)}};  // Active at save time: last_used = save time, 10 days ago.
   RoleHistory h;
   const HistoryLoadReport report = h.load(s, now, lookupOf({{"web", 0}}));
   EXPECT_EQ(report.recordsLoaded, 2u);
@@ -559,17 +565,17 @@ TEST_F(PersistenceTest, NoUsableFileBootstraps) {
   const HistoryStore store(dir + "/history.pb");
   RoleHistory h;
   const RoleLookup lookup = lookupOf({{"web", 0}});
-  HistoryLoadReport report = store.load(h, 0, lookup);
+  HistoryLoadReport report = store.load(h, Time(), lookup);
   EXPECT_TRUE(report.bootstrapped);
   EXPECT_EQ(report.reason, "no file '" + dir + "/history.pb'");
 
   ASSERT_TRUE(writeFileAtomically(store.path(), "").ok());
-  report = store.load(h, 0, lookup);
+  report = store.load(h, Time(), lookup);
   EXPECT_TRUE(report.bootstrapped);
   EXPECT_EQ(report.reason, "empty file");
 
   ASSERT_TRUE(writeFileAtomically(store.prevPath(), "junk").ok());
-  report = store.load(h, 0, lookup);
+  report = store.load(h, Time(), lookup);
   EXPECT_TRUE(report.bootstrapped);
   EXPECT_EQ(report.reason, "empty file");
   EXPECT_EQ(h.preferredAgent(0), std::nullopt);

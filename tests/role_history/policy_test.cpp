@@ -7,8 +7,12 @@
 namespace harvest {
 namespace {
 
-constexpr TimeNanos kMs = kNanosPerMilli;
-constexpr TimeNanos kSec = kNanosPerSecond;
+constexpr Duration kMs = Duration::milliseconds(1);
+constexpr Duration kSec = Duration::seconds(1);
+// An instant on the test clock, which starts at the epoch.
+constexpr Time at(Duration sinceEpoch) {
+  return Time() + sinceEpoch;
+}
 
 TEST(HistoryPolicyTest, DefaultsAreDocumented) {
   const HistoryRoleConfig config;
@@ -21,27 +25,30 @@ TEST(HistoryPolicyTest, DefaultsAreDocumented) {
 
 TEST(HistoryPolicyTest, HoldWindowIsHalfOpen) {
   const HistoryPolicy policy;
-  const TimeNanos freed = 1000 * kSec;
-  const TimeNanos hold = 5 * kSec;
+  const Time freed = at(1000 * kSec);
+  const Duration hold = 5 * kSec;
   EXPECT_EQ(policy.decide(0, freed, freed - kSec), PlacementDecision::kHold);  // Clock behind.
   EXPECT_EQ(policy.decide(0, freed, freed), PlacementDecision::kHold);
   EXPECT_EQ(policy.decide(0, freed, freed + hold - kMs), PlacementDecision::kHold);
-  EXPECT_EQ(policy.decide(0, freed, freed + hold - 1), PlacementDecision::kHold);
+  EXPECT_EQ(policy.decide(0, freed, freed + hold - Duration::nanoseconds(1)),
+            PlacementDecision::kHold);
   EXPECT_EQ(policy.decide(0, freed, freed + hold), PlacementDecision::kEscalate);
   EXPECT_EQ(policy.decide(0, freed, freed + hold + kMs), PlacementDecision::kEscalate);
 }
 
 TEST(HistoryPolicyTest, ZeroHoldEscalatesAtOnce) {
   HistoryRoleConfig config;
-  config.hold = 0;
-  EXPECT_EQ(HistoryPolicy::decide(config, 7, 7), PlacementDecision::kEscalate);
-  EXPECT_EQ(HistoryPolicy::decide(config, 7, 6), PlacementDecision::kHold);
+  config.hold = Duration::zero();
+  EXPECT_EQ(HistoryPolicy::decide(config, Time::fromNanos(7), Time::fromNanos(7)),
+            PlacementDecision::kEscalate);
+  EXPECT_EQ(HistoryPolicy::decide(config, Time::fromNanos(7), Time::fromNanos(6)),
+            PlacementDecision::kHold);
 }
 
 TEST(HistoryPolicyTest, HugeHoldDoesNotOverflow) {
   HistoryRoleConfig config;
-  config.hold = std::numeric_limits<TimeNanos>::max();
-  EXPECT_EQ(HistoryPolicy::decide(config, 1000 * kNanosPerDay, 2000 * kNanosPerDay),
+  config.hold = Duration::max();
+  EXPECT_EQ(HistoryPolicy::decide(config, at(Duration::days(1000)), at(Duration::days(2000))),
             PlacementDecision::kHold);
 }
 
@@ -50,10 +57,10 @@ TEST(HistoryPolicyTest, StrictNeverEscalates) {
   HistoryRoleConfig strict;
   strict.strict = true;
   policy.setConfig(2, strict);
-  for (TimeNanos now : {TimeNanos{0}, 5 * kSec - kMs, 5 * kSec + kMs, 365 * kNanosPerDay}) {
-    EXPECT_EQ(policy.decide(2, 0, now), PlacementDecision::kStrict) << now;
+  for (Time now : {Time(), at(5 * kSec - kMs), at(5 * kSec + kMs), at(Duration::days(365))}) {
+    EXPECT_EQ(policy.decide(2, Time(), now), PlacementDecision::kStrict) << now;
   }
-  EXPECT_EQ(policy.decide(1, 0, 5 * kSec + kMs), PlacementDecision::kEscalate);
+  EXPECT_EQ(policy.decide(1, Time(), at(5 * kSec + kMs)), PlacementDecision::kEscalate);
 }
 
 TEST(HistoryPolicyTest, PerRoleConfigOverridesDefaults) {
@@ -66,13 +73,13 @@ TEST(HistoryPolicyTest, PerRoleConfigOverridesDefaults) {
   EXPECT_EQ(policy.config(5).hold, 30 * kSec);
   EXPECT_EQ(policy.config(4).hold, 2 * kSec);
   EXPECT_EQ(policy.config(500).hold, 2 * kSec);
-  EXPECT_EQ(policy.decide(5, 0, 10 * kSec), PlacementDecision::kHold);
-  EXPECT_EQ(policy.decide(4, 0, 10 * kSec), PlacementDecision::kEscalate);
+  EXPECT_EQ(policy.decide(5, Time(), at(10 * kSec)), PlacementDecision::kHold);
+  EXPECT_EQ(policy.decide(4, Time(), at(10 * kSec)), PlacementDecision::kEscalate);
   policy.clearConfig(5);
   EXPECT_EQ(policy.config(5).hold, 2 * kSec);
   defaults.hold = 20 * kSec;
   policy.setDefaults(defaults);
-  EXPECT_EQ(policy.decide(5, 0, 10 * kSec), PlacementDecision::kHold);
+  EXPECT_EQ(policy.decide(5, Time(), at(10 * kSec)), PlacementDecision::kHold);
 }
 
 TEST(HistoryPolicyTest, AntiAffinity) {
@@ -88,9 +95,10 @@ TEST(HistoryPolicyTest, AntiAffinity) {
 
 TEST(HistoryPolicyTest, ShortLivedBoundary) {
   const HistoryPolicy policy;
-  EXPECT_TRUE(policy.isShortLived(0, 10 * kSec, 10 * kSec));
-  EXPECT_TRUE(policy.isShortLived(0, 10 * kSec, 70 * kSec));       // Exactly 60 s.
-  EXPECT_FALSE(policy.isShortLived(0, 10 * kSec, 70 * kSec + 1));  // Longer.
+  EXPECT_TRUE(policy.isShortLived(0, at(10 * kSec), at(10 * kSec)));
+  EXPECT_TRUE(policy.isShortLived(0, at(10 * kSec), at(70 * kSec)));  // Exactly 60 s.
+  EXPECT_FALSE(
+      policy.isShortLived(0, at(10 * kSec), at(70 * kSec + Duration::nanoseconds(1))));  // Longer.
 }
 
 TEST(HistoryPolicyTest, FailureThresholdIsStrictlyAbove) {

@@ -19,11 +19,11 @@ namespace {
 constexpr RoleIdx kRoles = 3;
 constexpr int kAgentNames = 8;
 constexpr uint32_t kThreshold = 3;
-constexpr TimeNanos kShortLived = 60 * kNanosPerSecond;
+constexpr Duration kShortLived = Duration::seconds(60);
 
 struct ModelEntry {
   uint32_t requested = 0, starting = 0, active = 0, releasing = 0, failures = 0;
-  TimeNanos lastUsed = 0;
+  Time lastUsed;
   bool hasHistory = false;
   uint32_t allocations() const { return starting + active + releasing; }
   bool idle() const { return requested == 0 && allocations() == 0; }
@@ -86,7 +86,7 @@ class PropertyTest : public ::testing::TestWithParam<uint32_t> {
     model.connected.insert(name);
   }
 
-  void disconnect(const std::string& name, TimeNanos now) {
+  void disconnect(const std::string& name, Time now) {
     ASSERT_TRUE(history->removeAgent(indexOf.at(name), now).ok());
     for (auto& [key, e] : model.entries) {
       if (key.second != name) continue;
@@ -104,7 +104,7 @@ class PropertyTest : public ::testing::TestWithParam<uint32_t> {
   void check() {
     for (RoleIdx r{}; r < kRoles; ++r) {
       // The list: exactly the eligible connected agents, newest first.
-      std::vector<std::pair<TimeNanos, std::string>> expected;
+      std::vector<std::pair<Time, std::string>> expected;
       uint64_t inHistory = 0;
       for (const auto& [key, e] : model.entries) {
         if (key.first != r) continue;
@@ -113,7 +113,7 @@ class PropertyTest : public ::testing::TestWithParam<uint32_t> {
           expected.push_back({e.lastUsed, key.second});
         }
       }
-      std::vector<std::pair<TimeNanos, std::string>> actual;
+      std::vector<std::pair<Time, std::string>> actual;
       for (AgentIdx a : history->preferredAgents(r)) {
         actual.push_back({history->entry(r, a)->lastUsed, history->agentId(a)});
       }
@@ -149,7 +149,7 @@ class PropertyTest : public ::testing::TestWithParam<uint32_t> {
 
   // The saved file, reloaded into a fresh history, holds the model's persistable records,
   // thawed.
-  void checkRoundTrip(TimeNanos now) {
+  void checkRoundTrip(Time now) {
     const std::string bytes = encodeHistory(history->snapshot(now));
     RoleHistory reloaded;
     for (RoleIdx r{}; r < kRoles; ++r) ASSERT_TRUE(reloaded.addRole(r, roleName(r)).ok());
@@ -158,7 +158,7 @@ class PropertyTest : public ::testing::TestWithParam<uint32_t> {
           return static_cast<RoleIdx>(name.back() - '0');
         });
     ASSERT_FALSE(report.bootstrapped) << report.reason;
-    std::multiset<std::tuple<std::string, RoleIdx, TimeNanos>> expected, actual;
+    std::multiset<std::tuple<std::string, RoleIdx, Time>> expected, actual;
     for (const auto& [key, e] : model.entries) {
       if (!e.persistable()) continue;
       expected.insert({key.second, key.first, e.allocations() > 0 ? now : e.lastUsed});
@@ -179,9 +179,9 @@ class PropertyTest : public ::testing::TestWithParam<uint32_t> {
 
 TEST_P(PropertyTest, MatchesReferenceModel) {
   std::mt19937 rng(GetParam());
-  TimeNanos now = 1'000;
+  Time now = Time::fromNanos(1'000);
   for (int step = 0; step < 6'000; ++step) {
-    now += 1 + rng() % (30 * kNanosPerSecond);
+    now += Duration::nanoseconds(static_cast<int64_t>(1 + rng() % 30'000'000'000));
     const RoleIdx role = rng() % kRoles;
     const std::string name = agentName(static_cast<int>(rng() % kAgentNames));
     const bool connected = model.connected.count(name) > 0;
@@ -242,7 +242,7 @@ TEST_P(PropertyTest, MatchesReferenceModel) {
       }
       case 7:
       case 8: {
-        const TimeNanos ran = op == 7 ? kShortLived : kShortLived + 1;
+        const Duration ran = op == 7 ? kShortLived : kShortLived + Duration::nanoseconds(1);
         const bool ok = history->onFailed(role, agent, now, now - ran).ok();
         ASSERT_EQ(ok, e && e->allocations() > 0);
         if (ok) {

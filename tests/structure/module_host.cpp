@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   std::string error;
   std::unique_ptr<harvest::Allocator> allocator(modules[0].create({}, &options, &error));
   if (!allocator) return fail("create: " + error);
-  options.clock = [] { return harvest::TimeNanos{0}; };
+  options.clock = [] { return harvest::Time(); };
 
   std::map<std::string, harvest::OfferedResources> offered;
   harvest::AllocatorCallbacks callbacks;

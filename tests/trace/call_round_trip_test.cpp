@@ -118,12 +118,12 @@ Resources resources(const std::string& text) {
 }
 
 // One of each call, every optional argument set, at one second apart.
-void makeEveryCall(Allocator& allocator, TimeNanos& now) {
+void makeEveryCall(Allocator& allocator, Time& now) {
   AllocatorOptions options;
   options.clock = [&now] { return now; };
   options.seed = 9;
   ASSERT_TRUE(allocator.initialize(options, {}).ok());
-  const auto tick = [&now] { now += kNanosPerSecond; };
+  const auto tick = [&now] { now += Duration::seconds(1); };
   Quota quota{
       Quantities{{kinds::kCpus, Scalar::fromUnits(2)}},
       ResourceLimits{{kinds::kCpus, Scalar::fromUnits(0)}, {kinds::kMem, Scalar::fromUnits(512)}}};
@@ -160,7 +160,8 @@ void makeEveryCall(Allocator& allocator, TimeNanos& now) {
   tick(), (void)allocator.updateWeights({{"web", 2.5}});
   tick(), allocator.pause();
   tick(), allocator.resume();
-  tick(), (void)allocator.placementEvent("a1", "web", PlacementEvent::kTaskFailed, 7);
+  tick(),
+      (void)allocator.placementEvent("a1", "web", PlacementEvent::kTaskFailed, Time::fromNanos(7));
   tick(), allocator.allocate();
   tick(), allocator.allocate({"a1", "a2"});
   tick(), (void)allocator.explainDecisions("f1", std::string("a1"));
@@ -202,7 +203,7 @@ const std::vector<std::string> kExpectedRecords = {
 TEST(CallRoundTripTest, EveryCallIsRecordedAsTheFormatSaysAndReplaysToTheSameRecord) {
   const std::string recordedPath = tempPath("recorded");
   const std::string replayedPath = tempPath("replayed");
-  TimeNanos now = 0;
+  Time now;
   {
     std::unique_ptr<RecordingAllocator> recording = recorder(recordedPath);
     makeEveryCall(*recording, now);

@@ -66,7 +66,7 @@ class TraceTest : public ::testing::Test {
     options.agents = 20;
     options.frameworks = 6;
     options.roles = 3;
-    options.durationSeconds = 120;
+    options.duration = Duration::seconds(120);
     options.seed = 3;
     Result<tracegen::WorkloadStats> stats = tracegen::runWorkload(options);
     ASSERT_TRUE(stats.ok()) << stats.message();
@@ -161,7 +161,7 @@ TEST_F(TraceTest, CheckReproducesTheRecordedOffersExactly) {
   EXPECT_EQ(result->records, records.size());
   EXPECT_EQ(result->callbacks, callbacks);
   EXPECT_EQ(result->allocateMillis.size(), 120u);
-  EXPECT_EQ(result->lastTime, 120 * kNanosPerSecond);
+  EXPECT_EQ(result->lastTime, Time() + Duration::seconds(120));
 }
 
 TEST_F(TraceTest, CheckReportsTheFirstCallbackThatDiffers) {
@@ -343,7 +343,7 @@ TEST(RecordingAllocatorTest, AWriteFailureStopsRecordingNotTheAllocator) {
   std::unique_ptr<Allocator> inner(builtinAllocatorModule()->create({}, &options, &error));
   ASSERT_NE(inner, nullptr) << error;
   RecordingAllocator recording(std::move(inner), std::move(writer).value(), {"m", "", {}});
-  options.clock = [] { return TimeNanos{0}; };
+  options.clock = [] { return Time(); };
   int offers = 0;
   AllocatorCallbacks callbacks;
   callbacks.offer = [&](const std::string&, const OfferedResources&) { ++offers; };
@@ -373,7 +373,7 @@ TEST(RecordingAllocatorTest, TheTraceReachesTheFileWithinASecond) {
   std::unique_ptr<Allocator> inner(builtinAllocatorModule()->create({}, &options, &error));
   ASSERT_NE(inner, nullptr) << error;
   RecordingAllocator recording(std::move(inner), std::move(writer).value(), {"m", "", {}});
-  options.clock = [] { return 7 * kNanosPerSecond; };
+  options.clock = [] { return Time() + Duration::seconds(7); };
   ASSERT_TRUE(recording.initialize(options, {}).ok());
   recording.allocate();
   std::this_thread::sleep_for(TraceWriter::kFlushInterval + std::chrono::milliseconds(500));
@@ -384,7 +384,7 @@ TEST(RecordingAllocatorTest, TheTraceReachesTheFileWithinASecond) {
   ASSERT_EQ(records.size(), 2u);
   EXPECT_TRUE(records[0].has_initialize());
   EXPECT_TRUE(records[1].has_allocate());
-  EXPECT_EQ(records[1].time(), 7 * kNanosPerSecond);
+  EXPECT_EQ(records[1].time(), Duration::seconds(7).nanos());
   std::filesystem::remove(path);
 }
 

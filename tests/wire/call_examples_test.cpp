@@ -173,10 +173,10 @@ TEST(SchedulerCodecDocs, AcceptLaunchWithDurationLabel) {
                       "labels": {"labels": [{"key": "harvest.duration_seconds",
                                              "value": "2.5"}]}}]}}]}})");
   ASSERT_TRUE(call.ok()) << call.message();
-  const Result<std::optional<int64_t>> duration =
-      taskDurationNanos(call->accept().operations(0).launch().task_infos(0));
+  const Result<std::optional<Duration>> duration =
+      taskDuration(call->accept().operations(0).launch().task_infos(0));
   ASSERT_TRUE(duration.ok()) << duration.message();
-  EXPECT_EQ(*duration, std::optional<int64_t>(2'500'000'000));
+  EXPECT_EQ(*duration, std::optional<Duration>(Duration::milliseconds(2500)));
 }
 
 TEST(SchedulerCodecDocs, AcceptLaunchGroup) {

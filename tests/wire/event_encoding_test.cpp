@@ -178,35 +178,39 @@ v1::TaskInfo taskWithLabels(std::initializer_list<std::pair<const char*, const c
 
 TEST(SchedulerCodecDuration, ReadsTheLabel) {
   const auto nanos = [](std::initializer_list<std::pair<const char*, const char*>> labels) {
-    const Result<std::optional<int64_t>> duration = taskDurationNanos(taskWithLabels(labels));
+    const Result<std::optional<Duration>> duration = taskDuration(taskWithLabels(labels));
     EXPECT_TRUE(duration.ok()) << duration.message();
     return duration.ok() ? *duration : std::nullopt;
   };
   EXPECT_EQ(nanos({}), std::nullopt);
   EXPECT_EQ(nanos({{"other", "5"}}), std::nullopt);
-  EXPECT_EQ(nanos({{"harvest.duration_seconds", "90"}}), std::optional<int64_t>(90'000'000'000));
-  EXPECT_EQ(nanos({{"harvest.duration_seconds", "2.5"}}), std::optional<int64_t>(2'500'000'000));
-  EXPECT_EQ(nanos({{"harvest.duration_seconds", "0.000000001"}}), std::optional<int64_t>(1));
-  EXPECT_EQ(nanos({{"harvest.duration_seconds", "0"}}), std::optional<int64_t>(0));
+  EXPECT_EQ(nanos({{"harvest.duration_seconds", "90"}}),
+            std::optional<Duration>(Duration::nanoseconds(90'000'000'000)));
+  EXPECT_EQ(nanos({{"harvest.duration_seconds", "2.5"}}),
+            std::optional<Duration>(Duration::nanoseconds(2'500'000'000)));
+  EXPECT_EQ(nanos({{"harvest.duration_seconds", "0.000000001"}}),
+            std::optional<Duration>(Duration::nanoseconds(1)));
+  EXPECT_EQ(nanos({{"harvest.duration_seconds", "0"}}),
+            std::optional<Duration>(Duration::nanoseconds(0)));
   EXPECT_EQ(nanos({{"harvest.duration_seconds", "1e3"}}),
-            std::optional<int64_t>(1'000'000'000'000));
+            std::optional<Duration>(Duration::nanoseconds(1'000'000'000'000)));
   EXPECT_EQ(
       nanos({{"harvest.duration_seconds", "7"}, {"x", "y"}, {"harvest.duration_seconds", "7"}}),
-      std::optional<int64_t>(7'000'000'000));
+      std::optional<Duration>(Duration::nanoseconds(7'000'000'000)));
 }
 
 TEST(SchedulerCodecDuration, RefusesWhatIsNotADuration) {
   for (const char* value : {"", "abc", "-1", "+5", " 5", "5s", "inf", "nan", "1e400", "1e10"}) {
-    const Result<std::optional<int64_t>> duration =
-        taskDurationNanos(taskWithLabels({{"harvest.duration_seconds", value}}));
+    const Result<std::optional<Duration>> duration =
+        taskDuration(taskWithLabels({{"harvest.duration_seconds", value}}));
     EXPECT_FALSE(duration.ok()) << "'" << value << "' accepted";
     if (!duration.ok()) {
       EXPECT_NE(duration.message().find("harvest.duration_seconds"), std::string::npos);
       EXPECT_NE(duration.message().find("'t1'"), std::string::npos) << duration.message();
     }
   }
-  EXPECT_FALSE(taskDurationNanos(taskWithLabels({{"harvest.duration_seconds", nullptr}})).ok());
-  const Result<std::optional<int64_t>> twice = taskDurationNanos(
+  EXPECT_FALSE(taskDuration(taskWithLabels({{"harvest.duration_seconds", nullptr}})).ok());
+  const Result<std::optional<Duration>> twice = taskDuration(
       taskWithLabels({{"harvest.duration_seconds", "1"}, {"harvest.duration_seconds", "2"}}));
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.message().find("given twice"), std::string::npos) << twice.message();

@@ -190,7 +190,7 @@ class AgentSide {
       }
       report(index, *task, TaskState::kRunning);
       const std::string key = task->framework + "/" + task->task.task;
-      due_.push({readAt + std::chrono::nanoseconds(task->task.duration), key});
+      due_.push({readAt + task->task.duration.chrono(), key});
       running_.emplace(key, Running{index, std::move(task).value()});
     } else if (event.type() == v1::AgentEvent::KILL_TASK) {
       // Nothing here kills tasks; answer as an agent would anyway.

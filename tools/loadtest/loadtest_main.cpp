@@ -120,7 +120,7 @@ struct Options {
   int agents = 1000;
   int frameworks = 200;
   int rounds = 20;
-  double allocationInterval = 0.1;
+  Duration allocationInterval = Duration::milliseconds(100);
   std::string master;  // HOST:PORT; empty: in-process.
   std::string json;
   bool answerOnRead = false;
@@ -257,11 +257,10 @@ int startMaster(LoadTest& t) {
     network.maxConnectionsPerPeer = 0;  // Every client is on 127.0.0.1.
     network.tls = options.tls;
     MasterOptions masterOptions;
-    masterOptions.allocationInterval =
-        static_cast<TimeNanos>(options.allocationInterval * static_cast<double>(kNanosPerSecond));
+    masterOptions.allocationInterval = options.allocationInterval;
     // Freed resources are offered again soon, not only at the next full cycle.
     masterOptions.eventBatchDelay =
-        std::min<TimeNanos>(20 * kNanosPerMilli, masterOptions.allocationInterval);
+        std::min(Duration::milliseconds(20), masterOptions.allocationInterval);
     Result<std::unique_ptr<NetworkMaster>> startedMaster =
         NetworkMaster::start(network, masterOptions);
     if (!startedMaster.ok()) return fail(startedMaster.message());
@@ -407,8 +406,8 @@ void runRounds(LoadTest& t, FrameworkSide& frameworkSide) {
   Problems& problems = t.problems;
   t.roundsStart = Clock::now();
   int roundsRun = 0;
-  const auto interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(t.options.allocationInterval));
+  const auto interval =
+      std::chrono::duration_cast<Clock::duration>(t.options.allocationInterval.chrono());
   for (int round = 0; round < t.options.rounds && problems.count() == 0; ++round) {
     const Clock::time_point roundStart = Clock::now();
     Clock::time_point lastEvent = roundStart;
@@ -660,7 +659,8 @@ int writeJson(const LoadTest& t, const Summary& s) {
        << jsonString(t.master ? t.master->master().allocatorModule().moduleName() : "")
        << ",\"allocator_parameters\":" << jsonObject(parameters) << ",\"agents\":" << options.agents
        << ",\"frameworks\":" << options.frameworks << ",\"rounds\":" << t.roundsRun
-       << ",\"allocation_interval_seconds\":" << jsonNumber(options.allocationInterval)
+       << ",\"allocation_interval_seconds\":"
+       << jsonNumber(options.allocationInterval.secondsDouble())
        << ",\"answer_on_read\":" << (options.answerOnRead ? "true" : "false")
        << "},\"dataItems\":" << dataItemsJson(items) << ",\"problems\":" << t.problems.count()
        << ",\"ok\":" << (s.ok ? "true" : "false") << "}\n";
@@ -728,13 +728,14 @@ int main(int argc, char** argv) {
     if (value < 1 || value > 1'000'000) return flags.bad(name, std::to_string(value), "1..1000000");
     *out = value;
   }
-  std::optional<harvest::TimeNanos> interval =
+  std::optional<harvest::Duration> interval =
       flags.duration("allocation_interval", FLAGS_allocation_interval);
   if (!interval) return 2;
-  if (*interval < harvest::kNanosPerMilli || *interval > 60 * harvest::kNanosPerSecond) {
+  if (*interval < harvest::Duration::milliseconds(1) ||
+      *interval > harvest::Duration::seconds(60)) {
     return flags.bad("allocation_interval", FLAGS_allocation_interval, "1ms..60secs");
   }
-  options.allocationInterval = static_cast<double>(*interval) / harvest::kNanosPerSecond;
+  options.allocationInterval = *interval;
   options.master = FLAGS_master;
   options.json = FLAGS_json;
   options.answerOnRead = FLAGS_answer_on_read;

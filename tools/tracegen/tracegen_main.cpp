@@ -25,14 +25,14 @@ int main(int argc, char** argv) {
   if (std::optional<int> exit = flags.parse(argc, argv)) return *exit;
   flags.initLogging(argv[0], /*quiet=*/true);
   if (FLAGS_out.empty()) return flags.fail("--out=PATH is required");
-  std::optional<harvest::TimeNanos> duration = flags.duration("duration", FLAGS_duration);
+  std::optional<harvest::Duration> duration = flags.duration("duration", FLAGS_duration);
   if (!duration) return 2;
   harvest::tracegen::WorkloadOptions options;
   options.trace = FLAGS_out;
   options.agents = FLAGS_agents;
   options.frameworks = FLAGS_frameworks;
   options.roles = FLAGS_roles;
-  options.durationSeconds = static_cast<double>(*duration) / harvest::kNanosPerSecond;
+  options.duration = *duration;
   options.seed = FLAGS_seed;
   const auto started = std::chrono::steady_clock::now();
   harvest::Result<harvest::tracegen::WorkloadStats> stats = harvest::tracegen::runWorkload(options);
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   std::printf(
       "%s: %.0f s simulated in %.1f s; %llu cycles, %llu offers, %llu tasks launched, "
       "%llu declines\n",
-      FLAGS_out.c_str(), options.durationSeconds,
+      FLAGS_out.c_str(), options.duration.secondsDouble(),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
       static_cast<unsigned long long>(stats->allocationCycles),
       static_cast<unsigned long long>(stats->offers),

@@ -17,8 +17,10 @@ using master::Offer;
 using master::TaskLaunch;
 using master::TaskStatus;
 
-TimeNanos seconds(double s) {
-  return static_cast<TimeNanos>(s * static_cast<double>(kNanosPerSecond));
+// Truncated, not rounded as Duration::secondsDouble does: traces generated with a given seed
+// stay what they were.
+Duration seconds(double s) {
+  return Duration::nanoseconds(static_cast<int64_t>(s * 1e9));
 }
 
 // Launches tasks of one size while it is below its target and the offer holds them; declines
@@ -114,7 +116,7 @@ class Framework final : public master::Scheduler {
 Result<WorkloadStats> runWorkload(const WorkloadOptions& options) {
   EventLoop loop;
   master::MasterOptions masterOptions;
-  masterOptions.allocationInterval = seconds(options.allocationIntervalSeconds);
+  masterOptions.allocationInterval = options.allocationInterval;
   masterOptions.seed = options.seed;
   masterOptions.moduleParameters = options.moduleParameters;
   masterOptions.allocatorTrace = options.trace;
@@ -147,10 +149,10 @@ Result<WorkloadStats> runWorkload(const WorkloadOptions& options) {
   // Agents time out launches that waited too long for evictions only when ticked.
   std::function<void()> tick = [&] {
     master.tickAgents();
-    loop.after(kNanosPerSecond, tick);
+    loop.after(Duration::seconds(1), tick);
   };
-  loop.after(kNanosPerSecond, tick);
-  loop.runUntil(seconds(options.durationSeconds));
+  loop.after(Duration::seconds(1), tick);
+  loop.runUntil(Time() + options.duration);
   stats.allocationCycles = master.stats().allocationCycles;
   return stats;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "common/time.h"
 
 namespace harvest::tracegen {
 
@@ -18,8 +19,8 @@ struct WorkloadOptions {
   size_t agents = 1000;
   size_t frameworks = 100;
   size_t roles = 10;  // Framework i has role "role-<i mod roles>".
-  double durationSeconds = 3600;
-  double allocationIntervalSeconds = 1;
+  Duration duration = Duration::hours(1);
+  Duration allocationInterval = Duration::seconds(1);
   uint64_t seed = 1;
   // Module parameters of the recorded allocator (e.g. sorter=random).
   std::map<std::string, std::string> moduleParameters;

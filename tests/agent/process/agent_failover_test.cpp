@@ -27,7 +27,7 @@ using testkit::FakeAgent;
 using testkit::FrameworkClient;
 using testkit::MasterThread;
 
-constexpr int kWaitMs = 10'000;
+constexpr Duration kWait = Duration::seconds(10);
 
 std::string workDir() {
   return ::testing::TempDir() + "harvest-agent-failover-" + std::to_string(::getpid()) + "-" +
@@ -38,7 +38,7 @@ std::string workDir() {
 master::MasterOptions persisted(const std::string& dir) {
   master::MasterOptions options = testkit::fastOptions();
   options.workDir = dir;
-  options.recoveryTimeout = 60 * kNanosPerSecond;
+  options.recoveryTimeout = Duration::seconds(60);
   return options;
 }
 
@@ -73,12 +73,12 @@ TEST(AgentFailoverTest, ATaskThatEndedWithoutAMasterIsReconciledAsFinishedThenRe
   };
   options.agentId = "a1";
   options.total = testkit::R("cpus:4;mem:1024");
-  options.initialBackoffMs = 20;
-  options.maxBackoffMs = 100;
+  options.initialBackoff = Duration::milliseconds(20);
+  options.maxBackoff = Duration::milliseconds(100);
   Result<std::unique_ptr<AgentProcess>> created = AgentProcess::create(options);
   ASSERT_TRUE(created.ok()) << created.message();
   AgentProcess& agent = **created;
-  ASSERT_TRUE(agent.runUntil([&] { return agent.registered(); }, kWaitMs));
+  ASSERT_TRUE(agent.runUntil([&] { return agent.registered(); }, kWait));
 
   FrameworkClient framework(first->port(), testkit::Format::kProtobuf);
   v1::FrameworkInfo info = testkit::frameworkInfo("batch");
@@ -91,7 +91,7 @@ TEST(AgentFailoverTest, ATaskThatEndedWithoutAMasterIsReconciledAsFinishedThenRe
           .status,
       202);
   ASSERT_TRUE(agent.runUntil(
-      [&] { return agent.agent().heldTasks().size() == 1 && agent.outbox().empty(); }, kWaitMs));
+      [&] { return agent.agent().heldTasks().size() == 1 && agent.outbox().empty(); }, kWait));
   const v1::TaskStatus running = framework.update();
   ASSERT_EQ(running.state(), v1::TASK_RUNNING);
   ASSERT_EQ(framework.call(acknowledge(running)).status, 202);
@@ -99,7 +99,7 @@ TEST(AgentFailoverTest, ATaskThatEndedWithoutAMasterIsReconciledAsFinishedThenRe
   // The master dies; t1 finishes while none runs, its TASK_FINISHED queued on the agent.
   leader = 0;
   first.reset();
-  ASSERT_TRUE(agent.runUntil([&] { return queuedFinished(agent); }, kWaitMs));
+  ASSERT_TRUE(agent.runUntil([&] { return queuedFinished(agent); }, kWait));
   EXPECT_FALSE(agent.registered());
   EXPECT_TRUE(agent.agent().heldTasks().empty());
 
@@ -115,8 +115,7 @@ TEST(AgentFailoverTest, ATaskThatEndedWithoutAMasterIsReconciledAsFinishedThenRe
 
   // The agent registers with it, then delivers its queued update.
   leader = second.port();
-  ASSERT_TRUE(
-      agent.runUntil([&] { return agent.registered() && agent.outbox().empty(); }, kWaitMs));
+  ASSERT_TRUE(agent.runUntil([&] { return agent.registered() && agent.outbox().empty(); }, kWait));
   const v1::TaskStatus reconciled = successor.update();
   EXPECT_EQ(reconciled.task_id().value(), "t1");
   EXPECT_EQ(reconciled.agent_id().value(), "a1");

@@ -31,7 +31,7 @@
 namespace harvest::agent {
 namespace {
 
-constexpr int64_t kWaitMs = 2000;
+constexpr Duration kWait = Duration::milliseconds(2000);
 
 Resources R(const std::string& text) {
   Result<Resources> parsed = parseResources(text);
@@ -44,7 +44,7 @@ std::string record(const v1::AgentEvent& event) {
 }
 
 v1::AgentEvent runTask(const std::string& framework, const std::string& role,
-                       const std::string& task, const std::string& resources, TimeNanos duration) {
+                       const std::string& task, const std::string& resources, Duration duration) {
   RunTask message;
   message.framework = framework;
   message.role = role;
@@ -223,10 +223,10 @@ AgentProcessOptions optionsFor(uint16_t port) {
   options.masterPort = port;
   options.agentId = "a1";
   options.total = R("cpus:4;mem:1024");
-  options.killGrace = 200 * kNanosPerMilli;
-  options.initialBackoffMs = 50;
-  options.maxBackoffMs = 200;
-  options.callTimeoutMs = 1000;
+  options.killGrace = Duration::milliseconds(200);
+  options.initialBackoff = Duration::milliseconds(50);
+  options.maxBackoff = Duration::milliseconds(200);
+  options.callTimeout = Duration::milliseconds(1000);
   options.bootId = "boot-1";
   return options;
 }
@@ -270,7 +270,7 @@ TEST(AgentProcessTest, RegistersWithItsIdResourcesAndNoTasks) {
   AgentProcessOptions options = optionsFor(fake.port());
   options.estimate = R("cpus:1;mem:128");
   auto agent = start(options);
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
   std::vector<v1::AgentCall> registrations = fake.registrations();
   ASSERT_EQ(registrations.size(), 1u);
@@ -344,28 +344,29 @@ TEST(AgentProcessTest, CreateRefusesBadOptions) {
   options.total = Resources();
   EXPECT_EQ(AgentProcess::create(options).message(), "agent 'a1' has no resources");
   options = optionsFor(1);
-  options.maxBackoffMs = 10;
+  options.maxBackoff = Duration::milliseconds(10);
   EXPECT_EQ(AgentProcess::create(options).message(), "backoff needs 0 < initial <= maximum");
 }
 
 TEST(AgentProcessTest, RunTaskReportsRunningThenFinishedAndFreed) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
-  fake.send(runTask("f1", "batch", "t1", "cpus:1;mem:128", 300 * kNanosPerMilli));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1;mem:128", Duration::milliseconds(300)));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
   EXPECT_EQ(statusOf(calls[1]), (StatusSeen{2, "t1", v1::TASK_FINISHED, false, ""}));
   // The task ran its scripted duration (both times come from the agent's timers).
-  EXPECT_EQ(calls[1].status().time_nanos() - calls[0].status().time_nanos(), 300 * kNanosPerMilli);
+  EXPECT_EQ(calls[1].status().time_nanos() - calls[0].status().time_nanos(),
+            Duration::milliseconds(300).nanos());
   // Unix time, not time since the agent started.
   const int64_t wallNow = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
   EXPECT_NEAR(static_cast<double>(calls[1].status().time_nanos()), static_cast<double>(wallNow),
-              10.0 * kNanosPerSecond);
+              1e10);
 
   ASSERT_EQ(calls[2].type(), v1::AgentCall::FREED);
   EXPECT_EQ(calls[2].sequence(), 3u);
@@ -386,19 +387,19 @@ TEST(AgentProcessTest, RunTaskReportsRunningThenFinishedAndFreed) {
 TEST(AgentProcessTest, KillTaskEndsTheTaskAfterTheGrace) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
-  fake.send(runTask("f1", "batch", "t1", "cpus:2", 0));  // Runs until killed.
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:2", Duration::zero()));  // Runs until killed.
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWait));
   v1::AgentEvent kill = killTaskEvent("f1", "t1");
   fake.send(kill);
   const auto killSent = std::chrono::steady_clock::now();
   // Still running, and holding its resources, during the grace.
-  agent->runFor(100);
+  agent->runFor(Duration::milliseconds(100));
   EXPECT_EQ(fake.applied().size(), 1u);
   ASSERT_EQ(agent->agent().heldTasks().size(), 1u);
 
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
   EXPECT_GE(std::chrono::steady_clock::now() - killSent, std::chrono::milliseconds(200));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
@@ -412,11 +413,11 @@ TEST(AgentProcessTest, KillTaskEndsTheTaskAfterTheGrace) {
 TEST(AgentProcessTest, CallsAnswered503AreRetriedUnchangedAndInOrder) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
   fake.answerCalls({503, 503, 503});
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 50 * kNanosPerMilli));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::milliseconds(50)));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
 
   std::vector<Received> log = fake.log();
   ASSERT_EQ(log.size(), 7u);  // The registration, four tries of the first call, two more.
@@ -437,12 +438,12 @@ TEST(AgentProcessTest, CallsAnswered503AreRetriedUnchangedAndInOrder) {
 TEST(AgentProcessTest, CallRefusedWith400IsDroppedAndTheNextOneSent) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
   fake.answerCalls({400});
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 50 * kNanosPerMilli));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWaitMs));
-  agent->runFor(50);  // Nothing else comes.
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::milliseconds(50)));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWait));
+  agent->runFor(Duration::milliseconds(50));  // Nothing else comes.
 
   std::vector<Received> log = fake.log();
   ASSERT_EQ(log.size(), 4u);
@@ -458,24 +459,24 @@ TEST(AgentProcessTest, CallRefusedWith400IsDroppedAndTheNextOneSent) {
 TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
-  fake.send(runTask("f1", "batch", "t1", "cpus:1;mem:64", 0));
-  fake.send(runTask("f1", "batch", "t2", "cpus:2", 500 * kNanosPerMilli));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1;mem:64", Duration::zero()));
+  fake.send(runTask("f1", "batch", "t2", "cpus:2", Duration::milliseconds(500)));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWait));
 
   // The master goes away and refuses registrations for a while; t2 finishes meanwhile.
   fake.answerRegistrations(503);
   fake.closeStream();
-  ASSERT_TRUE(agent->runUntil([&] { return !agent->registered(); }, kWaitMs));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().freedDropped == 1; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return !agent->registered(); }, kWait));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().freedDropped == 1; }, kWait));
   // Only t2's status is left: its FREED was dropped by the next registration attempt.
   ASSERT_EQ(agent->outbox().size(), 1u);
   EXPECT_EQ(agent->outbox().front().status().task_id().value(), "t2");
   EXPECT_EQ(agent->stats().streamsLost, 1u);
 
   fake.answerRegistrations(200);
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
   ASSERT_TRUE(agent->registered());
 
   // The successful re-registration lists t1, running, with what it holds, and t2, ended with
@@ -515,7 +516,7 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
 
   // Sequence numbers go on from there.
   fake.send(killTaskEvent("f1", "t1"));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 5; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 5; }, kWait));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[3]), (StatusSeen{2, "t1", v1::TASK_KILLED, false, ""}));
   EXPECT_EQ(calls[4].type(), v1::AgentCall::FREED);
@@ -524,7 +525,7 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
   // Their updates delivered, the ended tasks are not reported again.
   fake.closeStream();
   ASSERT_TRUE(agent->runUntil(
-      [&] { return fake.registrations().size() == 3 && agent->registered(); }, kWaitMs));
+      [&] { return fake.registrations().size() == 3 && agent->registered(); }, kWait));
   Result<AgentRegistration> third = registrationFromCall(fake.registrations()[2]);
   ASSERT_TRUE(third.ok()) << third.message();
   EXPECT_TRUE(third->tasks.empty());
@@ -533,15 +534,15 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
 TEST(AgentProcessTest, CallsCarryTheirRegistrationsId) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));  // Runs until killed.
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::zero()));  // Runs until killed.
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWait));
 
   fake.closeStream();
   ASSERT_TRUE(agent->runUntil(
-      [&] { return fake.registrations().size() == 2 && agent->registered(); }, kWaitMs));
+      [&] { return fake.registrations().size() == 2 && agent->registered(); }, kWait));
   fake.send(killTaskEvent("f1", "t1"));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
   const std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
   EXPECT_EQ(calls[0].registration_id(), "reg-1");
@@ -556,22 +557,22 @@ TEST(AgentProcessTest, CallsCarryTheirRegistrationsId) {
 TEST(AgentProcessTest, FreedQueuedAfterTheRegistrationWasSentIsKept) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 400 * kNanosPerMilli));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::milliseconds(400)));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWait));
 
   // The agent registers again, listing t1; REGISTERED is late, and t1 finishes meanwhile.
   fake.setAutoRegistered(false);
   fake.closeStream();
-  ASSERT_TRUE(agent->runUntil([&] { return fake.registrations().size() == 2; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.registrations().size() == 2; }, kWait));
   ASSERT_EQ(fake.registrations()[1].register_().tasks_size(), 1);
-  ASSERT_TRUE(agent->runUntil([&] { return agent->outbox().size() == 2; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->outbox().size() == 2; }, kWait));
   EXPECT_FALSE(agent->registered());
   EXPECT_EQ(fake.applied().size(), 1u);  // Nothing is sent before REGISTERED.
 
   // That registration said t1 holds resources, so its FREED must still reach the master.
   fake.sendRegistered();
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[1]), (StatusSeen{1, "t1", v1::TASK_FINISHED, false, ""}));
   EXPECT_EQ(calls[2].type(), v1::AgentCall::FREED);
@@ -582,7 +583,7 @@ TEST(AgentProcessTest, FreedQueuedAfterTheRegistrationWasSentIsKept) {
 TEST(AgentProcessTest, MalformedEventsAreIgnored) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
   v1::AgentEvent noTask;
   noTask.set_type(v1::AgentEvent::RUN_TASK);
@@ -595,7 +596,7 @@ TEST(AgentProcessTest, MalformedEventsAreIgnored) {
   unknown.set_type(v1::AgentEvent::UNKNOWN);
   fake.send(unknown);
   // Names a task, but its resources are invalid: the master hears the launch failed.
-  v1::AgentEvent badResources = runTask("f1", "batch", "t9", "cpus:1", 0);
+  v1::AgentEvent badResources = runTask("f1", "batch", "t9", "cpus:1", Duration::zero());
   badResources.mutable_run_task()
       ->mutable_task()
       ->mutable_resources(0)
@@ -603,14 +604,14 @@ TEST(AgentProcessTest, MalformedEventsAreIgnored) {
       ->set_value(-1);
   fake.send(badResources);
   // For another agent.
-  v1::AgentEvent elsewhere = runTask("f1", "batch", "t8", "cpus:1", 0);
+  v1::AgentEvent elsewhere = runTask("f1", "batch", "t8", "cpus:1", Duration::zero());
   elsewhere.mutable_run_task()->mutable_task()->mutable_agent_id()->set_value("a2");
   fake.send(elsewhere);
   // A good launch after all that still works, and a repeated one is ignored.
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
-  agent->runFor(50);
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::zero()));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::zero()));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
+  agent->runFor(Duration::milliseconds(50));
 
   std::vector<v1::AgentCall> calls = fake.applied();
   ASSERT_EQ(calls.size(), 3u);
@@ -629,16 +630,16 @@ TEST(AgentProcessTest, MalformedEventsAreIgnored) {
 TEST(AgentProcessTest, EventsSplitAcrossChunksOrSharingOneAreDecoded) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
-  const std::string first = record(runTask("f1", "batch", "t1", "cpus:1", 0));
-  const std::string second = record(runTask("f1", "batch", "t2", "cpus:1", 0));
-  const std::string third = record(runTask("f1", "batch", "t3", "cpus:1", 0));
+  const std::string first = record(runTask("f1", "batch", "t1", "cpus:1", Duration::zero()));
+  const std::string second = record(runTask("f1", "batch", "t2", "cpus:1", Duration::zero()));
+  const std::string third = record(runTask("f1", "batch", "t3", "cpus:1", Duration::zero()));
   fake.sendChunk(first.substr(0, 1));  // Inside the length.
   fake.sendChunk(first.substr(1, 10));
   fake.sendChunk(first.substr(11) + second + third.substr(0, third.size() - 1));
   fake.sendChunk(third.substr(third.size() - 1));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[0]).task, "t1");
   EXPECT_EQ(statusOf(calls[1]).task, "t2");
@@ -649,9 +650,9 @@ TEST(AgentProcessTest, EventsSplitAcrossChunksOrSharingOneAreDecoded) {
 TEST(AgentProcessTest, BrokenFramingEndsTheStreamAndTheAgentRegistersAgain) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
   fake.sendChunk("12x\nnonsense");
-  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().registrations == 2; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().registrations == 2; }, kWait));
   EXPECT_EQ(agent->stats().streamsLost, 1u);
   EXPECT_EQ(fake.registrations().size(), 2u);
 }
@@ -660,12 +661,12 @@ TEST(AgentProcessTest, ReRegistersWhenTheMasterGoesSilent) {
   FakeMaster fake;
   fake.setHeartbeatInterval(0.1);
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
   // Heartbeats keep the stream: 0.6 s is twice the silence allowed.
   for (int i = 0; i < 12; ++i) {
     fake.send(heartbeat());
-    agent->runFor(50);
+    agent->runFor(Duration::milliseconds(50));
   }
   EXPECT_EQ(agent->stats().registrations, 1u);
   EXPECT_EQ(agent->stats().streamsLost, 0u);
@@ -673,7 +674,7 @@ TEST(AgentProcessTest, ReRegistersWhenTheMasterGoesSilent) {
 
   // Silence past three intervals: the agent gives the stream up and registers again.
   const auto silentSince = std::chrono::steady_clock::now();
-  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().registrations == 2; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->stats().registrations == 2; }, kWait));
   EXPECT_GE(std::chrono::steady_clock::now() - silentSince, std::chrono::milliseconds(250));
   EXPECT_EQ(agent->stats().streamsLost, 1u);
 }
@@ -685,12 +686,12 @@ TEST(AgentProcessTest, WaitsForTheMasterToStartThenRegisters) {
     port = probe.port();
   }
   auto agent = start(optionsFor(port));
-  agent->runFor(300);
+  agent->runFor(Duration::milliseconds(300));
   EXPECT_FALSE(agent->registered());
   EXPECT_GE(agent->stats().registrationAttempts, 3u);  // At 0, 50, 150 ms at least.
 
   FakeMaster fake(port);
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
   EXPECT_EQ(fake.registrations().size(), 1u);
 }
 
@@ -705,17 +706,17 @@ TEST(AgentProcessTest, ANewLeaderIsTriedWithoutWaitingOutTheBackoff) {
   FakeMaster leader;
   std::atomic<uint16_t> named{dead};
   AgentProcessOptions options = optionsFor(dead);
-  options.initialBackoffMs = 3000;
-  options.maxBackoffMs = 6000;
+  options.initialBackoff = Duration::milliseconds(3000);
+  options.maxBackoff = Duration::milliseconds(6000);
   options.findMaster = [&named] {
     return std::optional<MasterAddress>(MasterAddress{"127.0.0.1", named.load()});
   };
   auto agent = start(options);
-  agent->runFor(200);
+  agent->runFor(Duration::milliseconds(200));
   EXPECT_FALSE(agent->registered());
   EXPECT_EQ(agent->stats().registrationAttempts, 1u);  // The next would be at 3 s.
   named = leader.port();
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, 1000));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, Duration::milliseconds(1000)));
   EXPECT_EQ(agent->stats().registrationAttempts, 2u);
   EXPECT_EQ(leader.registrations().size(), 1u);
 }
@@ -727,28 +728,28 @@ TEST(AgentProcessTest, SendsItsCredentialWithEveryRequest) {
   options.credential = http::Credential{"agent", "wrong"};
   {
     auto refused = start(options);
-    refused->runFor(200);
+    refused->runFor(Duration::milliseconds(200));
     EXPECT_FALSE(refused->registered());
     EXPECT_GE(refused->stats().registrationAttempts, 2u);
   }
   options.credential = http::Credential{"agent", "s3cret"};
   auto agent = start(options);
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::zero()));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWait));
   EXPECT_EQ(statusOf(fake.applied()[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
 }
 
 TEST(AgentProcessTest, CallsAnswered409AreKeptForTheNextRegistration) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
-  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
   // A restarted master does not know the agent until it registers again.
   fake.answerCalls({409, 409});
-  fake.send(runTask("f1", "batch", "t1", "cpus:1", 0));
-  ASSERT_TRUE(agent->runUntil([&] { return fake.log().size() == 3; }, kWaitMs));
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::zero()));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.log().size() == 3; }, kWait));
   fake.closeStream();
-  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWaitMs));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWait));
   EXPECT_EQ(statusOf(fake.applied()[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));
   EXPECT_EQ(fake.registrations().size(), 2u);
   EXPECT_EQ(agent->stats().callsRefused, 0u);
@@ -762,10 +763,11 @@ TEST(AgentProcessTest, StopEndsTheLoopFromAnotherThread) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     agent->stop();
   });
-  agent->runFor(5000);
+  agent->runFor(Duration::milliseconds(5000));
   stopper.join();
   EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(1000));
-  EXPECT_FALSE(agent->runUntil([] { return false; }, 1000));  // Stopped for good.
+  EXPECT_FALSE(
+      agent->runUntil([] { return false; }, Duration::milliseconds(1000)));  // Stopped for good.
 }
 
 }  // namespace

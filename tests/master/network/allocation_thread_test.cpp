@@ -188,7 +188,7 @@ class SlowAllocator final : public Allocator {
     inner_->resume();
   }
   Status placementEvent(const std::string& agent, const std::string& role, PlacementEvent event,
-                        TimeNanos startedAt) override {
+                        Time startedAt) override {
     probe_->log("placementEvent " + agent + " " + role);
     return inner_->placementEvent(agent, role, event, startedAt);
   }

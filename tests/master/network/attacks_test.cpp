@@ -95,7 +95,7 @@ Call updateFramework(const std::string& id, v1::FrameworkInfo info) {
 }
 
 TaskStatus statusOf(const RunTask& task, const std::string& agent, TaskState state) {
-  return TaskStatus{task.task.task, task.framework, agent, state, "", "", 0};
+  return TaskStatus{task.task.task, task.framework, agent, state, "", "", Time()};
 }
 
 TEST(AttackTest, TheDeprecatedRoleFieldIsAuthorizedOnUpdateAndSubscribe) {
@@ -359,7 +359,7 @@ TEST(AttackTest, SlowRequestHeadsCannotCrowdOutAuthenticatedCallers) {
   network.credentialsPath = credentials.path();
   network.maxConnections = 16;
   network.maxConnectionsPerPeer = 8;
-  network.requestHeadTimeoutMs = 1000;
+  network.requestHeadTimeout = Duration::seconds(1);
   MasterThread master(network);
   const http::Headers web = Secured::auth("web");
 

@@ -327,8 +327,8 @@ Call acknowledgeCall(const v1::TaskStatus& status) {
 // Retries every 100 ms doubling to 400 ms instead of Mesos's 10 s to 10 min.
 MasterOptions quickRetries() {
   MasterOptions options = fastOptions();
-  options.statusRetryMin = 100 * kNanosPerMilli;
-  options.statusRetryMax = 400 * kNanosPerMilli;
+  options.statusRetryMin = Duration::milliseconds(100);
+  options.statusRetryMax = Duration::milliseconds(400);
   return options;
 }
 

@@ -58,7 +58,7 @@ TEST(NetworkMasterTest, SubscribeJsonOpensAStreamStartingWithSubscribed) {
 
 TEST(NetworkMasterTest, SubscribeProtobufOpensAStreamStartingWithSubscribed) {
   NetworkOptions network;
-  network.heartbeatSeconds = 7.5;
+  network.heartbeat = Duration::milliseconds(7500);
   MasterThread master(network);
   FrameworkClient first(master.port(), Format::kProtobuf);
   FrameworkClient second(master.port(), Format::kProtobuf);
@@ -94,7 +94,7 @@ TEST(NetworkMasterTest, AProtobufFrameworkGetsOffersAndLaunches) {
   EXPECT_EQ(task->task.task, "p1");
   EXPECT_EQ(task->role, "batch");
   EXPECT_EQ(task->task.resources, R("cpus:0.5;mem:100"));
-  EXPECT_EQ(task->task.duration, 3 * kNanosPerSecond);
+  EXPECT_EQ(task->task.duration, Duration::seconds(3));
   ASSERT_EQ(agent.status(*task, TaskState::kRunning), 202);
   const v1::TaskStatus running = framework.update();
   EXPECT_EQ(running.task_id().value(), "p1");
@@ -178,7 +178,7 @@ TEST(NetworkMasterTest, LaunchReachesTheAgentAndItsUpdatesReachTheFramework) {
   EXPECT_EQ(task->role, "web");
   EXPECT_EQ(task->task.task, "t1");
   EXPECT_EQ(task->task.resources, R("cpus:1;mem:128"));
-  EXPECT_EQ(task->task.duration, 2500 * kNanosPerMilli);
+  EXPECT_EQ(task->task.duration, Duration::milliseconds(2500));
   // On the wire: the task's resources allocated to the role, and the duration label.
   const v1::TaskInfo& wire = raw.run_task().task();
   EXPECT_EQ(wire.agent_id().value(), "a1");
@@ -278,7 +278,7 @@ TEST(NetworkMasterTest, LaunchGroupSendsEveryTaskOfTheGroup) {
   EXPECT_EQ(first->task.resources, R("cpus:1;mem:64"));
   EXPECT_EQ(second->task.task, "g2");
   EXPECT_EQ(second->task.resources, R("cpus:2;mem:256"));
-  EXPECT_EQ(second->task.duration, kNanosPerSecond);
+  EXPECT_EQ(second->task.duration, Duration::seconds(1));
   EXPECT_EQ(second->role, "web");
   EXPECT_EQ(testkit::tasks(state(cluster.master.port())).size(), 2u);
 }
@@ -456,7 +456,7 @@ std::vector<RunTask> launchRunning(Cluster& cluster, const std::vector<std::stri
   for (size_t i = 0; i < ids.size(); ++i) {
     std::optional<RunTask> task = cluster.agent.expectRunTask();
     if (!task) return out;
-    EXPECT_EQ(task->task.duration, 0);
+    EXPECT_EQ(task->task.duration, Duration::zero());
     EXPECT_EQ(cluster.agent.status(*task, TaskState::kRunning), 202);
     EXPECT_EQ(cluster.framework.update().state(), v1::TASK_RUNNING);
     out.push_back(*task);

@@ -64,7 +64,7 @@ class OperatorStream {
 TEST(OperatorApiTest, SubscribeStreamsTheStateThenEveryChange) {
   for (Format format : {Format::kJson, Format::kProtobuf}) {
     NetworkOptions network;
-    network.heartbeatSeconds = 0.2;
+    network.heartbeat = Duration::milliseconds(200);
     MasterThread master(network);
     FakeAgent agent(master.port(), "a1", "cpus:4;mem:1024");
     ASSERT_EQ(agent.registerAgent(), 200);

@@ -20,7 +20,8 @@ using namespace testkit;  // NOLINT: the fakes are this test's vocabulary.
 TEST(NetworkMasterTest, ASubscriberThatNeverReadsIsDisconnectedAndOthersAreServed) {
   NetworkOptions network;
   network.maxStreamBufferBytes = 2048;
-  network.heartbeatSeconds = 0.001;  // A heartbeat every millisecond fills the slow stream.
+  network.heartbeat =
+      Duration::milliseconds(1);  // A heartbeat every millisecond fills the slow stream.
   MasterThread master(network);
   FakeAgent agent(master.port(), "a1", "cpus:8;mem:16384");
   ASSERT_EQ(agent.registerAgent(), 200);
