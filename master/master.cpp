@@ -33,7 +33,10 @@ void MasterStats::add(const MasterStats& o) {
 }
 
 Master::Master(EventLoop* loop, MasterOptions options)
-    : loop_(loop), options_(std::move(options)), offers_(options_.runId) {}
+    : loop_(loop),
+      options_(std::move(options)),
+      frameworks_(options_.runId, options_.maxCompletedFrameworks),
+      offers_(options_.runId) {}
 Master::~Master() {
   *alive_ = false;
 }
@@ -247,9 +250,8 @@ void Master::offerAnswered(const Offer& offer, uint32_t tasksLaunched) {
   }
 }
 
-Master::FrameworkEntry* Master::framework(const std::string& id) {
-  auto it = frameworks_.find(id);
-  return it == frameworks_.end() ? nullptr : &it->second;
+FrameworkEntry* Master::framework(const std::string& id) {
+  return frameworks_.find(id);
 }
 
 Status checkEstimate(const std::string& agent, const Resources& total, const Resources& estimate) {
@@ -300,9 +302,9 @@ Status Master::removeAgent(const std::string& id) {
                               "agent removed", loop_->now()});
     }
   }
-  for (auto& [frameworkId, entry] : frameworks_) {
+  frameworks_.forEach([&](FrameworkEntry& entry) {
     if (entry.scheduler) entry.scheduler->failure(id);
-  }
+  });
   agents_.remove(id);
   LOG(INFO) << "agent " << id << " removed; its unfinished tasks are lost";
   if (observer_) observer_->agentRemoved(id);
@@ -322,17 +324,17 @@ const AgentLink* Master::agent(const std::string& id) const {
 
 Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler) {
   std::string id = info.has_id() ? info.id().value() : "";
-  if (removedFrameworks_.count(id)) {
+  if (frameworks_.isRemoved(id)) {
     // As Mesos: a removed framework's id is dead; the scheduler must start as a new one.
     return Status::failedPrecondition("framework " + id + " has been removed");
   }
-  if (!id.empty() && frameworks_.count(id)) {
+  if (FrameworkEntry* known = id.empty() ? nullptr : frameworks_.find(id)) {
     // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over with
     // the FrameworkInfo it brings, as Mesos applies it (what UPDATE_FRAMEWORK may change).
-    if (!google::protobuf::util::MessageDifferencer::Equals(info, frameworks_[id].info)) {
+    if (!google::protobuf::util::MessageDifferencer::Equals(info, known->info)) {
       if (Status s = updateFramework(id, info); !s.ok()) return s;
     }
-    frameworks_[id].scheduler = scheduler;
+    known->scheduler = scheduler;
     if (Status s = allocator_->activateFramework(id); !s.ok()) return s;
     // As Mesos: what the old scheduler suppressed or filtered does not bind the new one. Its
     // SUBSCRIBE's suppressed_roles (applied by the caller) say what stays suppressed, and Mesos
@@ -342,20 +344,16 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
               << "a new scheduler";
     if (scheduler) {
       scheduler->subscribed(id);
-      for (const TaskStatus& held : heldUpdates_[id]) scheduler->update(held);
-      heldUpdates_.erase(id);
+      for (const TaskStatus& held : frameworks_.takeHeld(*known)) scheduler->update(held);
     }
     if (observer_) observer_->frameworkUpdated(id);
     return id;
   }
-  if (id.empty()) {
-    id = (options_.runId.empty() ? "framework-" : "framework-" + options_.runId + "-") +
-         std::to_string(nextFrameworkId_++);
-  }
+  if (id.empty()) id = frameworks_.mintId();
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(id);
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
-  frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}, 0};
+  frameworks_.add(FrameworkEntry{id, withId, scheduler, {}, 0});
   saveState();  // At once: agents' reports after a crash must find this framework.
   LOG(INFO) << "framework " << id << " (" << info.name() << ") subscribed";
   if (scheduler) scheduler->subscribed(id);
@@ -447,12 +445,7 @@ Status Master::teardown(const std::string& frameworkId) {
     if (task == nullptr || isTerminal(task->state)) continue;
     if (AgentLink* agent = agents_.find(task->agent)) agent->killTask(frameworkId, key.second);
   }
-  frameworks_[frameworkId].scheduler = nullptr;
-  removedFrameworks_.insert(frameworkId);
-  completedFrameworks_.push_back(frameworks_[frameworkId].info);
-  while (completedFrameworks_.size() > options_.maxCompletedFrameworks) {
-    completedFrameworks_.pop_front();
-  }
+  frameworks_.markRemoved(frameworkId);
   LOG(INFO) << "framework " << frameworkId << " torn down; " << own.size() << " offers recovered";
   saveState();  // At once: the id must stay refused across a crash right after this.
   if (observer_) observer_->frameworkRemoved(frameworkId);

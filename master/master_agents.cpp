@@ -39,14 +39,14 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
       return Status::error("agent '" + id + "' reports task '" + task.task + "' ended as " +
                            toString(task.state) + " holding " + task.resources.toString());
     }
-    if (task.ended && !frameworks_.count(task.framework)) {
+    if (task.ended && !frameworks_.contains(task.framework)) {
       // Nothing to kill or account for: its update, when it comes, goes the way of an
       // unknown task's.
       LOG(WARNING) << "agent " << id << " reports ended task " << task.task
                    << " of unknown framework " << task.framework << ": not taken in";
       continue;
     }
-    if (!frameworks_.count(task.framework)) {
+    if (!frameworks_.contains(task.framework)) {
       plan.rejected.push_back(task);
       continue;
     }

@@ -51,7 +51,7 @@ void Master::retryUpdate(const std::string& frameworkId, const std::string& task
     const TaskEntry* known = tasks_.find(frameworkId, task);
     if (known == nullptr || known->pendingUuid != uuid) return;  // Settled.
     // A removed framework never acknowledges: Mesos drops its updates.
-    if (removedFrameworks_.count(frameworkId)) return;
+    if (frameworks_.isRemoved(frameworkId)) return;
     // A disconnected framework gets it when it is back: the timer keeps running.
     const TaskStatus again = known->pending;  // update() may forget the task.
     if (FrameworkEntry* entry = framework(frameworkId); entry && entry->scheduler) {
@@ -101,8 +101,8 @@ void Master::statusUpdate(const TaskStatus& status) {
     // framework must still hear it: agents deliver every update until acknowledged.
     if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
       entry->scheduler->update(status);
-    } else if (entry && !removedFrameworks_.count(status.framework)) {
-      heldUpdates_[status.framework].push_back(status);
+    } else if (entry && !frameworks_.isRemoved(status.framework)) {
+      frameworks_.hold(*entry, status);
     }
     return;
   }
@@ -178,16 +178,15 @@ void Master::relayQueuedUpdate(TaskEntry& task, const TaskStatus& status) {
     if (observer_) observer_->taskUpdated(status);
   }
   countUpdate(status);
-  const FrameworkEntry* entry = framework(status.framework);
-  if (entry == nullptr || entry->scheduler != nullptr ||
-      removedFrameworks_.count(status.framework)) {
+  FrameworkEntry* entry = framework(status.framework);
+  if (entry == nullptr || entry->scheduler != nullptr || frameworks_.isRemoved(status.framework)) {
     return relay(task, status);
   }
   // Its scheduler is not back yet (likely after a failover): it gets the update when it
   // subscribes, as it would an update for a task this master never knew, rather than at the
   // next retry. Handed over that way the update needs no acknowledgement, so a terminal one
   // settles the task as an acknowledgement would.
-  heldUpdates_[status.framework].push_back(status);
+  frameworks_.hold(*entry, status);
   if (!isTerminal(status.state)) return;
   task.pendingUuid.clear();
   if (task.freed || !agents_.contains(task.agent)) {
