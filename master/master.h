@@ -138,7 +138,8 @@ class Master final : public AgentReports {
   EventLoop& loop() { return *loop_; }
 
   // Agents. A restart: the agents outlive this master and are handed to the next one, which adopts
-  // each with what its executors (running or waiting) hold, added to the allocator once.
+  // each with what its executors (running or waiting) hold, added to the allocator once. This
+  // master is to be destroyed next: its offers and tasks still name the agents' slots.
   std::vector<std::unique_ptr<AgentLink>> releaseAgents();
   // Taking an agent in is all or nothing (master_agents.cpp): what it reports is checked
   // first, and a refusal changes nothing. Refused: a task named twice, a task the master has
@@ -312,21 +313,22 @@ class Master final : public AgentReports {
     std::vector<Offer> offers;
     Resources offered;  // Their resources together.
     std::string agent;  // The one agent they are on.
+    AgentSlot agentSlot{};
   };
   struct PlannedLaunch {
     TaskLaunch launch;
     std::string role;  // Of the offer that holds the task's class of resources.
   };
   // Empty, or what is wrong with the named offers (the ones taken so far are given back).
-  std::string takeOffers(const std::string& framework, const std::vector<std::string>& offerIds,
+  std::string takeOffers(FrameworkSlot framework, const std::vector<std::string>& offerIds,
                          AcceptedOffers& out);
-  std::vector<PlannedLaunch> planLaunches(const std::string& framework,
+  std::vector<PlannedLaunch> planLaunches(const FrameworkEntry& framework,
                                           const AcceptedOffers& accepted,
                                           const std::vector<TaskLaunch>& launches);
   void returnUnused(const std::string& framework, const AcceptedOffers& accepted,
                     const std::vector<PlannedLaunch>& planned, const v1::Filters& filters);
   void answerPlacements(const AcceptedOffers& accepted, const std::vector<PlannedLaunch>& planned);
-  void launch(const std::string& framework, const std::string& agent,
+  void launch(const FrameworkEntry& framework, const AcceptedOffers& accepted,
               const std::vector<PlannedLaunch>& planned);
   void runAllocation();
   // Runs `allocate` as a cycle (options_.runCycle) and then, its time recorded, `apply`.
@@ -337,11 +339,16 @@ class Master final : public AgentReports {
   void runTriggeredAllocation();
   void dispatch();
   void rescindOffer(const std::string& offerId, bool expired);
-  void voidOffersOn(const std::string& agent);
+  void voidOffersOn(AgentSlot agent);
+  // The agent leaves the books, its slot freed for the next one (master_agents.cpp).
+  std::unique_ptr<AgentLink> dropAgent(const std::string& id);
   void lose(const std::string& framework, const std::vector<TaskLaunch>& launches,
             const std::string& agent, TaskState state, const std::string& reason,
             const std::string& message);
   FrameworkEntry* framework(const std::string& id);
+  // The task (framework, task), for a call that names it by its framework's id.
+  TaskEntry* findTask(const std::string& framework, const std::string& task);
+  const TaskEntry* findTask(const std::string& framework, const std::string& task) const;
   // Tells the allocator's host affinity what became of a regular offer or task.
   void placement(const std::string& agent, const std::string& role, PlacementEvent event,
                  TimeNanos startedAt = 0);

@@ -34,7 +34,7 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
   if (!entry || entry->scheduler != scheduler || scheduler == nullptr) return;
   entry->scheduler = nullptr;
   LOG(INFO) << "framework " << frameworkId << " disconnected; its offers are rescinded";
-  for (const std::string& id : offers_.idsOfFramework(frameworkId)) {
+  for (const std::string& id : offers_.idsOfFramework(entry->slot)) {
     rescindOffer(id, /*expired=*/false);
   }
   Status s = allocator_->deactivateFramework(frameworkId);
