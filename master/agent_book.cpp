@@ -8,42 +8,71 @@
 
 namespace harvest::master {
 
+std::optional<AgentSlot> AgentBook::slotOf(const std::string& id) const {
+  auto it = slotOf_.find(id);
+  if (it == slotOf_.end()) return std::nullopt;
+  return it->second;
+}
+
 AgentLink* AgentBook::find(const std::string& id) {
-  auto it = agents_.find(id);
-  return it == agents_.end() ? nullptr : it->second.get();
+  auto it = slotOf_.find(id);
+  return it == slotOf_.end() ? nullptr : slots_[it->second].get();
 }
 
 const AgentLink* AgentBook::find(const std::string& id) const {
-  auto it = agents_.find(id);
-  return it == agents_.end() ? nullptr : it->second.get();
+  auto it = slotOf_.find(id);
+  return it == slotOf_.end() ? nullptr : slots_[it->second].get();
 }
 
-void AgentBook::add(std::unique_ptr<AgentLink> agent) {
-  const std::string id = agent->id();
-  const bool added = agents_.emplace(id, std::move(agent)).second;
-  (void)HARVEST_INVARIANT(added, "an agent taken in is new to the book");
+AgentSlot AgentBook::add(std::unique_ptr<AgentLink> agent) {
+  AgentSlot slot;
+  if (freeSlots_.empty()) {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  } else {
+    slot = freeSlots_.back();
+    freeSlots_.pop_back();
+  }
+  const bool added = slotOf_.emplace(agent->id(), slot).second;
+  if (!HARVEST_INVARIANT(added && slots_[slot] == nullptr,
+                         "an agent taken in is new to the book, in a free slot")) {
+    freeSlots_.push_back(slot);
+    return slotOf_.at(agent->id());
+  }
+  slots_[slot] = std::move(agent);
+  return slot;
 }
 
 std::unique_ptr<AgentLink> AgentBook::remove(const std::string& id) {
-  auto it = agents_.find(id);
-  if (it == agents_.end()) return nullptr;
-  std::unique_ptr<AgentLink> agent = std::move(it->second);
-  agents_.erase(it);
+  auto it = slotOf_.find(id);
+  if (it == slotOf_.end()) return nullptr;
+  const AgentSlot slot = it->second;
+  slotOf_.erase(it);
+  std::unique_ptr<AgentLink> agent = std::move(slots_[slot]);
+  (void)HARVEST_INVARIANT(agent != nullptr && agent->id() == id, "a slot holds its agent");
+  freeSlots_.push_back(slot);
   return agent;
+}
+
+std::vector<std::pair<std::string, AgentSlot>> AgentBook::inIdOrder() const {
+  std::vector<std::pair<std::string, AgentSlot>> ordered(slotOf_.begin(), slotOf_.end());
+  std::sort(ordered.begin(), ordered.end());
+  return ordered;
 }
 
 std::vector<std::string> AgentBook::ids() const {
   std::vector<std::string> ids;
-  ids.reserve(agents_.size());
-  for (const auto& [id, agent] : agents_) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
+  ids.reserve(slotOf_.size());
+  for (auto& [id, slot] : inIdOrder()) ids.push_back(std::move(id));
   return ids;
 }
 
 std::vector<std::unique_ptr<AgentLink>> AgentBook::releaseAll() {
   std::vector<std::unique_ptr<AgentLink>> out;
-  for (const std::string& id : ids()) out.push_back(std::move(agents_.at(id)));
-  agents_.clear();
+  for (const auto& [id, slot] : inIdOrder()) out.push_back(std::move(slots_[slot]));
+  slots_.clear();
+  freeSlots_.clear();
+  slotOf_.clear();
   return out;
 }
 
@@ -55,7 +84,7 @@ void AgentBook::forEach(const std::function<void(AgentLink&)>& visit) {
 }
 
 void AgentBook::forEach(const std::function<void(const AgentLink&)>& visit) const {
-  for (const std::string& id : ids()) visit(*agents_.at(id));
+  for (const auto& [id, slot] : inIdOrder()) visit(*slots_[slot]);
 }
 
 void AgentBook::recordConversions(const std::string& id,

@@ -6,15 +6,24 @@
 //   * an agent's total as the allocator has it is its static total with every operation applied
 //     on it since (reservations, volumes) replayed over it, in the order they were applied; the
 //     operations outlive the agent's registration, so a re-registering agent gets them back;
-//   * a gone agent is never taken in again (the master checks isGone before add).
+//   * a gone agent is never taken in again (the master checks isGone before add);
+//   * an agent taken in has one slot (AgentSlot, master/slots.h) until it is removed, and a
+//     slot holds one agent; a freed slot is reused by the next agent taken in.
 //
-// Layout: agents in a hash map by id (a call names its agent by id); lists handed out are in id
-// order, the order the operator endpoints and the simulator have always used.
+// Layout: agents in a vector indexed by AgentSlot, freed slots reused (last freed first), so
+// the slots stay as few as the agents and the books' per-agent vectors (OfferBook's offers,
+// TaskBook's tasks and lent tasks) stay dense; one hash map from id to slot at the boundary,
+// where a call names its agent by id. What is hot is the slot: an offer names its agent by it,
+// so an ACCEPT reaches the agent's tasks and link without hashing its id. The operations and
+// the gone agents outlive a registration and are persisted, so they stay keyed by id (cold).
+// Lists handed out are in id order, the order the operator endpoints and the simulator have
+// always used; they are sorted when asked for.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -22,6 +31,7 @@
 
 #include "agent/runtime/agent_link.h"
 #include "allocator/allocator.h"
+#include "master/slots.h"
 
 namespace harvest::master {
 
@@ -29,13 +39,18 @@ using agent::AgentLink;
 
 class AgentBook {
  public:
+  std::optional<AgentSlot> slotOf(const std::string& id) const;
   AgentLink* find(const std::string& id);
   const AgentLink* find(const std::string& id) const;
-  bool contains(const std::string& id) const { return agents_.contains(id); }
-  size_t size() const { return agents_.size(); }
+  // The agent at a slot taken (slotOf, add).
+  AgentLink& at(AgentSlot slot) { return *slots_[slot]; }
+  const AgentLink& at(AgentSlot slot) const { return *slots_[slot]; }
+  bool contains(const std::string& id) const { return slotOf_.contains(id); }
+  size_t size() const { return slotOf_.size(); }
 
-  // The id must be new to the book.
-  void add(std::unique_ptr<AgentLink> agent);
+  // The id must be new to the book. Returns the agent's slot.
+  AgentSlot add(std::unique_ptr<AgentLink> agent);
+  // Frees the agent's slot; null if the id is not in the book.
   std::unique_ptr<AgentLink> remove(const std::string& id);
   // Every agent, in id order, out of the book (a master restart hands them to the next one).
   std::vector<std::unique_ptr<AgentLink>> releaseAll();
@@ -61,7 +76,11 @@ class AgentBook {
                std::set<std::string> gone);
 
  private:
-  std::unordered_map<std::string, std::unique_ptr<AgentLink>> agents_;
+  std::vector<std::pair<std::string, AgentSlot>> inIdOrder() const;
+
+  std::vector<std::unique_ptr<AgentLink>> slots_;  // AgentSlot -> agent; null while free.
+  std::vector<AgentSlot> freeSlots_;
+  std::unordered_map<std::string, AgentSlot> slotOf_;
   std::map<std::string, std::vector<ResourceConversion>> conversions_;
   std::set<std::string> gone_;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/invariant.h"
 #include "trace/recording_allocator.h"
 
 namespace harvest::master {
@@ -33,7 +34,10 @@ void MasterStats::add(const MasterStats& o) {
 }
 
 Master::Master(EventLoop* loop, MasterOptions options)
-    : loop_(loop), options_(std::move(options)), offers_(options_.runId) {}
+    : loop_(loop),
+      options_(std::move(options)),
+      frameworks_(options_.runId, options_.maxCompletedFrameworks),
+      offers_(options_.runId) {}
 Master::~Master() {
   *alive_ = false;
 }
@@ -153,9 +157,11 @@ void Master::dispatch() {
   pendingRescinds_.clear();
   for (const auto& [framework, entries] : rescinds) {
     for (const OfferedResource& entry : entries) {
+      const std::optional<AgentSlot> agent = agents_.slotOf(entry.agent);
+      if (!agent) continue;  // Removed since: its offers went with it.
       // Rescind this framework's outstanding revocable offers of that role, agent and class;
       // what launched tasks hold is settled by the agent's eviction.
-      for (const std::string& id : offers_.idsOnAgent(entry.agent)) {
+      for (const std::string& id : offers_.idsOnAgent(*agent)) {
         const Offer& offer = *offers_.find(id);
         if (offer.framework == framework && offer.role == entry.role &&
             offer.revocability != Revocability::kRegular &&
@@ -169,25 +175,31 @@ void Master::dispatch() {
   pendingOffers_.clear();
   for (auto& [frameworkId, entries] : offers) {
     FrameworkEntry* entry = framework(frameworkId);
+    if (!HARVEST_INVARIANT(entry != nullptr, "the allocator offers to known frameworks only")) {
+      continue;
+    }
     std::vector<Offer> batch;
     // Offer's move may throw, so growing the vector would copy every offer already in it.
     batch.reserve(entries.size());
     for (OfferedResource& offered : entries) {
+      const std::optional<AgentSlot> agent = agents_.slotOf(offered.agent);
+      if (!HARVEST_INVARIANT(agent.has_value(), "the allocator offers known agents only")) {
+        continue;
+      }
       Offer offer;
       offer.framework = frameworkId;
       offer.role = offered.role;
       offer.agent = offered.agent;
-      const AgentLink* agent = agents_.find(offered.agent);
-      offer.hostname = agent == nullptr ? offered.agent : agent->info().hostname();
+      offer.hostname = agents_.at(*agent).info().hostname();
       offer.revocability = offered.resources.revocable().empty() ? Revocability::kRegular
                            : offered.resources.scalars().empty()
                                ? offered.resources.ranges().front().key.revocability
                                : offered.resources.scalars().front().key.revocability;
       offer.resources = std::move(offered.resources);
       ++stats_.offersMade;
-      if (entry) ++entry->counters.offersSent;
+      ++entry->counters.offersSent;
       if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
-      const Offer& kept = offers_.add(std::move(offer));
+      const Offer& kept = offers_.add(std::move(offer), *agent, entry->slot);
       if (options_.offerTimeout > Duration::zero()) {
         later(options_.offerTimeout, [this, id = kept.id] { rescindOffer(id, /*expired=*/true); });
       }
@@ -195,7 +207,7 @@ void Master::dispatch() {
               << ") on agent " << kept.agent << ": " << kept.resources;
       batch.push_back(kept);
     }
-    if (entry && entry->scheduler && !batch.empty()) entry->scheduler->offers(batch);
+    if (entry->scheduler && !batch.empty()) entry->scheduler->offers(batch);
   }
   auto inverse = std::move(pendingInverse_);
   pendingInverse_.clear();
@@ -247,9 +259,18 @@ void Master::offerAnswered(const Offer& offer, uint32_t tasksLaunched) {
   }
 }
 
-Master::FrameworkEntry* Master::framework(const std::string& id) {
-  auto it = frameworks_.find(id);
-  return it == frameworks_.end() ? nullptr : &it->second;
+FrameworkEntry* Master::framework(const std::string& id) {
+  return frameworks_.find(id);
+}
+
+TaskEntry* Master::findTask(const std::string& framework, const std::string& task) {
+  const std::optional<FrameworkSlot> slot = frameworks_.slotOf(framework);
+  return slot ? tasks_.find(*slot, task) : nullptr;
+}
+
+const TaskEntry* Master::findTask(const std::string& framework, const std::string& task) const {
+  const std::optional<FrameworkSlot> slot = frameworks_.slotOf(framework);
+  return slot ? tasks_.find(*slot, task) : nullptr;
 }
 
 Status checkEstimate(const std::string& agent, const Resources& total, const Resources& estimate) {
@@ -268,7 +289,7 @@ Status Master::updateOversubscription(const std::string& id, const Resources& es
   return allocator_->updateAgent(id, agent->info(), std::nullopt, estimate);
 }
 
-void Master::voidOffersOn(const std::string& agent) {
+void Master::voidOffersOn(AgentSlot agent) {
   // The allocator drops the agent's allocations itself (removeAgent), so nothing is
   // recovered here: the frameworks are only told the offers are gone.
   for (const std::string& offerId : offers_.idsOnAgent(agent)) {
@@ -280,30 +301,30 @@ void Master::voidOffersOn(const std::string& agent) {
 }
 
 Status Master::removeAgent(const std::string& id) {
-  AgentLink* agent = agents_.find(id);
-  if (agent == nullptr) return Status::notFound("unknown agent '" + id + "'");
-  agent->shutdown();
+  const std::optional<AgentSlot> slot = agents_.slotOf(id);
+  if (!slot) return Status::notFound("unknown agent '" + id + "'");
+  agents_.at(*slot).shutdown();
   // Offers on it are void; its tasks are lost.
-  voidOffersOn(id);
-  for (const TaskKey& key : tasks_.onAgent(id)) {
+  voidOffersOn(*slot);
+  for (const TaskKey& key : tasks_.onAgent(*slot)) {
     // Updates sent for earlier tasks may have settled this one (an acknowledgement inside).
-    TaskEntry* task = tasks_.find(key.first, key.second);
+    TaskEntry* task = tasks_.find(key.frameworkSlot, key.task);
     if (task == nullptr || isTerminal(task->state)) continue;
     tasks_.setState(*task, TaskState::kLost);
     ++stats_.tasksLost;
-    if (FrameworkEntry* entry = framework(key.first); entry && entry->scheduler) {
-      entry->scheduler->update({key.second, key.first, id, TaskState::kLost, "REASON_AGENT_REMOVED",
-                                "agent removed", loop_->now()});
+    if (FrameworkEntry& entry = frameworks_.at(key.frameworkSlot); entry.scheduler) {
+      entry.scheduler->update({key.task, key.framework, id, TaskState::kLost,
+                               "REASON_AGENT_REMOVED", "agent removed", loop_->now()});
     }
     if (observer_) {
-      observer_->taskUpdated({key.second, key.first, id, TaskState::kLost, "REASON_AGENT_REMOVED",
+      observer_->taskUpdated({key.task, key.framework, id, TaskState::kLost, "REASON_AGENT_REMOVED",
                               "agent removed", loop_->now()});
     }
   }
-  for (auto& [frameworkId, entry] : frameworks_) {
+  frameworks_.forEach([&](FrameworkEntry& entry) {
     if (entry.scheduler) entry.scheduler->failure(id);
-  }
-  agents_.remove(id);
+  });
+  dropAgent(id);
   LOG(INFO) << "agent " << id << " removed; its unfinished tasks are lost";
   if (observer_) observer_->agentRemoved(id);
   // The allocator drops the agent's allocations from the shares at once.
@@ -322,17 +343,17 @@ const AgentLink* Master::agent(const std::string& id) const {
 
 Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler) {
   std::string id = info.has_id() ? info.id().value() : "";
-  if (removedFrameworks_.count(id)) {
+  if (frameworks_.isRemoved(id)) {
     // As Mesos: a removed framework's id is dead; the scheduler must start as a new one.
     return Status::failedPrecondition("framework " + id + " has been removed");
   }
-  if (!id.empty() && frameworks_.count(id)) {
+  if (FrameworkEntry* known = id.empty() ? nullptr : frameworks_.find(id)) {
     // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over with
     // the FrameworkInfo it brings, as Mesos applies it (what UPDATE_FRAMEWORK may change).
-    if (!google::protobuf::util::MessageDifferencer::Equals(info, frameworks_[id].info)) {
+    if (!google::protobuf::util::MessageDifferencer::Equals(info, known->info)) {
       if (Status s = updateFramework(id, info); !s.ok()) return s;
     }
-    frameworks_[id].scheduler = scheduler;
+    known->scheduler = scheduler;
     if (Status s = allocator_->activateFramework(id); !s.ok()) return s;
     // As Mesos: what the old scheduler suppressed or filtered does not bind the new one. Its
     // SUBSCRIBE's suppressed_roles (applied by the caller) say what stays suppressed, and Mesos
@@ -342,20 +363,16 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
               << "a new scheduler";
     if (scheduler) {
       scheduler->subscribed(id);
-      for (const TaskStatus& held : heldUpdates_[id]) scheduler->update(held);
-      heldUpdates_.erase(id);
+      for (const TaskStatus& held : frameworks_.takeHeld(*known)) scheduler->update(held);
     }
     if (observer_) observer_->frameworkUpdated(id);
     return id;
   }
-  if (id.empty()) {
-    id = (options_.runId.empty() ? "framework-" : "framework-" + options_.runId + "-") +
-         std::to_string(nextFrameworkId_++);
-  }
+  if (id.empty()) id = frameworks_.mintId();
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(id);
   if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
-  frameworks_[id] = FrameworkEntry{id, withId, scheduler, {}, 0};
+  frameworks_.add(FrameworkEntry{id, withId, scheduler, {}, 0});
   saveState();  // At once: agents' reports after a crash must find this framework.
   LOG(INFO) << "framework " << id << " (" << info.name() << ") subscribed";
   if (scheduler) scheduler->subscribed(id);
@@ -385,8 +402,8 @@ Status Master::decline(const std::string& frameworkId, const std::vector<std::st
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   for (const std::string& id : offerIds) {
-    const Offer* outstanding = offers_.find(id);
-    if (outstanding == nullptr || outstanding->framework != frameworkId) continue;  // Gone.
+    const OfferBook::Outstanding* outstanding = offers_.findOutstanding(id);
+    if (outstanding == nullptr || outstanding->framework != entry->slot) continue;  // Gone.
     const Offer offer = *offers_.take(id, /*rescinded=*/false);
     ++stats_.offersDeclined;
     ++entry->counters.offersDeclined;
@@ -409,11 +426,11 @@ Status Master::suppress(const std::string& frameworkId, const std::set<std::stri
 }
 
 Status Master::kill(const std::string& frameworkId, const std::string& task, bool answerUnknown) {
-  const TaskEntry* known = tasks_.find(frameworkId, task);
+  FrameworkEntry* entry = framework(frameworkId);
+  const TaskEntry* known = entry == nullptr ? nullptr : tasks_.find(entry->slot, task);
   if (known == nullptr) {
     // Mesos answers a kill it cannot act on with an update, so the framework stops waiting
     // for one: TASK_UNKNOWN to a partition-aware framework, TASK_LOST to others.
-    FrameworkEntry* entry = framework(frameworkId);
     if (answerUnknown && entry && entry->scheduler) {
       const bool partitionAware = std::ranges::any_of(
           entry->info.capabilities(), [](const v1::FrameworkInfo::Capability& c) {
@@ -426,14 +443,16 @@ Status Master::kill(const std::string& frameworkId, const std::string& task, boo
     return Status::notFound("unknown task '" + task + "'");
   }
   if (isTerminal(known->state)) return Status();
-  if (AgentLink* agent = agents_.find(known->agent)) agent->killTask(frameworkId, task);
+  if (known->agentSlot) agents_.at(*known->agentSlot).killTask(frameworkId, task);
   return Status();
 }
 
 Status Master::teardown(const std::string& frameworkId) {
-  if (!framework(frameworkId)) return Status::notFound("unknown framework '" + frameworkId + "'");
+  const FrameworkEntry* entry = framework(frameworkId);
+  if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
+  const FrameworkSlot slot = entry->slot;
   // Its outstanding offers go back to the allocator (deactivation alone keeps them held).
-  const std::vector<std::string> own = offers_.idsOfFramework(frameworkId);
+  const std::vector<std::string> own = offers_.idsOfFramework(slot);
   for (const std::string& id : own) {
     const Offer offer = *offers_.take(id, /*rescinded=*/false);
     Status s = allocator_->recoverResources(offer.framework, offer.agent, offer.role,
@@ -442,17 +461,12 @@ Status Master::teardown(const std::string& frameworkId) {
     offerAnswered(offer, 0);
   }
   offers_.dropInverseOffersOf(frameworkId);
-  for (const TaskKey& key : tasks_.ofFramework(frameworkId)) {
-    const TaskEntry* task = tasks_.find(key.first, key.second);
+  for (const TaskKey& key : tasks_.ofFramework(slot)) {
+    const TaskEntry* task = tasks_.find(slot, key.task);
     if (task == nullptr || isTerminal(task->state)) continue;
-    if (AgentLink* agent = agents_.find(task->agent)) agent->killTask(frameworkId, key.second);
+    if (task->agentSlot) agents_.at(*task->agentSlot).killTask(frameworkId, key.task);
   }
-  frameworks_[frameworkId].scheduler = nullptr;
-  removedFrameworks_.insert(frameworkId);
-  completedFrameworks_.push_back(frameworks_[frameworkId].info);
-  while (completedFrameworks_.size() > options_.maxCompletedFrameworks) {
-    completedFrameworks_.pop_front();
-  }
+  frameworks_.markRemoved(frameworkId);
   LOG(INFO) << "framework " << frameworkId << " torn down; " << own.size() << " offers recovered";
   saveState();  // At once: the id must stay refused across a crash right after this.
   if (observer_) observer_->frameworkRemoved(frameworkId);

@@ -25,6 +25,7 @@
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
 #include "master/agent_book.h"
+#include "master/framework_book.h"
 #include "master/master_observer.h"
 #include "master/module_loader.h"
 #include "master/offer_book.h"
@@ -137,7 +138,8 @@ class Master final : public AgentReports {
   EventLoop& loop() { return *loop_; }
 
   // Agents. A restart: the agents outlive this master and are handed to the next one, which adopts
-  // each with what its executors (running or waiting) hold, added to the allocator once.
+  // each with what its executors (running or waiting) hold, added to the allocator once. This
+  // master is to be destroyed next: its offers and tasks still name the agents' slots.
   std::vector<std::unique_ptr<AgentLink>> releaseAgents();
   // Taking an agent in is all or nothing (master_agents.cpp): what it reports is checked
   // first, and a refusal changes nothing. Refused: a task named twice, a task the master has
@@ -247,9 +249,7 @@ class Master final : public AgentReports {
   size_t outstandingOffers() const { return offers_.size(); }
 
   // Read-only views for the operator endpoints.
-  struct FrameworkCounters {
-    uint64_t offersSent = 0, offersAccepted = 0, offersDeclined = 0, offersRescinded = 0;
-  };
+  using FrameworkCounters = master::FrameworkCounters;
   struct FrameworkView {
     const std::string& id;
     const v1::FrameworkInfo& info;
@@ -276,11 +276,11 @@ class Master final : public AgentReports {
   }
   // Removed frameworks (torn down or failed over too late), oldest first, at most
   // maxCompletedFrameworks.
-  const std::deque<v1::FrameworkInfo>& completedFrameworks() const { return completedFrameworks_; }
-  // Torn down (or failed over too late): forEachFramework still visits it until its tasks end.
-  bool isRemoved(const std::string& framework) const {
-    return removedFrameworks_.contains(framework);
+  const std::deque<v1::FrameworkInfo>& completedFrameworks() const {
+    return frameworks_.completed();
   }
+  // Torn down (or failed over too late): forEachFramework still visits it until its tasks end.
+  bool isRemoved(const std::string& framework) const { return frameworks_.isRemoved(framework); }
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
   const OfferBook& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
@@ -295,14 +295,6 @@ class Master final : public AgentReports {
   void resourcesFreed(const std::string& agent, const agent::Freed& freed) override;
 
  private:
-  struct FrameworkEntry {
-    std::string id;
-    v1::FrameworkInfo info;
-    Scheduler* scheduler = nullptr;
-    FrameworkCounters counters;
-    // Counts disconnections: a failover timer acts only for the latest one.
-    uint64_t disconnections = 0;
-  };
   // What taking an agent in will change, worked out before anything changes.
   struct Adoption {
     // Tasks of known frameworks, added as they are held (or ended, holding nothing).
@@ -321,21 +313,22 @@ class Master final : public AgentReports {
     std::vector<Offer> offers;
     Resources offered;  // Their resources together.
     std::string agent;  // The one agent they are on.
+    AgentSlot agentSlot{};
   };
   struct PlannedLaunch {
     TaskLaunch launch;
     std::string role;  // Of the offer that holds the task's class of resources.
   };
   // Empty, or what is wrong with the named offers (the ones taken so far are given back).
-  std::string takeOffers(const std::string& framework, const std::vector<std::string>& offerIds,
+  std::string takeOffers(FrameworkSlot framework, const std::vector<std::string>& offerIds,
                          AcceptedOffers& out);
-  std::vector<PlannedLaunch> planLaunches(const std::string& framework,
+  std::vector<PlannedLaunch> planLaunches(const FrameworkEntry& framework,
                                           const AcceptedOffers& accepted,
                                           const std::vector<TaskLaunch>& launches);
   void returnUnused(const std::string& framework, const AcceptedOffers& accepted,
                     const std::vector<PlannedLaunch>& planned, const v1::Filters& filters);
   void answerPlacements(const AcceptedOffers& accepted, const std::vector<PlannedLaunch>& planned);
-  void launch(const std::string& framework, const std::string& agent,
+  void launch(const FrameworkEntry& framework, const AcceptedOffers& accepted,
               const std::vector<PlannedLaunch>& planned);
   void runAllocation();
   // Runs `allocate` as a cycle (options_.runCycle) and then, its time recorded, `apply`.
@@ -346,11 +339,16 @@ class Master final : public AgentReports {
   void runTriggeredAllocation();
   void dispatch();
   void rescindOffer(const std::string& offerId, bool expired);
-  void voidOffersOn(const std::string& agent);
+  void voidOffersOn(AgentSlot agent);
+  // The agent leaves the books, its slot freed for the next one (master_agents.cpp).
+  std::unique_ptr<AgentLink> dropAgent(const std::string& id);
   void lose(const std::string& framework, const std::vector<TaskLaunch>& launches,
             const std::string& agent, TaskState state, const std::string& reason,
             const std::string& message);
   FrameworkEntry* framework(const std::string& id);
+  // The task (framework, task), for a call that names it by its framework's id.
+  TaskEntry* findTask(const std::string& framework, const std::string& task);
+  const TaskEntry* findTask(const std::string& framework, const std::string& task) const;
   // Tells the allocator's host affinity what became of a regular offer or task.
   void placement(const std::string& agent, const std::string& role, PlacementEvent event,
                  Time startedAt = Time());
@@ -379,10 +377,7 @@ class Master final : public AgentReports {
   MasterOptions options_;
   LoadedAllocator allocator_;
   AgentBook agents_;
-  std::map<std::string, FrameworkEntry> frameworks_;
-  // Torn down: SUBSCRIBE with one of these ids is refused (kept for the master's life).
-  std::set<std::string> removedFrameworks_;
-  std::deque<v1::FrameworkInfo> completedFrameworks_;
+  FrameworkBook frameworks_;
   std::mt19937_64 uuidBits_{std::random_device{}()};
   OfferBook offers_;
   TaskBook tasks_;
@@ -395,7 +390,6 @@ class Master final : public AgentReports {
   double lastCycleMillis_ = 0;
   bool triggerScheduled_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
-  uint64_t nextFrameworkId_ = 1;
   MasterStats stats_;
   RecoveryStatus recovery_;
   std::set<std::string> expectedAgents_;  // While recovering: not back yet.
@@ -403,9 +397,6 @@ class Master final : public AgentReports {
   std::map<std::string, Quota> quotas_;
   bool saveScheduled_ = false;
   std::vector<std::pair<std::string, std::vector<std::string>>> pendingReconciles_;
-  // Updates for tasks this master never knew (they ended while no master led), kept until
-  // their framework's scheduler is back: the agent let go of them once this master took them.
-  std::map<std::string, std::vector<TaskStatus>> heldUpdates_;
   std::chrono::steady_clock::time_point createdAt_ = std::chrono::steady_clock::now();
   std::vector<MaintenanceWindow> schedule_;
   std::set<std::string> downMachines_;

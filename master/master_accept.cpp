@@ -21,25 +21,25 @@ Status Master::accept(const std::string& frameworkId, const std::vector<std::str
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   AcceptedOffers accepted;
-  if (std::string problem = takeOffers(frameworkId, offerIds, accepted); !problem.empty()) {
+  if (std::string problem = takeOffers(entry->slot, offerIds, accepted); !problem.empty()) {
     lose(frameworkId, launches, accepted.agent, TaskState::kLost, "REASON_INVALID_OFFERS", problem);
     return Status();
   }
   ++stats_.offersAccepted;
   ++entry->counters.offersAccepted;
-  const std::vector<PlannedLaunch> planned = planLaunches(frameworkId, accepted, launches);
+  const std::vector<PlannedLaunch> planned = planLaunches(*entry, accepted, launches);
   returnUnused(frameworkId, accepted, planned, filters);
   answerPlacements(accepted, planned);
-  launch(frameworkId, accepted.agent, planned);
+  launch(*entry, accepted, planned);
   return Status();
 }
 
-std::string Master::takeOffers(const std::string& frameworkId,
-                               const std::vector<std::string>& offerIds, AcceptedOffers& out) {
+std::string Master::takeOffers(FrameworkSlot framework, const std::vector<std::string>& offerIds,
+                               AcceptedOffers& out) {
   std::string problem;
   for (const std::string& id : offerIds) {
-    const Offer* offer = offers_.find(id);
-    if (offer == nullptr) {
+    const OfferBook::Outstanding* outstanding = offers_.findOutstanding(id);
+    if (outstanding == nullptr) {
       if (std::ranges::any_of(out.offers, [&](const Offer& taken) { return taken.id == id; })) {
         problem = "offer " + id + " is named twice";
       } else if (offers_.wasRescinded(id)) {
@@ -50,16 +50,17 @@ std::string Master::takeOffers(const std::string& frameworkId,
       }
       break;
     }
-    if (offer->framework != frameworkId) {
+    if (outstanding->framework != framework) {
       problem = "offer " + id + " belongs to another framework";
       break;
     }
-    if (!out.offers.empty() && offer->agent != out.agent) {
+    if (!out.offers.empty() && outstanding->agent != out.agentSlot) {
       problem = "offers span several agents";
       break;
     }
-    out.agent = offer->agent;
-    out.offered += offer->resources;
+    out.agent = outstanding->offer.agent;
+    out.agentSlot = outstanding->agent;
+    out.offered += outstanding->offer.resources;
     out.offers.push_back(*offers_.take(id, /*rescinded=*/false));
   }
   if (offerIds.empty()) problem = "no offers named";
@@ -73,9 +74,10 @@ std::string Master::takeOffers(const std::string& frameworkId,
   return problem;
 }
 
-std::vector<Master::PlannedLaunch> Master::planLaunches(const std::string& frameworkId,
+std::vector<Master::PlannedLaunch> Master::planLaunches(const FrameworkEntry& framework,
                                                         const AcceptedOffers& accepted,
                                                         const std::vector<TaskLaunch>& launches) {
+  const std::string& frameworkId = framework.id;
   Resources wanted;
   std::vector<PlannedLaunch> planned;
   std::set<std::string> seen;
@@ -85,7 +87,7 @@ std::vector<Master::PlannedLaunch> Master::planLaunches(const std::string& frame
       malformed = "task id is empty";
     } else if (launch.resources.empty()) {
       malformed = "task has no resources";
-    } else if (!seen.insert(launch.task).second || tasks_.contains(frameworkId, launch.task)) {
+    } else if (!seen.insert(launch.task).second || tasks_.contains(framework.slot, launch.task)) {
       malformed = "duplicate task id";
     } else if (!launch.resources.regular().empty() && !launch.resources.revocable().empty()) {
       malformed = "task mixes regular and revocable resources";
@@ -141,23 +143,27 @@ void Master::answerPlacements(const AcceptedOffers& accepted,
   }
 }
 
-void Master::launch(const std::string& frameworkId, const std::string& agentId,
+void Master::launch(const FrameworkEntry& framework, const AcceptedOffers& accepted,
                     const std::vector<PlannedLaunch>& planned) {
-  AgentLink* agent = agents_.find(agentId);
+  const std::string& frameworkId = framework.id;
+  // Found again: the scheduler callbacks of the phases before may have had the agent removed.
+  const std::optional<AgentSlot> slot = agents_.slotOf(accepted.agent);
   for (const PlannedLaunch& task : planned) {
-    tasks_.put(TaskEntry{frameworkId, task.launch.task, agentId, task.role, task.launch.resources,
-                         TaskState::kStaging, loop_->now()});
+    tasks_.put(TaskEntry{frameworkId, task.launch.task, accepted.agent, task.role,
+                         task.launch.resources, TaskState::kStaging, loop_->now()},
+               framework.slot, slot);
     ++stats_.tasksLaunched;
     if (observer_) observer_->taskAdded(frameworkId, task.launch.task);
+    if (!slot) continue;
     RunTask message{frameworkId, task.role, task.launch, {}};
     // Hints: what the master believes runs revocably on the agent (the agent recomputes).
     if (task.launch.resources.revocable().empty()) {
-      for (const TaskKey& key : tasks_.lentOn(agentId)) {
-        const TaskEntry& lent = *tasks_.find(key.first, key.second);
-        message.revocations.push_back({key.first, lent.role, lent.resources});
+      for (const TaskKey& key : tasks_.lentOn(*slot)) {
+        const TaskEntry& lent = *tasks_.find(key.frameworkSlot, key.task);
+        message.revocations.push_back({key.framework, lent.role, lent.resources});
       }
     }
-    if (agent != nullptr) agent->runTask(message);
+    agents_.at(*slot).runTask(message);
   }
 }
 

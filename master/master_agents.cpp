@@ -26,7 +26,7 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
       return Status::invalidArgument("agent '" + id + "' reports task '" + task.task +
                                      "' of framework '" + task.framework + "' twice");
     }
-    const TaskEntry* known = tasks_.find(task.framework, task.task);
+    const TaskEntry* known = findTask(task.framework, task.task);
     // Taking a live task over would send the framework's KILL and RECONCILE to the wrong
     // agent; an ended task holds nothing, so no honest agent reports one the master has on
     // another agent, and replacing that entry would drop what the other agent still owes.
@@ -40,14 +40,14 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
                                      "' ended as " + toString(task.state) + " holding " +
                                      task.resources.toString());
     }
-    if (task.ended && !frameworks_.count(task.framework)) {
+    if (task.ended && !frameworks_.contains(task.framework)) {
       // Nothing to kill or account for: its update, when it comes, goes the way of an
       // unknown task's.
       LOG(WARNING) << "agent " << id << " reports ended task " << task.task
                    << " of unknown framework " << task.framework << ": not taken in";
       continue;
     }
-    if (!frameworks_.count(task.framework)) {
+    if (!frameworks_.contains(task.framework)) {
       plan.rejected.push_back(task);
       continue;
     }
@@ -76,11 +76,17 @@ Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
   return plan;
 }
 
-void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan) {
-  const std::string id = agent->id();
+void Master::applyAdoption(std::unique_ptr<AgentLink> taken, const Adoption& plan) {
+  const std::string id = taken->id();
+  // Taken in first: its tasks are listed under its slot, with the ones that waited for it.
+  const AgentSlot slot = agents_.add(std::move(taken));
+  tasks_.attachAgent(id, slot);
+  AgentLink* agent = &agents_.at(slot);
   for (const HeldTask& task : plan.kept) {
+    // The plan kept tasks of known frameworks only.
     TaskEntry& entry = tasks_.put(TaskEntry{task.framework, task.task, id, task.role,
-                                            task.resources, task.state, loop_->now()});
+                                            task.resources, task.state, loop_->now()},
+                                  *frameworks_.slotOf(task.framework), slot);
     // An ended task holds nothing; an evicted one may still have its TASK_LOST queued.
     entry.freed = task.ended;
     entry.updatesQueued = isTerminal(task.state);
@@ -98,10 +104,9 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& pla
                << task.framework << ": allocation rejected, task killed";
     agent->killTask(task.framework, task.task);
   }
+  agent->setReports(this);
   LOG(INFO) << "agent " << id << " (" << agent->info().hostname() << ") taken in with "
             << plan.total << " and " << plan.kept.size() << " task(s)";
-  agent->setReports(this);
-  agents_.add(std::move(agent));
   if (observer_) {
     observer_->agentAdded(id);
     for (const HeldTask& task : plan.kept) observer_->taskAdded(task.framework, task.task);
@@ -146,8 +151,9 @@ Status Master::adoptAgent(std::unique_ptr<AgentLink> agent) {
 
 Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   const std::string id = agent->id();
-  AgentLink* old = agents_.find(id);
-  if (old == nullptr) return adoptAgent(std::move(agent));
+  const std::optional<AgentSlot> slot = agents_.slotOf(id);
+  if (!slot) return adoptAgent(std::move(agent));
+  AgentLink* old = &agents_.at(*slot);
   Result<Adoption> plan = planAdoption(*agent);
   if (!plan.ok()) return plan.status();
   LOG(INFO) << "agent " << id << " reregistering: its new registration replaces the old one";
@@ -155,12 +161,12 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   // What the allocator holds for the old registration (tasks and outstanding offers), to put
   // it back should the allocator refuse the new one.
   std::map<std::string, ResourcesByRole> oldUsed;
-  for (const TaskKey& key : tasks_.onAgent(id)) {
+  for (const TaskKey& key : tasks_.onAgent(*slot)) {
     // Ended tasks hold their resources until the agent frees them.
-    const TaskEntry& task = *tasks_.find(key.first, key.second);
-    if (!task.freed) oldUsed[key.first][task.role] += task.resources;
+    const TaskEntry& task = *tasks_.find(key.frameworkSlot, key.task);
+    if (!task.freed) oldUsed[key.framework][task.role] += task.resources;
   }
-  for (const std::string& offerId : offers_.idsOnAgent(id)) {
+  for (const std::string& offerId : offers_.idsOnAgent(*slot)) {
     const Offer& offer = *offers_.find(offerId);
     oldUsed[offer.framework][offer.role] += offer.resources;
   }
@@ -179,29 +185,37 @@ Status Master::reregisterAgent(std::unique_ptr<AgentLink> agent) {
   std::set<std::pair<std::string, std::string>> held;
   for (const HeldTask& task : agent->heldTasks()) held.insert({task.framework, task.task});
   // Offers on it are void: the allocator dropped them with the old registration.
-  voidOffersOn(id);
+  voidOffersOn(*slot);
   // Tasks it no longer holds are gone; the ones it holds come back with the new plan.
-  for (const TaskKey& key : tasks_.onAgent(id)) {
-    const TaskEntry* task = tasks_.find(key.first, key.second);
+  for (const TaskKey& key : tasks_.onAgent(*slot)) {
+    const TaskEntry* task = tasks_.find(key.frameworkSlot, key.task);
     if (task == nullptr) continue;  // Settled by an update sent for an earlier one.
-    const bool lost = !isTerminal(task->state) && !held.count(key);
-    tasks_.erase(key.first, key.second);
+    const bool lost = !isTerminal(task->state) && !held.count({key.framework, key.task});
+    tasks_.erase(key.frameworkSlot, key.task);
     if (!lost) continue;
     ++stats_.tasksLost;
-    if (FrameworkEntry* entry = framework(key.first); entry && entry->scheduler) {
-      entry->scheduler->update({key.second, key.first, id, TaskState::kLost,
-                                "REASON_AGENT_RESTARTED", "the agent no longer runs it",
-                                loop_->now()});
+    if (FrameworkEntry& entry = frameworks_.at(key.frameworkSlot); entry.scheduler) {
+      entry.scheduler->update({key.task, key.framework, id, TaskState::kLost,
+                               "REASON_AGENT_RESTARTED", "the agent no longer runs it",
+                               loop_->now()});
     }
   }
   old->setReports(nullptr);
-  agents_.remove(id);
+  dropAgent(id);
   applyAdoption(std::move(agent), *plan);
   return Status();
 }
 
+std::unique_ptr<AgentLink> Master::dropAgent(const std::string& id) {
+  const std::optional<AgentSlot> slot = agents_.slotOf(id);
+  if (!slot) return nullptr;
+  offers_.releaseAgent(*slot);
+  tasks_.releaseAgent(*slot);
+  return agents_.remove(id);
+}
+
 Status Master::checkStatusFrom(const std::string& agent, const TaskStatus& status) const {
-  const TaskEntry* task = tasks_.find(status.framework, status.task);
+  const TaskEntry* task = findTask(status.framework, status.task);
   if (task == nullptr || task->agent == agent) return Status();
   return Status::permissionDenied("agent '" + agent + "' does not run task '" + status.task +
                                   "' of framework '" + status.framework + "'");
@@ -210,7 +224,7 @@ Status Master::checkStatusFrom(const std::string& agent, const TaskStatus& statu
 Status Master::checkFreedFrom(const std::string& agent, const agent::Freed& freed) const {
   const std::string& framework = freed.executor.framework;
   const std::string& task = freed.executor.executor;
-  const TaskEntry* known = tasks_.find(framework, task);
+  const TaskEntry* known = findTask(framework, task);
   if (known == nullptr || known->agent != agent) {
     return Status::permissionDenied("agent '" + agent + "' does not run task '" + task +
                                     "' of framework '" + framework + "'");

@@ -34,7 +34,7 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
   if (!entry || entry->scheduler != scheduler || scheduler == nullptr) return;
   entry->scheduler = nullptr;
   LOG(INFO) << "framework " << frameworkId << " disconnected; its offers are rescinded";
-  for (const std::string& id : offers_.idsOfFramework(frameworkId)) {
+  for (const std::string& id : offers_.idsOfFramework(entry->slot)) {
     rescindOffer(id, /*expired=*/false);
   }
   Status s = allocator_->deactivateFramework(frameworkId);
@@ -52,7 +52,7 @@ void Master::disconnect(const std::string& frameworkId, const Scheduler* schedul
     FrameworkEntry* gone = framework(frameworkId);
     // Back in time (or gone since, or disconnected again: that disconnection's timer decides).
     if (!gone || gone->scheduler != nullptr || gone->disconnections != disconnection ||
-        removedFrameworks_.count(frameworkId)) {
+        frameworks_.isRemoved(frameworkId)) {
       return;
     }
     LOG(INFO) << "framework " << frameworkId << " did not fail over within "
@@ -112,9 +112,9 @@ Status Master::answerInverseOffers(const std::string& frameworkId,
 }
 
 void Master::forEachFramework(const std::function<void(const FrameworkView&)>& visit) const {
-  for (const auto& [id, entry] : frameworks_) {
-    visit(FrameworkView{id, entry.info, entry.scheduler != nullptr, entry.counters});
-  }
+  frameworks_.forEach([&](const FrameworkEntry& entry) {
+    visit(FrameworkView{entry.id, entry.info, entry.scheduler != nullptr, entry.counters});
+  });
 }
 
 void Master::forEachTask(const std::function<void(const TaskView&)>& visit) const {
@@ -128,8 +128,8 @@ void Master::forEachAgent(const std::function<void(const AgentLink&)>& visit) co
 }
 
 const v1::FrameworkInfo* Master::frameworkInfo(const std::string& id) const {
-  auto it = frameworks_.find(id);
-  return it == frameworks_.end() ? nullptr : &it->second.info;
+  const FrameworkEntry* entry = frameworks_.find(id);
+  return entry == nullptr ? nullptr : &entry->info;
 }
 
 }  // namespace harvest::master

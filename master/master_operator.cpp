@@ -50,11 +50,12 @@ Status Master::updateQuotas(const std::map<std::string, Quota>& quotas) {
 
 Status Master::convertAvailable(const std::string& agentId,
                                 const std::vector<ResourceConversion>& conversions) {
-  if (!agents_.contains(agentId)) return Status::notFound("unknown agent '" + agentId + "'");
+  const std::optional<AgentSlot> slot = agents_.slotOf(agentId);
+  if (!slot) return Status::notFound("unknown agent '" + agentId + "'");
   if (Status s = allocator_->updateAvailable(agentId, conversions); !s.ok()) {
     // As Mesos: outstanding offers on the agent are rescinded to free what the operation
     // needs, and it is tried once more.
-    const std::vector<std::string> onAgent = offers_.idsOnAgent(agentId);
+    const std::vector<std::string> onAgent = offers_.idsOnAgent(*slot);
     if (onAgent.empty()) return s;
     for (const std::string& id : onAgent) rescindOffer(id, /*expired=*/false);
     if (Status again = allocator_->updateAvailable(agentId, conversions); !again.ok()) {
@@ -69,24 +70,24 @@ Status Master::convertAvailable(const std::string& agentId,
 
 Status Master::markAgentGone(const std::string& agentId) {
   if (agents_.isGone(agentId)) return Status();  // Mesos answers a repeat with 200 too.
-  if (!agents_.contains(agentId)) return Status::notFound("unknown agent '" + agentId + "'");
-  for (const TaskKey& key : tasks_.onAgent(agentId)) {
-    TaskEntry* task = tasks_.find(key.first, key.second);
+  const std::optional<AgentSlot> slot = agents_.slotOf(agentId);
+  if (!slot) return Status::notFound("unknown agent '" + agentId + "'");
+  for (const TaskKey& key : tasks_.onAgent(*slot)) {
+    TaskEntry* task = tasks_.find(key.frameworkSlot, key.task);
     if (task == nullptr || isTerminal(task->state)) continue;
-    FrameworkEntry* entry = framework(key.first);
-    const bool partitionAware =
-        entry && std::ranges::any_of(entry->info.capabilities(), [](const auto& c) {
-          return c.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE;
-        });
-    const TaskStatus status{key.second,
-                            key.first,
+    FrameworkEntry* entry = &frameworks_.at(key.frameworkSlot);
+    const bool partitionAware = std::ranges::any_of(entry->info.capabilities(), [](const auto& c) {
+      return c.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE;
+    });
+    const TaskStatus status{key.task,
+                            key.framework,
                             agentId,
                             partitionAware ? TaskState::kGoneByOperator : TaskState::kLost,
                             "REASON_AGENT_REMOVED_BY_OPERATOR",
                             "the agent was marked gone by the operator",
                             loop_->now()};
     tasks_.setState(*task, status.state);
-    if (entry && entry->scheduler) entry->scheduler->update(status);
+    if (entry->scheduler) entry->scheduler->update(status);
     if (observer_) observer_->taskUpdated(status);
   }
   agents_.markGone(agentId);
@@ -189,7 +190,7 @@ Status Master::stopMaintenance(const std::vector<std::string>& machines) {
 
 bool Master::visitTask(const std::string& framework, const std::string& task,
                        const std::function<void(const TaskView&)>& visit) const {
-  const TaskEntry* known = tasks_.find(framework, task);
+  const TaskEntry* known = findTask(framework, task);
   if (known == nullptr) return false;
   visit(TaskView{known->framework, known->task, known->agent, known->role, known->resources,
                  known->state});

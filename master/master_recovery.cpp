@@ -129,19 +129,16 @@ Status Master::recoverFromDisk() {
   agents_.restore(
       std::move(conversions).value(),
       std::set<std::string>(state.gone_agent_ids().begin(), state.gone_agent_ids().end()));
-  removedFrameworks_ = std::set<std::string>(state.removed_framework_ids().begin(),
-                                             state.removed_framework_ids().end());
   for (const auto& window : state.maintenance_windows()) {
     schedule_.push_back(MaintenanceWindow{
         std::vector<std::string>(window.machines().begin(), window.machines().end()),
         window.unavailability()});
   }
   downMachines_ = std::set<std::string>(state.down_machines().begin(), state.down_machines().end());
-  completedFrameworks_.assign(state.completed_frameworks().begin(),
-                              state.completed_frameworks().end());
-  while (completedFrameworks_.size() > options_.maxCompletedFrameworks) {
-    completedFrameworks_.pop_front();
-  }
+  frameworks_.restore(std::set<std::string>(state.removed_framework_ids().begin(),
+                                            state.removed_framework_ids().end()),
+                      std::deque<v1::FrameworkInfo>(state.completed_frameworks().begin(),
+                                                    state.completed_frameworks().end()));
   expectedAgents_ = std::set<std::string>(state.agent_ids().begin(), state.agent_ids().end());
   for (const std::string& gone : agents_.gone()) expectedAgents_.erase(gone);
   recovery_.expectedAgents = expectedAgents_.size();
@@ -151,12 +148,12 @@ Status Master::recoverFromDisk() {
   // Frameworks first: known but disconnected until they subscribe again with their id.
   for (const v1::FrameworkInfo& info : state.frameworks()) {
     const std::string& id = info.id().value();
-    if (id.empty() || frameworks_.count(id) || removedFrameworks_.count(id)) continue;
+    if (id.empty() || frameworks_.contains(id) || frameworks_.isRemoved(id)) continue;
     if (Status s = allocator_->addFramework(id, info, {}, /*active=*/false, {}); !s.ok()) {
       LOG(ERROR) << "recovery: framework " << id << " not restored: " << s.message();
       continue;
     }
-    frameworks_[id] = FrameworkEntry{id, info, nullptr, {}, 0};
+    frameworks_.add(FrameworkEntry{id, info, nullptr, {}, 0});
   }
   LOG(INFO) << "Recovering from " << path << ": " << frameworks_.size() << " frameworks, "
             << expectedAgents_.size() << " agents expected";
@@ -223,17 +220,17 @@ void Master::saveState() {
   for (const std::string& id : agents_.ids()) agents.insert(id);
   for (const std::string& id : agents) state.add_agent_ids(id);
   for (const std::string& id : agents_.gone()) state.add_gone_agent_ids(id);
-  for (const auto& [id, entry] : frameworks_) {
-    if (!removedFrameworks_.count(id)) *state.add_frameworks() = entry.info;
-  }
-  for (const std::string& id : removedFrameworks_) state.add_removed_framework_ids(id);
+  frameworks_.forEach([&](const FrameworkEntry& entry) {
+    if (!frameworks_.isRemoved(entry.id)) *state.add_frameworks() = entry.info;
+  });
+  for (const std::string& id : frameworks_.removed()) state.add_removed_framework_ids(id);
   for (const MaintenanceWindow& window : schedule_) {
     auto* saved = state.add_maintenance_windows();
     for (const std::string& machine : window.machines) saved->add_machines(machine);
     *saved->mutable_unavailability() = window.unavailability;
   }
   for (const std::string& machine : downMachines_) state.add_down_machines(machine);
-  for (const v1::FrameworkInfo& info : completedFrameworks_)
+  for (const v1::FrameworkInfo& info : frameworks_.completed())
     *state.add_completed_frameworks() = info;
   for (const auto& [role, weight] : weights_) {
     auto* w = state.add_weights();

@@ -8,7 +8,7 @@ namespace harvest::master {
 
 Status Master::acknowledge(const std::string& frameworkId, const std::string& task,
                            const std::string& uuid) {
-  TaskEntry* known = tasks_.find(frameworkId, task);
+  TaskEntry* known = findTask(frameworkId, task);
   if (known == nullptr) return Status::notFound("unknown task '" + task + "'");
   TaskEntry& entry = *known;
   // Only the latest update's uuid settles it; an older one was overtaken (Mesos ignores it).
@@ -20,7 +20,7 @@ Status Master::acknowledge(const std::string& frameworkId, const std::string& ta
   // FREED reaches the master, and forgetting the task then would refuse that FREED and leave
   // the allocator holding the resources for good.
   if (!isTerminal(entry.state)) return Status();
-  if (entry.freed || !agents_.contains(entry.agent)) {
+  if (entry.freed || !entry.agentSlot) {
     forgetTask(entry);
   } else {
     entry.acknowledged = true;
@@ -29,8 +29,8 @@ Status Master::acknowledge(const std::string& frameworkId, const std::string& ta
 }
 
 void Master::forgetTask(const TaskEntry& task) {
-  const TaskKey key{task.framework, task.task};  // The entry goes with it.
-  tasks_.complete(key.first, key.second, options_.maxCompletedTasksPerFramework);
+  const TaskKey key{task.frameworkSlot, task.framework, task.task};  // The entry goes with it.
+  tasks_.complete(key.frameworkSlot, key.task, options_.maxCompletedTasksPerFramework);
 }
 
 std::string Master::newUuid() {
@@ -48,10 +48,10 @@ std::string Master::newUuid() {
 void Master::retryUpdate(const std::string& frameworkId, const std::string& task,
                          const std::string& uuid, Duration delay) {
   later(delay, [this, frameworkId, task, uuid, delay] {
-    const TaskEntry* known = tasks_.find(frameworkId, task);
+    const TaskEntry* known = findTask(frameworkId, task);
     if (known == nullptr || known->pendingUuid != uuid) return;  // Settled.
     // A removed framework never acknowledges: Mesos drops its updates.
-    if (removedFrameworks_.count(frameworkId)) return;
+    if (frameworks_.isRemoved(frameworkId)) return;
     // A disconnected framework gets it when it is back: the timer keeps running.
     const TaskStatus again = known->pending;  // update() may forget the task.
     if (FrameworkEntry* entry = framework(frameworkId); entry && entry->scheduler) {
@@ -64,10 +64,10 @@ void Master::retryUpdate(const std::string& frameworkId, const std::string& task
 Status Master::reconcile(const std::string& frameworkId) {
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
-  for (const TaskKey& key : tasks_.ofFramework(frameworkId)) {
-    const TaskEntry* task = tasks_.find(key.first, key.second);
+  for (const TaskKey& key : tasks_.ofFramework(entry->slot)) {
+    const TaskEntry* task = tasks_.find(key.frameworkSlot, key.task);
     if (task == nullptr || !entry->scheduler) continue;
-    entry->scheduler->update({key.second, frameworkId, task->agent, task->state,
+    entry->scheduler->update({key.task, frameworkId, task->agent, task->state,
                               "REASON_RECONCILIATION", "", loop_->now()});
   }
   return Status();
@@ -83,7 +83,7 @@ Status Master::reconcileTasks(const std::string& frameworkId, const std::vector<
   }
   for (const std::string& id : ids) {
     if (!entry->scheduler) break;
-    if (const TaskEntry* task = tasks_.find(frameworkId, id)) {
+    if (const TaskEntry* task = tasks_.find(entry->slot, id)) {
       entry->scheduler->update(
           {id, frameworkId, task->agent, task->state, "REASON_RECONCILIATION", "", loop_->now()});
     } else {
@@ -95,14 +95,15 @@ Status Master::reconcileTasks(const std::string& frameworkId, const std::vector<
 }
 
 void Master::statusUpdate(const TaskStatus& status) {
-  TaskEntry* known = tasks_.find(status.framework, status.task);
+  FrameworkEntry* entry = framework(status.framework);
+  TaskEntry* known = entry == nullptr ? nullptr : tasks_.find(entry->slot, status.task);
   if (known == nullptr) {
     // Not ours to account for (it ended before a restart, or was already settled), but the
     // framework must still hear it: agents deliver every update until acknowledged.
-    if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
+    if (entry && entry->scheduler) {
       entry->scheduler->update(status);
-    } else if (entry && !removedFrameworks_.count(status.framework)) {
-      heldUpdates_[status.framework].push_back(status);
+    } else if (entry && !frameworks_.isRemoved(status.framework)) {
+      frameworks_.hold(*entry, status);
     }
     return;
   }
@@ -113,7 +114,7 @@ void Master::statusUpdate(const TaskStatus& status) {
   }
   tasks_.setState(task, status.state);
   if (observer_) observer_->taskUpdated(status);
-  if (task.resources.revocable().empty() && agents_.contains(task.agent)) {
+  if (task.resources.revocable().empty() && task.agentSlot) {
     // Host affinity: eviction is not a failure; a kill is a release as asked.
     switch (status.state) {
       case TaskState::kRunning:
@@ -141,8 +142,8 @@ void Master::statusUpdate(const TaskStatus& status) {
   // A task that never started holds nothing on the agent: give its resources back now.
   if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
       status.reason != "REASON_CONTAINER_PREEMPTED") {
-    if (const AgentLink* agent = agents_.find(task.agent);
-        agent != nullptr && !agent->holdsExecutor(status.framework, status.task)) {
+    if (task.agentSlot &&
+        !agents_.at(*task.agentSlot).holdsExecutor(status.framework, status.task)) {
       (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
                                          std::nullopt);
       task.freed = true;
@@ -158,12 +159,13 @@ void Master::relay(TaskEntry& task, const TaskStatus& status) {
   task.pendingUuid = newUuid();
   const TaskStatus sent = status;
   const std::string uuid = task.pendingUuid;
-  if (FrameworkEntry* entry = framework(status.framework); entry && entry->scheduler) {
-    entry->scheduler->updateToAcknowledge(sent, uuid);
+  const FrameworkSlot framework = task.frameworkSlot;
+  if (Scheduler* scheduler = frameworks_.at(framework).scheduler) {
+    scheduler->updateToAcknowledge(sent, uuid);
   }
   // A scheduler in this process (the harness's) acknowledges from inside the call: a retry of
   // a settled update would do nothing, so none is set (one timer and four strings per update).
-  const TaskEntry* still = tasks_.find(sent.framework, sent.task);
+  const TaskEntry* still = tasks_.find(framework, sent.task);
   if (still == nullptr || still->pendingUuid != uuid) return;
   retryUpdate(sent.framework, sent.task, uuid,
               std::max(options_.statusRetryMin, Duration::nanoseconds(1)));
@@ -179,19 +181,16 @@ void Master::relayQueuedUpdate(TaskEntry& task, const TaskStatus& status) {
     if (observer_) observer_->taskUpdated(status);
   }
   countUpdate(status);
-  const FrameworkEntry* entry = framework(status.framework);
-  if (entry == nullptr || entry->scheduler != nullptr ||
-      removedFrameworks_.count(status.framework)) {
-    return relay(task, status);
-  }
+  FrameworkEntry& entry = frameworks_.at(task.frameworkSlot);
+  if (entry.scheduler != nullptr || frameworks_.isRemoved(entry.id)) return relay(task, status);
   // Its scheduler is not back yet (likely after a failover): it gets the update when it
   // subscribes, as it would an update for a task this master never knew, rather than at the
   // next retry. Handed over that way the update needs no acknowledgement, so a terminal one
   // settles the task as an acknowledgement would.
-  heldUpdates_[status.framework].push_back(status);
+  frameworks_.hold(entry, status);
   if (!isTerminal(status.state)) return;
   task.pendingUuid.clear();
-  if (task.freed || !agents_.contains(task.agent)) {
+  if (task.freed || !task.agentSlot) {
     forgetTask(task);
   } else {
     task.acknowledged = true;
@@ -229,7 +228,7 @@ void Master::countUpdate(const TaskStatus& status) {
 }
 
 void Master::resourcesFreed(const std::string& agentId, const agent::Freed& freed) {
-  TaskEntry* task = tasks_.find(freed.executor.framework, freed.executor.executor);
+  TaskEntry* task = findTask(freed.executor.framework, freed.executor.executor);
   const std::string role = task != nullptr ? task->role : freed.role;
   Status s = allocator_->recoverResources(freed.executor.framework, agentId, role, freed.resources,
                                           std::nullopt);

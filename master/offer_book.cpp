@@ -22,31 +22,34 @@ std::optional<uint64_t> OfferBook::serialOf(std::string_view id) const {
   return serial;
 }
 
-const Offer& OfferBook::add(Offer offer) {
+const Offer& OfferBook::add(Offer offer, AgentSlot agent, FrameworkSlot framework) {
   const uint64_t serial = nextSerial_++;
   offer.id = prefix_ + std::to_string(serial);
-  byAgent_[offer.agent].push_back(serial);
-  return offers_.emplace(serial, std::move(offer)).first->second;
+  if (agent >= byAgent_.size()) byAgent_.resize(agent + 1);
+  byAgent_[agent].push_back(serial);
+  return offers_.emplace(serial, Outstanding{std::move(offer), agent, framework})
+      .first->second.offer;
 }
 
-const Offer* OfferBook::find(std::string_view id) const {
+const OfferBook::Outstanding* OfferBook::findOutstanding(std::string_view id) const {
   const std::optional<uint64_t> serial = serialOf(id);
   if (!serial) return nullptr;
   auto it = offers_.find(*serial);
   return it == offers_.end() ? nullptr : &it->second;
 }
 
+const Offer* OfferBook::find(std::string_view id) const {
+  const Outstanding* outstanding = findOutstanding(id);
+  return outstanding == nullptr ? nullptr : &outstanding->offer;
+}
+
 Offer* OfferBook::findMutable(std::string_view id) {
   return const_cast<Offer*>(std::as_const(*this).find(id));
 }
 
-void OfferBook::unlistFromAgent(const std::string& agent, uint64_t serial) {
-  auto listed = byAgent_.find(agent);
-  if (!HARVEST_INVARIANT(listed != byAgent_.end() && std::erase(listed->second, serial) == 1,
-                         "an outstanding offer is listed under its agent")) {
-    return;
-  }
-  if (listed->second.empty()) byAgent_.erase(listed);
+void OfferBook::unlistFromAgent(AgentSlot agent, uint64_t serial) {
+  (void)HARVEST_INVARIANT(agent < byAgent_.size() && std::erase(byAgent_[agent], serial) == 1,
+                          "an outstanding offer is listed under its agent");
 }
 
 std::optional<Offer> OfferBook::take(std::string_view id, bool rescinded) {
@@ -54,11 +57,11 @@ std::optional<Offer> OfferBook::take(std::string_view id, bool rescinded) {
   if (!serial) return std::nullopt;
   auto it = offers_.find(*serial);
   if (it == offers_.end()) return std::nullopt;
-  Offer offer = std::move(it->second);
+  Outstanding taken = std::move(it->second);
   offers_.erase(it);
-  unlistFromAgent(offer.agent, *serial);
+  unlistFromAgent(taken.agent, *serial);
   if (rescinded) rescinded_.insert(*serial);
-  return offer;
+  return std::move(taken.offer);
 }
 
 bool OfferBook::wasRescinded(std::string_view id) const {
@@ -66,18 +69,18 @@ bool OfferBook::wasRescinded(std::string_view id) const {
   return serial && rescinded_.contains(*serial);
 }
 
-std::vector<std::string> OfferBook::idsOnAgent(const std::string& agent) const {
+std::vector<std::string> OfferBook::idsOnAgent(AgentSlot agent) const {
   std::vector<std::string> ids;
-  auto listed = byAgent_.find(agent);
-  if (listed == byAgent_.end()) return ids;
-  for (uint64_t serial : listed->second) ids.push_back(prefix_ + std::to_string(serial));
+  if (agent >= byAgent_.size()) return ids;
+  ids.reserve(byAgent_[agent].size());
+  for (uint64_t serial : byAgent_[agent]) ids.push_back(prefix_ + std::to_string(serial));
   return ids;
 }
 
-std::vector<std::string> OfferBook::idsOfFramework(const std::string& framework) const {
+std::vector<std::string> OfferBook::idsOfFramework(FrameworkSlot framework) const {
   std::vector<uint64_t> serials;
-  for (const auto& [serial, offer] : offers_) {
-    if (offer.framework == framework) serials.push_back(serial);
+  for (const auto& [serial, outstanding] : offers_) {
+    if (outstanding.framework == framework) serials.push_back(serial);
   }
   std::sort(serials.begin(), serials.end());
   std::vector<std::string> ids;
@@ -86,13 +89,19 @@ std::vector<std::string> OfferBook::idsOfFramework(const std::string& framework)
   return ids;
 }
 
+void OfferBook::releaseAgent(AgentSlot agent) {
+  if (agent >= byAgent_.size()) return;
+  (void)HARVEST_INVARIANT(byAgent_[agent].empty(), "an agent released has no outstanding offer");
+  byAgent_[agent].clear();
+}
+
 void OfferBook::forEach(const std::function<void(const Offer&)>& visit) const {
-  std::vector<const std::pair<const uint64_t, Offer>*> ordered;
+  std::vector<const std::pair<const uint64_t, Outstanding>*> ordered;
   ordered.reserve(offers_.size());
   for (const auto& entry : offers_) ordered.push_back(&entry);
   std::sort(ordered.begin(), ordered.end(),
             [](const auto* a, const auto* b) { return a->first < b->first; });
-  for (const auto* entry : ordered) visit(entry->second);
+  for (const auto* entry : ordered) visit(entry->second.offer);
 }
 
 const InverseOffer& OfferBook::addInverse(const std::string& framework, const std::string& agent,

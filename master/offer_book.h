@@ -5,11 +5,17 @@
 //     found by its serial, a dense integer, without hashing or comparing strings;
 //   * an offer is outstanding or gone, never both: take() removes it, and a rescinded one's
 //     serial is remembered so that a late ACCEPT naming it is told apart from a bad id;
-//   * every outstanding offer is listed under its agent, and only there, so the offers on one
-//     agent are found without a scan of all of them (rescinds, agent removal, operations).
+//   * every outstanding offer is listed under its agent's slot, and only there, so the offers on
+//     one agent are found without a scan of all of them (rescinds, agent removal, operations);
+//     an agent's slot is released (for reuse) with no offer listed under it.
 //
-// Layout: offers in a hash map by serial (the calls that answer offers look one up each), the
-// per-agent lists as small vectors of serials (an agent holds a few offers at a time).
+// Layout: offers in a hash map by serial (the calls that answer offers look one up each), with
+// the slots of their agent and framework (master/slots.h) beside them, so an ACCEPT checks the
+// owner and reaches the agent's lists by integers. The per-agent lists are small vectors of
+// serials (an agent holds a few offers at a time) in a vector indexed by AgentSlot. A
+// framework's offers are found by one scan comparing slots: a framework may hold an offer on
+// every agent, so a per-framework list would make every take a walk of it, while the calls that
+// want them (teardown, disconnection) are rare.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +29,7 @@
 #include <vector>
 
 #include "master/scheduler_api.h"
+#include "master/slots.h"
 
 namespace harvest::master {
 
@@ -31,9 +38,18 @@ class OfferBook {
   // Non-empty `runId`: ids are "o-<runId>-N", unique across master restarts.
   explicit OfferBook(const std::string& runId);
 
-  // Mints the offer's id and keeps it; the reference holds until the offer is taken.
-  const Offer& add(Offer offer);
+  // An outstanding offer with the slots of its agent and framework.
+  struct Outstanding {
+    Offer offer;
+    AgentSlot agent;
+    FrameworkSlot framework;
+  };
+
+  // Mints the offer's id and keeps it, on the agent at `agent` for the framework at `framework`;
+  // the reference holds until the offer is taken.
+  const Offer& add(Offer offer, AgentSlot agent, FrameworkSlot framework);
   const Offer* find(std::string_view id) const;
+  const Outstanding* findOutstanding(std::string_view id) const;
   // For an operation that converts the offer's resources in place.
   Offer* findMutable(std::string_view id);
   // Removes the offer; nullopt if it is not outstanding. `rescinded`: its id is remembered.
@@ -41,8 +57,11 @@ class OfferBook {
   bool wasRescinded(std::string_view id) const;
 
   // Ids of the outstanding offers on the agent, and of the framework's, oldest first.
-  std::vector<std::string> idsOnAgent(const std::string& agent) const;
-  std::vector<std::string> idsOfFramework(const std::string& framework) const;
+  std::vector<std::string> idsOnAgent(AgentSlot agent) const;
+  std::vector<std::string> idsOfFramework(FrameworkSlot framework) const;
+  // The agent at `agent` leaves the book; it has no outstanding offer left (they are rescinded or
+  // taken first).
+  void releaseAgent(AgentSlot agent);
   size_t size() const { return offers_.size(); }
   // Every outstanding offer, oldest first.
   void forEach(const std::function<void(const Offer&)>& visit) const;
@@ -56,13 +75,13 @@ class OfferBook {
  private:
   // The serial an id names, if it is one of this book's ids.
   std::optional<uint64_t> serialOf(std::string_view id) const;
-  void unlistFromAgent(const std::string& agent, uint64_t serial);
+  void unlistFromAgent(AgentSlot agent, uint64_t serial);
 
   std::string prefix_;  // "o-<runId>-" or "o-".
   std::string inversePrefix_;
   uint64_t nextSerial_ = 1;
-  std::unordered_map<uint64_t, Offer> offers_;
-  std::unordered_map<std::string, std::vector<uint64_t>> byAgent_;
+  std::unordered_map<uint64_t, Outstanding> offers_;
+  std::vector<std::vector<uint64_t>> byAgent_;  // AgentSlot -> serials, oldest first.
   std::unordered_set<uint64_t> rescinded_;
   std::map<std::string, InverseOffer> inverse_;
 };
