@@ -30,8 +30,7 @@ int main(int argc, char** argv) {
   flags.initLogging(argv[0], /*quiet=*/true);
   std::optional<harvest::Duration> timeout = flags.duration("timeout", FLAGS_timeout);
   if (!timeout) return 2;
-  const int timeoutMs = static_cast<int>(timeout->millis());
-  if (timeoutMs <= 0) return flags.bad("timeout", FLAGS_timeout, "at least 1ms");
+  if (timeout->millis() <= 0) return flags.bad("timeout", FLAGS_timeout, "at least 1ms");
   std::optional<harvest::http::Credential> credential;
   if (!FLAGS_credential.empty()) {
     auto loaded = harvest::http::loadCredentialFile(harvest::apps::stripFileUrl(FLAGS_credential));
@@ -39,7 +38,7 @@ int main(int argc, char** argv) {
     credential = *loaded;
   }
   if (const int exit = flags.setupClientTls(); exit != 0) return exit;
-  harvest::Result<harvest::HostPort> master = harvest::cli::findMaster(FLAGS_master, timeoutMs);
+  harvest::Result<harvest::HostPort> master = harvest::cli::findMaster(FLAGS_master, *timeout);
   if (!master.ok()) {
     if (master.status().code() == harvest::StatusCode::kInvalidArgument) {
       return flags.bad("master", FLAGS_master, master.message());
@@ -47,6 +46,6 @@ int main(int argc, char** argv) {
     std::cerr << "harvest: " << master.message() << "\n";
     return 1;
   }
-  harvest::cli::MasterClient client(*master, credential, timeoutMs);
+  harvest::cli::MasterClient client(*master, credential, *timeout);
   return harvest::cli::runCommand(flags.arguments(), client, FLAGS_json, std::cout, std::cerr);
 }

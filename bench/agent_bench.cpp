@@ -208,12 +208,13 @@ void BM_BooksOnlyLaunchTerminate(benchmark::State& state) {
   Footprint occupiedRev = Footprint::of(R("cpus:1000;mem:1024000"));
   EvictionCandidates candidates(Quantities{{kCpus, units(2000)}, {kMem, units(2048000)}});
   for (int i = 0; i < kExecutors; ++i) {
-    candidates.add(static_cast<uint32_t>(i), i, Quantities{{kCpus, units(1)}, {kMem, units(1024)}});
+    candidates.add(static_cast<uint32_t>(i), Time::fromNanos(static_cast<int64_t>(i)),
+                   Quantities{{kCpus, units(1)}, {kMem, units(1024)}});
   }
   for (auto _ : state) {
     const Footprint footprint = Footprint::of(lent);
     occupiedRev += footprint;
-    const size_t index = candidates.add(kExecutors, 0, footprint.scalars);
+    const size_t index = candidates.add(kExecutors, Time(), footprint.scalars);
     benchmark::DoNotOptimize(occupiedRev);
     occupiedRev -= footprint;
     benchmark::DoNotOptimize(candidates.remove(index));

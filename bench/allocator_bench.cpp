@@ -50,7 +50,7 @@ struct Cluster {
       if (!o.resources.revocable().empty()) ++revocable;
       allocator->recoverResources(o.framework, o.agent, o.role, o.resources, filter).ok();
       if (tellHistory && o.resources.revocable().empty()) {
-        allocator->placementEvent(o.agent, o.role, PlacementEvent::kOfferDeclined, 0).ok();
+        allocator->placementEvent(o.agent, o.role, PlacementEvent::kOfferDeclined, Time()).ok();
       }
     }
     const std::pair<size_t, size_t> counts{offers.size(), revocable};
@@ -251,7 +251,7 @@ void BM_DeclineOffersHostAffinity(benchmark::State& state) {
   options.hostAffinity.enabled = affinity;
   Cluster cluster(options);
   addDeclineOffersCluster(cluster, agents, frameworks, [&cluster](const std::string& id) {
-    cluster.allocator->placementEvent(id, "role", PlacementEvent::kTaskRecovered, 0).ok();
+    cluster.allocator->placementEvent(id, "role", PlacementEvent::kTaskRecovered, Time()).ok();
   });
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
@@ -304,7 +304,8 @@ void BM_Recovery(benchmark::State& state) {
       for (int t = 0; t < tasksPerAgent; ++t) {
         const int f = (a * tasksPerAgent + t) % frameworks;
         cluster->allocator
-            ->placementEvent(id, "role" + std::to_string(f % 10), PlacementEvent::kTaskRecovered, 0)
+            ->placementEvent(id, "role" + std::to_string(f % 10), PlacementEvent::kTaskRecovered,
+                             Time())
             .ok();
       }
     }

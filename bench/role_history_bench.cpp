@@ -96,7 +96,7 @@ void BM_OfferDeclinePick(benchmark::State& state) {
   for (auto _ : state) {
     const AgentIdx agent = *h.preferredAgent(5);
     (void)h.onOffered(5, agent);
-    (void)h.onOfferAnswered(5, agent, false, 0);
+    (void)h.onOfferAnswered(5, agent, false, Time());
   }
 }
 BENCHMARK(BM_OfferDeclinePick);
@@ -104,8 +104,8 @@ BENCHMARK(BM_OfferDeclinePick);
 void BM_Snapshot100k(benchmark::State& state) {
   RoleHistory h;
   fill(h, kRoles, kAgents);
-  for (auto _ : state) benchmark::DoNotOptimize(h.snapshot(1));
-  state.counters["records"] = static_cast<double>(h.snapshot(1).records.size());
+  for (auto _ : state) benchmark::DoNotOptimize(h.snapshot(Time::fromNanos(1)));
+  state.counters["records"] = static_cast<double>(h.snapshot(Time::fromNanos(1)).records.size());
 }
 BENCHMARK(BM_Snapshot100k)->Unit(benchmark::kMillisecond)->Iterations(10);
 
@@ -122,7 +122,7 @@ void BM_Save100k(benchmark::State& state) {
   const HistoryStore store(dir + "/history.pb");
   size_t bytes = 0;
   for (auto _ : state) {
-    const std::string encoded = encodeHistory(h.snapshot(1));
+    const std::string encoded = encodeHistory(h.snapshot(Time::fromNanos(1)));
     bytes = encoded.size();
     if (!store.save(encoded).ok()) state.SkipWithError("save failed");
   }
@@ -138,14 +138,15 @@ void BM_Load100k(benchmark::State& state) {
   fill(source, kRoles, kAgents);
   const std::string dir = tempDir();
   const HistoryStore store(dir + "/history.pb");
-  if (!store.save(encodeHistory(source.snapshot(1'000'000))).ok()) state.SkipWithError("save");
+  if (!store.save(encodeHistory(source.snapshot(Time::fromNanos(1'000'000)))).ok())
+    state.SkipWithError("save");
   size_t loaded = 0;
   for (auto _ : state) {
     state.PauseTiming();
     auto h = std::make_unique<RoleHistory>();
     registerAll(*h, kRoles, kAgents);
     state.ResumeTiming();
-    const HistoryLoadReport report = store.load(*h, 1'000'000, lookupAll());
+    const HistoryLoadReport report = store.load(*h, Time::fromNanos(1'000'000), lookupAll());
     for (RoleIdx r{}; r < kRoles; ++r) benchmark::DoNotOptimize(h->preferredAgent(r));
     loaded = report.recordsLoaded;
     state.PauseTiming();
@@ -162,13 +163,13 @@ BENCHMARK(BM_Load100k)->Unit(benchmark::kMillisecond)->Iterations(5);
 void BM_LoadThenAgentsReturn100k(benchmark::State& state) {
   RoleHistory source;
   fill(source, kRoles, kAgents);
-  const std::string bytes = encodeHistory(source.snapshot(1'000'000));
+  const std::string bytes = encodeHistory(source.snapshot(Time::fromNanos(1'000'000)));
   for (auto _ : state) {
     state.PauseTiming();
     auto h = std::make_unique<RoleHistory>();
     registerAll(*h, kRoles, 0);
     state.ResumeTiming();
-    (void)h->loadBytes(bytes, 1'000'000, lookupAll());
+    (void)h->loadBytes(bytes, Time::fromNanos(1'000'000), lookupAll());
     for (AgentIdx i{}; i < kAgents; ++i) {
       const AgentIdx a = (i * 7919) % kAgents;  // 7919 is prime: a permutation.
       (void)h->addAgent(a, agentName(a));

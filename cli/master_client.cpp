@@ -24,7 +24,7 @@ std::string answerText(const http::ClientResponse& response) {
 
 }  // namespace
 
-Result<HostPort> findMaster(const std::string& master, int timeoutMs) {
+Result<HostPort> findMaster(const std::string& master, Duration timeout) {
   if (!master.starts_with("zk://")) {
     Result<HostPort> address = parseHostPort(master);
     if (address.ok() && address->port == 0) {
@@ -34,12 +34,12 @@ Result<HostPort> findMaster(const std::string& master, int timeoutMs) {
   }
   Result<ha::ZooKeeperUrl> url = ha::ZooKeeperUrl::parse(master);
   if (!url.ok()) return url.status();
-  auto follower = ha::LeadingMaster::start(*url, std::chrono::milliseconds(timeoutMs));
+  auto follower = ha::LeadingMaster::start(*url, timeout);
   if (!follower.ok()) {
     return Status::unavailable("cannot reach ZooKeeper: " + follower.message());
   }
   // The first answer comes from the session's thread shortly after it starts.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+  const auto deadline = std::chrono::steady_clock::now() + timeout.chrono();
   while (std::chrono::steady_clock::now() < deadline) {
     if (auto leader = (*follower)->address()) return HostPort{leader->host, leader->port};
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -48,8 +48,10 @@ Result<HostPort> findMaster(const std::string& master, int timeoutMs) {
 }
 
 MasterClient::MasterClient(HostPort master, std::optional<http::Credential> credential,
-                           int timeoutMs)
-    : master_(std::move(master)), credential_(std::move(credential)), timeoutMs_(timeoutMs) {}
+                           Duration timeout)
+    : master_(std::move(master)),
+      credential_(std::move(credential)),
+      timeoutMs_(static_cast<int>(timeout.millis())) {}
 
 std::string MasterClient::where() const {
   return "the master at " + formatHostPort(master_.host, master_.port);

@@ -13,6 +13,7 @@
 
 #include "common/host_port.h"
 #include "common/status.h"
+#include "common/time.h"
 #include "net/basic_auth.h"
 #include "net/http_client.h"
 #include "protos/master_api.pb.h"
@@ -20,12 +21,12 @@
 namespace harvest::cli {
 
 // `master` is HOST:PORT, or zk://HOST:PORT[,...]/PATH for the master leading there (waiting at
-// most `timeoutMs` for ZooKeeper to say who).
-Result<HostPort> findMaster(const std::string& master, int timeoutMs);
+// most `timeout` for ZooKeeper to say who).
+Result<HostPort> findMaster(const std::string& master, Duration timeout);
 
 class MasterClient {
  public:
-  MasterClient(HostPort master, std::optional<http::Credential> credential, int timeoutMs);
+  MasterClient(HostPort master, std::optional<http::Credential> credential, Duration timeout);
 
   // One operator API call; its Response (empty for calls Mesos answers with no body).
   Result<v1::master::Response> call(const v1::master::Call& call);
@@ -44,7 +45,7 @@ class MasterClient {
 
   HostPort master_;
   std::optional<http::Credential> credential_;
-  int timeoutMs_;
+  int timeoutMs_;  // The HTTP client counts in milliseconds.
 };
 
 }  // namespace harvest::cli

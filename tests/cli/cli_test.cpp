@@ -27,7 +27,7 @@ struct Ran {
 
 Ran run(uint16_t port, const std::vector<std::string>& words, bool json = false,
         std::optional<http::Credential> credential = std::nullopt) {
-  MasterClient client(HostPort{"127.0.0.1", port}, std::move(credential), 5000);
+  MasterClient client(HostPort{"127.0.0.1", port}, std::move(credential), Duration::seconds(5));
   std::ostringstream out, err;
   Ran ran;
   ran.exit = runCommand(words, client, json, out, err);
