@@ -200,7 +200,7 @@ class HarvestServer final : public ServerUnderTest {
     CHECK(started.ok()) << started.message();
     server_ = std::move(started).value();
     thread_ = std::thread([this] {
-      while (!stop_.load(std::memory_order_relaxed)) server_->poll(5);
+      while (!stop_.load(std::memory_order_relaxed)) server_->poll(Duration::milliseconds(5));
     });
   }
   ~HarvestServer() override {

@@ -49,9 +49,7 @@ Result<HostPort> findMaster(const std::string& master, Duration timeout) {
 
 MasterClient::MasterClient(HostPort master, std::optional<http::Credential> credential,
                            Duration timeout)
-    : master_(std::move(master)),
-      credential_(std::move(credential)),
-      timeoutMs_(static_cast<int>(timeout.millis())) {}
+    : master_(std::move(master)), credential_(std::move(credential)), timeout_(timeout) {}
 
 std::string MasterClient::where() const {
   return "the master at " + formatHostPort(master_.host, master_.port);
@@ -62,11 +60,11 @@ Result<http::ClientResponse> MasterClient::sendOnce(std::string_view method,
                                                     const http::Headers& headers,
                                                     std::string_view body) {
   Result<http::Connection> connection =
-      http::Connection::connect(master_.host, master_.port, timeoutMs_);
+      http::Connection::connect(master_.host, master_.port, timeout_);
   if (!connection.ok())
     return Status::unavailable("cannot reach " + where() + ": " + connection.message());
   http::Connection open = std::move(connection).value();
-  auto response = open.request(method, target, headers, body, timeoutMs_);
+  auto response = open.request(method, target, headers, body, timeout_);
   if (!response.ok())
     return Status::unavailable(where() + " did not answer: " + response.message());
   return response;

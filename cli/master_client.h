@@ -45,7 +45,7 @@ class MasterClient {
 
   HostPort master_;
   std::optional<http::Credential> credential_;
-  int timeoutMs_;  // The HTTP client counts in milliseconds.
+  Duration timeout_;
 };
 
 }  // namespace harvest::cli

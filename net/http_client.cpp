@@ -30,8 +30,8 @@ int64_t nowMs() {
       .count();
 }
 
-int64_t deadlineAfter(int timeoutMs) {
-  return nowMs() + std::max(0, timeoutMs);
+int64_t deadlineAfter(Duration timeout) {
+  return nowMs() + std::max<int64_t>(0, timeout.millis());
 }
 
 int remainingMs(int64_t deadline) {
@@ -118,10 +118,10 @@ void Connection::close() {
   pendingPlaintext_.clear();
 }
 
-Result<Connection> Connection::connect(const std::string& host, uint16_t port, int timeoutMs,
+Result<Connection> Connection::connect(const std::string& host, uint16_t port, Duration timeout,
                                        ClientOptions options) {
   Connection connection(host, port, options);
-  if (Status status = connection.open(deadlineAfter(timeoutMs)); !status.ok()) return status;
+  if (Status status = connection.open(deadlineAfter(timeout)); !status.ok()) return status;
   return Result<Connection>(std::move(connection));
 }
 
@@ -195,7 +195,8 @@ Status Connection::open(int64_t deadline) {
 
 Status Connection::handshake(int64_t deadline) {
   tls_ = std::make_unique<TlsSession>(options_.tls, host_, port_);
-  Status status = handshakeOnSocket(fd_, *tls_, remainingMs(deadline), &pendingPlaintext_);
+  Status status = handshakeOnSocket(fd_, *tls_, Duration::milliseconds(remainingMs(deadline)),
+                                    &pendingPlaintext_);
   if (status.ok()) return status;
   return status.prefixed("TLS handshake with " + host_ + ":" + std::to_string(port_) + " failed: ");
 }
@@ -261,26 +262,26 @@ std::string Connection::requestHead(std::string_view method, std::string_view ta
 
 Result<ClientResponse> Connection::request(std::string_view method, std::string_view target,
                                            const Headers& headers, std::string_view body,
-                                           int timeoutMs) {
+                                           Duration timeout) {
   std::optional<size_t> length;
   if (sendsBody(method, body)) length = body.size();
   std::string message = requestHead(method, target, headers, length, false);
   message.append(body);
-  return roundTrip(method, std::move(message), timeoutMs);
+  return roundTrip(method, std::move(message), timeout);
 }
 
 Result<ClientResponse> Connection::requestChunked(std::string_view method, std::string_view target,
                                                   const Headers& headers,
                                                   const std::vector<std::string>& chunks,
-                                                  int timeoutMs) {
+                                                  Duration timeout) {
   std::string message = requestHead(method, target, headers, std::nullopt, true);
   message.append(encodeChunked(chunks));
-  return roundTrip(method, std::move(message), timeoutMs);
+  return roundTrip(method, std::move(message), timeout);
 }
 
 Result<ClientResponse> Connection::roundTrip(std::string_view method, std::string message,
-                                             int timeoutMs) {
-  int64_t deadline = deadlineAfter(timeoutMs);
+                                             Duration timeout) {
+  int64_t deadline = deadlineAfter(timeout);
   if (Status status = ensureOpen(deadline); !status.ok()) return status;
   if (method == "HEAD") parser_.expectNoBody();
   Status error;
@@ -289,7 +290,7 @@ Result<ClientResponse> Connection::roundTrip(std::string_view method, std::strin
   if (event == Event::kError) return error;
   if (event == Event::kNeedMore) {
     close();  // Half a response may still arrive; the connection cannot be reused.
-    return Status::deadlineExceeded("timed out after " + std::to_string(timeoutMs) +
+    return Status::deadlineExceeded("timed out after " + std::to_string(timeout.millis()) +
                                     " ms waiting for the answer to " + std::string(method) +
                                     " from " + host_ + ":" + std::to_string(port_));
   }
@@ -300,12 +301,12 @@ Result<ClientResponse> Connection::roundTrip(std::string_view method, std::strin
   return response;
 }
 
-Status Connection::sendRaw(std::string_view bytes, int timeoutMs) {
-  if (!tls_) return sendWire(bytes, deadlineAfter(timeoutMs));
+Status Connection::sendRaw(std::string_view bytes, Duration timeout) {
+  if (!tls_) return sendWire(bytes, deadlineAfter(timeout));
   if (Status status = tls_->send(bytes); !status.ok()) return status;
   std::string wire;
   tls_->takeOutgoing(&wire);
-  return sendWire(wire, deadlineAfter(timeoutMs));
+  return sendWire(wire, deadlineAfter(timeout));
 }
 
 Status Connection::sendWire(std::string_view bytes, int64_t deadline) {
@@ -331,13 +332,13 @@ Status Connection::sendWire(std::string_view bytes, int64_t deadline) {
   return Status();
 }
 
-Result<ClientResponse> Connection::readResponse(int timeoutMs, bool headRequest) {
+Result<ClientResponse> Connection::readResponse(Duration timeout, bool headRequest) {
   if (headRequest) parser_.expectNoBody();
   Status error;
-  Event event = exchange({}, deadlineAfter(timeoutMs), bit(Event::kComplete), &error, nullptr);
+  Event event = exchange({}, deadlineAfter(timeout), bit(Event::kComplete), &error, nullptr);
   if (event == Event::kError) return error;
   if (event == Event::kNeedMore) {
-    return Status::deadlineExceeded("timed out after " + std::to_string(timeoutMs) +
+    return Status::deadlineExceeded("timed out after " + std::to_string(timeout.millis()) +
                                     " ms waiting for a response");
   }
   bool keepAlive = parser_.head().keepAlive;
@@ -457,10 +458,10 @@ Event Connection::exchange(std::string_view out, int64_t deadline, unsigned stop
 
 Result<StreamReader> StreamReader::open(Connection connection, std::string_view method,
                                         std::string_view target, const Headers& headers,
-                                        std::string_view body, int timeoutMs) {
+                                        std::string_view body, Duration timeout) {
   StreamReader reader(std::move(connection));
   Connection& conn = reader.connection_;
-  int64_t deadline = deadlineAfter(timeoutMs);
+  int64_t deadline = deadlineAfter(timeout);
   if (Status status = conn.ensureOpen(deadline); !status.ok()) return status;
   // ensureOpen leaves an idle parser; switch it to handing out chunks one by one.
   conn.parser_ = ResponseParser(
@@ -495,11 +496,11 @@ Result<StreamReader> StreamReader::open(Connection connection, std::string_view 
   return Result<StreamReader>(std::move(reader));
 }
 
-Result<std::optional<std::string>> StreamReader::nextChunk(int timeoutMs) {
+Result<std::optional<std::string>> StreamReader::nextChunk(Duration timeout) {
   using Chunk = std::optional<std::string>;
   if (ended_) return Status::failedPrecondition("the stream has ended");
   Status error;
-  Event event = connection_.exchange({}, deadlineAfter(timeoutMs),
+  Event event = connection_.exchange({}, deadlineAfter(timeout),
                                      bit(Event::kChunk) | bit(Event::kComplete), &error, nullptr);
   switch (event) {
     case Event::kChunk:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/time.h"
 #include "net/request_parser.h"
 #include "net/response_parser.h"
 #include "net/tls_context.h"
@@ -54,10 +55,13 @@ struct ClientOptions {
 // (an empty chunk would end the body early).
 std::string encodeChunked(const std::vector<std::string>& chunks);
 
+// What a request waits for its answer unless told otherwise.
+inline constexpr Duration kDefaultRequestTimeout = Duration::seconds(5);
+
 // One keep-alive connection to host:port. Owns its socket. Movable, not copyable.
 class Connection {
  public:
-  static Result<Connection> connect(const std::string& host, uint16_t port, int timeoutMs,
+  static Result<Connection> connect(const std::string& host, uint16_t port, Duration timeout,
                                     ClientOptions options = {});
   Connection(Connection&& other) noexcept;
   Connection& operator=(Connection&& other) noexcept;
@@ -72,17 +76,18 @@ class Connection {
   // sent) is returned as the response.
   Result<ClientResponse> request(std::string_view method, std::string_view target,
                                  const Headers& headers = {}, std::string_view body = {},
-                                 int timeoutMs = 5000);
+                                 Duration timeout = kDefaultRequestTimeout);
   // The same with the body sent as Transfer-Encoding: chunked, one chunk per element.
   Result<ClientResponse> requestChunked(std::string_view method, std::string_view target,
                                         const Headers& headers,
                                         const std::vector<std::string>& chunks,
-                                        int timeoutMs = 5000);
+                                        Duration timeout = kDefaultRequestTimeout);
 
   // Low level, for tests: write bytes as they are, and read one response (`headRequest`: it
   // answers a HEAD and has no body).
-  Status sendRaw(std::string_view bytes, int timeoutMs = 5000);
-  Result<ClientResponse> readResponse(int timeoutMs = 5000, bool headRequest = false);
+  Status sendRaw(std::string_view bytes, Duration timeout = kDefaultRequestTimeout);
+  Result<ClientResponse> readResponse(Duration timeout = kDefaultRequestTimeout,
+                                      bool headRequest = false);
 
   bool isOpen() const { return fd_ >= 0; }
   // The open TLS connection resumed a session its context remembered for this server.
@@ -106,7 +111,7 @@ class Connection {
   bool absorbIdleTls();
   std::string requestHead(std::string_view method, std::string_view target, const Headers& headers,
                           std::optional<size_t> contentLength, bool chunked) const;
-  Result<ClientResponse> roundTrip(std::string_view method, std::string message, int timeoutMs);
+  Result<ClientResponse> roundTrip(std::string_view method, std::string message, Duration timeout);
   // Writes `out` while reading into parser_ until it yields one of `stopAt` (a bit per
   // ResponseParser::Event). Returns that event; kNeedMore if the deadline passed first; kError
   // with *error set if the exchange failed (the connection is then closed). Reading goes on
@@ -133,14 +138,15 @@ class StreamReader {
   // chunked (an error answer, typically) is read whole into head().body and has no chunks.
   static Result<StreamReader> open(Connection connection, std::string_view method,
                                    std::string_view target, const Headers& headers = {},
-                                   std::string_view body = {}, int timeoutMs = 5000);
+                                   std::string_view body = {},
+                                   Duration timeout = kDefaultRequestTimeout);
 
   // Status, reason and headers; the body only for a non-chunked response.
   const ClientResponse& head() const { return head_; }
-  // The next complete chunk; nullopt if none completed within timeoutMs (a partial chunk is
+  // The next complete chunk; nullopt if none completed within `timeout` (a partial chunk is
   // kept for the next call). An error once the stream has ended (its last chunk arrived or
   // the server closed) or broke.
-  Result<std::optional<std::string>> nextChunk(int timeoutMs);
+  Result<std::optional<std::string>> nextChunk(Duration timeout);
   void close() { connection_.close(); }
 
  private:

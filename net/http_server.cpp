@@ -172,7 +172,7 @@ Status HttpServer::watch(int fd, std::function<void()> onReadable) {
   return Status();
 }
 
-int HttpServer::poll(int timeoutMs) {
+int HttpServer::poll(Duration maxWait) {
   graveyard_.clear();
   int64_t now = nowMs();
   if (acceptPausedUntilMs_ != 0 && now >= acceptPausedUntilMs_) {
@@ -184,10 +184,10 @@ int HttpServer::poll(int timeoutMs) {
   }
 
   // Never sleep past an internal deadline, and not at all if work is already waiting.
-  int64_t wait = timeoutMs < 0 ? -1 : timeoutMs;
+  int64_t wait = std::max<int64_t>(0, maxWait.millis());
   auto waitUntil = [&](int64_t deadline) {
     int64_t delay = std::max<int64_t>(0, deadline - now);
-    wait = wait < 0 ? delay : std::min(wait, delay);
+    wait = std::min(wait, delay);
   };
   if (!resume_.empty() || !closedStreams_.empty()) wait = 0;
   if (nextSweepMs_ != kNever) waitUntil(nextSweepMs_);

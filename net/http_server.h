@@ -204,10 +204,10 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Waits at most timeoutMs (0: not at all; negative: until something happens) for socket
-  // activity, handles everything ready plus due timeouts, runs onClose callbacks, and returns
-  // the number of socket events handled. It may return early to honour an internal deadline.
-  int poll(int timeoutMs);
+  // Waits at most maxWait (zero: not at all) for socket activity, handles everything ready plus due
+  // timeouts, runs onClose callbacks, and returns the number of socket events handled. It may
+  // return early to honour an internal deadline.
+  int poll(Duration maxWait);
 
   // Has poll() call `onReadable` whenever `fd` is readable (level-triggered: the callback
   // must drain it), alongside the sockets, so one wait serves both. The caller keeps `fd`

@@ -139,9 +139,9 @@ bool TlsSession::resumed() const {
   return SSL_session_reused(ssl_) == 1;
 }
 
-Status handshakeOnSocket(int fd, TlsSession& session, int timeoutMs, std::string* plaintext) {
+Status handshakeOnSocket(int fd, TlsSession& session, Duration timeout, std::string* plaintext) {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  const Clock::time_point deadline = Clock::now() + timeout.chrono();
   auto remainingMs = [&] {
     return static_cast<int>(std::max<int64_t>(
         0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count()));

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "common/time.h"
 #include "net/tls_context.h"
 
 struct ssl_st;
@@ -60,10 +61,10 @@ class TlsSession {
 };
 
 // Runs a client session's handshake on a connected non-blocking socket, waiting with poll()
-// for at most timeoutMs in all. Plaintext that arrives with the handshake's end is appended to
+// for at most `timeout` in all. Plaintext that arrives with the handshake's end is appended to
 // *plaintext. An error says why the handshake failed (a certificate that does not verify, an
 // alert from the server, the timeout).
-Status handshakeOnSocket(int fd, TlsSession& session, int timeoutMs, std::string* plaintext);
+Status handshakeOnSocket(int fd, TlsSession& session, Duration timeout, std::string* plaintext);
 
 // The first byte of a TLS record carrying a handshake message: every TLS client opens with
 // one (its ClientHello), while an HTTP request opens with a method's capital letter.

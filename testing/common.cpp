@@ -28,10 +28,10 @@ int64_t millisSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-int remainingMs(Clock::time_point deadline) {
+Duration remaining(Clock::time_point deadline) {
   const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return static_cast<int>(std::max<int64_t>(0, left));
+      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now()).count();
+  return std::max(Duration::zero(), Duration::nanoseconds(left));
 }
 
 TempFile::TempFile(const std::string& name, const std::string& content)

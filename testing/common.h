@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/time.h"
 #include "resources/proto/convert.h"
 #include "resources/resources.h"
 
@@ -15,7 +16,7 @@ namespace harvest::testkit {
 using Clock = std::chrono::steady_clock;
 
 inline constexpr const char* kHost = "127.0.0.1";
-inline constexpr int kTimeoutMs = 1000;
+inline constexpr Duration kTimeout = Duration::seconds(1);
 inline constexpr const char* kJsonType = "application/json";
 inline constexpr const char* kProtobufType = "application/x-protobuf";
 
@@ -25,8 +26,8 @@ Resources R(std::string_view text);
 Resources resourcesOf(const ResourceProtos& protos);
 
 int64_t millisSince(Clock::time_point start);
-// Milliseconds until `deadline`, 0 once it has passed.
-int remainingMs(Clock::time_point deadline);
+// The time until `deadline`, zero once it has passed.
+Duration remaining(Clock::time_point deadline);
 
 // A file that exists for one test.
 class TempFile {

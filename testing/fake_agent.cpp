@@ -22,21 +22,21 @@ int FakeAgent::registerAgent() {
 int FakeAgent::registerAgent(const AgentRegistration& registration) {
   http::Headers headers = auth_;
   headers.emplace_back("Content-Type", kProtobufType);
-  Result<http::Connection> connection = http::Connection::connect(kHost, port_, kTimeoutMs);
+  Result<http::Connection> connection = http::Connection::connect(kHost, port_, kTimeout);
   if (!connection.ok()) {
     ADD_FAILURE() << connection.message();
     return 0;
   }
   Result<http::StreamReader> opened =
       http::StreamReader::open(std::move(connection).value(), "POST", "/agent/v1/register", headers,
-                               agent::registerCall(registration).SerializeAsString(), kTimeoutMs);
+                               agent::registerCall(registration).SerializeAsString(), kTimeout);
   if (!opened.ok()) {
     ADD_FAILURE() << opened.message();
     return 0;
   }
   stream_.emplace(std::move(opened).value());
   if (stream_->head().status != 200) return stream_->head().status;
-  std::optional<v1::AgentEvent> registered = next(kTimeoutMs);
+  std::optional<v1::AgentEvent> registered = next(kTimeout);
   if (!registered || registered->type() != v1::AgentEvent::REGISTERED) {
     ADD_FAILURE() << id_ << ": the first event is not REGISTERED";
     return 0;
@@ -46,8 +46,8 @@ int FakeAgent::registerAgent(const AgentRegistration& registration) {
   return 200;
 }
 
-std::optional<v1::AgentEvent> FakeAgent::next(int timeoutMs) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+std::optional<v1::AgentEvent> FakeAgent::next(Duration timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout.chrono();
   while (pending_.empty()) {
     if (!readSome(deadline)) return std::nullopt;
   }
@@ -56,14 +56,14 @@ std::optional<v1::AgentEvent> FakeAgent::next(int timeoutMs) {
   return event;
 }
 
-void FakeAgent::drain(int ms) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(ms);
+void FakeAgent::drain(Duration duration) {
+  const Clock::time_point deadline = Clock::now() + duration.chrono();
   while (readSome(deadline)) {
   }
 }
 
 std::optional<RunTask> FakeAgent::expectRunTask(v1::AgentEvent* raw) {
-  std::optional<v1::AgentEvent> event = next(kTimeoutMs);
+  std::optional<v1::AgentEvent> event = next(kTimeout);
   if (!event || event->type() != v1::AgentEvent::RUN_TASK) {
     ADD_FAILURE() << id_ << ": expected RUN_TASK, got "
                   << (event ? event->ShortDebugString() : "nothing");
@@ -79,7 +79,7 @@ std::optional<RunTask> FakeAgent::expectRunTask(v1::AgentEvent* raw) {
 }
 
 std::optional<v1::AgentEvent::Kill> FakeAgent::expectKillTask() {
-  std::optional<v1::AgentEvent> event = next(kTimeoutMs);
+  std::optional<v1::AgentEvent> event = next(kTimeout);
   if (!event || event->type() != v1::AgentEvent::KILL_TASK) {
     ADD_FAILURE() << id_ << ": expected KILL_TASK, got "
                   << (event ? event->ShortDebugString() : "nothing");
@@ -115,7 +115,7 @@ void FakeAgent::finish(const RunTask& task, TaskState state) {
 int FakeAgent::post(v1::AgentCall call) {
   if (!call.has_registration_id()) call.set_registration_id(registrationId());
   if (!calls_) {
-    Result<http::Connection> connection = http::Connection::connect(kHost, port_, kTimeoutMs);
+    Result<http::Connection> connection = http::Connection::connect(kHost, port_, kTimeout);
     if (!connection.ok()) {
       ADD_FAILURE() << connection.message();
       return 0;
@@ -125,7 +125,7 @@ int FakeAgent::post(v1::AgentCall call) {
   http::Headers headers = auth_;
   headers.emplace_back("Content-Type", kProtobufType);
   Result<http::ClientResponse> response =
-      calls_->request("POST", "/agent/v1/call", headers, call.SerializeAsString(), kTimeoutMs);
+      calls_->request("POST", "/agent/v1/call", headers, call.SerializeAsString(), kTimeout);
   if (!response.ok()) {
     ADD_FAILURE() << response.message();
     return 0;
@@ -135,8 +135,8 @@ int FakeAgent::post(v1::AgentCall call) {
 
 bool FakeAgent::readSome(Clock::time_point deadline) {
   if (!stream_) return false;
-  const int left = remainingMs(deadline);
-  if (left == 0) return false;
+  const Duration left = remaining(deadline);
+  if (left == Duration::zero()) return false;
   Result<std::optional<std::string>> chunk = stream_->nextChunk(left);
   if (!chunk.ok() || !chunk->has_value()) return false;
   std::vector<std::string> records;

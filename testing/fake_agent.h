@@ -39,11 +39,11 @@ class FakeAgent {
   const std::string& registrationId() const { return registered_.registration_id(); }
   const v1::AgentEvent& registered() const { return registered_; }
 
-  // The next event other than HEARTBEAT, or nullopt after timeoutMs or at the stream's end.
-  std::optional<v1::AgentEvent> next(int timeoutMs);
+  // The next event other than HEARTBEAT, or nullopt after `timeout` or at the stream's end.
+  std::optional<v1::AgentEvent> next(Duration timeout);
 
-  // Reads what arrives for `ms` and keeps it for next(): stops the stream from backing up.
-  void drain(int ms);
+  // Reads what arrives for `duration` and keeps it for next(): stops the stream from backing up.
+  void drain(Duration duration);
 
   // The next event must be RUN_TASK; its message as the master's wire code reads it (the raw
   // event in *raw).

@@ -83,14 +83,14 @@ int FrameworkClient::subscribe(const v1::FrameworkInfo& info, const http::Client
   if (info.has_id()) *call.mutable_framework_id() = info.id();
   for (int hop = 0;; ++hop) {
     Result<http::Connection> connection =
-        http::Connection::connect(host_, port_, kTimeoutMs, options);
+        http::Connection::connect(host_, port_, kTimeout, options);
     if (!connection.ok()) {
       ADD_FAILURE() << connection.message();
       return 0;
     }
     Result<http::StreamReader> opened =
         http::StreamReader::open(std::move(connection).value(), "POST", "/api/v1/scheduler",
-                                 headers(), encode(call), kTimeoutMs);
+                                 headers(), encode(call), kTimeout);
     if (!opened.ok()) {
       ADD_FAILURE() << opened.message();
       return 0;
@@ -107,7 +107,7 @@ int FrameworkClient::subscribe(const v1::FrameworkInfo& info, const http::Client
   if (head_.status != 200) return head_.status;
   if (const std::string* streamId = head_.header("mesos-stream-id")) streamId_ = *streamId;
   if (!readFirstEvent) return 200;
-  std::optional<Event> first = next(kTimeoutMs);
+  std::optional<Event> first = next(kTimeout);
   if (!first) {
     ADD_FAILURE() << "no first event on the subscription stream";
     return 0;
@@ -117,8 +117,8 @@ int FrameworkClient::subscribe(const v1::FrameworkInfo& info, const http::Client
   return 200;
 }
 
-std::optional<Event> FrameworkClient::next(int timeoutMs) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+std::optional<Event> FrameworkClient::next(Duration timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout.chrono();
   while (pending_.empty()) {
     if (!readSome(deadline)) return std::nullopt;
   }
@@ -127,8 +127,8 @@ std::optional<Event> FrameworkClient::next(int timeoutMs) {
   return event;
 }
 
-std::optional<Event> FrameworkClient::waitFor(Event::Type type, int timeoutMs) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+std::optional<Event> FrameworkClient::waitFor(Event::Type type, Duration timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout.chrono();
   size_t scanned = 0;
   while (true) {
     for (; scanned < pending_.size(); ++scanned) {
@@ -142,8 +142,8 @@ std::optional<Event> FrameworkClient::waitFor(Event::Type type, int timeoutMs) {
   }
 }
 
-std::vector<v1::Offer> FrameworkClient::offers(int timeoutMs) {
-  std::optional<Event> event = waitFor(Event::OFFERS, timeoutMs);
+std::vector<v1::Offer> FrameworkClient::offers(Duration timeout) {
+  std::optional<Event> event = waitFor(Event::OFFERS, timeout);
   if (!event) return {};
   return {event->offers().offers().begin(), event->offers().offers().end()};
 }
@@ -155,19 +155,19 @@ v1::Offer FrameworkClient::offer() {
 }
 
 v1::TaskStatus FrameworkClient::update() {
-  std::optional<Event> event = waitFor(Event::UPDATE, kTimeoutMs);
+  std::optional<Event> event = waitFor(Event::UPDATE, kTimeout);
   EXPECT_TRUE(event.has_value()) << "no UPDATE";
   return event ? event->update().status() : v1::TaskStatus();
 }
 
-void FrameworkClient::drain(int ms) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(ms);
+void FrameworkClient::drain(Duration duration) {
+  const Clock::time_point deadline = Clock::now() + duration.chrono();
   while (readSome(deadline)) {
   }
 }
 
-bool FrameworkClient::streamEnds(int timeoutMs) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+bool FrameworkClient::streamEnds(Duration timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout.chrono();
   while (!ended_ && readSome(deadline)) {
   }
   return ended_;
@@ -189,7 +189,7 @@ http::ClientResponse FrameworkClient::post(const http::Headers& extra, std::stri
 
 http::ClientResponse FrameworkClient::postRaw(const http::Headers& headers, std::string_view body) {
   if (!calls_) {
-    Result<http::Connection> connection = http::Connection::connect(host_, port_, kTimeoutMs);
+    Result<http::Connection> connection = http::Connection::connect(host_, port_, kTimeout);
     if (!connection.ok()) {
       ADD_FAILURE() << connection.message();
       return {};
@@ -197,7 +197,7 @@ http::ClientResponse FrameworkClient::postRaw(const http::Headers& headers, std:
     calls_.emplace(std::move(connection).value());
   }
   Result<http::ClientResponse> response =
-      calls_->request("POST", "/api/v1/scheduler", headers, body, kTimeoutMs);
+      calls_->request("POST", "/api/v1/scheduler", headers, body, kTimeout);
   if (!response.ok()) {
     ADD_FAILURE() << response.message();
     return {};
@@ -218,8 +218,8 @@ http::Headers FrameworkClient::headers() const {
 
 bool FrameworkClient::readSome(Clock::time_point deadline) {
   if (!stream_ || ended_) return false;
-  const int left = remainingMs(deadline);
-  if (left == 0) return false;
+  const Duration left = remaining(deadline);
+  if (left == Duration::zero()) return false;
   Result<std::optional<std::string>> chunk = stream_->nextChunk(left);
   if (!chunk.ok()) {
     ended_ = true;

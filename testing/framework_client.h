@@ -61,14 +61,14 @@ class FrameworkClient {
   uint16_t port() const { return port_; }
   uint64_t heartbeats() const { return heartbeats_; }
 
-  // The next event (not a HEARTBEAT), or nullopt after timeoutMs or at the stream's end.
-  std::optional<Event> next(int timeoutMs);
+  // The next event (not a HEARTBEAT), or nullopt after `timeout` or at the stream's end.
+  std::optional<Event> next(Duration timeout);
 
   // The first event of `type`; events of other types stay queued for next().
-  std::optional<Event> waitFor(Event::Type type, int timeoutMs);
+  std::optional<Event> waitFor(Event::Type type, Duration timeout);
 
   // The offers of the next OFFERS event (empty if none came).
-  std::vector<v1::Offer> offers(int timeoutMs = kTimeoutMs);
+  std::vector<v1::Offer> offers(Duration timeout = kTimeout);
 
   // The next offer, which must come.
   v1::Offer offer();
@@ -76,13 +76,13 @@ class FrameworkClient {
   // The next UPDATE's status, which must come.
   v1::TaskStatus update();
 
-  // Reads what arrives for `ms` and keeps it for next() and waitFor(): stops the stream from
+  // Reads what arrives for `duration` and keeps it for next() and waitFor(): stops the stream from
   // backing up while the test does something else.
-  void drain(int ms);
+  void drain(Duration duration);
 
-  // True when the stream ends (the server's last chunk, or its close) within timeoutMs. Events
+  // True when the stream ends (the server's last chunk, or its close) within `timeout`. Events
   // read meanwhile stay queued.
-  bool streamEnds(int timeoutMs);
+  bool streamEnds(Duration timeout);
 
   // A call of this framework with its stream id; `streamId` overrides it (nullopt: the
   // framework's own, "" : no header at all).

@@ -12,13 +12,13 @@ namespace harvest::testkit {
 
 http::ClientResponse request(uint16_t port, std::string_view method, std::string_view target,
                              const http::Headers& headers, std::string_view body) {
-  Result<http::Connection> connection = http::Connection::connect(kHost, port, kTimeoutMs);
+  Result<http::Connection> connection = http::Connection::connect(kHost, port, kTimeout);
   if (!connection.ok()) {
     ADD_FAILURE() << connection.message();
     return {};
   }
   http::Connection open = std::move(connection).value();
-  Result<http::ClientResponse> response = open.request(method, target, headers, body, kTimeoutMs);
+  Result<http::ClientResponse> response = open.request(method, target, headers, body, kTimeout);
   if (!response.ok()) {
     ADD_FAILURE() << response.message();
     return {};

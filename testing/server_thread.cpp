@@ -12,7 +12,7 @@ ServerThread::ServerThread(http::ServerOptions options, http::HttpServer::Handle
   port_ = server_->port();
   thread_ = std::thread([this] {
     while (!stop_) {
-      server_->poll(2);
+      server_->poll(Duration::milliseconds(2));
       std::vector<std::function<void()>> tasks;
       {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -81,7 +81,7 @@ void TraceWriter::flushLocked() {
 void TraceWriter::flushPeriodically() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!closing_) {
-    wake_.wait_for(lock, kFlushInterval, [this] { return closing_; });
+    wake_.wait_for(lock, kFlushInterval.chrono(), [this] { return closing_; });
     if (!buffer_.empty()) flushLocked();
   }
 }

@@ -7,7 +7,6 @@
 // later append is dropped, and the trace ends with the last record written whole.
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -16,13 +15,14 @@
 #include <thread>
 
 #include "common/status.h"
+#include "common/time.h"
 #include "protos/trace.pb.h"
 
 namespace harvest::trace {
 
 class TraceWriter {
  public:
-  static constexpr std::chrono::milliseconds kFlushInterval{1000};
+  static constexpr Duration kFlushInterval = Duration::seconds(1);
   static constexpr size_t kFlushBytes = 1 << 20;
 
   // Creates (or truncates) `path`: failing to open it is an error, since whoever asked for a

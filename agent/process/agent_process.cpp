@@ -20,9 +20,9 @@ constexpr const char* kCallPath = "/agent/v1/call";
 constexpr const char* kProtobuf = "application/x-protobuf";
 // The longest an iteration waits for stream events: timers are run (and due calls sent)
 // at least this often. EventLoop does not tell when its next timer is due.
-constexpr int kMaxWaitMs = 20;
+constexpr Duration kMaxWait = Duration::milliseconds(20);
 // Time an iteration spends sending calls before it gives events and timers their turn.
-constexpr int64_t kSendSliceMs = 20;
+constexpr Duration kSendSlice = Duration::milliseconds(20);
 // Chunks read in one iteration before timers and calls get their turn.
 constexpr int kMaxChunksPerStep = 64;
 
@@ -67,12 +67,15 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (!options.findMaster && (options.masterHost.empty() || options.masterPort == 0)) {
     return R::invalidArgument("a master host and port are required");
   }
-  if (options.killGrace < Duration::zero()) return R::invalidArgument("the kill grace cannot be negative");
+  if (options.killGrace < Duration::zero())
+    return R::invalidArgument("the kill grace cannot be negative");
   if (options.initialBackoff <= Duration::zero() || options.maxBackoff < options.initialBackoff) {
     return R::invalidArgument("backoff needs 0 < initial <= maximum");
   }
-  if (options.callTimeout <= Duration::zero()) return R::invalidArgument("the call timeout must be positive");
-  if (options.missedHeartbeats < 0) return R::invalidArgument("missedHeartbeats cannot be negative");
+  if (options.callTimeout <= Duration::zero())
+    return R::invalidArgument("the call timeout must be positive");
+  if (options.missedHeartbeats < 0)
+    return R::invalidArgument("missedHeartbeats cannot be negative");
   if (options.tickInterval <= Duration::zero()) {
     return R::invalidArgument("the tick interval must be positive");
   }
@@ -96,8 +99,8 @@ AgentProcess::AgentProcess(AgentProcessOptions options)
       wallStartNanos_(std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count()),
-      registerBackoffMs_(static_cast<int>(options_.initialBackoff.millis())),
-      callBackoffMs_(static_cast<int>(options_.initialBackoff.millis())) {}
+      registerBackoff_(options_.initialBackoff),
+      callBackoff_(options_.initialBackoff) {}
 
 // Members go in reverse order: the SimAgent before the loop its timers live on.
 AgentProcess::~AgentProcess() = default;
@@ -108,10 +111,6 @@ Time AgentProcess::now() const {
                              .count());
 }
 
-int64_t AgentProcess::nowMs() const {
-  return now().sinceEpoch().millis();
-}
-
 http::Headers AgentProcess::requestHeaders() const {
   http::Headers headers{{"Content-Type", kProtobuf}};
   if (options_.credential) {
@@ -120,10 +119,9 @@ http::Headers AgentProcess::requestHeaders() const {
   return headers;
 }
 
-int AgentProcess::nextBackoff(int* backoffMs) const {
-  int delay = *backoffMs;
-  *backoffMs =
-      static_cast<int>(std::min<int64_t>(options_.maxBackoff.millis(), int64_t{*backoffMs} * 2));
+Duration AgentProcess::nextBackoff(Duration* backoff) const {
+  const Duration delay = *backoff;
+  *backoff = std::min(options_.maxBackoff, *backoff * 2);
   return delay;
 }
 
@@ -134,44 +132,40 @@ void AgentProcess::scheduleTick() {
   });
 }
 
-// Far enough for "forever", near enough that deadlines never overflow.
-constexpr int64_t kForeverMs = int64_t{1} << 50;
-
 void AgentProcess::runFor(Duration duration) {
-  const int64_t deadline = nowMs() + std::clamp<int64_t>(duration.millis(), 0, kForeverMs);
-  for (int64_t now = nowMs(); !stopped_.load() && now < deadline; now = nowMs()) {
-    step(deadline - now);
-  }
+  const Time deadline = now() + std::max(duration, Duration::zero());
+  for (Time at = now(); !stopped_.load() && at < deadline; at = now()) step(deadline - at);
 }
 
 bool AgentProcess::runUntil(const std::function<bool()>& done, Duration timeout) {
-  const int64_t deadline = nowMs() + std::clamp<int64_t>(timeout.millis(), 0, kForeverMs);
+  const Time deadline = now() + std::max(timeout, Duration::zero());
   if (done()) return true;
-  for (int64_t now = nowMs(); !stopped_.load() && now < deadline; now = nowMs()) {
-    step(deadline - now);
+  for (Time at = now(); !stopped_.load() && at < deadline; at = now()) {
+    step(deadline - at);
     if (done()) return true;
   }
   return false;
 }
 
-void AgentProcess::step(int64_t maxWaitMs) {
+void AgentProcess::step(Duration maxWait) {
   advanceClock();
   maybeRegister();
-  int64_t wait = std::clamp<int64_t>(maxWaitMs, 0, kMaxWaitMs);
-  const int64_t now = nowMs();
+  Duration wait = std::clamp(maxWait, Duration::zero(), kMaxWait);
+  const Time at = now();
   if (registered_ && !outbox_.empty())
-    wait = std::min(wait, std::max<int64_t>(0, nextCallMs_ - now));
-  if (!stream_) wait = std::min(wait, std::max<int64_t>(0, nextRegisterMs_ - now));
-  readEvents(static_cast<int>(wait));
+    wait = std::min(wait, std::max(Duration::zero(), nextCall_ - at));
+  if (!stream_) wait = std::min(wait, std::max(Duration::zero(), nextRegister_ - at));
+  readEvents(wait);
   advanceClock();
   if (stream_) {
-    const int64_t later = nowMs();
-    if (!registered_ && later - streamOpenedMs_ > options_.callTimeout.millis()) {
+    const Time later = now();
+    if (!registered_ && later - streamOpened_ > options_.callTimeout) {
       loseStream("no REGISTERED within " + std::to_string(options_.callTimeout.millis()) + " ms");
-    } else if (registered_ && heartbeatIntervalMs_ > 0 && options_.missedHeartbeats > 0 &&
-               later - lastEventMs_ > heartbeatIntervalMs_ * options_.missedHeartbeats) {
-      loseStream("the master has been silent for " + std::to_string(later - lastEventMs_) +
-                 " ms (heartbeats every " + std::to_string(heartbeatIntervalMs_) + " ms)");
+    } else if (registered_ && heartbeatInterval_ > Duration::zero() &&
+               options_.missedHeartbeats > 0 &&
+               later - lastEvent_ > heartbeatInterval_ * options_.missedHeartbeats) {
+      loseStream("the master has been silent for " + std::to_string((later - lastEvent_).millis()) +
+                 " ms (heartbeats every " + std::to_string(heartbeatInterval_.millis()) + " ms)");
     }
   }
   sendCalls();
@@ -239,7 +233,7 @@ void AgentProcess::maybeRegister() {
   // The backoff spaces out attempts at a master that does not answer; a new leader named in
   // ZooKeeper has not been asked yet, so it is tried at once (after a failover the backoff
   // would otherwise add up to its maximum to every takeover).
-  if (nowMs() < nextRegisterMs_ && !leaderMoved()) return;
+  if (now() < nextRegister_ && !leaderMoved()) return;
   ++stats_.registrationAttempts;
 
   // The registration lists what is held now, which already accounts for every FREED queued
@@ -257,23 +251,23 @@ void AgentProcess::maybeRegister() {
     options_.masterHost = leader->host;
     options_.masterPort = leader->port;
     calls_.reset();  // Calls follow the registration to the new master.
-    registerBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
+    registerBackoff_ = options_.initialBackoff;
   }
   const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
   auto fail = [&](const std::string& why) {
-    const int delay = nextBackoff(&registerBackoffMs_);
-    nextRegisterMs_ = nowMs() + delay;
+    const Duration delay = nextBackoff(&registerBackoff_);
+    nextRegister_ = now() + delay;
     LOG(WARNING) << "registration with the master at " << where << " failed: " << why
-                 << "; retrying in " << delay << " ms";
+                 << "; retrying in " << delay.millis() << " ms";
   };
 
   if (options_.findMaster && !leader) return fail("no master leads in ZooKeeper");
-  Result<http::Connection> connection = http::Connection::connect(
-      options_.masterHost, options_.masterPort, static_cast<int>(options_.callTimeout.millis()));
+  Result<http::Connection> connection =
+      http::Connection::connect(options_.masterHost, options_.masterPort, options_.callTimeout);
   if (!connection.ok()) return fail(connection.message());
-  Result<http::StreamReader> reader = http::StreamReader::open(
-      std::move(connection).value(), "POST", kRegisterPath, requestHeaders(),
-      call.SerializeAsString(), static_cast<int>(options_.callTimeout.millis()));
+  Result<http::StreamReader> reader =
+      http::StreamReader::open(std::move(connection).value(), "POST", kRegisterPath,
+                               requestHeaders(), call.SerializeAsString(), options_.callTimeout);
   if (!reader.ok()) return fail(reader.message());
   const http::ClientResponse& head = reader->head();
   if (head.status != 200) {
@@ -283,8 +277,8 @@ void AgentProcess::maybeRegister() {
   }
   stream_.emplace(std::move(reader).value());
   decoder_ = http::RecordDecoder();
-  streamOpenedMs_ = lastEventMs_ = nowMs();
-  heartbeatIntervalMs_ = 0;
+  streamOpened_ = lastEvent_ = now();
+  heartbeatInterval_ = Duration::zero();
   LOG(INFO) << "registering with the master at " << where << " as '" << options_.agentId
             << "' (boot " << options_.bootId << ", " << call.register_().tasks_size()
             << " held tasks)";
@@ -296,26 +290,26 @@ void AgentProcess::loseStream(const std::string& why) {
   decoder_ = http::RecordDecoder();
   // A registration that lasted is followed by a prompt retry; one the master keeps ending
   // at once (say it refuses the agent after REGISTERED) by ever longer waits.
-  if (registered_ && nowMs() - registeredMs_ >= options_.maxBackoff.millis()) {
-    registerBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
+  if (registered_ && now() - registeredAt_ >= options_.maxBackoff) {
+    registerBackoff_ = options_.initialBackoff;
   }
   registered_ = false;
   ++stats_.streamsLost;
   // The master may have restarted: its keep-alive connection for calls is stale too.
   calls_.reset();
-  nextRegisterMs_ = nowMs() + nextBackoff(&registerBackoffMs_);
+  nextRegister_ = now() + nextBackoff(&registerBackoff_);
 }
 
-void AgentProcess::readEvents(int waitMs) {
+void AgentProcess::readEvents(Duration wait) {
   if (!stream_) {
-    if (waitMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(waitMs));
+    if (wait > Duration::zero()) std::this_thread::sleep_for(wait.chrono());
     return;
   }
   for (int i = 0; i < kMaxChunksPerStep && stream_; ++i) {
-    Result<std::optional<std::string>> chunk = stream_->nextChunk(i == 0 ? waitMs : 0);
+    Result<std::optional<std::string>> chunk = stream_->nextChunk(i == 0 ? wait : Duration::zero());
     if (!chunk.ok()) return loseStream(chunk.message());
     if (!chunk->has_value()) return;
-    lastEventMs_ = nowMs();
+    lastEvent_ = now();
     std::vector<std::string> records;
     Status fed = decoder_.feed(**chunk, &records);
     // Records completed before a framing error are still good.
@@ -368,11 +362,11 @@ void AgentProcess::handleRegistered(const v1::AgentEvent& event) {
   masterId_ = event.master_id();
   const double interval = event.heartbeat_interval_seconds();
   // Nonsense from the master disables silence detection rather than tripping it.
-  heartbeatIntervalMs_ = std::isfinite(interval) && interval > 0 && interval < 86'400
-                             ? std::max<int64_t>(1, std::llround(interval * 1000))
-                             : 0;
+  heartbeatInterval_ = std::isfinite(interval) && interval > 0 && interval < 86'400
+                           ? std::max(Duration::milliseconds(1), Duration::secondsDouble(interval))
+                           : Duration::zero();
   ++stats_.registrations;
-  registeredMs_ = nowMs();
+  registeredAt_ = now();
   // A new registration numbers its calls from 1; what waited is sent first, in order, as
   // calls of this registration.
   registrationId_ = event.registration_id();
@@ -385,8 +379,8 @@ void AgentProcess::handleRegistered(const v1::AgentEvent& event) {
       call.set_registration_id(registrationId_);
     }
   }
-  callBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
-  nextCallMs_ = nowMs();
+  callBackoff_ = options_.initialBackoff;
+  nextCall_ = now();
   LOG(INFO) << "registered with master '" << masterId_ << "'; " << outbox_.size()
             << " calls to send";
 }
@@ -430,26 +424,25 @@ void AgentProcess::handleRunTask(const v1::AgentEvent& event) {
 }
 
 void AgentProcess::sendCalls() {
-  const int64_t sliceEnd = nowMs() + kSendSliceMs;
-  while (registered_ && !outbox_.empty() && nowMs() >= nextCallMs_ && nowMs() < sliceEnd) {
+  const Time sliceEnd = now() + kSendSlice;
+  while (registered_ && !outbox_.empty() && now() >= nextCall_ && now() < sliceEnd) {
     const std::string where = options_.masterHost + ":" + std::to_string(options_.masterPort);
     auto retryLater = [&](const std::string& why) {
       ++stats_.callFailures;
-      const int delay = nextBackoff(&callBackoffMs_);
-      nextCallMs_ = nowMs() + delay;
+      const Duration delay = nextBackoff(&callBackoff_);
+      nextCall_ = now() + delay;
       LOG(WARNING) << describe(outbox_.front()) << " to " << where << ": " << why
-                   << "; retrying in " << delay << " ms";
+                   << "; retrying in " << delay.millis() << " ms";
     };
     if (!calls_) {
       Result<http::Connection> connection =
-          http::Connection::connect(options_.masterHost, options_.masterPort,
-                                    static_cast<int>(options_.callTimeout.millis()));
+          http::Connection::connect(options_.masterHost, options_.masterPort, options_.callTimeout);
       if (!connection.ok()) return retryLater(connection.message());
       calls_.emplace(std::move(connection).value());
     }
     Result<http::ClientResponse> response =
         calls_->request("POST", kCallPath, requestHeaders(), outbox_.front().SerializeAsString(),
-                        static_cast<int>(options_.callTimeout.millis()));
+                        options_.callTimeout);
     if (!response.ok()) {
       calls_.reset();
       return retryLater(response.message());
@@ -458,7 +451,7 @@ void AgentProcess::sendCalls() {
     if (status >= 200 && status < 300) {
       VLOG(1) << "sent " << describe(outbox_.front());
       ++stats_.callsAcknowledged;
-      callBackoffMs_ = static_cast<int>(options_.initialBackoff.millis());
+      callBackoff_ = options_.initialBackoff;
       sent(outbox_.front());
       continue;
     }

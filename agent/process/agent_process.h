@@ -130,11 +130,11 @@ class AgentProcess final : public AgentReports {
  private:
   explicit AgentProcess(AgentProcessOptions options);
   void scheduleTick();
-  // One iteration, waiting at most `maxWaitMs` for stream events.
-  void step(int64_t maxWaitMs);
+  // One iteration, waiting at most `maxWait` for stream events.
+  void step(Duration maxWait);
   void advanceClock();
   void maybeRegister();
-  void readEvents(int waitMs);
+  void readEvents(Duration wait);
   void handleRecord(const std::string& record);
   void handleEvent(const v1::AgentEvent& event);
   void handleRunTask(const v1::AgentEvent& event);
@@ -147,9 +147,9 @@ class AgentProcess final : public AgentReports {
   std::vector<HeldTask> reportedTasks() const;
   // A call left the outbox (answered or refused).
   void sent(const v1::AgentCall& call);
-  int64_t nowMs() const;
   http::Headers requestHeaders() const;
-  int nextBackoff(int* backoffMs) const;
+  // The delay to wait now; *backoff doubles, up to the maximum.
+  Duration nextBackoff(Duration* backoff) const;
   // findMaster names a leader other than the master last tried.
   bool leaderMoved() const;
 
@@ -168,12 +168,12 @@ class AgentProcess final : public AgentReports {
   // REGISTERED's id for this registration: every call carries it, so the master can tell the
   // calls of this registration from those of an earlier one (or of another agent).
   std::string registrationId_;
-  int64_t streamOpenedMs_ = 0;
-  int64_t registeredMs_ = 0;
-  int64_t lastEventMs_ = 0;
-  int64_t heartbeatIntervalMs_ = 0;  // 0: unknown, no silence detection.
-  int64_t nextRegisterMs_ = 0;
-  int registerBackoffMs_;
+  Time streamOpened_;
+  Time registeredAt_;
+  Time lastEvent_;
+  Duration heartbeatInterval_;  // Zero: unknown, no silence detection.
+  Time nextRegister_;
+  Duration registerBackoff_;
 
   std::optional<http::Connection> calls_;  // Keep-alive connection for calls.
   std::deque<v1::AgentCall> outbox_;
@@ -181,8 +181,8 @@ class AgentProcess final : public AgentReports {
   // a STATUS does not carry it, and a registration reports ended tasks with their role.
   std::map<std::pair<std::string, std::string>, std::string> taskRoles_;
   uint64_t nextSequence_ = 1;
-  int64_t nextCallMs_ = 0;
-  int callBackoffMs_;
+  Time nextCall_;
+  Duration callBackoff_;
 
   AgentProcessStats stats_;
 };

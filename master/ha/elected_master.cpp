@@ -114,7 +114,7 @@ int serveWhenElected(const ElectionOptions& election, NetworkOptions network,
     return 1;
   }
   LOG(INFO) << "Standby master " << info->pid() << " contending as " << (*contender)->node();
-  while (!stop.load() && !elected.load()) standby->poll(50);
+  while (!stop.load() && !elected.load()) standby->poll(Duration::milliseconds(50));
   if (stop.load()) return 0;
 
   detector.reset();  // It points at the standby server.

@@ -24,7 +24,7 @@ class StandbyServer {
   uint16_t port() const { return server_->port(); }
   // Any thread (the leader detector calls it from ZooKeeper's event thread).
   void setLeader(std::optional<v1::MasterInfo> leader);
-  int poll(int timeoutMs) { return server_->poll(timeoutMs); }
+  int poll(Duration maxWait) { return server_->poll(maxWait); }
 
   // The answer to one request; public for the tests of the rules above.
   http::Response answer(const http::Request& request) const;

@@ -192,14 +192,11 @@ void NetworkMaster::advanceClock() {
   loop_.runUntil(std::max(loop_.now(), realNow()));
 }
 
-void NetworkMaster::runOnce(int maxWaitMs) {
-  int wait = maxWaitMs;
+void NetworkMaster::runOnce(Duration maxWait) {
+  Duration wait = maxWait;
   // During a cycle due timers wait for it; its end wakes the poll.
   std::optional<Time> next = mustWait() ? std::nullopt : loop_.nextTimer();
-  if (next) {
-    const Duration until = *next - realNow();
-    wait = static_cast<int>(std::clamp<int64_t>(until.millis(), 0, maxWaitMs));
-  }
+  if (next) wait = std::clamp(*next - realNow(), Duration::zero(), maxWait);
   advanceClock();
   server_->poll(wait);
   advanceClock();
@@ -543,7 +540,8 @@ http::Response NetworkMaster::accept(const std::string& framework,
   auto addTask = [&](const v1::TaskInfo& task) -> Status {
     Result<Resources> resources = fromProto(task.resources());
     if (!resources.ok())
-      return Status::invalidArgument("task '" + task.task_id().value() + "': " + resources.message());
+      return Status::invalidArgument("task '" + task.task_id().value() +
+                                     "': " + resources.message());
     Result<std::optional<Duration>> duration = taskDuration(task);
     if (!duration.ok()) return duration.status();
     launches.push_back({task.task_id().value(), *resources, duration->value_or(Duration::zero())});

@@ -106,9 +106,9 @@ class NetworkMaster {
   Master& master() { return *master_; }
   const NetworkCounters& counters() const { return counters_; }
 
-  // One turn: waits at most `maxWaitMs` (less when a timer is due) for sockets, handles what
+  // One turn: waits at most `maxWait` (less when a timer is due) for sockets, handles what
   // is ready, and runs the timers that are due.
-  void runOnce(int maxWaitMs = 50);
+  void runOnce(Duration maxWait = Duration::milliseconds(50));
   void run(const std::atomic<bool>& stop);
 
   // The metrics snapshot; `counters` (optional) receives the keys that are counters (the

@@ -60,10 +60,12 @@ uint16_t freePort() {
 }
 
 std::optional<std::string> get(uint16_t port, const std::string& path) {
-  Result<http::Connection> connected = http::Connection::connect("127.0.0.1", port, 500);
+  Result<http::Connection> connected =
+      http::Connection::connect("127.0.0.1", port, Duration::milliseconds(500));
   if (!connected.ok()) return std::nullopt;
   http::Connection connection = std::move(connected).value();
-  Result<http::ClientResponse> response = connection.request("GET", path, {}, {}, 1000);
+  Result<http::ClientResponse> response =
+      connection.request("GET", path, {}, {}, Duration::milliseconds(1000));
   if (!response.ok() || response->status != 200) return std::nullopt;
   return response->body;
 }

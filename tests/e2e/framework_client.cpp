@@ -155,7 +155,7 @@ bool FrameworkClient::post(http::Connection& connection, const v1::scheduler::Ca
   Result<http::ClientResponse> response = connection.request(
       "POST", "/api/v1/scheduler",
       {{"Content-Type", "application/x-protobuf"}, {"Mesos-Stream-Id", streamId_}},
-      call.SerializeAsString(), 2000);
+      call.SerializeAsString(), Duration::milliseconds(2000));
   return response.ok() && response->status / 100 == 2;
 }
 
@@ -164,12 +164,13 @@ std::optional<FrameworkClient::AtLeader> FrameworkClient::subscribeAtLeader(
   testkit::MasterEndpoint master{"127.0.0.1", masters_[nextMaster_]};
   nextMaster_ = (nextMaster_ + 1) % masters_.size();
   for (int hop = 0; hop <= testkit::kMaxRedirects; ++hop) {
-    Result<http::Connection> connection = http::Connection::connect(master.host, master.port, 500);
+    Result<http::Connection> connection =
+        http::Connection::connect(master.host, master.port, Duration::milliseconds(500));
     if (!connection.ok()) return std::nullopt;
     Result<http::StreamReader> opened = http::StreamReader::open(
         std::move(connection).value(), "POST", "/api/v1/scheduler",
         {{"Content-Type", "application/x-protobuf"}, {"Accept", "application/x-protobuf"}},
-        subscribe.SerializeAsString(), 2000);
+        subscribe.SerializeAsString(), Duration::milliseconds(2000));
     if (!opened.ok()) return std::nullopt;
     if (opened->head().status == 200) {
       std::lock_guard lock(mutex_);
@@ -201,8 +202,8 @@ bool FrameworkClient::session() {
   }
   std::optional<AtLeader> subscribed = subscribeAtLeader(subscribe);
   if (!subscribed) return false;
-  Result<http::Connection> calls =
-      http::Connection::connect(subscribed->leader.host, subscribed->leader.port, 500);
+  Result<http::Connection> calls = http::Connection::connect(
+      subscribed->leader.host, subscribed->leader.port, Duration::milliseconds(500));
   if (!calls.ok()) return false;
   http::StreamReader stream = std::move(subscribed->stream);
   http::Connection callConnection = std::move(calls).value();
@@ -215,7 +216,7 @@ bool FrameworkClient::session() {
   }
   http::RecordDecoder decoder;
   while (!done_) {
-    Result<std::optional<std::string>> chunk = stream.nextChunk(50);
+    Result<std::optional<std::string>> chunk = stream.nextChunk(Duration::milliseconds(50));
     if (!chunk.ok()) return true;  // The master went away: subscribe again.
     if (!chunk->has_value()) continue;
     std::vector<std::string> records;

@@ -29,7 +29,7 @@
 namespace harvest::http {
 namespace {
 
-constexpr int kTimeoutMs = 2000;
+constexpr Duration kTimeout = Duration::seconds(2);
 
 // The shared server thread, with the stats probes these tests use.
 class ServerThread : public testkit::ServerThread {
@@ -40,9 +40,9 @@ class ServerThread : public testkit::ServerThread {
     return call([this] { return server().stats(); });
   }
 
-  // Polls the stats until `ready` holds, for at most kTimeoutMs.
+  // Polls the stats until `ready` holds, for at most kTimeout.
   bool waitFor(const std::function<bool(const ServerStats&)>& ready) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+    auto deadline = std::chrono::steady_clock::now() + kTimeout.chrono();
     while (std::chrono::steady_clock::now() < deadline) {
       if (ready(stats())) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -52,7 +52,7 @@ class ServerThread : public testkit::ServerThread {
 };
 
 bool waitUntil(const std::function<bool()>& ready) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+  auto deadline = std::chrono::steady_clock::now() + kTimeout.chrono();
   while (std::chrono::steady_clock::now() < deadline) {
     if (ready()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -62,7 +62,7 @@ bool waitUntil(const std::function<bool()>& ready) {
 
 Connection connectTo(const ServerThread& server, ClientOptions options = {}) {
   Result<Connection> connection =
-      Connection::connect("127.0.0.1", server.port(), kTimeoutMs, options);
+      Connection::connect("127.0.0.1", server.port(), kTimeout, options);
   CHECK(connection.ok()) << connection.message();
   return std::move(connection).value();
 }
@@ -79,7 +79,7 @@ void echo(const Request& request, Responder& responder) {
 // Reads until `marker` has arrived, EOF, or the timeout.
 std::string rawReadUntil(int fd, std::string_view marker) {
   std::string data;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+  auto deadline = std::chrono::steady_clock::now() + kTimeout.chrono();
   while (data.find(marker) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
     pollfd pfd{fd, POLLIN, 0};
     if (::poll(&pfd, 1, 10) <= 0) continue;
@@ -95,7 +95,7 @@ TEST(HttpServerTest, PlainRequest) {
   ServerThread server({}, echo);
   Connection connection = connectTo(server);
   Result<ClientResponse> response = connection.request(
-      "POST", "/api/v1/scheduler?x=1", {{"Content-Type", "text/plain"}}, "hello", kTimeoutMs);
+      "POST", "/api/v1/scheduler?x=1", {{"Content-Type", "text/plain"}}, "hello", kTimeout);
   ASSERT_TRUE(response.ok()) << response.message();
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->reason, "OK");
@@ -116,7 +116,7 @@ TEST(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   Connection connection = connectTo(server);
   for (int i = 0; i < 5; ++i) {
     Result<ClientResponse> response =
-        connection.request("GET", "/r" + std::to_string(i), {}, {}, kTimeoutMs);
+        connection.request("GET", "/r" + std::to_string(i), {}, {}, kTimeout);
     ASSERT_TRUE(response.ok()) << response.message();
     EXPECT_EQ(response->body, "GET /r" + std::to_string(i) + " ? []");
   }
@@ -129,12 +129,12 @@ TEST(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
 TEST(HttpServerTest, HeadRequestGetsHeadersOnly) {
   ServerThread server({}, echo);
   Connection connection = connectTo(server);
-  Result<ClientResponse> head = connection.request("HEAD", "/x", {}, {}, kTimeoutMs);
+  Result<ClientResponse> head = connection.request("HEAD", "/x", {}, {}, kTimeout);
   ASSERT_TRUE(head.ok()) << head.message();
   EXPECT_EQ(head->body, "");
   EXPECT_EQ(*head->header("content-length"), std::to_string(std::string("HEAD /x ? []").size()));
   // The connection is still in step for the next request.
-  Result<ClientResponse> next = connection.request("GET", "/y", {}, {}, kTimeoutMs);
+  Result<ClientResponse> next = connection.request("GET", "/y", {}, {}, kTimeout);
   ASSERT_TRUE(next.ok()) << next.message();
   EXPECT_EQ(next->body, "GET /y ? []");
 }
@@ -143,7 +143,7 @@ TEST(HttpServerTest, ChunkedRequestBody) {
   ServerThread server({}, echo);
   Connection connection = connectTo(server);
   Result<ClientResponse> response = connection.requestChunked(
-      "POST", "/upload", {}, {"hello ", "", "chunked ", std::string(3000, 'w')}, kTimeoutMs);
+      "POST", "/upload", {}, {"hello ", "", "chunked ", std::string(3000, 'w')}, kTimeout);
   ASSERT_TRUE(response.ok()) << response.message();
   EXPECT_EQ(response->body,
             "POST /upload ? [hello chunked " + std::string(3000, 'w') + "] chunked");
@@ -163,14 +163,14 @@ TEST(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
                   .sendRaw("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n"
                            "GET /fast HTTP/1.1\r\nHost: h\r\n\r\n"
                            "POST /last HTTP/1.1\r\nContent-Length: 2\r\n\r\nok",
-                           kTimeoutMs)
+                           kTimeout)
                   .ok());
   // Nothing may overtake the first, unanswered request.
-  EXPECT_FALSE(connection.readResponse(100).ok());
+  EXPECT_FALSE(connection.readResponse(Duration::milliseconds(100)).ok());
   server.call([&] { held.at(0).respond(Response::text(200, "slow done")); });
   std::vector<std::string> bodies;
   for (int i = 0; i < 3; ++i) {
-    Result<ClientResponse> response = connection.readResponse(kTimeoutMs);
+    Result<ClientResponse> response = connection.readResponse(kTimeout);
     ASSERT_TRUE(response.ok()) << response.message();
     bodies.push_back(response->body);
   }
@@ -184,7 +184,7 @@ TEST(HttpServerTest, DeferredResponseFromALaterPoll) {
                       [&](const Request&, Responder& responder) { waiting.push_back(responder); });
   auto answer = std::async(std::launch::async, [&] {
     Connection connection = connectTo(server);
-    return connection.request("GET", "/long-poll", {}, {}, kTimeoutMs);
+    return connection.request("GET", "/long-poll", {}, {}, kTimeout);
   });
   ASSERT_TRUE(waitUntil([&] { return server.call([&] { return waiting.size(); }) == 1; }));
   EXPECT_TRUE(server.call([&] { return waiting[0].connected() && !waiting[0].answered(); }));
@@ -204,11 +204,11 @@ TEST(HttpServerTest, DeferredResponseFromALaterPoll) {
 TEST(HttpServerTest, DroppedResponderAnswers500) {
   ServerThread server({}, [](const Request&, Responder&) {});
   Connection connection = connectTo(server);
-  Result<ClientResponse> response = connection.request("GET", "/", {}, {}, kTimeoutMs);
+  Result<ClientResponse> response = connection.request("GET", "/", {}, {}, kTimeout);
   ASSERT_TRUE(response.ok()) << response.message();
   EXPECT_EQ(response->status, 500);
   // The connection stays usable.
-  response = connection.request("GET", "/", {}, {}, kTimeoutMs);
+  response = connection.request("GET", "/", {}, {}, kTimeout);
   ASSERT_TRUE(response.ok()) << response.message();
   EXPECT_EQ(connection.connects(), 1u);
 }
@@ -226,7 +226,7 @@ TEST(HttpServerTest, StreamOfChunksIsReadBackExactly) {
     EXPECT_FALSE(stream->send("after close"));
   });
   Result<StreamReader> reader =
-      StreamReader::open(connectTo(server), "POST", "/api/v1/scheduler", {}, "{}", kTimeoutMs);
+      StreamReader::open(connectTo(server), "POST", "/api/v1/scheduler", {}, "{}", kTimeout);
   ASSERT_TRUE(reader.ok()) << reader.message();
   StreamReader stream = std::move(reader).value();
   EXPECT_EQ(stream.head().status, 200);
@@ -235,7 +235,7 @@ TEST(HttpServerTest, StreamOfChunksIsReadBackExactly) {
   EXPECT_EQ(*stream.head().header("transfer-encoding"), "chunked");
   std::vector<std::string> received;
   while (true) {
-    Result<std::optional<std::string>> chunk = stream.nextChunk(kTimeoutMs);
+    Result<std::optional<std::string>> chunk = stream.nextChunk(kTimeout);
     if (!chunk.ok()) {
       EXPECT_NE(chunk.message().find("ended"), std::string::npos) << chunk.message();
       break;
@@ -261,12 +261,12 @@ TEST(HttpServerTest, StreamFedFromTheOwnersLoop) {
   ASSERT_TRUE(reader.ok()) << reader.message();
   StreamReader events = std::move(reader).value();
   // Nothing yet: a timeout, not an error.
-  Result<std::optional<std::string>> none = events.nextChunk(20);
+  Result<std::optional<std::string>> none = events.nextChunk(Duration::milliseconds(20));
   ASSERT_TRUE(none.ok()) << none.message();
   EXPECT_FALSE(none->has_value());
   for (int i = 0; i < 3; ++i) {
     server.call([&] { EXPECT_TRUE(stream->send("tick " + std::to_string(i))); });
-    Result<std::optional<std::string>> chunk = events.nextChunk(kTimeoutMs);
+    Result<std::optional<std::string>> chunk = events.nextChunk(kTimeout);
     ASSERT_TRUE(chunk.ok()) << chunk.message();
     ASSERT_TRUE(chunk->has_value());
     EXPECT_EQ(**chunk, "tick " + std::to_string(i));
@@ -317,7 +317,7 @@ TEST(HttpServerTest, ClosingTheStreamFiresOnCloseFromPoll) {
   });
   ASSERT_TRUE(waitUntil([&] { return server.call([&] { return closes; }) == 1; }));  // ...but poll.
   StreamReader events = std::move(reader).value();
-  Result<std::optional<std::string>> end = events.nextChunk(kTimeoutMs);
+  Result<std::optional<std::string>> end = events.nextChunk(kTimeout);
   EXPECT_FALSE(end.ok());
   server.call([&] { stream.reset(); });
 }
@@ -328,10 +328,10 @@ TEST(HttpServerTest, ConnectionLimitAnswers503) {
   ServerThread server(options, echo);
   Connection first = connectTo(server);
   Connection second = connectTo(server);
-  ASSERT_TRUE(first.request("GET", "/1", {}, {}, kTimeoutMs).ok());
-  ASSERT_TRUE(second.request("GET", "/2", {}, {}, kTimeoutMs).ok());
+  ASSERT_TRUE(first.request("GET", "/1", {}, {}, kTimeout).ok());
+  ASSERT_TRUE(second.request("GET", "/2", {}, {}, kTimeout).ok());
   Connection third = connectTo(server);
-  Result<ClientResponse> refused = third.request("GET", "/3", {}, {}, kTimeoutMs);
+  Result<ClientResponse> refused = third.request("GET", "/3", {}, {}, kTimeout);
   ASSERT_TRUE(refused.ok()) << refused.message();
   EXPECT_EQ(refused->status, 503);
   EXPECT_EQ(*refused->header("connection"), "close");
@@ -342,7 +342,7 @@ TEST(HttpServerTest, ConnectionLimitAnswers503) {
   first.close();
   ASSERT_TRUE(server.waitFor([](const ServerStats& s) { return s.connectionsCurrent == 1; }));
   Connection fourth = connectTo(server);
-  Result<ClientResponse> accepted = fourth.request("GET", "/4", {}, {}, kTimeoutMs);
+  Result<ClientResponse> accepted = fourth.request("GET", "/4", {}, {}, kTimeout);
   ASSERT_TRUE(accepted.ok()) << accepted.message();
   EXPECT_EQ(accepted->status, 200);
 }
@@ -352,13 +352,13 @@ TEST(HttpServerTest, AtTheLimitTheOldestConnectionWithoutARequestMakesRoom) {
   options.maxConnections = 3;
   ServerThread server(options, echo);
   Connection served = connectTo(server);
-  ASSERT_TRUE(served.request("GET", "/1", {}, {}, kTimeoutMs).ok());
+  ASSERT_TRUE(served.request("GET", "/1", {}, {}, kTimeout).ok());
   const int older = connectLoopback(server.port());
   const int newer = connectLoopback(server.port());
   ASSERT_TRUE(server.waitFor([](const ServerStats& s) { return s.connectionsCurrent == 3; }));
   // A fourth takes the place of the oldest idle one; the served connection stays.
   Connection fourth = connectTo(server);
-  Result<ClientResponse> accepted = fourth.request("GET", "/4", {}, {}, kTimeoutMs);
+  Result<ClientResponse> accepted = fourth.request("GET", "/4", {}, {}, kTimeout);
   ASSERT_TRUE(accepted.ok()) << accepted.message();
   EXPECT_EQ(accepted->status, 200);
   EXPECT_EQ(rawReadUntil(older, "never"), "");  // Closed without an answer.
@@ -366,13 +366,13 @@ TEST(HttpServerTest, AtTheLimitTheOldestConnectionWithoutARequestMakesRoom) {
   EXPECT_EQ(stats.connectionsEvicted, 1u);
   EXPECT_EQ(stats.connectionsRejected, 0u);
   EXPECT_EQ(stats.connectionsCurrent, 3u);
-  ASSERT_TRUE(served.request("GET", "/5", {}, {}, kTimeoutMs).ok());
+  ASSERT_TRUE(served.request("GET", "/5", {}, {}, kTimeout).ok());
   EXPECT_EQ(served.connects(), 1u);
   // With every connection served, the next one is refused.
   ASSERT_EQ(::send(newer, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 28, MSG_NOSIGNAL), 28);
   EXPECT_NE(rawReadUntil(newer, "\r\n\r\n").find("200 OK"), std::string::npos);
   Connection refusedConnection = connectTo(server);
-  Result<ClientResponse> refused = refusedConnection.request("GET", "/6", {}, {}, kTimeoutMs);
+  Result<ClientResponse> refused = refusedConnection.request("GET", "/6", {}, {}, kTimeout);
   ASSERT_TRUE(refused.ok()) << refused.message();
   EXPECT_EQ(refused->status, 503);
   ::close(older);
@@ -385,10 +385,10 @@ TEST(HttpServerTest, ConnectionsPerPeerAreLimited) {
   ServerThread server(options, echo);
   Connection first = connectTo(server);
   Connection second = connectTo(server);
-  ASSERT_TRUE(first.request("GET", "/1", {}, {}, kTimeoutMs).ok());
-  ASSERT_TRUE(second.request("GET", "/2", {}, {}, kTimeoutMs).ok());
+  ASSERT_TRUE(first.request("GET", "/1", {}, {}, kTimeout).ok());
+  ASSERT_TRUE(second.request("GET", "/2", {}, {}, kTimeout).ok());
   Connection third = connectTo(server);
-  Result<ClientResponse> refused = third.request("GET", "/3", {}, {}, kTimeoutMs);
+  Result<ClientResponse> refused = third.request("GET", "/3", {}, {}, kTimeout);
   ASSERT_TRUE(refused.ok()) << refused.message();
   EXPECT_EQ(refused->status, 503);
   EXPECT_EQ(refused->body, "too many connections from 127.0.0.1\n");
@@ -417,9 +417,9 @@ TEST(HttpServerTest, ARequestHeadMustArriveInTime) {
   // A kept-alive connection may idle between requests: the next head is timed from its first
   // byte, and a body is not part of the head.
   Connection kept = connectTo(server);
-  ASSERT_TRUE(kept.request("GET", "/1", {}, {}, kTimeoutMs).ok());
+  ASSERT_TRUE(kept.request("GET", "/1", {}, {}, kTimeout).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  Result<ClientResponse> again = kept.request("POST", "/2", {}, "body", kTimeoutMs);
+  Result<ClientResponse> again = kept.request("POST", "/2", {}, "body", kTimeout);
   ASSERT_TRUE(again.ok()) << again.message();
   EXPECT_EQ(again->status, 200);
   EXPECT_EQ(kept.connects(), 1u);
@@ -437,14 +437,14 @@ TEST(HttpServerTest, OverLimitBodyAnswers413) {
   // Refused as soon as the headers arrive; the client sees the answer even though the server
   // never reads the 4 MiB it was still sending.
   Result<ClientResponse> tooBig =
-      connection.request("POST", "/", {}, std::string(4 << 20, 'b'), kTimeoutMs);
+      connection.request("POST", "/", {}, std::string(4 << 20, 'b'), kTimeout);
   ASSERT_TRUE(tooBig.ok()) << tooBig.message();
   EXPECT_EQ(tooBig->status, 413);
   EXPECT_NE(tooBig->body.find("exceeds the limit of 1024"), std::string::npos) << tooBig->body;
   EXPECT_FALSE(connection.isOpen());
   // Chunked bodies are counted as they arrive.
   Result<ClientResponse> chunked = connection.requestChunked(
-      "POST", "/", {}, {std::string(1000, 'c'), std::string(1000, 'd')}, kTimeoutMs);
+      "POST", "/", {}, {std::string(1000, 'c'), std::string(1000, 'd')}, kTimeout);
   ASSERT_TRUE(chunked.ok()) << chunked.message();
   EXPECT_EQ(chunked->status, 413);
   EXPECT_EQ(server.stats().badRequests, 2u);
@@ -463,7 +463,7 @@ TEST(HttpServerTest, MalformedRequestsGetTheirStatusAndAClose) {
   for (const auto& [request, status] : cases) {
     Connection connection = connectTo(server);
     ASSERT_TRUE(connection.sendRaw(request).ok());
-    Result<ClientResponse> response = connection.readResponse(kTimeoutMs);
+    Result<ClientResponse> response = connection.readResponse(kTimeout);
     ASSERT_TRUE(response.ok()) << response.message();
     EXPECT_EQ(response->status, status) << request;
     EXPECT_EQ(*response->header("connection"), "close");
@@ -501,11 +501,11 @@ TEST(HttpServerTest, IdleKeepAliveConnectionsTimeOut) {
   options.idleTimeout = Duration::milliseconds(50);
   ServerThread server(options, echo);
   Connection connection = connectTo(server);
-  ASSERT_TRUE(connection.request("GET", "/", {}, {}, kTimeoutMs).ok());
+  ASSERT_TRUE(connection.request("GET", "/", {}, {}, kTimeout).ok());
   ASSERT_TRUE(server.waitFor([](const ServerStats& s) { return s.idleTimeouts == 1; }));
   EXPECT_EQ(server.stats().connectionsCurrent, 0u);
   // The client notices the closed connection and opens a new one.
-  Result<ClientResponse> again = connection.request("GET", "/", {}, {}, kTimeoutMs);
+  Result<ClientResponse> again = connection.request("GET", "/", {}, {}, kTimeout);
   ASSERT_TRUE(again.ok()) << again.message();
   EXPECT_EQ(connection.connects(), 2u);
 }
@@ -529,10 +529,10 @@ TEST(HttpServerTest, SlowReaderLosesItsStreamWithoutStallingOthers) {
   ClientOptions tiny;
   tiny.receiveBufferBytes = 4096;
   Result<StreamReader> slowReader =
-      StreamReader::open(connectTo(server, tiny), "GET", "/slow", {}, {}, kTimeoutMs);
+      StreamReader::open(connectTo(server, tiny), "GET", "/slow", {}, {}, kTimeout);
   ASSERT_TRUE(slowReader.ok()) << slowReader.message();
   Result<StreamReader> fastOpened =
-      StreamReader::open(connectTo(server), "GET", "/fast", {}, {}, kTimeoutMs);
+      StreamReader::open(connectTo(server), "GET", "/fast", {}, {}, kTimeout);
   ASSERT_TRUE(fastOpened.ok()) << fastOpened.message();
   StreamReader fastReader = std::move(fastOpened).value();
 
@@ -540,7 +540,7 @@ TEST(HttpServerTest, SlowReaderLosesItsStreamWithoutStallingOthers) {
   const std::string event(16 * 1024, 'e');
   int sent = 0;
   int received = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(5 * kTimeoutMs);
+  auto deadline = std::chrono::steady_clock::now() + (5 * kTimeout).chrono();
   while (!slowClosed && std::chrono::steady_clock::now() < deadline) {
     bool fastOk = server.call([&] {
       if (slow && slow->open()) slow->send(event);
@@ -549,7 +549,7 @@ TEST(HttpServerTest, SlowReaderLosesItsStreamWithoutStallingOthers) {
     ASSERT_TRUE(fastOk);
     ++sent;
     while (received < sent) {
-      Result<std::optional<std::string>> chunk = fastReader.nextChunk(kTimeoutMs);
+      Result<std::optional<std::string>> chunk = fastReader.nextChunk(kTimeout);
       ASSERT_TRUE(chunk.ok()) << chunk.message();
       ASSERT_TRUE(chunk->has_value()) << "the fast reader stalled after " << received;
       ASSERT_EQ(**chunk, event);
@@ -562,11 +562,11 @@ TEST(HttpServerTest, SlowReaderLosesItsStreamWithoutStallingOthers) {
   EXPECT_EQ(stats.streamsCurrent, 1u);
   // Everyone else carries on: the fast stream and plain requests.
   EXPECT_TRUE(server.call([&] { return fast->send("still here"); }));
-  Result<std::optional<std::string>> chunk = fastReader.nextChunk(kTimeoutMs);
+  Result<std::optional<std::string>> chunk = fastReader.nextChunk(kTimeout);
   ASSERT_TRUE(chunk.ok() && chunk->has_value());
   EXPECT_EQ(**chunk, "still here");
   Connection plain = connectTo(server);
-  Result<ClientResponse> response = plain.request("GET", "/plain", {}, {}, kTimeoutMs);
+  Result<ClientResponse> response = plain.request("GET", "/plain", {}, {}, kTimeout);
   ASSERT_TRUE(response.ok()) << response.message();
   EXPECT_EQ(response->status, 200);
   server.call([&] {
@@ -580,7 +580,8 @@ TEST(HttpServerTest, ClientReportsClosedPeersAndTimeouts) {
   std::vector<Responder> held;  // Server thread only.
   ServerThread server({}, [&](const Request&, Responder& responder) { held.push_back(responder); });
   Connection connection = connectTo(server);
-  Result<ClientResponse> timedOut = connection.request("GET", "/", {}, {}, 50);
+  Result<ClientResponse> timedOut =
+      connection.request("GET", "/", {}, {}, Duration::milliseconds(50));
   ASSERT_FALSE(timedOut.ok());
   EXPECT_EQ(timedOut.code(), StatusCode::kDeadlineExceeded);
   EXPECT_NE(timedOut.message().find("timed out"), std::string::npos) << timedOut.message();
@@ -594,7 +595,7 @@ TEST(HttpServerTest, ClientReportsClosedPeersAndTimeouts) {
     ASSERT_TRUE(temporary.ok());
     port = (*temporary)->port();
   }
-  Result<Connection> refused = Connection::connect("127.0.0.1", port, kTimeoutMs);
+  Result<Connection> refused = Connection::connect("127.0.0.1", port, kTimeout);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.code(), StatusCode::kUnavailable);
   EXPECT_NE(refused.message().find("cannot connect to 127.0.0.1:" + std::to_string(port)),

@@ -115,13 +115,14 @@ TEST_F(MasterTlsTest, PlaintextSchedulerIsRefusedUnlessDowngradeIsOn) {
   plaintext.tls = nullptr;
   {
     MasterThread master(network(/*requireCert=*/false, /*downgrade=*/false));
-    Result<http::Connection> connection =
-        http::Connection::connect("127.0.0.1", master.port(), 2000, plaintext);
+    Result<http::Connection> connection = http::Connection::connect(
+        "127.0.0.1", master.port(), Duration::milliseconds(2000), plaintext);
     ASSERT_TRUE(connection.ok()) << connection.message();  // TCP: the refusal comes after.
     http::Connection open = std::move(connection).value();
     Result<http::ClientResponse> response = open.request(
         "POST", "/api/v1/scheduler", {{"Content-Type", "application/json"}},
-        R"({"type":"SUBSCRIBE","subscribe":{"framework_info":{"user":"u","name":"n"}}})", 2000);
+        R"({"type":"SUBSCRIBE","subscribe":{"framework_info":{"user":"u","name":"n"}}})",
+        Duration::milliseconds(2000));
     ASSERT_FALSE(response.ok()) << response->status;
   }
   MasterThread master(network(/*requireCert=*/false, /*downgrade=*/true));
@@ -148,7 +149,7 @@ TEST_F(MasterTlsTest, AgentWithoutCertificateCannotConnectWhenOneIsRequired) {
   options.tls = *context;
   // The agent's first step, before it could send a registration claiming 64 cpus.
   Result<http::Connection> connection =
-      http::Connection::connect("127.0.0.1", master.port(), 2000, options);
+      http::Connection::connect("127.0.0.1", master.port(), Duration::milliseconds(2000), options);
   ASSERT_FALSE(connection.ok());
   EXPECT_NE(connection.message().find("alert handshake failure"), std::string::npos)
       << connection.message();

@@ -21,7 +21,7 @@ namespace {
 using testkit::PemFiles;
 using testkit::TestPki;
 
-constexpr int kTimeoutMs = 2000;
+constexpr Duration kTimeout = Duration::seconds(2);
 // The name every in-memory client dials: which server answers is up to the test.
 constexpr char kServerHost[] = "127.0.0.1";
 constexpr uint16_t kServerPort = 5050;
@@ -217,12 +217,11 @@ TEST_P(TlsResumptionTest, ReconnectingClientResumesOverLoopback) {
   clientOptions.tls = client(clientCert_);
 
   auto dial = [&](const ClientOptions& with) {
-    Result<Connection> connection =
-        Connection::connect(kServerHost, master.port(), kTimeoutMs, with);
+    Result<Connection> connection = Connection::connect(kServerHost, master.port(), kTimeout, with);
     CHECK(connection.ok()) << connection.message();
     Connection open = std::move(connection).value();
     // The answer also carries a TLS 1.3 ticket, which arrives after the handshake.
-    Result<ClientResponse> response = open.request("GET", "/x", {}, {}, kTimeoutMs);
+    Result<ClientResponse> response = open.request("GET", "/x", {}, {}, kTimeout);
     CHECK(response.ok()) << response.message();
     EXPECT_EQ(response->body, "ok");
     return open.tlsResumed();

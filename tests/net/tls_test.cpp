@@ -29,7 +29,7 @@ namespace {
 using testkit::PemFiles;
 using testkit::TestPki;
 
-constexpr int kTimeoutMs = 2000;
+constexpr Duration kTimeout = Duration::seconds(2);
 
 class ServerThread : public testkit::ServerThread {
  public:
@@ -38,7 +38,7 @@ class ServerThread : public testkit::ServerThread {
     return call([this] { return server().stats(); });
   }
   bool waitFor(const std::function<bool(const ServerStats&)>& ready) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+    auto deadline = std::chrono::steady_clock::now() + kTimeout.chrono();
     while (std::chrono::steady_clock::now() < deadline) {
       if (ready(stats())) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -102,15 +102,15 @@ class TlsTest : public ::testing::Test {
   // GET /path on a new connection: the response, or why there was none.
   static Result<ClientResponse> get(uint16_t port, const ClientOptions& options,
                                     const std::string& path = "/x") {
-    Result<Connection> connection = Connection::connect("127.0.0.1", port, kTimeoutMs, options);
+    Result<Connection> connection = Connection::connect("127.0.0.1", port, kTimeout, options);
     if (!connection.ok()) return connection.status();
     Connection open = std::move(connection).value();
-    return open.request("GET", path, {}, {}, kTimeoutMs);
+    return open.request("GET", path, {}, {}, kTimeout);
   }
 
   // A connection that must open.
   static Connection connected(uint16_t port, const ClientOptions& options) {
-    Result<Connection> connection = Connection::connect("127.0.0.1", port, kTimeoutMs, options);
+    Result<Connection> connection = Connection::connect("127.0.0.1", port, kTimeout, options);
     CHECK(connection.ok()) << connection.message();
     return std::move(connection).value();
   }
@@ -187,7 +187,7 @@ TEST_F(TlsTest, VerifyingClientGetsAnswersOnOneKeepAliveConnection) {
   ServerThread server(serverOptions(serverTls()), hello);
   Connection connection = connected(server.port(), clientOptions(clientTls()));
   for (const std::string path : {"/a", "/b", "/c"}) {
-    Result<ClientResponse> response = connection.request("GET", path, {}, {}, kTimeoutMs);
+    Result<ClientResponse> response = connection.request("GET", path, {}, {}, kTimeout);
     ASSERT_TRUE(response.ok()) << response.message();
     EXPECT_EQ(response->status, 200);
     EXPECT_EQ(response->body, "hello " + path);
@@ -208,9 +208,9 @@ TEST_F(TlsTest, PipelinedAnswersSealedTogetherArriveInOrder) {
   std::string requests;
   for (int i = 0; i < 40; ++i)
     requests += "GET /" + std::to_string(i) + " HTTP/1.1\r\nHost: h\r\n\r\n";
-  ASSERT_TRUE(connection.sendRaw(requests, kTimeoutMs).ok());
+  ASSERT_TRUE(connection.sendRaw(requests, kTimeout).ok());
   for (int i = 0; i < 40; ++i) {
-    Result<ClientResponse> response = connection.readResponse(kTimeoutMs);
+    Result<ClientResponse> response = connection.readResponse(kTimeout);
     ASSERT_TRUE(response.ok()) << i << ": " << response.message();
     EXPECT_EQ(response->body, "hello /" + std::to_string(i));
   }
@@ -242,10 +242,11 @@ TEST_F(TlsTest, LargeBodiesAndChunkedUploadsCrossIntact) {
     responder.respond(Response::text(200, request.body + request.body));
   });
   Connection connection = connected(server.port(), clientOptions(clientTls()));
-  Result<ClientResponse> response = connection.request("POST", "/big", {}, big, 10'000);
+  Result<ClientResponse> response =
+      connection.request("POST", "/big", {}, big, Duration::milliseconds(10'000));
   ASSERT_TRUE(response.ok()) << response.message();
   EXPECT_EQ(response->body, big + big);
-  response = connection.requestChunked("POST", "/chunks", {}, {"ab", "cde", "f"}, kTimeoutMs);
+  response = connection.requestChunked("POST", "/chunks", {}, {"ab", "cde", "f"}, kTimeout);
   ASSERT_TRUE(response.ok()) << response.message();
   EXPECT_EQ(response->body, "abcdefabcdef");
 }
@@ -258,12 +259,12 @@ TEST_F(TlsTest, StreamChunksArriveOneByOneAndTheEndIsClean) {
     stream->close();
   });
   Result<StreamReader> opened = StreamReader::open(
-      connected(server.port(), clientOptions(clientTls())), "GET", "/stream", {}, {}, kTimeoutMs);
+      connected(server.port(), clientOptions(clientTls())), "GET", "/stream", {}, {}, kTimeout);
   ASSERT_TRUE(opened.ok()) << opened.message();
   StreamReader reader = std::move(opened).value();
   std::vector<std::string> chunks;
   while (true) {
-    Result<std::optional<std::string>> chunk = reader.nextChunk(kTimeoutMs);
+    Result<std::optional<std::string>> chunk = reader.nextChunk(kTimeout);
     if (!chunk.ok()) {
       EXPECT_EQ(chunk.code(), StatusCode::kUnavailable);
       EXPECT_EQ(chunk.message(), "the stream has ended: the server sent its last chunk");
@@ -369,12 +370,12 @@ TEST_F(TlsTest, VerifyingClientRefusesACertificateForAnotherHost) {
   ServerThread server(options, hello);
   // The certificate names 127.0.0.1 and localhost; 127.0.0.2 reaches the same server.
   Result<Connection> connection =
-      Connection::connect("127.0.0.2", server.port(), kTimeoutMs, clientOptions(clientTls()));
+      Connection::connect("127.0.0.2", server.port(), kTimeout, clientOptions(clientTls()));
   ASSERT_FALSE(connection.ok());
   EXPECT_NE(connection.message().find("certificate verify failed"), std::string::npos)
       << connection.message();
   Result<Connection> byName =
-      Connection::connect("localhost", server.port(), kTimeoutMs, clientOptions(clientTls()));
+      Connection::connect("localhost", server.port(), kTimeout, clientOptions(clientTls()));
   EXPECT_TRUE(byName.ok()) << byName.message();
 }
 
@@ -393,7 +394,7 @@ TEST_F(TlsTest, HandshakeThatNeverFinishesIsCutAtTheHeadTimeout) {
   ASSERT_EQ(::send(fd, &first, 1, MSG_NOSIGNAL), 1);
   EXPECT_TRUE(server.waitFor([](const ServerStats& s) { return s.connectionsCurrent == 0; }));
   pollfd pfd{fd, POLLIN, 0};
-  ASSERT_EQ(::poll(&pfd, 1, kTimeoutMs), 1);
+  ASSERT_EQ(::poll(&pfd, 1, static_cast<int>(kTimeout.millis())), 1);
   char byte;
   EXPECT_EQ(::recv(fd, &byte, 1, 0), 0);  // Closed, with nothing sent in plaintext.
   ::close(fd);

@@ -376,7 +376,7 @@ TEST(RecordingAllocatorTest, TheTraceReachesTheFileWithinASecond) {
   options.clock = [] { return Time() + Duration::seconds(7); };
   ASSERT_TRUE(recording.initialize(options, {}).ok());
   recording.allocate();
-  std::this_thread::sleep_for(TraceWriter::kFlushInterval + std::chrono::milliseconds(500));
+  std::this_thread::sleep_for((TraceWriter::kFlushInterval + Duration::milliseconds(500)).chrono());
   // Still open: what is in the file was flushed by time, not by closing.
   Result<std::unique_ptr<TraceReader>> reader = TraceReader::fromBytes(readAll(path), path);
   ASSERT_TRUE(reader.ok()) << reader.message();

@@ -112,9 +112,9 @@ constexpr int kRoles = 8;          // Frameworks are spread over this many roles
 constexpr size_t kAgentLines = 8;  // Pipelined connections the agents' calls share.
 // A round gathers events until offers are pending and no event has come for this long: one
 // allocation cycle's offers arrive as a burst.
-constexpr auto kQuiet = std::chrono::milliseconds(10);
-constexpr auto kRoundTimeout = std::chrono::seconds(10);
-constexpr auto kDrainTimeout = std::chrono::seconds(15);
+constexpr Duration kQuiet = Duration::milliseconds(10);
+constexpr Duration kRoundTimeout = Duration::seconds(10);
+constexpr Duration kDrainTimeout = Duration::seconds(15);
 
 struct Options {
   int agents = 1000;
@@ -141,10 +141,11 @@ std::string describeLatency(const Percentiles& p) {
 
 Result<std::map<std::string, double>> fetchMetrics(const std::string& host, uint16_t port) {
   using Out = Result<std::map<std::string, double>>;
-  Result<http::Connection> connection = http::Connection::connect(host, port, kConnectTimeoutMs);
+  Result<http::Connection> connection = http::Connection::connect(host, port, kConnectTimeout);
   if (!connection.ok()) return connection.status();
   http::Connection open = std::move(connection).value();
-  Result<http::ClientResponse> response = open.request("GET", "/metrics/snapshot", {}, {}, 10'000);
+  Result<http::ClientResponse> response =
+      open.request("GET", "/metrics/snapshot", {}, {}, Duration::milliseconds(10'000));
   if (!response.ok()) return response.status();
   if (response->status != 200) {
     return Status::unavailable("/metrics/snapshot: HTTP " + std::to_string(response->status));
@@ -313,7 +314,7 @@ int registerAgents(LoadTest& t) {
   std::vector<bool> isRegistered(agents.size(), false);
   std::vector<std::string> records;
   while (registered < agents.size() && problems.count() == 0) {
-    if (Clock::now() - agentsStart > kSetupTimeout) {
+    if (Clock::now() - agentsStart > kSetupTimeout.chrono()) {
       return fail(std::to_string(agents.size() - registered) + " agents got no REGISTERED");
     }
     registrations.wait(100, [&](uint64_t i) {
@@ -389,7 +390,7 @@ int openFrameworks(LoadTest& t) {
 // would measure the setup, not the master.
 int awaitSubscriptions(LoadTest& t, FrameworkSide& frameworkSide) {
   while (frameworkSide.subscribed() < t.frameworks.size() && t.problems.count() == 0) {
-    if (Clock::now() - t.frameworksStart > kSetupTimeout) {
+    if (Clock::now() - t.frameworksStart > kSetupTimeout.chrono()) {
       return fail(std::to_string(t.frameworks.size() - frameworkSide.subscribed()) +
                   " frameworks got no SUBSCRIBED");
     }
@@ -426,11 +427,11 @@ void runRounds(LoadTest& t, FrameworkSide& frameworkSide) {
       // Answered on read, updates and their answers never stop flowing: a round is one burst
       // of offers (an allocation cycle's), or one allocation interval when offers keep coming.
       const Clock::time_point quietSince = answerOnRead ? lastOffers : lastEvent;
-      if (offered && now - quietSince >= kQuiet) break;
+      if (offered && now - quietSince >= kQuiet.chrono()) break;
       if (offered && answerOnRead && now - roundStart >= interval) break;
-      if (now - roundStart > kRoundTimeout) {
+      if (now - roundStart > kRoundTimeout.chrono()) {
         problems.add("round " + std::to_string(round + 1) + ": no offers within " +
-                     std::to_string(kRoundTimeout.count()) + " s");
+                     std::to_string(kRoundTimeout.millis() / 1000) + " s");
         break;
       }
     }
@@ -447,7 +448,7 @@ void runRounds(LoadTest& t, FrameworkSide& frameworkSide) {
 // Every launched task reaches its agent, finishes, and is acknowledged, and every call is
 // answered.
 void drain(LoadTest& t, FrameworkSide& frameworkSide) {
-  while (t.problems.count() == 0 && Clock::now() - t.roundsEnd < kDrainTimeout) {
+  while (t.problems.count() == 0 && Clock::now() - t.roundsEnd < kDrainTimeout.chrono()) {
     frameworkSide.read(5);
     frameworkSide.acknowledgeUpdates();
     const Counts& counts = frameworkSide.counts();

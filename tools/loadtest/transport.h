@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/time.h"
 #include "net/http_client.h"
 #include "net/recordio.h"
 #include "net/response_parser.h"
@@ -33,8 +34,8 @@
 namespace harvest::master::loadtest {
 
 using Clock = std::chrono::steady_clock;
-inline constexpr int kConnectTimeoutMs = 5000;
-inline constexpr auto kSetupTimeout = std::chrono::seconds(60);
+inline constexpr Duration kConnectTimeout = Duration::seconds(5);
+inline constexpr Duration kSetupTimeout = Duration::seconds(60);
 
 inline double millisOf(Clock::duration duration) {
   return std::chrono::duration<double, std::milli>(duration).count();
@@ -93,7 +94,7 @@ inline Result<int> connectTcp(const std::string& host, uint16_t port) {
     pollfd pfd{fd, POLLOUT, 0};
     int ready;
     do {
-      ready = ::poll(&pfd, 1, kConnectTimeoutMs);
+      ready = ::poll(&pfd, 1, static_cast<int>(kConnectTimeout.millis()));
     } while (ready < 0 && errno == EINTR);
     int error = 0;
     socklen_t length = sizeof error;
@@ -121,7 +122,7 @@ inline Result<std::unique_ptr<http::TlsSession>> startTls(int fd, const std::str
   if (!context) return std::unique_ptr<http::TlsSession>();
   auto session = std::make_unique<http::TlsSession>(context, host);
   std::string early;  // The master speaks only when asked: nothing arrives with the handshake.
-  if (Status status = http::handshakeOnSocket(fd, *session, kConnectTimeoutMs, &early);
+  if (Status status = http::handshakeOnSocket(fd, *session, kConnectTimeout, &early);
       !status.ok()) {
     return status.prefixed("TLS handshake with " + host + ": ");
   }
@@ -209,7 +210,7 @@ class RawStream {
       return status;
     }
     size_t sent = 0;
-    const Clock::time_point deadline = Clock::now() + kSetupTimeout;
+    const Clock::time_point deadline = Clock::now() + kSetupTimeout.chrono();
     while (sent < request.size()) {
       const ssize_t n = ::send(*fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
       if (n > 0) {

@@ -130,7 +130,7 @@ TEST(AgentFailoverTest, ATaskThatEndedWithoutAMasterIsReconciledAsFinishedThenRe
   EXPECT_TRUE(finished.has_uuid());
   ASSERT_EQ(successor.call(acknowledge(finished)).status, 202);
   // Nothing more: no TASK_LOST, no second TASK_FINISHED.
-  EXPECT_FALSE(successor.waitFor(Event::UPDATE, 500).has_value());
+  EXPECT_FALSE(successor.waitFor(Event::UPDATE, Duration::milliseconds(500)).has_value());
   // Acknowledged, the task is settled: the master no longer knows it.
   ASSERT_EQ(successor.call(reconcile).status, 202);
   const v1::TaskStatus settled = successor.update();
@@ -181,7 +181,7 @@ TEST(AgentFailoverTest, AnEndedTaskInARegistrationCannotTakeOverAnotherAgentsTas
   const v1::TaskStatus reconciled = framework.update();
   EXPECT_EQ(reconciled.agent_id().value(), "a1");
   EXPECT_EQ(reconciled.state(), v1::TASK_RUNNING);
-  EXPECT_FALSE(framework.waitFor(Event::UPDATE, 300).has_value());
+  EXPECT_FALSE(framework.waitFor(Event::UPDATE, Duration::milliseconds(300)).has_value());
 }
 
 }  // namespace

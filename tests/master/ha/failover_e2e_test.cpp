@@ -49,10 +49,10 @@ std::string readFile(const std::string& path) {
 
 std::optional<http::ClientResponse> call(uint16_t port, std::string_view method,
                                          std::string_view path) {
-  auto connected = http::Connection::connect("127.0.0.1", port, 500);
+  auto connected = http::Connection::connect("127.0.0.1", port, Duration::milliseconds(500));
   if (!connected.ok()) return std::nullopt;
   http::Connection connection = std::move(connected).value();
-  auto response = connection.request(method, path, {}, {}, 1000);
+  auto response = connection.request(method, path, {}, {}, Duration::milliseconds(1000));
   if (!response.ok()) return std::nullopt;
   return std::move(response).value();
 }

@@ -106,7 +106,7 @@ TEST(AgentInfoTest, ACapabilityTheAgentLacksIsNeverAssumed) {
   ASSERT_EQ(framework.subscribe(frameworkInfo("eng/web")), 200);
   std::vector<std::string> offered;
   for (int cycle = 0; cycle < 3; ++cycle) {
-    for (const v1::Offer& offer : framework.offers(300)) {
+    for (const v1::Offer& offer : framework.offers(Duration::milliseconds(300))) {
       offered.push_back(offer.agent_id().value());
     }
   }

@@ -53,8 +53,7 @@ class Probe {
   }
   bool waitUntilSleeping() {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::milliseconds(kTimeoutMs),
-                             [this] { return sleeping_; });
+    return changed_.wait_for(lock, kTimeout.chrono(), [this] { return sleeping_; });
   }
   bool sleeping() {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -186,7 +186,7 @@ TEST(AttackTest, AnAgentCannotFreeOrFinishAnotherAgentsTask) {
   EXPECT_EQ(a2.post(asA1), 403);
 
   EXPECT_EQ(s.settledState(), before);
-  EXPECT_FALSE(s.web.next(100).has_value());  // No update, no offer.
+  EXPECT_FALSE(s.web.next(Duration::milliseconds(100)).has_value());  // No update, no offer.
   EXPECT_EQ(s.metric("master/agents/calls_refused"), 3);
   // a1's own report of the end is accepted, once.
   EXPECT_EQ(s.a1.status(s.t1, TaskState::kFinished), 202);
@@ -282,7 +282,7 @@ TEST(AttackTest, DuplicateKeysInAJsonCallAreRefused) {
   EXPECT_EQ(answer.status, 400);
   EXPECT_EQ(answer.body, "malformed JSON at offset " + std::to_string(body.rfind("\"type\"")) +
                              ": duplicate member 'type'");
-  EXPECT_FALSE(s.web.streamEnds(200));
+  EXPECT_FALSE(s.web.streamEnds(Duration::milliseconds(200)));
   EXPECT_EQ(s.settledState(), before);
 }
 
@@ -309,7 +309,7 @@ std::string readAll(int fd, int ms) {
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(ms);
   while (true) {
     pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, remainingMs(deadline)) <= 0) return out;
+    if (::poll(&p, 1, static_cast<int>(remaining(deadline).millis())) <= 0) return out;
     char buffer[4096];
     const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
     if (n <= 0) return out;
@@ -320,9 +320,9 @@ std::string readAll(int fd, int ms) {
 // The lent offers of the next events, until `count` of them or the timeout.
 std::vector<v1::Offer> revocableOffers(FrameworkClient& framework, size_t count) {
   std::vector<v1::Offer> lent;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(kTimeoutMs);
+  const Clock::time_point deadline = Clock::now() + kTimeout.chrono();
   while (lent.size() < count && Clock::now() < deadline) {
-    for (const v1::Offer& offer : framework.offers(remainingMs(deadline))) {
+    for (const v1::Offer& offer : framework.offers(remaining(deadline))) {
       if (offer.resources_size() > 0 && offer.resources(0).has_revocable()) lent.push_back(offer);
     }
   }
@@ -374,12 +374,12 @@ TEST(AttackTest, SlowRequestHeadsCannotCrowdOutAuthenticatedCallers) {
   // An authenticated caller is served: it takes the place of the oldest slow connection, and
   // keeps it for its next request.
   const Clock::time_point start = Clock::now();
-  Result<http::Connection> connected = http::Connection::connect(kHost, master.port(), kTimeoutMs);
+  Result<http::Connection> connected = http::Connection::connect(kHost, master.port(), kTimeout);
   ASSERT_TRUE(connected.ok()) << connected.message();
   http::Connection caller = std::move(connected).value();
   for (int i = 0; i < 2; ++i) {
     Result<http::ClientResponse> served =
-        caller.request("GET", "/metrics/snapshot", web, "", kTimeoutMs);
+        caller.request("GET", "/metrics/snapshot", web, "", kTimeout);
     ASSERT_TRUE(served.ok()) << served.message();
     ASSERT_EQ(served->status, 200);
     const Struct during = parseJson(served->body);

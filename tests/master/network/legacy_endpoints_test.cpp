@@ -43,7 +43,7 @@ class LegacyEndpointsTest : public ::testing::Test {
     Call teardown;
     teardown.set_type(Call::TEARDOWN);
     ASSERT_EQ(gone.call(teardown).status, 202);
-    ASSERT_TRUE(gone.streamEnds(kTimeoutMs));
+    ASSERT_TRUE(gone.streamEnds(kTimeout));
 
     ASSERT_EQ(web.subscribe(frameworkInfo("web", "webapp")), 200);
     std::map<std::string, v1::Offer> byAgent;

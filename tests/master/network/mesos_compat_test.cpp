@@ -137,7 +137,7 @@ TEST(MesosCompatTest, ATornDownFrameworkCannotSubscribeAgain) {
   Call teardown;
   teardown.set_type(Call::TEARDOWN);
   ASSERT_EQ(framework.call(teardown).status, 202);
-  ASSERT_TRUE(framework.streamEnds(kTimeoutMs));
+  ASSERT_TRUE(framework.streamEnds(kTimeout));
 
   v1::FrameworkInfo again = frameworkInfo("web");
   again.mutable_id()->set_value(framework.id());
@@ -146,7 +146,7 @@ TEST(MesosCompatTest, ATornDownFrameworkCannotSubscribeAgain) {
   ASSERT_EQ(comeback.firstEvent().type(), Event::ERROR);
   EXPECT_EQ(comeback.firstEvent().error().message(),
             "framework " + framework.id() + " has been removed");
-  EXPECT_TRUE(comeback.streamEnds(kTimeoutMs));
+  EXPECT_TRUE(comeback.streamEnds(kTimeout));
   // A new framework (no id) is welcome.
   FrameworkClient fresh(master.port());
   ASSERT_EQ(fresh.subscribe(frameworkInfo("web")), 200);
@@ -271,7 +271,7 @@ TEST(MesosCompatTest, AFrameworkThatSubscribesWithinItsFailoverTimeoutKeepsEvery
   framework.reset();
 
   // Well within the 5 s: no kill, and the framework subscribes again with its task.
-  EXPECT_FALSE(agent.next(500).has_value());
+  EXPECT_FALSE(agent.next(Duration::milliseconds(500)).has_value());
   info.mutable_id()->set_value(id);
   FrameworkClient successor(master.port());
   ASSERT_EQ(successor.subscribe(info), 200);
@@ -283,13 +283,13 @@ TEST(MesosCompatTest, AFrameworkThatSubscribesWithinItsFailoverTimeoutKeepsEvery
   reconcile.set_type(Call::RECONCILE);
   reconcile.mutable_reconcile();
   ASSERT_EQ(successor.call(reconcile).status, 202);
-  std::optional<Event> update = successor.waitFor(Event::UPDATE, kTimeoutMs);
+  std::optional<Event> update = successor.waitFor(Event::UPDATE, kTimeout);
   ASSERT_TRUE(update.has_value());
   EXPECT_EQ(update->update().status().task_id().value(), "t1");
   EXPECT_EQ(update->update().status().state(), v1::TASK_RUNNING);
   std::vector<v1::Offer> offers;
   EXPECT_EQ(nextOffered(successor, &offers), R("cpus:7;mem:16320"));
-  EXPECT_FALSE(agent.next(200).has_value());
+  EXPECT_FALSE(agent.next(Duration::milliseconds(200)).has_value());
 }
 
 TEST(MesosCompatTest, AFailedOverSchedulerIsNotBoundByItsPredecessorsSuppressOrFilters) {
@@ -358,10 +358,10 @@ TEST(MesosCompatTest, AgentUpdatesCarryAUuidAndAreRetriedUntilAcknowledged) {
   ASSERT_EQ(framework.call(acknowledgeCall(wrong)).status, 202);
   EXPECT_EQ(framework.update().uuid(), running.uuid());
   ASSERT_EQ(framework.call(acknowledgeCall(running)).status, 202);
-  framework.drain(50);  // A retry already on its way may still arrive.
-  while (framework.next(0).has_value()) {
+  framework.drain(Duration::milliseconds(50));  // A retry already on its way may still arrive.
+  while (framework.next(Duration::milliseconds(0)).has_value()) {
   }
-  EXPECT_FALSE(framework.waitFor(Event::UPDATE, 900).has_value());
+  EXPECT_FALSE(framework.waitFor(Event::UPDATE, Duration::milliseconds(900)).has_value());
   // Master-generated updates (reconciliation) need no acknowledgement: no uuid.
   Call reconcile;
   reconcile.set_type(Call::RECONCILE);
@@ -416,7 +416,7 @@ TEST(MesosCompatTest, AcknowledgedTerminalTasksMoveToABoundedCompletedList) {
   FrameworkClient second(master.port());
   ASSERT_EQ(second.subscribe(frameworkInfo("web", "second")), 200);
   ASSERT_EQ(second.call(teardown).status, 202);
-  ASSERT_TRUE(second.streamEnds(kTimeoutMs));
+  ASSERT_TRUE(second.streamEnds(kTimeout));
   std::vector<Struct> gone = entries(state(master.port()), "completed_frameworks");
   ASSERT_EQ(gone.size(), 1u);
   EXPECT_EQ(field(gone[0], "id"), second.id());

@@ -4,7 +4,7 @@
 // Mesos-Stream-Id). Every value checked is exact: resources, roles, states, HTTP statuses and
 // the counters of /metrics/snapshot.
 //
-// Timing: allocation cycles every 50 ms, so an offer arrives well within kTimeoutMs. Checks
+// Timing: allocation cycles every 50 ms, so an offer arrives well within kTimeout. Checks
 // that nothing arrives wait a bounded window, and checks of a filter's length compare the time
 // the test *read* an offer against the time it sent the decline: reading is never earlier than
 // arriving, so a slow machine can only make such a check pass late, never fail it wrongly.
@@ -133,9 +133,9 @@ TEST(NetworkMasterTest, IdleReservationOfAnotherRoleIsOfferedRevocablySeparately
   Cluster cluster("cpus:4;mem:4096;cpus(other):2;mem(other):1024", info);
   // Regular and revocable resources never share an offer; they may come in one event or two.
   std::vector<v1::Offer> offers;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(kTimeoutMs);
+  const Clock::time_point deadline = Clock::now() + kTimeout.chrono();
   while (offers.size() < 2 && Clock::now() < deadline) {
-    for (const v1::Offer& offer : cluster.framework.offers(remainingMs(deadline))) {
+    for (const v1::Offer& offer : cluster.framework.offers(remaining(deadline))) {
       offers.push_back(offer);
     }
   }
@@ -393,7 +393,8 @@ TEST(NetworkMasterTest, DeclineFiltersHoldTheResourcesBackForTheirDuration) {
   const Clock::time_point declined = Clock::now();
   ASSERT_EQ(cluster.framework.call(declineCall(offer, 0.6)).status, 202);
   // Nothing within the filter; the same resources once it has expired.
-  std::optional<Event> again = cluster.framework.waitFor(Event::OFFERS, 1500);
+  std::optional<Event> again =
+      cluster.framework.waitFor(Event::OFFERS, Duration::milliseconds(1500));
   const int64_t after = millisSince(declined);
   ASSERT_TRUE(again.has_value());
   EXPECT_GE(after, 600);
@@ -410,7 +411,7 @@ TEST(NetworkMasterTest, ReviveLiftsDeclineFilters) {
   Cluster cluster;
   const v1::Offer offer = cluster.framework.offer();
   ASSERT_EQ(cluster.framework.call(declineCall(offer, 100)).status, 202);
-  EXPECT_TRUE(cluster.framework.offers(250).empty());
+  EXPECT_TRUE(cluster.framework.offers(Duration::milliseconds(250)).empty());
   ASSERT_EQ(cluster.framework.call(rolesCall(Call::REVIVE, {})).status, 202);
   std::vector<v1::Offer> revived = cluster.framework.offers();
   ASSERT_EQ(revived.size(), 1u);
@@ -423,7 +424,7 @@ TEST(NetworkMasterTest, SuppressedRolesGetNoOffersUntilRevived) {
   // Suppress first, then give the resources back: nothing may be offered meanwhile.
   ASSERT_EQ(cluster.framework.call(rolesCall(Call::SUPPRESS, {"web"})).status, 202);
   ASSERT_EQ(cluster.framework.call(declineCall(offer, 0)).status, 202);
-  EXPECT_TRUE(cluster.framework.offers(300).empty());
+  EXPECT_TRUE(cluster.framework.offers(Duration::milliseconds(300)).empty());
   ASSERT_EQ(cluster.framework.call(rolesCall(Call::REVIVE, {"web"})).status, 202);
   std::vector<v1::Offer> revived = cluster.framework.offers();
   ASSERT_EQ(revived.size(), 1u);
@@ -496,7 +497,7 @@ TEST(NetworkMasterTest, KillAndShutdownReachTheAgent) {
   // Killing a task the master does not know is no error of the call.
   kill.mutable_kill()->mutable_task_id()->set_value("nope");
   EXPECT_EQ(cluster.framework.call(kill).status, 202);
-  EXPECT_FALSE(cluster.agent.next(100).has_value());
+  EXPECT_FALSE(cluster.agent.next(Duration::milliseconds(100)).has_value());
 }
 
 TEST(NetworkMasterTest, ReconcileSendsTheStateOfEveryTaskOfTheFramework) {
@@ -551,7 +552,7 @@ TEST(NetworkMasterTest, TeardownKillsTheTasksAndEndsTheStream) {
   std::optional<v1::AgentEvent::Kill> killed = cluster.agent.expectKillTask();
   ASSERT_TRUE(killed.has_value());
   EXPECT_EQ(killed->task_id().value(), "t1");
-  EXPECT_TRUE(cluster.framework.streamEnds(kTimeoutMs));
+  EXPECT_TRUE(cluster.framework.streamEnds(kTimeout));
   std::optional<Struct> listed = frameworkInState(cluster.master.port(), cluster.framework.id());
   ASSERT_TRUE(listed.has_value());
   EXPECT_FALSE(flag(*listed, "connected"));
@@ -588,12 +589,12 @@ TEST(NetworkMasterTest, FailoverGivesANewStreamAndEndsTheOldOne) {
   EXPECT_EQ(successor.id(), original.id());
   EXPECT_NE(successor.streamId(), original.streamId());
 
-  std::optional<Event> error = original.next(kTimeoutMs);
+  std::optional<Event> error = original.next(kTimeout);
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->type(), Event::ERROR);
   EXPECT_NE(error->error().message().find("failed over"), std::string::npos)
       << error->error().message();
-  EXPECT_TRUE(original.streamEnds(kTimeoutMs));
+  EXPECT_TRUE(original.streamEnds(kTimeout));
 
   EXPECT_EQ(original.call(rolesCall(Call::REVIVE, {})).status, 400);
   EXPECT_EQ(successor.call(rolesCall(Call::REVIVE, {})).status, 202);

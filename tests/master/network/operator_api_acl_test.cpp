@@ -126,7 +126,7 @@ TEST_F(OperatorApiAclTest, ATenantCannotTearDownAnotherTenantsFramework) {
           .frameworks_size(),
       1);
   EXPECT_EQ(status(teardownCall(framework.id()), bob_), 200);
-  EXPECT_TRUE(framework.streamEnds(kTimeoutMs));
+  EXPECT_TRUE(framework.streamEnds(kTimeout));
   const Response after =
       call(master_.port(), ofType(OperatorCall::GET_FRAMEWORKS), Format::kJson, nullptr, bob_);
   EXPECT_EQ(after.get_frameworks().frameworks_size(), 0);

@@ -17,7 +17,7 @@ namespace {
 class OperatorStream {
  public:
   OperatorStream(uint16_t port, Format format) : format_(format) {
-    Result<http::Connection> connection = http::Connection::connect(kHost, port, kTimeoutMs);
+    Result<http::Connection> connection = http::Connection::connect(kHost, port, kTimeout);
     EXPECT_TRUE(connection.ok());
     const bool json = format == Format::kJson;
     OperatorCall subscribe = ofType(OperatorCall::SUBSCRIBE);
@@ -32,8 +32,8 @@ class OperatorStream {
 
   // The next event other than HEARTBEAT (or, with `heartbeats`, any event).
   std::optional<v1::master::Event> next(bool heartbeats = false) {
-    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(kTimeoutMs);
-    while (remainingMs(deadline) > 0) {
+    const Clock::time_point deadline = Clock::now() + kTimeout.chrono();
+    while (remaining(deadline) > Duration::zero()) {
       while (!pending_.empty()) {
         v1::master::Event event;
         const std::string record = pending_.front();
@@ -45,7 +45,7 @@ class OperatorStream {
         }
         if (heartbeats || event.type() != v1::master::Event::HEARTBEAT) return event;
       }
-      Result<std::optional<std::string>> chunk = reader_->nextChunk(remainingMs(deadline));
+      Result<std::optional<std::string>> chunk = reader_->nextChunk(remaining(deadline));
       if (!chunk.ok()) return std::nullopt;
       if (*chunk) {
         EXPECT_TRUE(decoder_.feed(**chunk, &pending_).ok());

@@ -57,8 +57,8 @@ TEST(NetworkMasterTest, ASubscriberThatNeverReadsIsDisconnectedAndOthersAreServe
   bool refused = false;
   while (!refused && millisSince(started) < 1500) {
     // Everyone else keeps reading their streams meanwhile.
-    fast.drain(2);
-    agent.drain(1);
+    fast.drain(Duration::milliseconds(2));
+    agent.drain(Duration::milliseconds(1));
     const int status = slow.call(lost).status;
     ++calls;
     refused = status == 403;
