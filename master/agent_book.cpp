@@ -40,6 +40,7 @@ AgentSlot AgentBook::add(std::unique_ptr<AgentLink> agent) {
     return slotOf_.at(agent->id());
   }
   slots_[slot] = std::move(agent);
+  idOrderStale_ = true;
   return slot;
 }
 
@@ -51,40 +52,50 @@ std::unique_ptr<AgentLink> AgentBook::remove(const std::string& id) {
   std::unique_ptr<AgentLink> agent = std::move(slots_[slot]);
   (void)HARVEST_INVARIANT(agent != nullptr && agent->id() == id, "a slot holds its agent");
   freeSlots_.push_back(slot);
+  idOrderStale_ = true;
   return agent;
 }
 
-std::vector<std::pair<std::string, AgentSlot>> AgentBook::inIdOrder() const {
-  std::vector<std::pair<std::string, AgentSlot>> ordered(slotOf_.begin(), slotOf_.end());
-  std::sort(ordered.begin(), ordered.end());
-  return ordered;
+const std::vector<AgentSlot>& AgentBook::inIdOrder() const {
+  if (!idOrderStale_) return idOrder_;
+  idOrder_.clear();
+  idOrder_.reserve(slotOf_.size());
+  for (const auto& [id, slot] : slotOf_) idOrder_.push_back(slot);
+  std::sort(idOrder_.begin(), idOrder_.end(),
+            [this](AgentSlot a, AgentSlot b) { return slots_[a]->id() < slots_[b]->id(); });
+  idOrderStale_ = false;
+  return idOrder_;
 }
 
 std::vector<std::string> AgentBook::ids() const {
   std::vector<std::string> ids;
   ids.reserve(slotOf_.size());
-  for (auto& [id, slot] : inIdOrder()) ids.push_back(std::move(id));
+  for (const AgentSlot slot : inIdOrder()) ids.push_back(slots_[slot]->id());
   return ids;
 }
 
 std::vector<std::unique_ptr<AgentLink>> AgentBook::releaseAll() {
   std::vector<std::unique_ptr<AgentLink>> out;
-  for (const auto& [id, slot] : inIdOrder()) out.push_back(std::move(slots_[slot]));
+  for (const AgentSlot slot : inIdOrder()) out.push_back(std::move(slots_[slot]));
   slots_.clear();
   freeSlots_.clear();
   slotOf_.clear();
+  idOrder_.clear();
+  idOrderStale_ = false;
   return out;
 }
 
 void AgentBook::forEach(const std::function<void(AgentLink&)>& visit) {
-  for (const std::string& id : ids()) {
-    // A visit may remove agents (a tick reporting a task's end does not, but be safe).
-    if (AgentLink* agent = find(id)) visit(*agent);
+  // A visit may remove agents (a tick reporting a task's end does not, but be safe): walk a
+  // copy of the order, and skip a slot emptied meanwhile.
+  const std::vector<AgentSlot> order = inIdOrder();
+  for (const AgentSlot slot : order) {
+    if (slots_[slot] != nullptr) visit(*slots_[slot]);
   }
 }
 
 void AgentBook::forEach(const std::function<void(const AgentLink&)>& visit) const {
-  for (const auto& [id, slot] : inIdOrder()) visit(*slots_[slot]);
+  for (const AgentSlot slot : inIdOrder()) visit(*slots_[slot]);
 }
 
 void AgentBook::recordConversions(const std::string& id,

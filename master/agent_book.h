@@ -17,7 +17,9 @@
 // so an ACCEPT reaches the agent's tasks and link without hashing its id. The operations and
 // the gone agents outlive a registration and are persisted, so they stay keyed by id (cold).
 // Lists handed out are in id order, the order the operator endpoints and the simulator have
-// always used; they are sorted when asked for.
+// always used. That order is kept as a vector of slots, sorted again only after an agent
+// came or went: the master walks every agent on each tick and each /master/state, and
+// sorting 10,000 ids each time was 5% of a 10,000-agent master's CPU.
 #pragma once
 
 #include <functional>
@@ -76,11 +78,14 @@ class AgentBook {
                std::set<std::string> gone);
 
  private:
-  std::vector<std::pair<std::string, AgentSlot>> inIdOrder() const;
+  // The taken slots, by their agents' ids.
+  const std::vector<AgentSlot>& inIdOrder() const;
 
   std::vector<std::unique_ptr<AgentLink>> slots_;  // AgentSlot -> agent; null while free.
   std::vector<AgentSlot> freeSlots_;
   std::unordered_map<std::string, AgentSlot> slotOf_;
+  mutable std::vector<AgentSlot> idOrder_;
+  mutable bool idOrderStale_ = false;
   std::map<std::string, std::vector<ResourceConversion>> conversions_;
   std::set<std::string> gone_;
 };
