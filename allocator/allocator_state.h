@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocator/allocator.h"
+#include "allocator/framework_minimums.h"
 #include "allocator/offer_filter.h"
 #include "allocator/share_pool.h"
 #include "common/ids.h"
@@ -54,6 +55,15 @@ struct FrameworkState {
   // offered anything; addFramework() adopts it.
   bool placeholder = false;
   std::vector<FrameworkRole> roles;
+  // The framework's own minimums (FrameworkInfo.offer_filters) of those of its roles that set
+  // one; they replace the master's for that role. Empty for most frameworks, which the
+  // cycle checks first.
+  boost::container::flat_map<RoleIdx, MinimumAlternatives> ownMinimums;
+  const MinimumAlternatives* ownMinimum(RoleIdx role) const {
+    if (ownMinimums.empty()) return nullptr;
+    auto it = ownMinimums.find(role);
+    return it == ownMinimums.end() ? nullptr : &it->second;
+  }
   const FrameworkRole* findRole(RoleIdx role) const {
     for (const FrameworkRole& r : roles) {
       if (r.role == role) return &r;

@@ -33,6 +33,8 @@ const char* toString(DecisionReason reason) {
       return "fully_allocated";
     case DecisionReason::kBelowMinimum:
       return "below_min_allocatable";
+    case DecisionReason::kBelowFrameworkOfferFilter:
+      return "below_framework_offer_filter";
     case DecisionReason::kTakenEarlier:
       return "taken_earlier";
     case DecisionReason::kMissingCapability:

@@ -43,6 +43,9 @@ enum class DecisionReason : uint8_t {
   kBelowMinimum,        // What the framework's role may use here is below min_allocatable.
   kTakenEarlier,        // Framework framework() of role role() came first in DRF order.
   kMissingCapability,   // capability() is missing (see capabilityOnAgent()).
+  // What the framework's role may use here is below the framework's own minimum for the role
+  // (FrameworkInfo.offer_filters), which replaces min_allocatable for it.
+  kBelowFrameworkOfferFilter,
 };
 const char* toString(DecisionReason reason);
 

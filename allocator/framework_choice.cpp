@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "allocator/cycle.h"
+#include "allocator/framework_minimums.h"
 #include "resources/roles.h"
 
 namespace harvest {
@@ -72,18 +73,7 @@ Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
 }
 
 bool HierarchicalAllocator::offerable(const Resources& resources) const {
-  if (resources.empty()) return false;
-  for (const Quantities& minimum : options_.minAllocatable) {
-    bool covered = true;
-    for (const auto& [kind, amount] : minimum) {
-      if (resources.amountOf(kind) < amount) {
-        covered = false;
-        break;
-      }
-    }
-    if (covered) return true;
-  }
-  return false;
+  return meetsMinimum(resources, options_.minAllocatable);
 }
 
 bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
@@ -96,9 +86,14 @@ Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, cons
                                                 const FrameworkState& framework,
                                                 RoleIdx roleIdx) const {
   // The quota limit is blamed before the headroom, as it would cut the offer even without
-  // other roles.
+  // other roles. The framework's own minimum for the role, if it set one, replaces the master's.
+  const MinimumAlternatives* own = framework.ownMinimum(roleIdx);
+  const MinimumAlternatives& minimum = own ? *own : options_.minAllocatable;
+  const DecisionReason belowMinimum =
+      own ? DecisionReason::kBelowFrameworkOfferFilter : DecisionReason::kBelowMinimum;
+  auto meets = [&minimum](const Resources& resources) { return meetsMinimum(resources, minimum); };
   const Resources eligible = eligibleFor(agent, framework, roleIdx);
-  if (!offerable(eligible)) return Decision::of(DecisionReason::kBelowMinimum);
+  if (!meets(eligible)) return Decision::of(belowMinimum);
   const Resources unreserved = eligible.unreserved();
   // The kind cut to nothing, else the first kind cut at all (in the order caps were set).
   auto mostCut = [&unreserved](const Caps& caps) {
@@ -113,13 +108,13 @@ Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, cons
   };
   Caps limits;
   quota.limitCaps(roleIdx, &limits);
-  if (!limits.empty() && !offerable(eligible.reserved() + capped(unreserved, limits))) {
+  if (!limits.empty() && !meets(eligible.reserved() + capped(unreserved, limits))) {
     const KindId kind = mostCut(limits);
     return Decision::ofRole(DecisionReason::kQuotaLimit, quota.tightestLimit(roleIdx, kind), kind);
   }
   Caps headroom;
   quota.headroomCaps(agent, &headroom);
-  if (headroom.empty()) return Decision::of(DecisionReason::kBelowMinimum);
+  if (headroom.empty()) return Decision::of(belowMinimum);
   const KindId kind = mostCut(headroom);
   return Decision::ofRole(DecisionReason::kQuotaHeadroom, quota.waitingFor(kind, roleIdx), kind);
 }
@@ -213,16 +208,22 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
                                        roleIdx, caps, guaranteeShortfall);
       worthOffering[variant] = offerable(*candidates[variant]);
     }
-    if (!worthOffering[variant]) {
+    const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
+    // Mesos: a framework's own minimum for the role (offer_filters) replaces the master's.
+    const MinimumAlternatives* own = framework.ownMinimum(roleIdx);
+    if (own ? !meetsMinimum(candidate, *own) : !worthOffering[variant]) {
       if constexpr (kExplain) {
         if (explainStage) {
-          if (!whyNot[variant]) whyNot[variant] = whyNotOfferable(quota, agent, framework, roleIdx);
-          decisions_.record(agentIdx, frameworkIdx, *whyNot[variant]);
+          // Under the master's minimum, every framework of a variant gets the same answer.
+          const Decision why = own || !whyNot[variant]
+                                   ? whyNotOfferable(quota, agent, framework, roleIdx)
+                                   : *whyNot[variant];
+          if (!own) whyNot[variant] = why;
+          decisions_.record(agentIdx, frameworkIdx, why);
         }
       }
       return true;
     }
-    const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
     if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
       if constexpr (kExplain) {
         if (explainStage) {

@@ -30,6 +30,22 @@ std::vector<std::string> rolesOf(const v1::FrameworkInfo& info) {
   return {info.role()};
 }
 
+// The minimums of the roles the framework subscribes to (`roleIds`, in rolesOf() order).
+// Filters naming other roles stay in its FrameworkInfo but never apply, as in Mesos.
+Result<boost::container::flat_map<RoleIdx, MinimumAlternatives>> ownMinimumsOf(
+    const v1::FrameworkInfo& info, const std::vector<RoleIdx>& roleIds) {
+  boost::container::flat_map<RoleIdx, MinimumAlternatives> out;
+  if (info.offer_filters().empty()) return out;
+  Result<std::map<std::string, MinimumAlternatives>> byName = frameworkMinimums(info);
+  if (!byName.ok()) return byName.status();
+  const std::vector<std::string> names = rolesOf(info);
+  for (size_t i = 0; i < roleIds.size(); ++i) {
+    auto it = byName->find(names[i]);
+    if (it != byName->end()) out.emplace(roleIds[i], it->second);
+  }
+  return out;
+}
+
 // What any RESERVE / UNRESERVE / CREATE / DESTROY must keep: the amounts, and the class. The
 // lent classes belong to stage 3 alone; an operation that made them would put revocable
 // resources among regular ones, where the cycle offers them as its own.
@@ -207,6 +223,7 @@ FrameworkIdx HierarchicalAllocator::newFrameworkIndex() {
 
 void HierarchicalAllocator::releaseFrameworkIndex(FrameworkIdx index) {
   if (decisions_.on()) decisions_.forgetFramework(index);
+  if (!frameworks_[index]->ownMinimums.empty()) --frameworksWithOwnMinimums_;
   frameworkIds_.erase(frameworks_[index]->id);
   frameworks_[index].reset();
   freeFrameworks_.push_back(index);
@@ -278,6 +295,10 @@ Status HierarchicalAllocator::addFramework(
   std::vector<RoleIdx> roleIds;
   if (Status s = rolesFromInfo(info, &roleIds); !s.ok())
     return Status::invalidArgument("framework '" + id + "': " + s.message());
+  auto ownMinimums = ownMinimumsOf(info, roleIds);
+  if (!ownMinimums.ok()) {
+    return Status::invalidArgument("framework '" + id + "': " + ownMinimums.message());
+  }
   const std::vector<std::string> names = rolesOf(info);
   for (const std::string& suppressed : suppressedRoles) {
     if (std::find(names.begin(), names.end(), suppressed) == names.end()) {
@@ -308,6 +329,8 @@ Status HierarchicalAllocator::addFramework(
   framework->multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
   framework->refinement =
       hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
+  framework->ownMinimums = std::move(ownMinimums).value();
+  if (!framework->ownMinimums.empty()) ++frameworksWithOwnMinimums_;
   for (size_t i = 0; i < roleIds.size(); ++i) {
     FrameworkRole fr{roleIds[i], regular_.addFramework(roleIds[i], index, id),
                      suppressedRoles.count(names[i]) > 0};
@@ -403,6 +426,8 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   if (!index.ok()) return index.status();
   std::vector<RoleIdx> roleIds;
   if (Status s = rolesFromInfo(info, &roleIds); !s.ok()) return s;
+  auto ownMinimums = ownMinimumsOf(info, roleIds);
+  if (!ownMinimums.ok()) return ownMinimums.status();
   FrameworkState& framework = *frameworks_[*index];
   const bool revocable = hasCapability(info, v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
   // A role can be dropped only once nothing is allocated under it, and the revocable
@@ -457,6 +482,9 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   framework.gpu = hasCapability(info, v1::FrameworkInfo::Capability::GPU_RESOURCES);
   framework.multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
   framework.refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
+  if (!framework.ownMinimums.empty()) --frameworksWithOwnMinimums_;
+  framework.ownMinimums = std::move(ownMinimums).value();
+  if (!framework.ownMinimums.empty()) ++frameworksWithOwnMinimums_;
   framework.roles = std::move(updated);
   for (const FrameworkRole& fr : framework.roles) updateFrameworkClient(*index, fr);
   worklist_.markAll();

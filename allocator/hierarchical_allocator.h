@@ -296,6 +296,9 @@ class HierarchicalAllocator final : public Allocator {
   SharePool revocable_;  // Stage 3: what agents lend (SharePool::total: their totalRevocable).
   std::vector<std::unique_ptr<FrameworkState>> frameworks_;  // Null once removed.
   std::vector<FrameworkIdx> freeFrameworks_;
+  // Frameworks with a minimum of their own for some role (offer_filters): while there are
+  // none, stage 3 skips a leftover below the master's minimum without asking any framework.
+  size_t frameworksWithOwnMinimums_ = 0;
   std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
   std::vector<AgentIdx> freeAgents_;

@@ -27,7 +27,10 @@ namespace harvest {
 // AllocatorOptions gained lendHeadroom and explainDecisions (fields shift its layout).
 // 4: RangeSet shares its intervals (copy on write) and Resources keeps its entries in
 // InlineVector: both change the layout of every Resources that crosses.
-inline constexpr uint32_t kModuleApiVersion = 4;
+// 5: FrameworkInfo gained offer_filters (Mesos 1.9), which the allocator applies: the message
+// that crosses addFramework()/updateFramework() changes layout, and an older module would
+// ignore the filters.
+inline constexpr uint32_t kModuleApiVersion = 5;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
 inline constexpr const char* kModuleSymbol = "harvest_allocator_module_v1";

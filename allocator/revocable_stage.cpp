@@ -20,6 +20,7 @@
 // by eviction.
 #include <glog/logging.h>
 
+#include "allocator/framework_minimums.h"
 #include "allocator/hierarchical_allocator.h"
 
 namespace harvest {
@@ -164,7 +165,10 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
     for (Revocability revocability :
          {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
       Resources candidate = lendable.ofClass(revocability);
-      if (!offerable(candidate)) continue;
+      // Frameworks with their own minimum (offer_filters) may want what the master's minimum
+      // passes over, or pass over what it allows.
+      const bool offerableByDefault = offerable(candidate);
+      if (!offerableByDefault && (candidate.empty() || frameworksWithOwnMinimums_ == 0)) continue;
       for (ClientId roleClient : revocable_.roleSorter().sort()) {
         const RoleIdx roleIdx = revocable_.roleOf(roleClient);
         const SharePool::RoleShares& shares = revocable_.role(roleIdx);
@@ -176,6 +180,8 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           const FrameworkState& framework = *frameworks_[frameworkIdx];
           if (agent.hasGpus && !framework.gpu) return true;
           if (framework.multiRole && !agent.multiRole) return true;
+          const MinimumAlternatives* own = framework.ownMinimum(roleIdx);
+          if (own ? !meetsMinimum(candidate, *own) : !offerableByDefault) return true;
           if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
             if (decisions_.on()) {
               const Time until = agent.filters.find(Holder{frameworkIdx, roleIdx})->second.expiry;

@@ -147,6 +147,23 @@ std::vector<std::string> listed(const std::map<std::string, std::vector<std::str
   return it == byId.end() ? std::vector<std::string>() : it->second;
 }
 
+// `,"offer_filters":{role: OfferFilters}` in protobuf's JSON, roles in name order; nothing
+// for a framework that set none.
+std::string offerFiltersField(const v1::FrameworkInfo& info) {
+  if (info.offer_filters().empty()) return "";
+  google::protobuf::util::JsonPrintOptions print;
+  print.preserve_proto_field_names = true;
+  std::map<std::string, std::string> byRole;
+  for (const auto& [role, filters] : info.offer_filters()) {
+    (void)google::protobuf::util::MessageToJsonString(filters, &byRole[role], print);
+  }
+  std::string out;
+  for (const auto& [role, json] : byRole) {
+    out += (out.empty() ? "" : ",") + jsonString(role) + ":" + json;
+  }
+  return ",\"offer_filters\":{" + out + "}";
+}
+
 // The fields FrameworkInfo gives a framework's entry, registered or completed.
 std::string frameworkInfoFields(const v1::FrameworkInfo& info) {
   std::vector<std::string> capabilities;
@@ -162,7 +179,7 @@ std::string frameworkInfoFields(const v1::FrameworkInfo& info) {
          ",\"roles\":" + strings({info.roles().begin(), info.roles().end()}) +
          ",\"capabilities\":" + strings(capabilities) +
          ",\"failover_timeout\":" + mesosNumber(info.failover_timeout()) +
-         ",\"checkpoint\":" + boolean(info.checkpoint());
+         ",\"checkpoint\":" + boolean(info.checkpoint()) + offerFiltersField(info);
 }
 
 // Mesos's per-state task counts ("TASK_RUNNING": 2) of state-summary.

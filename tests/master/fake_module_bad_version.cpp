@@ -1,4 +1,5 @@
-// An allocator module from a future ABI: the entry symbol is there, the version is not ours.
+// An allocator module of another ABI, a future one or (built with HARVEST_FAKE_API_VERSION)
+// an older one: the entry symbol is there, the version is not ours.
 //
 // Only the leading version field is laid out as in module_api.h; the loader must read nothing
 // else from a table whose version it does not know.
@@ -6,12 +7,16 @@
 
 namespace {
 
-struct FutureModule {
+struct OtherModule {
   uint32_t apiVersion;
   uint64_t fieldsTheLoaderMustNotRead[4];
 };
 
-const FutureModule kModules[] = {{7, {0, 0, 0, 0}}};
+#ifndef HARVEST_FAKE_API_VERSION
+#define HARVEST_FAKE_API_VERSION 7
+#endif
+
+const OtherModule kModules[] = {{HARVEST_FAKE_API_VERSION, {0, 0, 0, 0}}};
 
 }  // namespace
 

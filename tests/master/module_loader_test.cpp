@@ -21,6 +21,7 @@ const std::string kAllocatorSo = HARVEST_ALLOCATOR_SO;
 const std::string kAllocatorSoDir = HARVEST_ALLOCATOR_SO_DIR;
 const std::string kNoSymbolSo = HARVEST_FAKE_NO_SYMBOL_SO;
 const std::string kBadVersionSo = HARVEST_FAKE_BAD_VERSION_SO;
+const std::string kOldVersionSo = HARVEST_FAKE_OLD_VERSION_SO;
 const std::string kOtherCompilerSo = HARVEST_FAKE_OTHER_COMPILER_SO;
 const std::string kOtherProtobufSo = HARVEST_FAKE_OTHER_PROTOBUF_SO;
 const std::string kUnavailable = "allocator 'harvest_hierarchical' is not available in this build";
@@ -298,7 +299,16 @@ TEST(ModuleLoaderTest, MissingEntrySymbol) {
 TEST(ModuleLoaderTest, ApiVersionMismatch) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kBadVersionSo, moduleJson("future"))})),
             "module library '" + kBadVersionSo +
-                "' uses module API version 7, expected 4: rebuild it against this master's "
+                "' uses module API version 7, expected 5: rebuild it against this master's "
+                "Harvest headers");
+}
+
+// A module built before FrameworkInfo.offer_filters would read the message with another
+// layout and ignore the filters: refused, saying why.
+TEST(ModuleLoaderTest, ModuleOfTheApiBeforeOfferFiltersIsRefused) {
+  EXPECT_EQ(loadError(manifest({libraryJson("file", kOldVersionSo, moduleJson("old"))})),
+            "module library '" + kOldVersionSo +
+                "' uses module API version 4, expected 5: rebuild it against this master's "
                 "Harvest headers");
 }
 
