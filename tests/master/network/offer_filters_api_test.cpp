@@ -104,7 +104,7 @@ TEST(OfferFiltersApiTest, SubscribeWithAnInfiniteAmountGetsAnError) {
       message.ends_with(": Invalid resource quantity for 'cpus': Infinite values not "
                         "supported"))
       << message;
-  EXPECT_TRUE(framework.streamEnds(kTimeoutMs));
+  EXPECT_TRUE(framework.streamEnds(kTimeout));
 }
 
 }  // namespace
