@@ -19,7 +19,7 @@ namespace {
 using namespace testkit;  // NOLINT: the fakes are this test's vocabulary.
 
 // Long enough for several allocation cycles (every 50 ms).
-constexpr int kNoOfferWindowMs = 400;
+constexpr Duration kNoOfferWindow = Duration::milliseconds(400);
 
 v1::FrameworkInfo withCpusMinimum(v1::FrameworkInfo info, const std::string& role, double cpus) {
   auto* minimum = (*info.mutable_offer_filters())[role].mutable_min_allocatable_resources();
@@ -42,7 +42,7 @@ TEST(OfferFiltersApiTest, SubscribeWithAFilterIsListedAndUpdateFrameworkReplaces
   FrameworkClient framework(master.port(), Format::kJson);
   ASSERT_EQ(framework.subscribe(withCpusMinimum(frameworkInfo("web"), "web", 4)), 200);
   ASSERT_EQ(framework.firstEvent().type(), Event::SUBSCRIBED);
-  EXPECT_TRUE(framework.offers(kNoOfferWindowMs).empty());
+  EXPECT_TRUE(framework.offers(kNoOfferWindow).empty());
 
   std::optional<Struct> listed = frameworkInState(master.port(), framework.id());
   ASSERT_TRUE(listed.has_value());
