@@ -247,6 +247,8 @@ void CommandProcess::kill(Time now, Duration grace) {
   killStartedAt_ = now;
   sigkillDueAt_ = now + grace;
   signalGroup(SIGTERM);
+  // A stopped process would hold SIGTERM pending until the grace is over: let it act on it.
+  signalGroup(SIGCONT);
 }
 
 }  // namespace harvest::agent

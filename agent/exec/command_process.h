@@ -72,9 +72,10 @@ class CommandProcess {
   // sends SIGKILL to the group once a kill's grace has run out by `now`.
   const std::optional<CommandOutcome>& poll(Time now);
 
-  // SIGTERM to the whole group now and SIGKILL at `now + grace` unless the leader has exited by
-  // then (seen by poll). A repeated kill may shorten the grace, counted from the first kill,
-  // never lengthen it (as Mesos). No effect once the outcome is known.
+  // SIGTERM (and SIGCONT, so that a stopped process acts on it) to the whole group now, and
+  // SIGKILL at `now + grace` unless the leader has exited by then (seen by poll). A repeated kill
+  // may shorten the grace, counted from the first kill, never lengthen it (as Mesos). No effect
+  // once the outcome is known.
   void kill(Time now, Duration grace);
 
   const std::optional<CommandOutcome>& outcome() const { return outcome_; }

@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <chrono>
+#include <thread>
+
+#include "agent/exec/posix_usage.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {
@@ -170,6 +174,29 @@ TEST(CommandProcessTest, KillHonouredWithinTheGraceNeedsNoSigkill) {
   const std::optional<CommandOutcome> outcome = waitForOutcome(*process);
   ASSERT_TRUE(outcome.has_value());
   EXPECT_EQ(outcome->state, v1::TASK_KILLED);
+  EXPECT_EQ(outcome->message, "Command terminated with signal Terminated");
+  EXPECT_FALSE(process->sigkillSentAt().has_value());
+}
+
+TEST(CommandProcessTest, AStoppedTaskIsContinuedToActOnTheKill) {
+  const Sandbox sandbox = makeSandbox("kill-stopped");
+  std::unique_ptr<CommandProcess> process =
+      launchTracked(shellCommand("kill -STOP $$; sleep 30"), sandbox);
+  ASSERT_NE(process, nullptr);
+  const auto leaderState = [&] {
+    for (const ProcessStat& member : processesInGroup(process->pid())) {
+      if (member.pid == process->pid()) return member.state;
+    }
+    return '?';
+  };
+  const Time deadline = monotonicNow() + Duration::seconds(5);
+  while (leaderState() != 'T' && monotonicNow() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(leaderState(), 'T');
+  process->kill(monotonicNow(), Duration::seconds(10));
+  const std::optional<CommandOutcome> outcome = waitForOutcome(*process);
+  ASSERT_TRUE(outcome.has_value());
   EXPECT_EQ(outcome->message, "Command terminated with signal Terminated");
   EXPECT_FALSE(process->sigkillSentAt().has_value());
 }
