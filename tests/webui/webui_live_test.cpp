@@ -26,6 +26,16 @@ using namespace testkit;  // NOLINT: the fakes are these tests' vocabulary.
 
 constexpr Duration kVisibleWithin = Duration::seconds(2);
 
+// A Debug or sanitizer master is many times slower: there the big page is only checked to draw,
+// with fewer agents, and not timed.
+#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
+constexpr bool kTimed = true;
+constexpr int kManyAgents = 10'000;
+#else
+constexpr bool kTimed = false;
+constexpr int kManyAgents = 2'000;
+#endif
+
 // JavaScript: the text of the element marked data-testid="id".
 std::string textOf(const std::string& id) {
   return "document.querySelector('[data-testid=\"" + id + "\"]')?.textContent";
@@ -106,7 +116,6 @@ TEST_F(WebUiLiveTest, AgentJoiningTaskLaunchedAndAgentRemovedShowWithinTwoSecond
 }
 
 TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRows) {
-  constexpr int kAgents = 10'000;
   NetworkOptions network;
   network.port = 0;
   MasterOptions options = fastOptions();
@@ -115,7 +124,7 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   ASSERT_TRUE(started.ok()) << started.message();
   std::unique_ptr<NetworkMaster> master = std::move(started).value();
   const Resources total = R("cpus:16;mem:65536;disk:100000");
-  for (int i = 0; i < kAgents; ++i) {
+  for (int i = 0; i < kManyAgents; ++i) {
     char id[16];
     std::snprintf(id, sizeof id, "agent-%05d", i);
     ASSERT_TRUE(sim::addSimulatedAgent(master->master(), id, total).ok());
@@ -127,11 +136,14 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   // browser's start.
   std::unique_ptr<DevToolsSession> page = browse(master->port(), "/");
   ASSERT_NE(page, nullptr);
-  ASSERT_TRUE(page->waitUntil(textOf("agents-count") + " === '10000'", Duration::seconds(20)));
+  const std::string count = std::to_string(kManyAgents);
+  ASSERT_TRUE(
+      page->waitUntil(textOf("agents-count") + " === '" + count + "'", Duration::seconds(20)));
   ASSERT_TRUE(page->navigate("about:blank"));
   ASSERT_TRUE(page->navigate(url(master->port(), "/agents")));
   // performance.now() counts from the navigation's start, when the browser asked for the page.
-  const std::string drawnAt = "(" + textOf("agents-count") + " === '10000 of 10000' && " +
+  const std::string drawnAt = "(" + textOf("agents-count") + " === '" + count + " of " + count +
+                              "' && " +
                               "document.querySelector('tr[data-key=\"agent-00000\"]') !== null)" +
                               " ? Math.round(performance.now()) : -1";
   std::optional<std::string> at;
@@ -142,12 +154,15 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   }
   stop = true;
   serving.join();
-  ASSERT_TRUE(at.has_value() && *at != "-1") << "the agents page never showed 10000 agents";
+  ASSERT_TRUE(at.has_value() && *at != "-1")
+      << "the agents page never showed " << count << " agents";
   std::cout << "[ drawn at   ] " << *at << " ms after navigation\n";
-  // The target is 1 s; measured 0.9-1.4 s on this 2-core box while other builds ran
+  // The target is 1 s; measured 0.7-1.2 s on this 2-core box while other builds ran
   // (docs/NUMBERS.md), most of it the master writing 5.5 MB of /master/state. The bound here
   // is what a loaded CI machine always meets; the figure above is what to compare.
-  EXPECT_LE(std::stoi(*at), 2500);
+  if (kTimed) {
+    EXPECT_LE(std::stoi(*at), 2500);
+  }
   EXPECT_EQ(page->errors(), "");
 }
 
