@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/json_reader.h"
+#include "headless_browser.h"
 
 namespace harvest::webui_test {
 namespace {
@@ -93,34 +94,12 @@ std::unique_ptr<DevToolsSession> DevToolsSession::open(const std::string& chromi
     *error = "pipe failed";
     return nullptr;
   }
-  std::vector<std::string> args = {chromium,
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--no-first-run",
-                                   "--hide-scrollbars",
-                                   "--window-size=1200,800",
-                                   "--remote-debugging-pipe",
-                                   "--user-data-dir=" + session->profile_.string(),
-                                   "about:blank"};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    // Moved above 4 first, so that the dup2s below cannot overwrite one another; dup2 clears
-    // close-on-exec on the copies the browser keeps.
-    const int in = ::fcntl(commands[0], F_DUPFD, 10), out = ::fcntl(answers[1], F_DUPFD, 10);
-    ::dup2(in, 3);
-    ::dup2(out, 4);
-    const int devNull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devNull, 1);
-    ::dup2(devNull, 2);
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // Also from here, so the group exists whichever runs first.
+  const int devNull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const pid_t pid = startChromium(
+      chromium, session->profile_,
+      {"--hide-scrollbars", "--window-size=1200,800", "--remote-debugging-pipe", "about:blank"},
+      {{3, commands[0]}, {4, answers[1]}, {1, devNull}, {2, devNull}});
+  ::close(devNull);
   session->pid_ = pid;
   ::close(commands[0]);
   ::close(answers[1]);

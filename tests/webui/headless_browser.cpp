@@ -32,6 +32,34 @@ std::optional<std::string> findChromium() {
   return std::nullopt;
 }
 
+pid_t startChromium(const std::string& chromium, const std::filesystem::path& profile,
+                    const std::vector<std::string>& extra,
+                    const std::vector<std::pair<int, int>>& descriptors) {
+  // Root needs --no-sandbox; a private profile keeps runs apart.
+  std::vector<std::string> args = {chromium,         "--headless",
+                                   "--no-sandbox",   "--disable-gpu",
+                                   "--no-first-run", "--user-data-dir=" + profile.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    // Each source moved above the targets first, so that one dup2 cannot overwrite another's
+    // source; dup2 clears close-on-exec on the copies the browser keeps.
+    std::vector<std::pair<int, int>> moved;
+    for (const auto& [target, source] : descriptors) {
+      moved.emplace_back(target, ::fcntl(source, F_DUPFD, 10));
+    }
+    for (const auto& [target, source] : moved) ::dup2(source, target);
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // Also from here, so the group exists whichever runs first.
+  return pid;
+}
+
 PageRun loadPage(const std::string& chromium, const std::string& url, int scriptMillis,
                  const std::string& screenshotPath, int width, int height) {
   const std::filesystem::path dir =
@@ -39,17 +67,8 @@ PageRun loadPage(const std::string& chromium, const std::string& url, int script
       ("harvest-webui-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
   std::filesystem::create_directories(dir);
   const std::string out = (dir / "out").string(), log = (dir / "log").string();
-  // Root needs --no-sandbox; a private profile keeps runs apart; --enable-logging puts the
-  // page's console messages in the log.
-  std::vector<std::string> args = {chromium,
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--no-first-run",
-                                   "--user-data-dir=" + (dir / "profile").string(),
-                                   "--enable-logging=stderr",
-                                   "--v=0",
-                                   "--hide-scrollbars",
+  // --enable-logging puts the page's console messages in the log.
+  std::vector<std::string> args = {"--enable-logging=stderr", "--v=0", "--hide-scrollbars",
                                    "--virtual-time-budget=" + std::to_string(scriptMillis)};
   if (screenshotPath.empty()) {
     args.push_back("--dump-dom");
@@ -58,21 +77,11 @@ PageRun loadPage(const std::string& chromium, const std::string& url, int script
     args.push_back("--screenshot=" + screenshotPath);
   }
   args.push_back(url);
-
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int stdoutFd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int stderrFd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(stdoutFd, 1);
-    ::dup2(stderrFd, 2);
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // Also from here, so the group exists whichever runs first.
+  const int stdoutFd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int stderrFd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const pid_t pid = startChromium(chromium, dir / "profile", args, {{1, stdoutFd}, {2, stderrFd}});
+  ::close(stdoutFd);
+  ::close(stderrFd);
   PageRun run;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   int status = 0;

@@ -4,8 +4,13 @@
 // call.
 #pragma once
 
+#include <sys/types.h>
+
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace harvest::webui_test {
 
@@ -17,6 +22,13 @@ struct PageRun {
   std::string dom;        // With dumpDom.
   std::string log;        // What the browser logged (console messages included).
 };
+
+// Starts `chromium` headless with a private `profile`, the flags every run needs and `extra`,
+// in a process group of its own (its id is the pid returned), each (target, source) of
+// `descriptors` in place of the child's descriptor `target`.
+pid_t startChromium(const std::string& chromium, const std::filesystem::path& profile,
+                    const std::vector<std::string>& extra,
+                    const std::vector<std::pair<int, int>>& descriptors);
 
 // Loads `url`, runs its scripts for `scriptMillis` of (virtual) time, then dumps the DOM, or
 // with a non-empty `screenshotPath` writes a `width`x`height` screenshot there instead.
