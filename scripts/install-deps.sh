@@ -26,6 +26,7 @@ if [ "$purpose" = test ]; then
   # tools/loadtest/profile_master.sh: gperftools' sampling profiler (perf has no access here).
   packages+=(libgoogle-perftools-dev google-perftools)
   packages+=(chromium pkg-config jq)  # Render tests, module kit test, bench-summary.sh.
+  packages+=(valgrind)  # scripts/check-cycle-budget.sh: CI's instruction budget of the cycle.
   # The real-client test (tests/clients/) runs on Node.js; a Node.js that brings its own npm (as
   # NodeSource's does) is kept rather than replaced by Debian's.
   command -v npm >/dev/null || packages+=(nodejs npm)
