@@ -119,6 +119,7 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
     } else {
       agent.availableQuantities += quantities;
     }
+    agent.availableMayHaveGrown();
   }
   RoleState& role = roles_[holder.role];
   role.allocatedUnreserved -= unreservedQuantities(resources);

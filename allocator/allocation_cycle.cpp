@@ -39,11 +39,17 @@ void fetchRecord(const AgentState* agent) {
   if (agent != nullptr) fetchAhead(agent, agent->hotEnd());
 }
 
+// Whether stages 1-2 will skip the agent: every framework role refuses all it has left
+// (`frameworkRoles` of them; 0 when the cycle skips nothing). Its filters are then not read.
+bool refusedByAll(const AgentState& agent, uint32_t frameworkRoles) {
+  return frameworkRoles > 0 && agent.coveringRefusals >= frameworkRoles;
+}
+
 // What the record points to, once it is in cache: every filter is read (a visit asks each
 // framework that refused the agent whether its filter still blocks), an offer inserts into
 // the allocations, and the ports are compared and copied.
-void fetchPointees(const AgentState* agent) {
-  if (agent == nullptr) return;
+void fetchPointees(const AgentState* agent, uint32_t frameworkRoles) {
+  if (agent == nullptr || refusedByAll(*agent, frameworkRoles)) return;
   if (!agent->filters.empty()) {
     const auto* first = &*agent->filters.begin();
     fetchAhead(first, first + agent->filters.size());
@@ -56,8 +62,8 @@ void fetchPointees(const AgentState* agent) {
 }
 
 // The ports each filter refused, once the filters are in cache.
-void fetchFilterPorts(const AgentState* agent) {
-  if (agent == nullptr) return;
+void fetchFilterPorts(const AgentState* agent, uint32_t frameworkRoles) {
+  if (agent == nullptr || refusedByAll(*agent, frameworkRoles)) return;
   for (const auto& [holder, filter] : agent->filters) {
     for (const auto& entry : filter.refused.ranges()) touch(entry.ranges.intervals().data());
   }
@@ -65,7 +71,7 @@ void fetchFilterPorts(const AgentState* agent) {
 
 // Called at the start of each block of visits: every step, each for its own later block.
 void fetchAheadOfVisits(const std::vector<std::unique_ptr<AgentState>>& agents,
-                        const std::vector<AgentIdx>& order, size_t next) {
+                        const std::vector<AgentIdx>& order, size_t next, uint32_t frameworkRoles) {
   const auto forBlock = [&](size_t blocksAhead, auto fetch) {
     const size_t begin = next + blocksAhead * kFetchBlock;
     const size_t end = std::min(order.size(), begin + kFetchBlock);
@@ -73,8 +79,8 @@ void fetchAheadOfVisits(const std::vector<std::unique_ptr<AgentState>>& agents,
   };
   forBlock(4, [&](AgentIdx agent) { __builtin_prefetch(&agents[agent]); });
   forBlock(3, [&](AgentIdx agent) { fetchRecord(agents[agent].get()); });
-  forBlock(2, [&](AgentIdx agent) { fetchPointees(agents[agent].get()); });
-  forBlock(1, [&](AgentIdx agent) { fetchFilterPorts(agents[agent].get()); });
+  forBlock(2, [&](AgentIdx agent) { fetchPointees(agents[agent].get(), frameworkRoles); });
+  forBlock(1, [&](AgentIdx agent) { fetchFilterPorts(agents[agent].get(), frameworkRoles); });
 }
 
 }  // namespace
@@ -91,6 +97,7 @@ void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, Time now) {
   for (auto it = agent.filters.begin(); it != agent.filters.end();) {
     if (it->second.expired(now, allocationRuns_)) {
       --roles_[it->first.role].activeFilters;
+      agent.forgetRefusal(it->second);
       it = agent.filters.erase(it);
     } else {
       nextExpiry = std::min(nextExpiry, it->second.expiry);
@@ -145,11 +152,18 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
               walkRolesInPlace());
   if (affinity_) affinityHolds<kExplain>(cycle);
   const bool fetching = agentOrder.size() >= kFetchAheadFrom;
+  // Explanations record each framework's answer, so with them every framework is walked.
+  const uint32_t roles = kExplain || agentOrder.empty() ? 0 : frameworkRoles();
+  lastCycleRefusedByAll_ = 0;
   for (size_t i = 0; i < agentOrder.size(); ++i) {
-    if (fetching && i % kFetchBlock == 0) fetchAheadOfVisits(agents_, agentOrder, i);
+    if (fetching && i % kFetchBlock == 0) fetchAheadOfVisits(agents_, agentOrder, i, roles);
     const AgentIdx agent = agentOrder[i];
     if (!readyForOffers<kExplain>(agent, now)) continue;
     if (affinity_ && heldForItsRole<kExplain>(cycle, agent)) continue;
+    if (refusedByAll(*agents_[agent], roles)) {
+      ++lastCycleRefusedByAll_;
+      continue;
+    }
     quotaGuaranteesOn<kExplain>(cycle, agent);
     fairShareOn<kExplain>(cycle, agent);
   }
@@ -179,6 +193,14 @@ bool HierarchicalAllocator::readyForOffers(AgentIdx agentIdx, Time now) {
     }
   }
   return agent.active && !agent.available.empty();
+}
+
+uint32_t HierarchicalAllocator::frameworkRoles() const {
+  uint32_t roles = 0;
+  for (const auto& framework : frameworks_) {
+    if (framework) roles += static_cast<uint32_t>(framework->roles.size());
+  }
+  return roles;
 }
 
 bool HierarchicalAllocator::walkRolesInPlace() const {

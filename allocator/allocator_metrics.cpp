@@ -44,6 +44,8 @@ std::map<std::string, double> HierarchicalAllocator::metrics() const {
   out[prefix + "allocation_runs"] = static_cast<double>(allocationRuns_);
   addTimerMetrics(out, prefix + "allocation_run_ms", runMillis_);
   out[prefix + "allocation_run_agents_visited"] = static_cast<double>(lastCycleAgents_);
+  out[prefix + "allocation_run_agents_refused_by_all"] =
+      static_cast<double>(lastCycleRefusedByAll_);
   // 0 new, 1 registered, 2 recovering, 3 running.
   out[prefix + "recovery/state"] = static_cast<double>(state_);
   out[prefix + "recovery/expected_agents"] = expectedAgents_;

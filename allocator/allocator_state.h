@@ -100,6 +100,11 @@ struct AgentState {
   bool overcommitted = false;
   // Set when what the agent can lend may have changed; stage 3 then recomputes its slack.
   bool revocableDirty = true;
+  // Filters that refuse everything the agent has left: each refuses all of `refusalBase`, a
+  // past value of `available` that still holds all of it. Once every framework role in the
+  // cluster holds one, stages 1-2 skip the agent without walking its frameworks: in the first
+  // cycle after a decline storm that walk checked hundreds of filters per agent.
+  uint32_t coveringRefusals = 0;
   // The earliest expiry of `filters`, or kFilterEndUnknown once a filter it may have been
   // went away: before it, a cycle's visit has no filter to drop and only renews the wake.
   static constexpr Time kFilterEndUnknown = Time::min();
@@ -119,6 +124,29 @@ struct AgentState {
   void setAvailable(Resources resources) {
     available = std::move(resources);
     availableQuantities = available.quantities();
+    availableMayHaveGrown();
+  }
+
+  // Which filters coveringRefusals counts: those whose coveringEpoch is this (never 0).
+  uint64_t refusalEpoch = 1;
+  Resources refusalBase;
+  // Counts `filter` if it refuses all the agent has left (the books call it for a new filter).
+  void noteRefusal(OfferFilter& filter) {
+    // Nothing counted: the base may move to what is left now, the smallest base there is.
+    if (coveringRefusals == 0) refusalBase = available;
+    if (!filter.refused.contains(refusalBase)) return;
+    filter.coveringEpoch = refusalEpoch;
+    ++coveringRefusals;
+  }
+  // Before a filter is dropped or replaced.
+  void forgetRefusal(const OfferFilter& filter) {
+    if (filter.coveringEpoch == refusalEpoch) --coveringRefusals;
+  }
+  // After `available` grew or was replaced: the count holds only while the base still covers it.
+  void availableMayHaveGrown() {
+    if (coveringRefusals == 0 || refusalBase.contains(available)) return;
+    coveringRefusals = 0;
+    ++refusalEpoch;
   }
   std::optional<v1::Unavailability> unavailability;
   boost::container::flat_set<FrameworkIdx> inverseOffered;  // Outstanding inverse offers.

@@ -275,8 +275,18 @@ void HierarchicalAllocator::adoptPlaceholder(FrameworkIdx index) {
   }
 }
 
+void HierarchicalAllocator::dropFilter(AgentState& agent, Holder holder) {
+  auto it = agent.filters.find(holder);
+  if (it == agent.filters.end()) return;
+  --roles_[holder.role].activeFilters;
+  agent.earliestFilterEnd = AgentState::kFilterEndUnknown;
+  agent.forgetRefusal(it->second);
+  agent.filters.erase(it);
+}
+
 void HierarchicalAllocator::clearFilters(AgentState& agent) {
   for (const auto& [holder, filter] : agent.filters) --roles_[holder.role].activeFilters;
+  for (const auto& [holder, filter] : agent.filters) agent.forgetRefusal(filter);
   agent.filters.clear();
   agent.earliestFilterEnd = Time::max();
   agent.inverseOfferFilters.clear();
@@ -384,6 +394,7 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
       if (it->first.framework == *index) {
         --roles_[it->first.role].activeFilters;
         agent.earliestFilterEnd = AgentState::kFilterEndUnknown;
+        agent.forgetRefusal(it->second);
         it = agent.filters.erase(it);
       } else {
         ++it;
@@ -468,6 +479,12 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
     // hold nothing): while both stay, it carries what the framework holds revocably.
     if (old.revocableClient != kNoClient && (dropped || !revocable)) {
       revocable_.removeFramework(old.role, old.revocableClient);
+    }
+    // A dropped role's filters refuse for a holder that is gone; one added back starts anew.
+    if (dropped) {
+      for (auto& agent : agents_) {
+        if (agent) dropFilter(*agent, Holder{*index, old.role});
+      }
     }
   }
   for (FrameworkRole& fr : updated) {
@@ -601,10 +618,13 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
       ++roles_[holder.role].activeFilters;
     } else {
       state.earliestFilterEnd = AgentState::kFilterEndUnknown;  // Its old end goes.
+      state.forgetRefusal(filter);
     }
     filter.refused = resources;
     filter.expiry = options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     filter.createdAfterRun = allocationRuns_;
+    filter.coveringEpoch = 0;
+    state.noteRefusal(filter);
     state.earliestFilterEnd = std::min(state.earliestFilterEnd, filter.expiry);
   }
   dropPlaceholderIfIdle(holder.framework);
@@ -652,11 +672,7 @@ Status HierarchicalAllocator::reviveOffers(const std::string& id,
     updateFrameworkClient(*index, fr);
     // Reviving a role clears that role's filters only.
     for (auto& agent : agents_) {
-      if (!agent) continue;
-      if (agent->filters.erase(Holder{*index, fr.role})) {
-        --roles_[fr.role].activeFilters;
-        agent->earliestFilterEnd = AgentState::kFilterEndUnknown;
-      }
+      if (agent) dropFilter(*agent, Holder{*index, fr.role});
     }
   }
   worklist_.markAll();

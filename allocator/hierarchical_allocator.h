@@ -132,6 +132,11 @@ class HierarchicalAllocator final : public Allocator {
   void adoptPlaceholder(FrameworkIdx framework);
   // Offer and inverse-offer filters of every framework on the agent.
   void clearFilters(AgentState& agent);
+  // One framework role's offer filter on the agent, if it has one.
+  void dropFilter(AgentState& agent, Holder holder);
+  // Roles of every framework, placeholders included: an agent with as many covering refusals
+  // is refused by every framework role there is (each filter has its own holder).
+  uint32_t frameworkRoles() const;
 
   bool nested(RoleIdx role) const { return roles_[role].selfAndAncestors.size() > 1; }
   Resources eligibleFor(const AgentState& agent, const FrameworkState& framework,
@@ -317,6 +322,8 @@ class HierarchicalAllocator final : public Allocator {
   std::vector<double> runMillis_;  // Ring of the last kRunSamples cycle durations.
   size_t runMillisNext_ = 0;
   size_t lastCycleAgents_ = 0;  // Agents the last cycle looked at.
+  // Of those, agents stages 1-2 skipped because every framework role refused all they had.
+  size_t lastCycleRefusedByAll_ = 0;
   static constexpr size_t kRunSamples = 1000;
 };
 

@@ -17,6 +17,9 @@ struct OfferFilter {
   Time expiry;
   // allocation runs completed when the filter was made; it holds through run createdAfterRun+1.
   uint64_t createdAfterRun = 0;
+  // The agent's refusal epoch when this filter was found to refuse all it had left (see
+  // AgentState::coveringRefusals); 0: not counted.
+  uint64_t coveringEpoch = 0;
 
   bool expired(Time now, uint64_t currentRun) const {
     return now >= expiry && currentRun > createdAfterRun + 1;

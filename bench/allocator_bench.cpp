@@ -131,12 +131,15 @@ void addDeclineOffersCluster(Cluster& cluster, int agents, int frameworks, OnAge
 // Runs DeclineOffers cycles, declining everything; one timed allocate() per iteration. The
 // counter `allocs/agent/steady_cycle` is operator new calls inside allocate() per agent in
 // every cycle but the first (which grows the books and the benchmark's offer vector once).
-void runDeclineOffers(benchmark::State& state, Cluster& cluster) {
+// With `countRefusedByAll`, the counter `refused_by_all/cycle` is the agents a cycle skipped
+// because every framework refused all they had left (read between cycles, untimed).
+void runDeclineOffers(benchmark::State& state, Cluster& cluster, bool countRefusedByAll = false) {
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
   size_t offered = 0;
   uint64_t steadyAllocations = 0;
   int64_t cycles = 0;
+  double refusedByAll = 0;
   for (auto _ : state) {
     const uint64_t before = bench::allocationsSoFar();
     cluster.allocator->allocate();
@@ -144,8 +147,13 @@ void runDeclineOffers(benchmark::State& state, Cluster& cluster) {
     state.PauseTiming();
     if (cycles++ > 0) steadyAllocations += allocations;
     offered += cluster.declineAll(longFilter).first;
+    if (countRefusedByAll) {
+      refusedByAll +=
+          cluster.allocator->metrics()["allocator/harvest/allocation_run_agents_refused_by_all"];
+    }
     state.ResumeTiming();
   }
+  if (countRefusedByAll) state.counters["refused_by_all/cycle"] = refusedByAll / state.iterations();
   state.counters["offers/cycle"] = static_cast<double>(offered) / state.iterations();
   state.counters["port_fragments"] = kPortFragments;
   const double agents = static_cast<double>(state.range(0));
@@ -213,7 +221,7 @@ void BM_DeclineOffersLateRounds(benchmark::State& state) {
     cluster.allocator->allocate();
     cluster.declineAll(longFilter);
   }
-  runDeclineOffers(state, cluster);
+  runDeclineOffers(state, cluster, /*countRefusedByAll=*/true);
 }
 BENCHMARK(BM_DeclineOffersLateRounds)
     ->ArgNames({"agents", "frameworks"})
