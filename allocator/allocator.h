@@ -66,6 +66,10 @@ struct AllocatorOptions {
   // otherwise starts recording when first asked).
   bool explainDecisions = false;
   HostAffinityOptions hostAffinity;
+  // The master's fault domain region (Mesos's master --domain); empty: it has none. Agents in
+  // another region are offered only to frameworks with the REGION_AWARE capability; an agent
+  // without a domain is in the master's region.
+  std::string region;
   std::function<Time()> clock;  // Required.
 
   // Builds options from module parameters (all optional): sorter, refuse_seconds,

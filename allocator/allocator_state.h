@@ -50,6 +50,7 @@ struct FrameworkState {
   bool gpu = false;
   bool multiRole = false;
   bool refinement = false;
+  bool regionAware = false;  // REGION_AWARE: may be offered agents of other regions.
   // Known only from usage an agent reported before the master added the framework: it holds
   // that usage (charged to its roles, released with the agent or the tasks) and is never
   // offered anything; addFramework() adopts it.
@@ -91,6 +92,8 @@ struct AgentState {
   bool hierarchicalRole = false;
   bool refinement = false;
   bool hasGpus = false;
+  // In a fault domain region other than the master's: only REGION_AWARE frameworks get it.
+  bool remoteRegion = false;
   // Some allocation was tracked that `available` did not hold (usage reported beyond it): two
   // allocations may then share ports or set items, and returning one adds fewer values to
   // `available` than it counts, so availableQuantities is recomputed instead of added to.

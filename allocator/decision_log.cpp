@@ -53,6 +53,8 @@ const char* toString(MissingCapability capability) {
       return "MULTI_ROLE";
     case MissingCapability::kHierarchicalRole:
       return "HIERARCHICAL_ROLE";
+    case MissingCapability::kRegionAware:
+      return "REGION_AWARE";
   }
   return "";
 }

@@ -54,6 +54,7 @@ enum class MissingCapability : uint8_t {
   kGpuResources,      // The agent has GPUs; the framework lacks GPU_RESOURCES.
   kMultiRole,         // The framework is MULTI_ROLE; the agent is not.
   kHierarchicalRole,  // The role is nested; the agent lacks HIERARCHICAL_ROLE.
+  kRegionAware,       // The agent is in another region; the framework lacks REGION_AWARE.
 };
 // The Mesos capability name, e.g. "GPU_RESOURCES".
 const char* toString(MissingCapability capability);

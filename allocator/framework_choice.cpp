@@ -202,6 +202,11 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
                               frameworkIdx);
       return true;
     }
+    if (agent.remoteRegion && !framework.regionAware) {
+      recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kRegionAware,
+                              frameworkIdx);
+      return true;
+    }
     const int variant = framework.refinement ? 1 : 0;
     if (!wholeLeftover && !candidates[variant]) {
       candidates[variant] = cutToStage(eligibleFor(agent, framework, roleIdx), quota, poolRoles_,

@@ -336,6 +336,7 @@ Status HierarchicalAllocator::addFramework(
   framework->active = active;
   framework->revocable = hasCapability(info, v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
   framework->gpu = hasCapability(info, v1::FrameworkInfo::Capability::GPU_RESOURCES);
+  framework->regionAware = hasCapability(info, v1::FrameworkInfo::Capability::REGION_AWARE);
   framework->multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
   framework->refinement =
       hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
@@ -497,6 +498,7 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   framework.info = info;
   framework.revocable = revocable;
   framework.gpu = hasCapability(info, v1::FrameworkInfo::Capability::GPU_RESOURCES);
+  framework.regionAware = hasCapability(info, v1::FrameworkInfo::Capability::REGION_AWARE);
   framework.multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
   framework.refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   if (!framework.ownMinimums.empty()) --frameworksWithOwnMinimums_;
@@ -624,7 +626,9 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
     filter.expiry = options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     filter.createdAfterRun = allocationRuns_;
     filter.coveringEpoch = 0;
-    state.noteRefusal(filter);
+    // Counted only for a role the framework has (an adopted placeholder may still hold under
+    // one it lacks): the count must never exceed the framework roles it stands for.
+    if (frameworks_[holder.framework]->findRole(holder.role)) state.noteRefusal(filter);
     state.earliestFilterEnd = std::min(state.earliestFilterEnd, filter.expiry);
   }
   dropPlaceholderIfIdle(holder.framework);

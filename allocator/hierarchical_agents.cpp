@@ -39,6 +39,11 @@ bool sameAttributesAndCapabilities(const v1::AgentInfo& a, const v1::AgentInfo& 
 
 }  // namespace
 
+bool HierarchicalAllocator::remoteRegion(const v1::AgentInfo& info) const {
+  return !options_.region.empty() && info.has_domain() && info.domain().has_fault_domain() &&
+         info.domain().fault_domain().region().name() != options_.region;
+}
+
 Status HierarchicalAllocator::addAgent(
     const std::string& id, const v1::AgentInfo& info,
     const std::optional<v1::Unavailability>& unavailability, const Resources& total,
@@ -71,6 +76,7 @@ Status HierarchicalAllocator::addAgent(
   agent->hierarchicalRole = hasCapability(info, v1::AgentInfo::Capability::HIERARCHICAL_ROLE);
   agent->refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
   agent->hasGpus = total.scalar(kinds::kGpus).isPositive();
+  agent->remoteRegion = remoteRegion(info);
   agent->total = total;
   agent->setAvailable(total);
   agent->unavailability = unavailability;
@@ -192,6 +198,7 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
   agent.revocableDirty = true;
   agent.info = info;
   agent.multiRole = hasCapability(info, v1::AgentInfo::Capability::MULTI_ROLE);
+  agent.remoteRegion = remoteRegion(info);
   agent.hierarchicalRole = hasCapability(info, v1::AgentInfo::Capability::HIERARCHICAL_ROLE);
   agent.refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
   worklist_.mark(*index);

@@ -132,6 +132,8 @@ class HierarchicalAllocator final : public Allocator {
   void adoptPlaceholder(FrameworkIdx framework);
   // Offer and inverse-offer filters of every framework on the agent.
   void clearFilters(AgentState& agent);
+  // Whether an agent with `info` is in a region other than the master's (fault domains).
+  bool remoteRegion(const v1::AgentInfo& info) const;
   // One framework role's offer filter on the agent, if it has one.
   void dropFilter(AgentState& agent, Holder holder);
   // Roles of every framework, placeholders included: an agent with as many covering refusals

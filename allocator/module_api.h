@@ -30,7 +30,9 @@ namespace harvest {
 // 5: FrameworkInfo gained offer_filters (Mesos 1.9), which the allocator applies: the message
 // that crosses addFramework()/updateFramework() changes layout, and an older module would
 // ignore the filters.
-inline constexpr uint32_t kModuleApiVersion = 5;
+// 6: AllocatorOptions gained `region` (fault domains): its layout shifts, and an older module
+// would offer agents of remote regions to every framework.
+inline constexpr uint32_t kModuleApiVersion = 6;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
 inline constexpr const char* kModuleSymbol = "harvest_allocator_module_v1";

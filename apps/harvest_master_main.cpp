@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/runtime/fault_domain.h"
 #include "apps/flags.h"
 #include "common/host_port.h"
 #include "common/results.h"
@@ -53,6 +54,13 @@ DEFINE_string(json, "out/harvest-report.json", "PATH: the JSON report; empty wri
 // --listen mode.
 DEFINE_string(listen, "", "HOST:PORT: serve frameworks and agents here instead of a scenario");
 DEFINE_string(work_dir, "", "DIR: where the master keeps its registry; empty keeps none");
+DEFINE_string(domain, "",
+              "JSON or PATH: the master's fault domain, e.g. '{\"fault_domain\": {\"region\": "
+              "{\"name\": \"eu\"}, \"zone\": {\"name\": \"rack1\"}}}'; agents in another "
+              "region are offered only to REGION_AWARE frameworks. Empty: none, and agents that "
+              "name a domain are refused");
+DEFINE_bool(require_agent_domain, false,
+            "refuse agents that name no fault domain (needs --domain)");
 DEFINE_string(offer_timeout, "0", "DURATION: rescind offers held this long; 0 never");
 DEFINE_string(recovery_timeout, "60secs",
               "DURATION: after a restart, how long to wait for agents to reregister");
@@ -127,7 +135,9 @@ constexpr std::initializer_list<const char*> kListenOnly = {"work_dir",
                                                             "zk_session_timeout",
                                                             "allocation_thread",
                                                             "max_completed_frameworks",
-                                                            "max_completed_tasks_per_framework"};
+                                                            "max_completed_tasks_per_framework",
+                                                            "domain",
+                                                            "require_agent_domain"};
 constexpr std::initializer_list<const char*> kScenarioOnly = {"scenario", "report", "json"};
 
 // What both modes read. The helpers below return 0, or the exit code after printing why a
@@ -229,6 +239,16 @@ int masterFromFlags(const harvest::apps::Flags& flags, const AllocatorFlags& all
   options.maxCompletedTasksPerFramework =
       static_cast<size_t>(FLAGS_max_completed_tasks_per_framework);
   options.allocatorTrace = FLAGS_allocator_trace;
+  if (!FLAGS_domain.empty()) {
+    harvest::Result<harvest::v1::DomainInfo> domain =
+        harvest::agent::parseFaultDomain(FLAGS_domain);
+    if (!domain.ok()) return flags.bad("domain", FLAGS_domain, domain.message());
+    options.domain = *domain;
+  }
+  if (FLAGS_require_agent_domain && !options.domain) {
+    return flags.fail("--require_agent_domain needs --domain");
+  }
+  options.requireAgentDomain = FLAGS_require_agent_domain;
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "agent/runtime/fault_domain.h"
 #include "common/invariant.h"
 #include "trace/recording_allocator.h"
 
@@ -69,6 +70,7 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
   AllocatorOptions allocatorOptions = master->allocator_.options();
   allocatorOptions.clock = [loop] { return loop->now(); };
   if (options.seed != 0) allocatorOptions.seed = options.seed;
+  allocatorOptions.region = options.domain ? agent::regionOf(*options.domain) : "";
   Master* self = master.get();
   AllocatorCallbacks callbacks;
   callbacks.offer = [self](const std::string& framework, const OfferedResources& offers) {

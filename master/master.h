@@ -72,6 +72,12 @@ struct MasterOptions {
   Duration statusRetryMax = Duration::seconds(600);
   // Module parameters set on top of the manifest's (e.g. host_affinity=true).
   std::map<std::string, std::string> moduleParameters;
+  // Mesos's --domain: the master's fault domain. Agents in another region are offered only to
+  // REGION_AWARE frameworks; without one, an agent that names a domain is refused (as Mesos
+  // refuses it: the master could not tell whether it is remote).
+  std::optional<v1::DomainInfo> domain;
+  // Mesos's --require_agent_domain: refuse agents that name no fault domain (needs `domain`).
+  bool requireAgentDomain = false;
   // Non-empty: every call into the allocator is recorded in this file (created or truncated),
   // for harvest-replay (docs/REPLAY.md).
   std::string allocatorTrace;
@@ -307,6 +313,8 @@ class Master final : public AgentReports {
   Master(EventLoop* loop, MasterOptions options);
   // Agents joining (master_agents.cpp).
   Result<Adoption> planAdoption(const AgentLink& agent) const;
+  // The fault domain rules of --domain and --require_agent_domain.
+  Status checkFaultDomain(const v1::AgentInfo& info, const std::string& id) const;
   void applyAdoption(std::unique_ptr<AgentLink> agent, const Adoption& plan);
   // ACCEPT's phases (master_accept.cpp).
   struct AcceptedOffers {

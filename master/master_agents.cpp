@@ -11,14 +11,29 @@
 #include <set>
 
 #include "agent/runtime/agent_info.h"
+#include "agent/runtime/fault_domain.h"
 #include "master/master.h"
 #include "resources/roles.h"
 
 namespace harvest::master {
 
+Status Master::checkFaultDomain(const v1::AgentInfo& info, const std::string& id) const {
+  const bool named = info.has_domain() && info.domain().has_fault_domain();
+  if (named && !options_.domain) {
+    return Status::failedPrecondition("agent '" + id +
+                                      "' has a fault domain but the master has none (--domain)");
+  }
+  if (!named && options_.requireAgentDomain) {
+    return Status::failedPrecondition("agent '" + id +
+                                      "' has no fault domain and the master requires one");
+  }
+  return Status();
+}
+
 Result<Master::Adoption> Master::planAdoption(const AgentLink& agent) const {
   const std::string& id = agent.id();
   if (Status valid = agent::validateAgentInfo(agent.info(), id); !valid.ok()) return valid;
+  if (Status placed = checkFaultDomain(agent.info(), id); !placed.ok()) return placed;
   Adoption plan;
   std::set<std::pair<std::string, std::string>> named;
   for (const HeldTask& task : agent.heldTasks()) {

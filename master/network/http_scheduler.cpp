@@ -85,6 +85,11 @@ void HttpScheduler::offers(const std::vector<Offer>& offers) {
       for (v1::Resource& resource : *out.mutable_resources()) downgradeReservation(resource);
     }
     out.mutable_allocation_info()->set_role(offer.role);
+    if (const v1::AgentInfo* agent =
+            context_->agentInfo ? context_->agentInfo(offer.agent) : nullptr) {
+      *out.mutable_attributes() = agent->attributes();
+      if (agent->has_domain()) *out.mutable_domain() = agent->domain();
+    }
     // Mesos always fills it and some clients read it unconditionally.
     v1::URL& url = *out.mutable_url();
     url.set_scheme("http");

@@ -41,6 +41,9 @@ struct SchedulerContext {
   double unixEpochOffset = 0;
   // The IP an agent registered from, or "" when the master does not know one.
   std::function<std::string(const std::string& agent)> agentIp;
+  // What the agent registered with (offers carry its attributes and fault domain); null when
+  // the agent is gone.
+  std::function<const v1::AgentInfo*(const std::string& agent)> agentInfo;
 };
 
 class HttpScheduler final : public Scheduler {

@@ -175,6 +175,13 @@ Result<std::unique_ptr<NetworkMaster>> NetworkMaster::start(const NetworkOptions
     auto it = raw->agentIps_.find(agent);
     return it == raw->agentIps_.end() ? std::string() : it->second;
   };
+  context.agentInfo = [raw](const std::string& agent) -> const v1::AgentInfo* {
+    const agent::AgentLink* link = raw->master_->agent(agent);
+    return link ? &link->info() : nullptr;
+  };
+  if (const auto& domain = self->master_->options().domain) {
+    *context.masterInfo.mutable_domain() = *domain;
+  }
   self->heartbeats();
   LOG(INFO) << "harvest-master listening on " << network.address << ":" << self->port() << " (run "
             << self->runId_ << ", "

@@ -299,16 +299,16 @@ TEST(ModuleLoaderTest, MissingEntrySymbol) {
 TEST(ModuleLoaderTest, ApiVersionMismatch) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kBadVersionSo, moduleJson("future"))})),
             "module library '" + kBadVersionSo +
-                "' uses module API version 7, expected 5: rebuild it against this master's "
+                "' uses module API version 7, expected 6: rebuild it against this master's "
                 "Harvest headers");
 }
 
-// A module built before FrameworkInfo.offer_filters would read the message with another
-// layout and ignore the filters: refused, saying why.
-TEST(ModuleLoaderTest, ModuleOfTheApiBeforeOfferFiltersIsRefused) {
+// A module built before AllocatorOptions.region would read the options with another layout
+// and offer remote agents to every framework: refused, saying why.
+TEST(ModuleLoaderTest, ModuleOfTheApiBeforeFaultDomainsIsRefused) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kOldVersionSo, moduleJson("old"))})),
             "module library '" + kOldVersionSo +
-                "' uses module API version 4, expected 5: rebuild it against this master's "
+                "' uses module API version 5, expected 6: rebuild it against this master's "
                 "Harvest headers");
 }
 

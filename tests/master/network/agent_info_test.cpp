@@ -36,6 +36,21 @@ v1::AgentInfo nodeSeven() {
   return info;
 }
 
+v1::DomainInfo domainIn(const std::string& region, const std::string& zone) {
+  v1::DomainInfo domain;
+  domain.mutable_fault_domain()->mutable_region()->set_name(region);
+  domain.mutable_fault_domain()->mutable_zone()->set_name(zone);
+  return domain;
+}
+
+// A master in `region` (Mesos's --domain), optionally refusing agents without a domain.
+MasterOptions masterIn(const std::string& region, bool requireAgentDomain = false) {
+  MasterOptions options = fastOptions();
+  options.domain = domainIn(region, region + "-1b");
+  options.requireAgentDomain = requireAgentDomain;
+  return options;
+}
+
 int registerWith(FakeAgent& agent, const v1::AgentInfo& info) {
   AgentRegistration registration = agent.registration();
   registration.info = info;
@@ -43,7 +58,7 @@ int registerWith(FakeAgent& agent, const v1::AgentInfo& info) {
 }
 
 TEST(AgentInfoTest, TheAgentsOwnInfoReachesStateOperatorApiAndOffers) {
-  MasterThread master;
+  MasterThread master({}, masterIn("eu-west"));
   FakeAgent agent(master.port(), "a7", "cpus:4;mem:4096");
   ASSERT_EQ(registerWith(agent, nodeSeven()), 200);
 
@@ -82,19 +97,27 @@ TEST(AgentInfoTest, TheAgentsOwnInfoReachesStateOperatorApiAndOffers) {
   EXPECT_EQ(field(object(object(object(info, "domain"), "fault_domain"), "zone"), "name"),
             "eu-west-1a");
 
-  // An offer names the host the agent registered with.
+  // An offer names the host the agent registered with, its attributes and its domain; the
+  // master announces its own domain when the framework subscribes.
   FrameworkClient framework(master.port());
   ASSERT_EQ(framework.subscribe(frameworkInfo("web")), 200);
+  EXPECT_EQ(framework.firstEvent().subscribed().master_info().domain().fault_domain().zone().name(),
+            "eu-west-1b");
   const v1::Offer offer = framework.offer();
   EXPECT_EQ(offer.agent_id().value(), "a7");
   EXPECT_EQ(offer.hostname(), "node-7.example");
+  ASSERT_EQ(offer.attributes_size(), 2);
+  EXPECT_EQ(offer.attributes(0).name(), "rack");
+  EXPECT_EQ(offer.attributes(0).text().value(), "r1");
+  EXPECT_EQ(offer.attributes(1).scalar().value(), 4);
+  EXPECT_EQ(offer.domain().fault_domain().zone().name(), "eu-west-1a");
   master.stop();
 }
 
 // A capability the agent did not claim is one it lacks: an agent without HIERARCHICAL_ROLE is
 // never offered to a framework of a nested role, while one that claims it is.
 TEST(AgentInfoTest, ACapabilityTheAgentLacksIsNeverAssumed) {
-  MasterThread master;
+  MasterThread master({}, masterIn("eu-west"));
   FakeAgent plain(master.port(), "plain", "cpus:4;mem:4096");
   FakeAgent nested(master.port(), "nested", "cpus:2;mem:2048");
   v1::AgentInfo multiRoleOnly = nodeSeven();
@@ -115,7 +138,7 @@ TEST(AgentInfoTest, ACapabilityTheAgentLacksIsNeverAssumed) {
 }
 
 TEST(AgentInfoTest, AMalformedInfoIsRefusedAtRegistration) {
-  MasterThread master;
+  MasterThread master({}, masterIn("eu-west"));
   struct Case {
     const char* what;
     void (*spoil)(v1::AgentInfo&);
@@ -146,6 +169,49 @@ TEST(AgentInfoTest, AMalformedInfoIsRefusedAtRegistration) {
   }
   // None of them was taken in.
   EXPECT_TRUE(entries(state(master.port()), "slaves").empty());
+  master.stop();
+}
+
+// Mesos's rules: a master without a domain cannot tell whether an agent that names one is
+// remote, so it refuses it; with --require_agent_domain, an agent that names none is refused.
+TEST(AgentInfoTest, FaultDomainRulesAtRegistration) {
+  {
+    MasterThread master;
+    FakeAgent placed(master.port(), "a7", "cpus:4;mem:4096");
+    EXPECT_EQ(registerWith(placed, nodeSeven()), 400);
+    FakeAgent unplaced(master.port(), "plain", "cpus:4;mem:4096");
+    EXPECT_EQ(registerWith(unplaced, agent::ledgerAgentInfo("plain")), 200);
+    master.stop();
+  }
+  MasterThread strict({}, masterIn("eu-west", /*requireAgentDomain=*/true));
+  FakeAgent unplaced(strict.port(), "plain", "cpus:4;mem:4096");
+  EXPECT_EQ(registerWith(unplaced, agent::ledgerAgentInfo("plain")), 400);
+  FakeAgent placed(strict.port(), "a7", "cpus:4;mem:4096");
+  EXPECT_EQ(registerWith(placed, nodeSeven()), 200);
+  const std::vector<Struct> agents = entries(state(strict.port()), "slaves");
+  ASSERT_EQ(agents.size(), 1u);
+  EXPECT_EQ(field(agents[0], "id"), "a7");
+  strict.stop();
+}
+
+// An agent in a region other than the master's is offered to REGION_AWARE frameworks only.
+TEST(AgentInfoTest, ARemoteAgentIsOfferedOnlyToRegionAwareFrameworks) {
+  MasterThread master({}, masterIn("us-east"));
+  FakeAgent remote(master.port(), "a7", "cpus:4;mem:4096");
+  ASSERT_EQ(registerWith(remote, nodeSeven()), 200);
+
+  FrameworkClient plain(master.port());
+  ASSERT_EQ(plain.subscribe(frameworkInfo("web", "plain")), 200);
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    EXPECT_TRUE(plain.offers(Duration::milliseconds(300)).empty());
+  }
+  v1::FrameworkInfo awareInfo = frameworkInfo("web", "aware");
+  awareInfo.add_capabilities()->set_type(v1::FrameworkInfo::Capability::REGION_AWARE);
+  FrameworkClient aware(master.port());
+  ASSERT_EQ(aware.subscribe(awareInfo), 200);
+  const v1::Offer offer = aware.offer();
+  EXPECT_EQ(offer.agent_id().value(), "a7");
+  EXPECT_EQ(offer.domain().fault_domain().region().name(), "eu-west");
   master.stop();
 }
 
