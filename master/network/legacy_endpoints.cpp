@@ -60,51 +60,91 @@ const std::map<std::string, Endpoint>& endpoints() {
   return kEndpoints;
 }
 
-// JSON pieces joined with commas.
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+// `{...}` with what `append` writes inside the braces.
+template <typename Append>
+std::string objectOf(Append append) {
+  std::string out = "{";
+  append(out);
+  out += '}';
   return out;
 }
-std::string array(const std::vector<std::string>& items) {
-  return "[" + joined(items) + "]";
-}
-std::string strings(const std::vector<std::string>& items) {
-  std::vector<std::string> quoted;
-  for (const std::string& item : items) quoted.push_back(jsonString(item));
-  return array(quoted);
-}
-std::string boolean(bool value) {
+const char* boolean(bool value) {
   return value ? "true" : "false";
 }
 
-std::string taskJson(const std::string& framework, const std::string& task,
-                     const std::string& agent, const std::string& role, const Resources& resources,
-                     TaskState state) {
-  const std::string stateName = jsonString(toString(state));
-  return "{\"id\":" + jsonString(task) + ",\"name\":" + jsonString(task) +
-         ",\"framework_id\":" + jsonString(framework) + ",\"executor_id\":" + jsonString(task) +
-         ",\"slave_id\":" + jsonString(agent) + ",\"state\":" + stateName +
-         ",\"resources\":" + mesosResources(resources) + ",\"role\":" + jsonString(role) +
-         ",\"statuses\":[{\"state\":" + stateName + "}]}";
+// `[item,item,...]`, each item written by `append`.
+template <typename Range, typename Append>
+void appendArray(std::string& out, const Range& items, Append append) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ',';
+    first = false;
+    append(item);
+  }
+  out += ']';
+}
+template <typename Range>
+void appendStrings(std::string& out, const Range& items) {
+  appendArray(out, items, [&](std::string_view item) { appendJsonString(out, item); });
+}
+
+void appendTask(std::string& out, const Master::TaskView& t) {
+  const char* state = toString(t.state);
+  out += "{\"id\":";
+  appendJsonString(out, t.task);
+  out += ",\"name\":";
+  appendJsonString(out, t.task);
+  out += ",\"framework_id\":";
+  appendJsonString(out, t.framework);
+  out += ",\"executor_id\":";
+  appendJsonString(out, t.task);
+  out += ",\"slave_id\":";
+  appendJsonString(out, t.agent);
+  out += ",\"state\":";
+  appendJsonString(out, state);
+  out += ",\"resources\":";
+  appendMesosResources(out, t.resources);
+  out += ",\"role\":";
+  appendJsonString(out, t.role);
+  out += ",\"statuses\":[{\"state\":";
+  appendJsonString(out, state);
+  out += "}]}";
+}
+
+void appendOffer(std::string& out, const Offer& offer) {
+  out += "{\"id\":";
+  appendJsonString(out, offer.id);
+  out += ",\"framework_id\":";
+  appendJsonString(out, offer.framework);
+  out += ",\"slave_id\":";
+  appendJsonString(out, offer.agent);
+  out += ",\"resources\":";
+  appendMesosResources(out, offer.resources);
+  out += ",\"allocation_info\":{\"role\":";
+  appendJsonString(out, offer.role);
+  out += "}}";
 }
 
 // Who holds what: unfinished tasks (used) and outstanding offers (offered), by framework,
-// agent and role, and the JSON of each task and offer by framework.
+// agent and role, and each framework's tasks and offers (the master's own, not copies: the
+// endpoint reads them before anything can change them).
 struct Holdings {
   std::map<std::string, Resources> usedByFramework, offeredByFramework;
   std::map<std::string, Resources> usedByAgent, offeredByAgent;
   std::map<std::string, Resources> usedByRole, offeredByRole;
-  std::map<std::string, std::vector<std::string>> tasks, completedTasks, offers;
+  std::map<std::string, std::vector<Master::TaskView>> tasks, completedTasks;
+  std::map<std::string, std::vector<const Offer*>> offers;
   std::map<std::string, std::map<TaskState, size_t>> taskStatesByFramework, taskStatesByAgent;
   std::map<std::string, std::set<std::string>> frameworksByRole;
+  size_t taskCount = 0;
 };
 
 Holdings holdingsOf(const Master& master) {
   Holdings h;
   master.forEachTask([&](const Master::TaskView& t) {
-    h.tasks[t.framework].push_back(
-        taskJson(t.framework, t.task, t.agent, t.role, t.resources, t.state));
+    h.tasks[t.framework].push_back(t);
+    ++h.taskCount;
     ++h.taskStatesByFramework[t.framework][t.state];
     ++h.taskStatesByAgent[t.agent][t.state];
     if (isTerminal(t.state)) return;
@@ -115,15 +155,12 @@ Holdings holdingsOf(const Master& master) {
   for (const auto& [framework, tasks] : master.completedTasks()) {
     for (const Master::CompletedTask& t : tasks) {
       h.completedTasks[framework].push_back(
-          taskJson(t.framework, t.task, t.agent, t.role, t.resources, t.state));
+          Master::TaskView{t.framework, t.task, t.agent, t.role, t.resources, t.state});
+      ++h.taskCount;
     }
   }
   master.offers().forEach([&](const Offer& offer) {
-    h.offers[offer.framework].push_back(
-        "{\"id\":" + jsonString(offer.id) + ",\"framework_id\":" + jsonString(offer.framework) +
-        ",\"slave_id\":" + jsonString(offer.agent) +
-        ",\"resources\":" + mesosResources(offer.resources) +
-        ",\"allocation_info\":{\"role\":" + jsonString(offer.role) + "}}");
+    h.offers[offer.framework].push_back(&offer);
     h.offeredByFramework[offer.framework] += offer.resources;
     h.offeredByAgent[offer.agent] += offer.resources;
     h.offeredByRole[offer.role] += offer.resources;
@@ -141,50 +178,71 @@ const Resources& holding(const std::map<std::string, Resources>& byId, const std
   auto it = byId.find(id);
   return it == byId.end() ? kNone : it->second;
 }
-std::vector<std::string> listed(const std::map<std::string, std::vector<std::string>>& byId,
-                                const std::string& id) {
+template <typename T>
+const std::vector<T>& listed(const std::map<std::string, std::vector<T>>& byId,
+                             const std::string& id) {
+  static const std::vector<T> kNone;
   auto it = byId.find(id);
-  return it == byId.end() ? std::vector<std::string>() : it->second;
+  return it == byId.end() ? kNone : it->second;
+}
+
+void appendTasks(std::string& out, const std::vector<Master::TaskView>& tasks) {
+  appendArray(out, tasks, [&](const Master::TaskView& t) { appendTask(out, t); });
 }
 
 // `,"offer_filters":{role: OfferFilters}` in protobuf's JSON, roles in name order; nothing
 // for a framework that set none.
-std::string offerFiltersField(const v1::FrameworkInfo& info) {
-  if (info.offer_filters().empty()) return "";
+void appendOfferFiltersField(std::string& out, const v1::FrameworkInfo& info) {
+  if (info.offer_filters().empty()) return;
   google::protobuf::util::JsonPrintOptions print;
   print.preserve_proto_field_names = true;
   std::map<std::string, std::string> byRole;
   for (const auto& [role, filters] : info.offer_filters()) {
     (void)google::protobuf::util::MessageToJsonString(filters, &byRole[role], print);
   }
-  std::string out;
+  out += ",\"offer_filters\":{";
   for (const auto& [role, json] : byRole) {
-    out += (out.empty() ? "" : ",") + jsonString(role) + ":" + json;
+    if (out.back() != '{') out += ',';
+    appendJsonString(out, role);
+    out += ':' + json;
   }
-  return ",\"offer_filters\":{" + out + "}";
+  out += '}';
 }
 
 // The fields FrameworkInfo gives a framework's entry, registered or completed.
-std::string frameworkInfoFields(const v1::FrameworkInfo& info) {
-  std::vector<std::string> capabilities;
-  for (const auto& capability : info.capabilities()) {
-    capabilities.push_back(v1::FrameworkInfo::Capability::Type_Name(capability.type()));
+void appendFrameworkInfoFields(std::string& out, const v1::FrameworkInfo& info) {
+  out += "\"id\":";
+  appendJsonString(out, info.id().value());
+  out += ",\"name\":";
+  appendJsonString(out, info.name());
+  out += ",\"user\":";
+  appendJsonString(out, info.user());
+  out += ",\"hostname\":";
+  appendJsonString(out, info.hostname());
+  out += ",\"principal\":";
+  appendJsonString(out, info.principal());
+  out += ",\"webui_url\":";
+  appendJsonString(out, info.webui_url());
+  // Mesos names the single `role` of frameworks that are not MULTI_ROLE only.
+  if (info.roles().empty()) {
+    out += ",\"role\":";
+    appendJsonString(out, info.role());
   }
-  return "\"id\":" + jsonString(info.id().value()) + ",\"name\":" + jsonString(info.name()) +
-         ",\"user\":" + jsonString(info.user()) + ",\"hostname\":" + jsonString(info.hostname()) +
-         ",\"principal\":" + jsonString(info.principal()) +
-         ",\"webui_url\":" + jsonString(info.webui_url()) +
-         // Mesos names the single `role` of frameworks that are not MULTI_ROLE only.
-         (info.roles().empty() ? ",\"role\":" + jsonString(info.role()) : "") +
-         ",\"roles\":" + strings({info.roles().begin(), info.roles().end()}) +
-         ",\"capabilities\":" + strings(capabilities) +
-         ",\"failover_timeout\":" + mesosNumber(info.failover_timeout()) +
-         ",\"checkpoint\":" + boolean(info.checkpoint()) + offerFiltersField(info);
+  out += ",\"roles\":";
+  appendStrings(out, info.roles());
+  out += ",\"capabilities\":";
+  appendArray(out, info.capabilities(), [&](const v1::FrameworkInfo::Capability& capability) {
+    appendJsonString(out, v1::FrameworkInfo::Capability::Type_Name(capability.type()));
+  });
+  out += ",\"failover_timeout\":";
+  appendMesosNumber(out, info.failover_timeout());
+  out += ",\"checkpoint\":";
+  out += boolean(info.checkpoint());
+  appendOfferFiltersField(out, info);
 }
 
 // Mesos's per-state task counts ("TASK_RUNNING": 2) of state-summary.
-std::string taskStateCounts(const std::map<TaskState, size_t>* counts) {
-  std::string out;
+void appendTaskStateCounts(std::string& out, const std::map<TaskState, size_t>* counts) {
   for (TaskState state :
        {TaskState::kStaging, TaskState::kRunning, TaskState::kFinished, TaskState::kFailed,
         TaskState::kKilled, TaskState::kLost, TaskState::kError}) {
@@ -193,9 +251,10 @@ std::string taskStateCounts(const std::map<TaskState, size_t>* counts) {
       auto it = counts->find(state);
       if (it != counts->end()) count = it->second;
     }
-    out += "," + jsonString(toString(state)) + ":" + std::to_string(count);
+    out += ',';
+    appendJsonString(out, toString(state));
+    out += ':' + std::to_string(count);
   }
-  return out;
 }
 
 // The agent's resources reserved to each role (the finest reservation's role).
@@ -215,12 +274,37 @@ std::map<std::string, Resources> reservedByRole(const Resources& total) {
   return out;
 }
 
-std::string resourcesByRole(const std::map<std::string, Resources>& byRole) {
-  std::vector<std::string> fields;
-  for (const auto& [role, resources] : byRole) {
-    fields.push_back(jsonString(role) + ":" + mesosResources(resources));
+// `{role: resources}` of the agent's reservations; an agent without any (the usual one) needs
+// no map to say so.
+void appendReservedResources(std::string& out, const Resources& total) {
+  if (!total.hasReserved()) {
+    out += "{}";
+    return;
   }
-  return "{" + joined(fields) + "}";
+  out += '{';
+  for (const auto& [role, resources] : reservedByRole(total)) {
+    if (out.back() != '{') out += ',';
+    appendJsonString(out, role);
+    out += ':';
+    appendMesosResources(out, resources);
+  }
+  out += '}';
+}
+
+// The fields both /master/state and /master/state-summary give an agent, from its id to its
+// unreserved resources.
+void appendAgentResourceFields(std::string& out, const AgentLink& agent, const Holdings& h,
+                               const Resources& total) {
+  out += ",\"resources\":";
+  appendMesosResources(out, total);
+  out += ",\"used_resources\":";
+  appendMesosResources(out, holding(h.usedByAgent, agent.id()));
+  out += ",\"offered_resources\":";
+  appendMesosResources(out, holding(h.offeredByAgent, agent.id()));
+  out += ",\"reserved_resources\":";
+  appendReservedResources(out, total);
+  out += ",\"unreserved_resources\":";
+  appendMesosResources(out, total.hasReserved() ? total.unreserved() : total);
 }
 
 }  // namespace
@@ -238,9 +322,11 @@ http::Response NetworkMaster::operatorGet(const std::string& path) const {
     case Endpoint::kStateSummary:
       return http::Response::json(200, stateSummaryJson());
     case Endpoint::kFrameworks:
-      return http::Response::json(200, "{" + frameworksFields() + "}");
+      return http::Response::json(200,
+                                  objectOf([&](std::string& out) { appendFrameworksFields(out); }));
     case Endpoint::kSlaves:
-      return http::Response::json(200, "{" + slavesFields() + "}");
+      return http::Response::json(200,
+                                  objectOf([&](std::string& out) { appendSlavesFields(out); }));
     case Endpoint::kRoles:
       return http::Response::json(200, rolesJson());
     case Endpoint::kRedirect: {
@@ -283,73 +369,97 @@ http::Response NetworkMaster::operatorGet(const std::string& path) const {
   return http::Response::text(404, "no such endpoint: " + path);
 }
 
-std::string NetworkMaster::frameworksFields() const {
+void NetworkMaster::appendFrameworksFields(std::string& out) const {
   const Holdings h = holdingsOf(*master_);
-  std::vector<std::string> frameworks;
+  out += "\"frameworks\":[";
   master_->forEachFramework([&](const Master::FrameworkView& f) {
     if (master_->isRemoved(f.id)) return;  // Listed with the completed frameworks.
     auto registered = frameworkRegisteredAt_.find(f.id);
     const Resources& used = holding(h.usedByFramework, f.id);
     const Resources& offered = holding(h.offeredByFramework, f.id);
-    frameworks.push_back(
-        "{" + frameworkInfoFields(f.info) + ",\"active\":" + boolean(f.connected) +
-        ",\"connected\":" + boolean(f.connected) + ",\"recovered\":false" +
-        ",\"registered_time\":" +
-        mesosNumber(registered == frameworkRegisteredAt_.end() ? 0 : registered->second) +
-        ",\"resources\":" + mesosResources(used + offered) + ",\"used_resources\":" +
-        mesosResources(used) + ",\"offered_resources\":" + mesosResources(offered) +
-        ",\"used_resources_full\":" + mesosResourcesFull(used) +
-        ",\"offered_resources_full\":" + mesosResourcesFull(offered) +
-        ",\"tasks\":" + array(listed(h.tasks, f.id)) + ",\"unreachable_tasks\":[]" +
-        ",\"completed_tasks\":" + array(listed(h.completedTasks, f.id)) +
-        ",\"offers\":" + array(listed(h.offers, f.id)) + ",\"executors\":[]}");
+    if (out.back() != '[') out += ',';
+    out += '{';
+    appendFrameworkInfoFields(out, f.info);
+    out += ",\"active\":";
+    out += boolean(f.connected);
+    out += ",\"connected\":";
+    out += boolean(f.connected);
+    out += ",\"recovered\":false,\"registered_time\":";
+    appendMesosNumber(out, registered == frameworkRegisteredAt_.end() ? 0 : registered->second);
+    out += ",\"resources\":";
+    appendMesosResources(out, used + offered);
+    out += ",\"used_resources\":";
+    appendMesosResources(out, used);
+    out += ",\"offered_resources\":";
+    appendMesosResources(out, offered);
+    out += ",\"used_resources_full\":";
+    appendMesosResourcesFull(out, used);
+    out += ",\"offered_resources_full\":";
+    appendMesosResourcesFull(out, offered);
+    out += ",\"tasks\":";
+    appendTasks(out, listed(h.tasks, f.id));
+    out += ",\"unreachable_tasks\":[],\"completed_tasks\":";
+    appendTasks(out, listed(h.completedTasks, f.id));
+    out += ",\"offers\":";
+    appendArray(out, listed(h.offers, f.id), [&](const Offer* offer) { appendOffer(out, *offer); });
+    out += ",\"executors\":[]}";
   });
-  std::vector<std::string> completed;
-  for (const v1::FrameworkInfo& info : master_->completedFrameworks()) {
-    completed.push_back(
-        "{" + frameworkInfoFields(info) +
-        ",\"active\":false,\"connected\":false,\"recovered\":false" +
-        ",\"resources\":" + mesosResources({}) + ",\"used_resources\":" + mesosResources({}) +
-        ",\"offered_resources\":" + mesosResources({}) +
-        ",\"tasks\":[],\"unreachable_tasks\":[],\"completed_tasks\":" +
-        array(listed(h.completedTasks, info.id().value())) + ",\"offers\":[],\"executors\":[]}");
-  }
-  return "\"frameworks\":" + array(frameworks) + ",\"completed_frameworks\":" + array(completed) +
-         ",\"unregistered_frameworks\":[]";
+  out += "],\"completed_frameworks\":";
+  appendArray(out, master_->completedFrameworks(), [&](const v1::FrameworkInfo& info) {
+    out += '{';
+    appendFrameworkInfoFields(out, info);
+    out += ",\"active\":false,\"connected\":false,\"recovered\":false,\"resources\":";
+    for (const char* field : {"", ",\"used_resources\":", ",\"offered_resources\":"}) {
+      out += field;
+      appendMesosResources(out, {});
+    }
+    out += ",\"tasks\":[],\"unreachable_tasks\":[],\"completed_tasks\":";
+    appendTasks(out, listed(h.completedTasks, info.id().value()));
+    out += ",\"offers\":[],\"executors\":[]}";
+  });
+  out += ",\"unregistered_frameworks\":[]";
 }
 
-std::string NetworkMaster::slavesFields() const {
+void NetworkMaster::appendSlavesFields(std::string& out) const {
   const Holdings h = holdingsOf(*master_);
-  std::vector<std::string> agents;
+  out += "\"slaves\":[";
   master_->forEachAgent([&](const AgentLink& agent) {
     const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);
     const bool active = remote == nullptr || remote->connected();
     auto ip = agentIps_.find(agent.id());
     auto registered = agentRegisteredAt_.find(agent.id());
     const Resources total = agent.total();
-    agents.push_back(
-        "{\"id\":" + jsonString(agent.id()) + "," + mesosAgentInfoFields(agent.info()) +
-        ",\"pid\":" +
-        jsonString("slave(1)@" +
-                   (ip == agentIps_.end() || ip->second.empty() ? "127.0.0.1" : ip->second) + ":" +
-                   std::to_string(kAgentPort)) +
-        ",\"port\":" + std::to_string(kAgentPort) + ",\"registered_time\":" +
-        mesosNumber(registered == agentRegisteredAt_.end() ? 0 : registered->second) +
-        ",\"resources\":" + mesosResources(total) +
-        ",\"used_resources\":" + mesosResources(holding(h.usedByAgent, agent.id())) +
-        ",\"offered_resources\":" + mesosResources(holding(h.offeredByAgent, agent.id())) +
-        ",\"reserved_resources\":" + resourcesByRole(reservedByRole(total)) +
-        ",\"unreserved_resources\":" + mesosResources(total.unreserved()) +
-        ",\"used_resources_full\":" + mesosResourcesFull(holding(h.usedByAgent, agent.id())) +
-        ",\"offered_resources_full\":" + mesosResourcesFull(holding(h.offeredByAgent, agent.id())) +
-        ",\"active\":" + boolean(active) + ",\"version\":" + jsonString(harvestVersion()) + "}");
+    if (out.back() != '[') out += ',';
+    out += "{\"id\":";
+    appendJsonString(out, agent.id());
+    out += ',';
+    appendMesosAgentInfoFields(out, agent.info());
+    // The ip is inet_ntop's text (digits, dots, colons): nothing in it needs escaping.
+    out += ",\"pid\":\"slave(1)@";
+    out += ip == agentIps_.end() || ip->second.empty() ? "127.0.0.1" : ip->second;
+    out += ':' + std::to_string(kAgentPort) + "\",\"port\":" + std::to_string(kAgentPort) +
+           ",\"registered_time\":";
+    appendMesosNumber(out, registered == agentRegisteredAt_.end() ? 0 : registered->second);
+    appendAgentResourceFields(out, agent, h, total);
+    out += ",\"used_resources_full\":";
+    appendMesosResourcesFull(out, holding(h.usedByAgent, agent.id()));
+    out += ",\"offered_resources_full\":";
+    appendMesosResourcesFull(out, holding(h.offeredByAgent, agent.id()));
+    out += ",\"active\":";
+    out += boolean(active);
+    out += ",\"version\":";
+    appendJsonString(out, harvestVersion());
+    out += '}';
   });
   // Agents the persisted state expects that have not re-registered yet.
-  std::vector<std::string> recovered;
-  for (const std::string& id : master_->recovery().lostAgents) {
-    recovered.push_back("{\"id\":" + jsonString(id) + ",\"hostname\":" + jsonString(id) + "}");
-  }
-  return "\"slaves\":" + array(agents) + ",\"recovered_slaves\":" + array(recovered);
+  out += "],\"recovered_slaves\":";
+  appendArray(out, master_->recovery().lostAgents, [&](const std::string& id) {
+    out += "{\"id\":";
+    appendJsonString(out, id);
+    out += ",\"hostname\":";
+    appendJsonString(out, id);
+    out += '}';
+  });
 }
 
 std::string NetworkMaster::rolesJson() const {
@@ -366,35 +476,47 @@ std::string NetworkMaster::rolesJson() const {
       roles.insert(role);
     }
   });
-  std::vector<std::string> entries;
-  for (const std::string& role : roles) {
+  std::string out = "{\"roles\":";
+  appendArray(out, roles, [&](const std::string& role) {
     auto weight = master_->weights().find(role);
     auto frameworks = h.frameworksByRole.find(role);
-    const Resources& used = holding(h.usedByRole, role);
     const Resources& offered = holding(h.offeredByRole, role);
-    std::string quota = "{\"role\":" + jsonString(role);
+    const Resources allocated = holding(h.usedByRole, role) + offered;
+    out += "{\"name\":";
+    appendJsonString(out, role);
+    out += ",\"weight\":";
+    appendMesosNumber(out, weight == master_->weights().end() ? 1 : weight->second);
+    out += ",\"frameworks\":";
+    appendStrings(
+        out, frameworks == h.frameworksByRole.end() ? std::set<std::string>() : frameworks->second);
+    out += ",\"resources\":";
+    appendMesosResources(out, allocated);
+    out += ",\"allocated\":";
+    appendMesosResources(out, allocated);
+    out += ",\"offered\":";
+    appendMesosResources(out, offered);
+    out += ",\"reserved\":";
+    appendMesosResources(out, holding(reserved, role));
+    out += ",\"quota\":{\"role\":";
+    appendJsonString(out, role);
     if (auto q = master_->quotas().find(role); q != master_->quotas().end()) {
-      quota += ",\"guarantee\":" + mesosQuantities(q->second.guarantee);
+      out += ",\"guarantee\":";
+      appendMesosQuantities(out, q->second.guarantee);
       if (q->second.limit) {
-        std::vector<std::string> limits;
+        out += ",\"limit\":{";
         for (const auto& [kind, amount] : *q->second.limit) {
-          limits.push_back(jsonString(kinds::name(kind)) + ":" + mesosNumber(amount.toDouble()));
+          if (out.back() != '{') out += ',';
+          appendJsonString(out, kinds::name(kind));
+          out += ':';
+          appendMesosNumber(out, amount.toDouble());
         }
-        quota += ",\"limit\":{" + joined(limits) + "}";
+        out += '}';
       }
     }
-    entries.push_back(
-        "{\"name\":" + jsonString(role) + ",\"weight\":" +
-        mesosNumber(weight == master_->weights().end() ? 1 : weight->second) + ",\"frameworks\":" +
-        strings(
-            frameworks == h.frameworksByRole.end()
-                ? std::vector<std::string>()
-                : std::vector<std::string>(frameworks->second.begin(), frameworks->second.end())) +
-        ",\"resources\":" + mesosResources(used + offered) + ",\"allocated\":" +
-        mesosResources(used + offered) + ",\"offered\":" + mesosResources(offered) +
-        ",\"reserved\":" + mesosResources(holding(reserved, role)) + ",\"quota\":" + quota + "}}");
-  }
-  return "{\"roles\":" + array(entries) + "}";
+    out += "}}";
+  });
+  out += '}';
+  return out;
 }
 
 std::string NetworkMaster::stateSummaryJson() const {
@@ -405,45 +527,60 @@ std::string NetworkMaster::stateSummaryJson() const {
     frameworksOnAgent[t.agent].insert(t.framework);
     agentsOfFramework[t.framework].insert(t.agent);
   });
-  auto idsOf = [](const std::map<std::string, std::set<std::string>>& byId, const std::string& id) {
+  auto appendIds = [&](std::string& out, const std::map<std::string, std::set<std::string>>& byId,
+                       const std::string& id) {
     auto it = byId.find(id);
-    return it == byId.end() ? std::vector<std::string>()
-                            : std::vector<std::string>(it->second.begin(), it->second.end());
+    appendStrings(out, it == byId.end() ? std::set<std::string>() : it->second);
   };
-  auto counts = [](const std::map<std::string, std::map<TaskState, size_t>>& byId,
-                   const std::string& id) {
+  auto appendCounts = [](std::string& out,
+                         const std::map<std::string, std::map<TaskState, size_t>>& byId,
+                         const std::string& id) {
     auto it = byId.find(id);
-    return taskStateCounts(it == byId.end() ? nullptr : &it->second);
+    appendTaskStateCounts(out, it == byId.end() ? nullptr : &it->second);
   };
-  std::vector<std::string> agents;
+  std::string out = "{\"hostname\":";
+  appendJsonString(out, context_.masterInfo.hostname());
+  out += ",\"slaves\":[";
   master_->forEachAgent([&](const AgentLink& agent) {
     const auto* remote = dynamic_cast<const RemoteAgent*>(&agent);
-    const Resources total = agent.total();
-    agents.push_back(
-        "{\"id\":" + jsonString(agent.id()) + "," + mesosAgentInfoFields(agent.info()) +
-        ",\"resources\":" + mesosResources(total) +
-        ",\"used_resources\":" + mesosResources(holding(h.usedByAgent, agent.id())) +
-        ",\"offered_resources\":" + mesosResources(holding(h.offeredByAgent, agent.id())) +
-        ",\"reserved_resources\":" + resourcesByRole(reservedByRole(total)) +
-        ",\"unreserved_resources\":" + mesosResources(total.unreserved()) +
-        ",\"active\":" + boolean(remote == nullptr || remote->connected()) +
-        counts(h.taskStatesByAgent, agent.id()) +
-        ",\"framework_ids\":" + strings(idsOf(frameworksOnAgent, agent.id())) + "}");
+    if (out.back() != '[') out += ',';
+    out += "{\"id\":";
+    appendJsonString(out, agent.id());
+    out += ',';
+    appendMesosAgentInfoFields(out, agent.info());
+    appendAgentResourceFields(out, agent, h, agent.total());
+    out += ",\"active\":";
+    out += boolean(remote == nullptr || remote->connected());
+    appendCounts(out, h.taskStatesByAgent, agent.id());
+    out += ",\"framework_ids\":";
+    appendIds(out, frameworksOnAgent, agent.id());
+    out += '}';
   });
-  std::vector<std::string> frameworks;
+  out += "],\"frameworks\":[";
   master_->forEachFramework([&](const Master::FrameworkView& f) {
     if (master_->isRemoved(f.id)) return;  // Listed with the completed frameworks.
-    frameworks.push_back(
-        "{\"id\":" + jsonString(f.id) + ",\"name\":" + jsonString(f.info.name()) +
-        ",\"hostname\":" + jsonString(f.info.hostname()) +
-        ",\"webui_url\":" + jsonString(f.info.webui_url()) + ",\"active\":" + boolean(f.connected) +
-        ",\"used_resources\":" + mesosResources(holding(h.usedByFramework, f.id)) +
-        ",\"offered_resources\":" + mesosResources(holding(h.offeredByFramework, f.id)) +
-        counts(h.taskStatesByFramework, f.id) +
-        ",\"slave_ids\":" + strings(idsOf(agentsOfFramework, f.id)) + "}");
+    if (out.back() != '[') out += ',';
+    out += "{\"id\":";
+    appendJsonString(out, f.id);
+    out += ",\"name\":";
+    appendJsonString(out, f.info.name());
+    out += ",\"hostname\":";
+    appendJsonString(out, f.info.hostname());
+    out += ",\"webui_url\":";
+    appendJsonString(out, f.info.webui_url());
+    out += ",\"active\":";
+    out += boolean(f.connected);
+    out += ",\"used_resources\":";
+    appendMesosResources(out, holding(h.usedByFramework, f.id));
+    out += ",\"offered_resources\":";
+    appendMesosResources(out, holding(h.offeredByFramework, f.id));
+    appendCounts(out, h.taskStatesByFramework, f.id);
+    out += ",\"slave_ids\":";
+    appendIds(out, agentsOfFramework, f.id);
+    out += '}';
   });
-  return "{\"hostname\":" + jsonString(context_.masterInfo.hostname()) +
-         ",\"slaves\":" + array(agents) + ",\"frameworks\":" + array(frameworks) + "}";
+  out += "]}";
+  return out;
 }
 
 std::string NetworkMaster::masterStateJson() const {
@@ -458,26 +595,45 @@ std::string NetworkMaster::masterStateJson() const {
     ++(remote == nullptr || remote->connected() ? activated : deactivated);
   });
   const RecoveryStatus& recovery = master_->recovery();
-  return "{\"version\":" + jsonString(harvestVersion()) +
-         ",\"build_date\":" + jsonString(HARVEST_BUILD_DATE) +
-         ",\"build_time\":" + std::to_string(HARVEST_BUILD_TIME) +
-         ",\"build_user\":" + jsonString(HARVEST_BUILD_USER) +
-         ",\"start_time\":" + mesosNumber(context_.unixEpochOffset) +
-         ",\"elected_time\":" + mesosNumber(context_.unixEpochOffset) +
-         ",\"id\":" + jsonString(info.id()) + ",\"pid\":" + jsonString(info.pid()) +
-         ",\"hostname\":" + jsonString(info.hostname()) +
-         ",\"activated_slaves\":" + std::to_string(activated) +
-         ",\"deactivated_slaves\":" + std::to_string(deactivated) +
-         ",\"leader\":" + jsonString(info.pid()) + ",\"leader_info\":" + leaderInfo +
-         ",\"flags\":" + jsonObject(options_.flags) + "," + slavesFields() + "," +
-         frameworksFields() +
-         ",\"orphan_tasks\":[],\"recovery\":{\"state\":" + jsonString(toString(recovery.state)) +
-         ",\"reason\":" + jsonString(recovery.reason) +
-         ",\"expected_agents\":" + std::to_string(recovery.expectedAgents) +
-         ",\"recovered_agents\":" + std::to_string(recovery.recoveredAgents) +
-         ",\"lost_agents\":" + strings({recovery.lostAgents.begin(), recovery.lostAgents.end()}) +
-         ",\"rejected_allocations\":" + std::to_string(recovery.rejectedAllocations) +
-         ",\"duration_ms\":" + mesosNumber(recovery.recoveryMillis) + "}}";
+  std::string out;
+  // About what an agent and a task take (550 and 450 bytes in the usual shapes), so that the
+  // body is written without growing its buffer more than once.
+  out.reserve(16 * 1024 + (activated + deactivated) * 640 + master_->offers().size() * 320);
+  out += "{\"version\":";
+  appendJsonString(out, harvestVersion());
+  out += ",\"build_date\":";
+  appendJsonString(out, HARVEST_BUILD_DATE);
+  out += ",\"build_time\":" + std::to_string(HARVEST_BUILD_TIME) + ",\"build_user\":";
+  appendJsonString(out, HARVEST_BUILD_USER);
+  out += ",\"start_time\":";
+  appendMesosNumber(out, context_.unixEpochOffset);
+  out += ",\"elected_time\":";
+  appendMesosNumber(out, context_.unixEpochOffset);
+  out += ",\"id\":";
+  appendJsonString(out, info.id());
+  out += ",\"pid\":";
+  appendJsonString(out, info.pid());
+  out += ",\"hostname\":";
+  appendJsonString(out, info.hostname());
+  out += ",\"activated_slaves\":" + std::to_string(activated) +
+         ",\"deactivated_slaves\":" + std::to_string(deactivated) + ",\"leader\":";
+  appendJsonString(out, info.pid());
+  out += ",\"leader_info\":" + leaderInfo + ",\"flags\":" + jsonObject(options_.flags) + ",";
+  appendSlavesFields(out);
+  out += ',';
+  appendFrameworksFields(out);
+  out += ",\"orphan_tasks\":[],\"recovery\":{\"state\":";
+  appendJsonString(out, toString(recovery.state));
+  out += ",\"reason\":";
+  appendJsonString(out, recovery.reason);
+  out += ",\"expected_agents\":" + std::to_string(recovery.expectedAgents) +
+         ",\"recovered_agents\":" + std::to_string(recovery.recoveredAgents) + ",\"lost_agents\":";
+  appendStrings(out, recovery.lostAgents);
+  out += ",\"rejected_allocations\":" + std::to_string(recovery.rejectedAllocations) +
+         ",\"duration_ms\":";
+  appendMesosNumber(out, recovery.recoveryMillis);
+  out += "}}";
+  return out;
 }
 
 }  // namespace harvest::master

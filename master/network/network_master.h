@@ -161,9 +161,10 @@ class NetworkMaster {
   void answerHeldExplanations();
   // Every cycle's end, in either mode (inline or on the worker thread).
   void cycleApplied();
-  // /master/frameworks and /master/slaves without their braces: /master/state holds them.
-  std::string frameworksFields() const;
-  std::string slavesFields() const;
+  // /master/frameworks and /master/slaves without their braces, appended to `out`:
+  // /master/state holds them.
+  void appendFrameworksFields(std::string& out) const;
+  void appendSlavesFields(std::string& out) const;
   std::string rolesJson() const;
   std::string stateSummaryJson() const;
   void schedulerCall(const http::Request& request, http::Responder& responder,

@@ -1,0 +1,108 @@
+// The `harvest` program itself, as an operator runs it: its flags, what it prints on stdout
+// and stderr, and its exit code, against a master this test starts. cli_test.cpp covers each
+// command through the library; this covers what main() adds around it (parsing --master and
+// the other flags, refusing a bad one before any call).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "testing/cluster.h"
+
+namespace harvest::cli {
+namespace {
+
+using namespace testkit;  // NOLINT: the fakes are these tests' vocabulary.
+
+struct Exited {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string contentsOf(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs HARVEST_CLI_BIN with `args`, its stdout and stderr in temporary files.
+Exited runHarvest(const std::vector<std::string>& args) {
+  TempFile out("stdout", ""), err("stderr", "");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int outFd = ::open(out.path().c_str(), O_WRONLY | O_TRUNC);
+    const int errFd = ::open(err.path().c_str(), O_WRONLY | O_TRUNC);
+    if (outFd < 0 || errFd < 0 || ::dup2(outFd, 1) < 0 || ::dup2(errFd, 2) < 0) ::_exit(126);
+    std::vector<std::string> words = {HARVEST_CLI_BIN};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  Exited exited;
+  int status = 0;
+  if (child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status)) {
+    exited.code = WEXITSTATUS(status);
+  }
+  exited.out = contentsOf(out.path());
+  exited.err = contentsOf(err.path());
+  return exited;
+}
+
+class CliBinaryTest : public ::testing::Test {
+ protected:
+  std::string masterFlag() const { return "--master=127.0.0.1:" + std::to_string(port()); }
+  uint16_t port() const { return cluster_.master.port(); }
+
+  Cluster cluster_;  // a1 (cpus:8;mem:16384) and framework "web", no task.
+};
+
+TEST_F(CliBinaryTest, ReadsTheStateAsATable) {
+  const Exited state = runHarvest({masterFlag(), "state"});
+  EXPECT_EQ(state.code, 0) << state.err;
+  EXPECT_EQ(state.out,
+            "WHAT                  COUNT\n"
+            "agents                1\n"
+            "frameworks            1\n"
+            "completed frameworks  0\n"
+            "tasks                 0\n"
+            "completed tasks       0\n");
+  EXPECT_EQ(state.err, "");
+}
+
+TEST_F(CliBinaryTest, SetsWeightsAndReadsThemBack) {
+  const Exited set = runHarvest({masterFlag(), "weights", "set", "web=2.5", "batch=0.5"});
+  EXPECT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(set.out, "weights set\n");
+  const Exited read = runHarvest({masterFlag(), "weights", "get"});
+  EXPECT_EQ(read.code, 0) << read.err;
+  EXPECT_EQ(read.out,
+            "ROLE   WEIGHT\n"
+            "batch  0.5\n"
+            "web    2.5\n");
+}
+
+TEST_F(CliBinaryTest, ABadFlagIsRefusedWithExitTwoBeforeAnyCall) {
+  const Exited unknown = runHarvest({masterFlag(), "--colour", "state"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err, "harvest: unknown argument '--colour' (see --help)\n");
+  const Exited timeout = runHarvest({masterFlag(), "--timeout=0secs", "weights", "set", "web=9"});
+  EXPECT_EQ(timeout.code, 2);
+  EXPECT_EQ(timeout.err, "harvest: bad value '0secs' for --timeout: at least 1ms\n");
+  // Refused before the call: the weight is still the default.
+  const Exited read = runHarvest({masterFlag(), "weights", "get"});
+  EXPECT_EQ(read.code, 0) << read.err;
+  EXPECT_EQ(read.out, "ROLE  WEIGHT\n");
+}
+
+}  // namespace
+}  // namespace harvest::cli
