@@ -1,7 +1,7 @@
 // harvest-agent: one agent as its own process, registered with harvest-master over HTTP
-// (protos/agent_api.proto). It runs the tasks the master launches for their scripted
-// durations, evicts revocable work as the ledger decides, and reports back; see
-// agent/README.md, "harvest-agent process".
+// (protos/agent_api.proto). It runs the tasks the master launches (for their scripted
+// durations, or with --tasks=processes their commands as real processes), evicts revocable
+// work as the ledger decides, and reports back; see agent/README.md, "harvest-agent process".
 //
 //   harvest-agent --id=NAME --resources=RESOURCES [--master=HOST:PORT] [flags]
 //
@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include "agent/exec/command_process.h"
 #include "agent/process/agent_process.h"
 #include "apps/flags.h"
 #include "common/host_port.h"
@@ -39,7 +40,17 @@ DEFINE_string(master, "127.0.0.1:5050",
               "HOST:PORT: the master to register with; zk://HOST:PORT[,...]/PATH: the one "
               "leading in ZooKeeper, followed when the leader changes");
 DEFINE_string(estimate, "", "RESOURCES: usage slack the master may lend as throttleable revocable");
-DEFINE_string(kill_grace, "2secs", "DURATION: how long a killed or evicted task takes to exit");
+DEFINE_string(tasks, "simulated",
+              "simulated: a task runs for its harvest.duration_seconds label; processes: its "
+              "TaskInfo.command runs as a real process in a sandbox under --work_dir (a task "
+              "without a command ends TASK_ERROR)");
+DEFINE_string(work_dir, "/tmp/harvest-agent",
+              "PATH: with --tasks=processes, where sandboxes go "
+              "(PATH/slaves/<agent>/frameworks/<fw>/executors/<executor>/runs/<container>)");
+DEFINE_string(kill_grace, "",
+              "DURATION: simulated tasks: how long a killed or evicted task takes to exit "
+              "(default 2secs); processes: the SIGTERM-to-SIGKILL grace of a task whose "
+              "KillPolicy names none (default 3secs, as Mesos)");
 DEFINE_string(duration, "", "DURATION: exit after this long; empty: until SIGTERM or SIGINT");
 DEFINE_string(state_file, "", "PATH: keep PATH rewritten with what the agent holds (tests)");
 DEFINE_string(credential, "",
@@ -122,9 +133,19 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     if (!estimate.ok()) return flags.bad("estimate", FLAGS_estimate, estimate.message());
     options.estimate = *estimate;
   }
-  std::optional<harvest::Duration> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
-  if (!killGrace) return 2;
-  options.killGrace = *killGrace;
+  if (FLAGS_tasks == "processes") {
+    options.tasks = harvest::agent::TaskRunner::kProcesses;
+    if (FLAGS_work_dir.empty()) return flags.bad("work_dir", FLAGS_work_dir, "a directory");
+    options.workDir = FLAGS_work_dir;
+    options.killGrace = harvest::agent::kDefaultKillGracePeriod;
+  } else if (FLAGS_tasks != "simulated") {
+    return flags.bad("tasks", FLAGS_tasks, "simulated or processes");
+  }
+  if (!FLAGS_kill_grace.empty()) {
+    std::optional<harvest::Duration> killGrace = flags.duration("kill_grace", FLAGS_kill_grace);
+    if (!killGrace) return 2;
+    options.killGrace = *killGrace;
+  }
   if (!FLAGS_duration.empty()) {
     std::optional<harvest::Duration> duration = flags.duration("duration", FLAGS_duration);
     if (!duration) return 2;
@@ -184,8 +205,11 @@ int serve(harvest::agent::AgentProcess& agent, const AgentSetup& setup) {
   const harvest::agent::AgentProcessOptions& options = setup.options;
   LOG(INFO) << "harvest-agent '" << options.agentId << "' with " << options.total
             << (options.estimate.empty() ? "" : " (estimate ")
-            << (options.estimate.empty() ? "" : options.estimate.toString() + ")") << ", master "
-            << options.masterHost << ":" << options.masterPort;
+            << (options.estimate.empty() ? "" : options.estimate.toString() + ")") << ", "
+            << (options.tasks == harvest::agent::TaskRunner::kProcesses
+                    ? "tasks as processes under " + options.workDir.string()
+                    : std::string("simulated tasks"))
+            << ", master " << options.masterHost << ":" << options.masterPort;
   StateFileWriter stateFile(FLAGS_state_file);
   agent.runUntil(
       [&] {

@@ -133,6 +133,8 @@ void Master::statusUpdate(const TaskStatus& status) {
                   task.launchedAt);
         break;
       case TaskState::kStaging:
+      case TaskState::kStarting:
+      case TaskState::kKilling:
       case TaskState::kUnknown:
       case TaskState::kGoneByOperator:
         break;

@@ -10,7 +10,9 @@
 #include <thread>
 #include <utility>
 
+#include "agent/real/process_agent.h"
 #include "agent/runtime/agent_wire.h"
+#include "agent/sim/sim_agent.h"
 
 namespace harvest::agent {
 namespace {
@@ -57,6 +59,24 @@ std::string describe(const v1::AgentCall& call) {
   return out;
 }
 
+Result<std::unique_ptr<AgentLink>> createAgent(const AgentProcessOptions& options,
+                                               v1::AgentInfo info, EventLoop* loop,
+                                               AgentReports* reports) {
+  if (options.tasks == TaskRunner::kSimulated) {
+    Result<std::unique_ptr<SimAgent>> agent =
+        SimAgent::create(std::move(info), options.total, loop, reports, options.killGrace);
+    if (!agent.ok()) return agent.status();
+    return std::unique_ptr<AgentLink>(std::move(agent).value());
+  }
+  ProcessAgentOptions processes;
+  processes.workDir = options.workDir;
+  processes.killGrace = options.killGrace;
+  Result<std::unique_ptr<ProcessAgent>> agent =
+      ProcessAgent::create(std::move(info), options.total, loop, reports, std::move(processes));
+  if (!agent.ok()) return agent.status();
+  return std::unique_ptr<AgentLink>(std::move(agent).value());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions options) {
@@ -85,8 +105,8 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   const AgentProcessOptions& o = process->options_;
   v1::AgentInfo info = ledgerAgentInfo(o.agentId);
   if (!o.hostname.empty()) info.set_hostname(o.hostname);
-  Result<std::unique_ptr<SimAgent>> agent =
-      SimAgent::create(std::move(info), o.total, &process->loop_, process.get(), o.killGrace);
+  Result<std::unique_ptr<AgentLink>> agent =
+      createAgent(o, std::move(info), &process->loop_, process.get());
   if (!agent.ok()) return agent.status();
   process->agent_ = std::move(agent).value();
   process->scheduleTick();
@@ -102,7 +122,7 @@ AgentProcess::AgentProcess(AgentProcessOptions options)
       registerBackoff_(options_.initialBackoff),
       callBackoff_(options_.initialBackoff) {}
 
-// Members go in reverse order: the SimAgent before the loop its timers live on.
+// Members go in reverse order: the agent before the loop its timers live on.
 AgentProcess::~AgentProcess() = default;
 
 Time AgentProcess::now() const {
@@ -185,7 +205,7 @@ void AgentProcess::enqueue(v1::AgentCall call) {
 
 void AgentProcess::statusUpdate(const TaskStatus& status) {
   TaskStatus sent = status;
-  // The SimAgent's clock starts at 0 with this process; the master gets Unix time.
+  // The agent's clock starts at 0 with this process; the master gets Unix time.
   sent.time = status.time + Duration::nanoseconds(wallStartNanos_);
   enqueue(
       statusCall(options_.agentId, 0, sent, agent_->holdsExecutor(status.framework, status.task)));

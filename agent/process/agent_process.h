@@ -1,10 +1,12 @@
 // AgentProcess: the harvest-agent process's core, one agent talking to harvest-master over
 // HTTP (protos/agent_api.proto), testable in-process: no globals, no threads, no signals.
 //
-// It owns the agent itself (a SimAgent: the eviction ledger of agent/, scripted task
-// durations, kill grace), the EventLoop that SimAgent's timers run on (driven from the real
-// monotonic clock), the outbox of calls not yet acknowledged, and two connections to the
-// master: the registration stream (events in) and a keep-alive connection for calls.
+// It owns the agent itself, an AgentLink that keeps its books with the eviction ledger of
+// agent/ and either runs each task's command as a real process (ProcessAgent, agent/real) or
+// simulates it for its scripted duration (SimAgent, agent/sim); the EventLoop that agent's
+// timers run on (driven from the real monotonic clock, which also reaps real processes), the outbox
+// of calls not yet acknowledged, and two connections to the master: the registration stream (events
+// in) and a keep-alive connection for calls.
 //
 // Reliability rules (the protocol header says why):
 //   * A call leaves the outbox only when the master answers 2xx. On a transport error, a 5xx,
@@ -12,7 +14,7 @@
 //     stays at the head of the outbox and is retried with the same sequence after a backoff;
 //     calls are sent one at a time, in order. Any other 4xx means the master refused the call
 //     itself (malformed): it is logged and dropped, since retrying it would loop forever.
-//   * While unregistered, calls wait in the outbox; SimAgent's reports are always queued.
+//   * While unregistered, calls wait in the outbox; the agent's reports are always queued.
 //   * Calls carry the registration id REGISTERED gave and are numbered from 1 within it;
 //     with a credential every request is sent with HTTP Basic authorization, and the master
 //     accepts a registration's calls only from the principal that registered it.
@@ -33,6 +35,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,7 +45,6 @@
 #include <vector>
 
 #include "agent/runtime/agent_link.h"
-#include "agent/sim/sim_agent.h"
 #include "common/event_loop.h"
 #include "common/status.h"
 #include "net/basic_auth.h"
@@ -58,6 +60,12 @@ struct MasterAddress {
   uint16_t port = 0;
 };
 
+// What a launched task is on this agent.
+enum class TaskRunner : uint8_t {
+  kSimulated,  // Runs for its "harvest.duration_seconds" label (SimAgent).
+  kProcesses,  // Its TaskInfo.command runs as a real process in a sandbox (ProcessAgent).
+};
+
 struct AgentProcessOptions {
   std::string masterHost = "127.0.0.1";
   uint16_t masterPort = 5050;
@@ -71,6 +79,11 @@ struct AgentProcessOptions {
   std::string hostname;  // Registered in AgentInfo; empty: the agent id.
   Resources total;       // Required, not empty.
   Resources estimate;    // Usage slack the master may lend as throttleable revocable.
+  TaskRunner tasks = TaskRunner::kSimulated;
+  // kProcesses: sandboxes go under it, laid out as Mesos's (agent/exec/sandbox.h).
+  std::filesystem::path workDir = "/tmp/harvest-agent";
+  // Simulated: how long a killed or evicted task takes to end. Processes: the SIGTERM grace of
+  // a task whose KillPolicy names none.
   Duration killGrace = Duration::seconds(2);
   // Retry delays for registrations and calls: the first, doubled after every failure up to
   // the maximum, back to the first after a success.
@@ -80,7 +93,7 @@ struct AgentProcessOptions {
   Duration callTimeout = Duration::milliseconds(2000);
   // The stream is given up after this many heartbeat intervals without an event (0: never).
   int missedHeartbeats = 3;
-  Duration tickInterval = Duration::seconds(1);  // SimAgent::tick(): ledger wait timeouts.
+  Duration tickInterval = Duration::seconds(1);  // AgentLink::tick(): ledger wait timeouts.
   // Identifies this process start to the master; empty: a random one.
   std::string bootId;
 };
@@ -116,14 +129,14 @@ class AgentProcess final : public AgentReports {
   bool registered() const { return registered_; }
   const std::string& masterId() const { return masterId_; }
   const std::string& bootId() const { return options_.bootId; }
-  const SimAgent& agent() const { return *agent_; }
+  const AgentLink& agent() const { return *agent_; }
   // Calls not yet acknowledged, in sending order.
   const std::deque<v1::AgentCall>& outbox() const { return outbox_; }
   const AgentProcessStats& stats() const { return stats_; }
-  // The SimAgent's clock: time since the process started.
+  // The agent's clock: time since the process started.
   Time now() const;
 
-  // AgentReports: what the SimAgent learns, queued for the master.
+  // AgentReports: what the agent learns, queued for the master.
   void statusUpdate(const TaskStatus& status) override;
   void resourcesFreed(const std::string& agent, const agent::Freed& freed) override;
 
@@ -142,7 +155,7 @@ class AgentProcess final : public AgentReports {
   void sendCalls();
   void loseStream(const std::string& why);
   void enqueue(v1::AgentCall call);
-  // What a registration reports: the SimAgent's held tasks, then the ended tasks whose final
+  // What a registration reports: the agent's held tasks, then the ended tasks whose final
   // STATUS waits in the outbox (each once, with its first terminal state).
   std::vector<HeldTask> reportedTasks() const;
   // A call left the outbox (answered or refused).
@@ -157,7 +170,7 @@ class AgentProcess final : public AgentReports {
   std::chrono::steady_clock::time_point start_;
   int64_t wallStartNanos_ = 0;  // Unix time at start_: status times are sent as Unix time.
   EventLoop loop_;
-  std::unique_ptr<SimAgent> agent_;
+  std::unique_ptr<AgentLink> agent_;
   std::atomic<bool> stopped_{false};
 
   // The registration stream, while one is open; its REGISTERED may still be due.

@@ -26,6 +26,9 @@ struct RunTask {
   std::string role;
   TaskLaunch task;
   std::vector<agent::RevocationHint> revocations;
+  // The framework has the TASK_KILLING_STATE capability: a real agent tells it TASK_KILLING
+  // when it starts killing one of its tasks.
+  bool taskKillingState = false;
 };
 
 // A task as an agent reports it when it (re-)registers: one it holds resources for, running

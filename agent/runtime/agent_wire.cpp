@@ -1,5 +1,6 @@
 #include "agent/runtime/agent_wire.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -67,6 +68,10 @@ v1::TaskState taskStateToProto(TaskState state) {
       return v1::TASK_UNKNOWN;
     case TaskState::kGoneByOperator:
       return v1::TASK_GONE_BY_OPERATOR;
+    case TaskState::kStarting:
+      return v1::TASK_STARTING;
+    case TaskState::kKilling:
+      return v1::TASK_KILLING;
   }
   return v1::TASK_UNKNOWN;
 }
@@ -74,8 +79,11 @@ v1::TaskState taskStateToProto(TaskState state) {
 TaskState taskStateFromProto(v1::TaskState state) {
   switch (state) {
     case v1::TASK_STAGING:
-    case v1::TASK_STARTING:
       return TaskState::kStaging;
+    case v1::TASK_STARTING:
+      return TaskState::kStarting;
+    case v1::TASK_KILLING:
+      return TaskState::kKilling;
     case v1::TASK_RUNNING:
       return TaskState::kRunning;
     case v1::TASK_FINISHED:
@@ -98,6 +106,10 @@ v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId) 
   run.mutable_framework_id()->set_value(message.framework);
   run.mutable_framework()->set_user("harvest");
   run.mutable_framework()->set_name(message.framework);
+  if (message.taskKillingState) {
+    run.mutable_framework()->add_capabilities()->set_type(
+        v1::FrameworkInfo::Capability::TASK_KILLING_STATE);
+  }
   run.set_role(message.role);
   v1::TaskInfo& task = *run.mutable_task();
   task.set_name(message.task.task);
@@ -107,6 +119,11 @@ v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId) 
   v1::Label& duration = *task.mutable_labels()->add_labels();
   duration.set_key(kDurationLabel);
   duration.set_value(std::to_string(message.task.duration.secondsDouble()));
+  if (message.task.command) *task.mutable_command() = *message.task.command;
+  if (message.task.killGrace) {
+    task.mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(
+        message.task.killGrace->nanos());
+  }
   for (const agent::RevocationHint& hint : message.revocations) {
     v1::RunTaskMessage::Revocation& revocation = *run.add_revocations();
     if (!hint.framework.empty()) revocation.mutable_framework_id()->set_value(hint.framework);
@@ -132,6 +149,18 @@ Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event) {
   Result<Resources> resources = resourcesOf(run.task().resources(), "task resources");
   if (!resources.ok()) return resources.status();
   out.task.resources = *resources;
+  if (run.task().has_command()) out.task.command = run.task().command();
+  if (run.task().has_kill_policy() && run.task().kill_policy().has_grace_period()) {
+    // A negative grace counts as none, as Mesos's executors take it.
+    out.task.killGrace =
+        std::max(Duration::nanoseconds(run.task().kill_policy().grace_period().nanoseconds()),
+                 Duration::zero());
+  }
+  for (const v1::FrameworkInfo::Capability& capability : run.framework().capabilities()) {
+    if (capability.type() == v1::FrameworkInfo::Capability::TASK_KILLING_STATE) {
+      out.taskKillingState = true;
+    }
+  }
   for (const v1::Label& label : run.task().labels().labels()) {
     if (label.key() != kDurationLabel) continue;
     double seconds = 0;

@@ -14,10 +14,12 @@
 namespace harvest::agent {
 
 v1::TaskState taskStateToProto(TaskState state);
-// TASK_STARTING/STAGING -> kStaging, TASK_KILLING -> kLost (evicting), others as named.
+// As named; TASK_UNREACHABLE and other states no agent sends -> kLost.
 TaskState taskStateFromProto(v1::TaskState state);
 
-// A task's simulated duration travels as the TaskInfo label "harvest.duration_seconds".
+// A task's simulated duration travels as the TaskInfo label "harvest.duration_seconds"; its
+// command and kill policy as TaskInfo's own, the framework's TASK_KILLING_STATE capability in
+// FrameworkInfo.
 v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId);
 Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event);
 

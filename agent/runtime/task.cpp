@@ -22,6 +22,10 @@ const char* toString(TaskState state) {
       return "TASK_UNKNOWN";
     case TaskState::kGoneByOperator:
       return "TASK_GONE_BY_OPERATOR";
+    case TaskState::kStarting:
+      return "TASK_STARTING";
+    case TaskState::kKilling:
+      return "TASK_KILLING";
   }
   return "TASK_UNKNOWN";
 }

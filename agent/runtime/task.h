@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/time.h"
+#include "protos/mesos.pb.h"
 #include "resources/resources.h"
 
 namespace harvest::agent {
@@ -21,7 +23,12 @@ enum class TaskState : uint8_t {
   kError,
   kUnknown,
   // The operator marked the agent gone (MARK_AGENT_GONE): the task will not come back.
-  kGoneByOperator
+  kGoneByOperator,
+  // A real agent's command is being started (sandbox made, process being spawned).
+  kStarting,
+  // A real agent is killing the task (SIGTERM sent, its grace running); sent only to
+  // frameworks with the TASK_KILLING_STATE capability, as Mesos does.
+  kKilling
 };
 const char* toString(TaskState state);  // "TASK_RUNNING", ...
 inline bool isTerminal(TaskState state) {
@@ -40,12 +47,16 @@ struct TaskStatus {
   Time time;
 };
 
-// One task of a LAUNCH operation. `duration` is the simulated workload: the agent runs the
-// task that long and then reports TASK_FINISHED (0: until killed).
+// One task of a LAUNCH operation. `duration` is the simulated workload: a simulated agent
+// runs the task that long and then reports TASK_FINISHED (0: until killed). A real agent runs
+// `command` instead (TaskInfo.command; a task without one is an error there) and kills it with
+// `killGrace` (TaskInfo.kill_policy's grace period; unset: the agent's default).
 struct TaskLaunch {
   std::string task;
   Resources resources;
   Duration duration;
+  std::optional<v1::CommandInfo> command = std::nullopt;
+  std::optional<Duration> killGrace = std::nullopt;
 };
 
 }  // namespace harvest::agent

@@ -2,25 +2,9 @@
 
 #include <glog/logging.h>
 
+#include "agent/runtime/ledger_books.h"
+
 namespace harvest::agent {
-namespace {
-
-// Mesos-style reason names for what the ledger reports.
-const char* reasonName(agent::LostReason reason) {
-  switch (reason) {
-    case agent::LostReason::kInsufficientResources:
-      return "REASON_INSUFFICIENT_RESOURCES";
-    case agent::LostReason::kWaitTimeout:
-      return "REASON_EVICTION_WAIT_TIMEOUT";
-    case agent::LostReason::kDisplacedByRegular:
-      return "REASON_DISPLACED_BY_REGULAR";
-    case agent::LostReason::kExecutorEvicted:
-      return "REASON_CONTAINER_PREEMPTED";
-  }
-  return "REASON_UNKNOWN";
-}
-
-}  // namespace
 
 Result<std::unique_ptr<SimAgent>> SimAgent::create(std::string id, const Resources& total,
                                                    EventLoop* loop, AgentReports* reports,
@@ -31,16 +15,8 @@ Result<std::unique_ptr<SimAgent>> SimAgent::create(std::string id, const Resourc
 Result<std::unique_ptr<SimAgent>> SimAgent::create(v1::AgentInfo info, const Resources& total,
                                                    EventLoop* loop, AgentReports* reports,
                                                    Duration killGrace) {
-  if (info.id().value().empty()) {
-    return Result<std::unique_ptr<SimAgent>>::invalidArgument("a simulated agent needs an id");
-  }
-  agent::LedgerOptions options;
-  options.clock = [loop] { return loop->now(); };
-  Result<agent::AgentLedger> ledger = agent::AgentLedger::create(total, std::move(options));
-  if (!ledger.ok()) {
-    return Result<std::unique_ptr<SimAgent>>::invalidArgument("agent '" + info.id().value() +
-                                                              "': " + ledger.message());
-  }
+  Result<agent::AgentLedger> ledger = createLedger(info, total, loop);
+  if (!ledger.ok()) return ledger.status();
   return std::unique_ptr<SimAgent>(
       new SimAgent(std::move(info), std::move(ledger).value(), loop, reports, killGrace));
 }
@@ -60,14 +36,8 @@ void SimAgent::report(const std::string& framework, const std::string& task, Tas
 }
 
 void SimAgent::runTask(const RunTask& message) {
-  agent::LaunchRequest request;
-  request.framework = message.framework;
-  request.executor = message.task.task;
-  request.role = message.role;
-  request.tasks.push_back({message.task.task, message.task.resources});
-  request.hints = message.revocations;
   durations_[{message.framework, message.task.task}] = message.task.duration;
-  Result<agent::LaunchOutcome> outcome = ledger_.launch(std::move(request));
+  Result<agent::LaunchOutcome> outcome = ledger_.launch(launchRequestOf(message));
   if (!outcome.ok()) {
     durations_.erase({message.framework, message.task.task});
     report(message.framework, message.task.task, TaskState::kError, "REASON_TASK_INVALID",
@@ -147,7 +117,7 @@ void SimAgent::apply(const agent::Effects& effects) {
   for (const agent::LostLaunch& lost : effects.lost) {
     for (const std::string& task : lost.tasks) {
       durations_.erase({lost.executor.framework, task});
-      report(lost.executor.framework, task, TaskState::kLost, reasonName(lost.reason),
+      report(lost.executor.framework, task, TaskState::kLost, lostReasonName(lost.reason),
              lost.message);
     }
   }
@@ -156,20 +126,7 @@ void SimAgent::apply(const agent::Effects& effects) {
 }
 
 std::vector<HeldTask> SimAgent::heldTasks() const {
-  std::vector<HeldTask> out;
-  ledger_.forEachExecutor([&](const agent::Executor& executor) {
-    for (const agent::TaskSpec& task : executor.tasks) {
-      out.push_back({executor.ref.framework, executor.role, task.id, task.resources,
-                     executor.evicting ? TaskState::kLost : TaskState::kRunning});
-    }
-  });
-  for (const agent::WaitingLaunch& waiting : ledger_.waitingLaunches()) {
-    for (const agent::TaskSpec& task : waiting.tasks) {
-      out.push_back(
-          {waiting.executor.framework, waiting.role, task.id, task.resources, TaskState::kStaging});
-    }
-  }
-  return out;
+  return heldTasksOf(ledger_);
 }
 
 }  // namespace harvest::agent

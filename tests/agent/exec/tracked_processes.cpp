@@ -109,8 +109,12 @@ std::unique_ptr<CommandProcess> launchTracked(const v1::CommandInfo& command,
     return nullptr;
   }
   std::unique_ptr<CommandProcess> process = std::move(launched).value();
-  recordedGroups().push_back(process->pid());
+  recordProcessGroup(process->pid());
   return process;
+}
+
+void recordProcessGroup(pid_t processGroup) {
+  recordedGroups().push_back(processGroup);
 }
 
 v1::CommandInfo shellCommand(const std::string& script) {

@@ -33,6 +33,10 @@ Sandbox makeSandbox(const std::string& name);
 std::unique_ptr<CommandProcess> launchTracked(const v1::CommandInfo& command,
                                               const Sandbox& sandbox);
 
+// Records a process group started by the code under test (an agent's task), to be checked and
+// stopped at the end like those launchTracked starts.
+void recordProcessGroup(pid_t processGroup);
+
 // A shell-form command.
 v1::CommandInfo shellCommand(const std::string& script);
 

@@ -1,0 +1,260 @@
+#include "agent/real/process_agent.h"
+
+#include <glog/logging.h>
+
+#include <cstdio>
+#include <random>
+
+#include "agent/exec/sandbox.h"
+#include "agent/runtime/ledger_books.h"
+
+namespace harvest::agent {
+namespace {
+
+// A container id as Mesos makes them (a random UUID): sandboxes of an earlier run of the agent
+// under the same work dir are never reused.
+std::string newContainerId() {
+  std::random_device device;
+  std::uniform_int_distribution<uint32_t> word;
+  const uint32_t a = word(device), b = word(device), c = word(device), d = word(device);
+  char buffer[37];
+  std::snprintf(buffer, sizeof(buffer), "%08x-%04x-4%03x-%04x-%04x%08x", a, b >> 16, b & 0xfff,
+                (c >> 16 & 0x3fff) | 0x8000, c & 0xffff, d);
+  return buffer;
+}
+
+TaskState stateOf(v1::TaskState state) {
+  switch (state) {
+    case v1::TASK_FINISHED:
+      return TaskState::kFinished;
+    case v1::TASK_KILLED:
+      return TaskState::kKilled;
+    default:
+      return TaskState::kFailed;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ProcessAgent>> ProcessAgent::create(v1::AgentInfo info,
+                                                           const Resources& total, EventLoop* loop,
+                                                           AgentReports* reports,
+                                                           ProcessAgentOptions options) {
+  using R = Result<std::unique_ptr<ProcessAgent>>;
+  if (options.workDir.empty()) return R::invalidArgument("a work dir is required");
+  if (options.killGrace < Duration::zero()) {
+    return R::invalidArgument("the kill grace cannot be negative");
+  }
+  if (options.pollInterval <= Duration::zero()) {
+    return R::invalidArgument("the poll interval must be positive");
+  }
+  if (Status valid = validatePathComponent("agent id", info.id().value()); !valid.ok()) {
+    return valid;
+  }
+  Result<AgentLedger> ledger = createLedger(info, total, loop);
+  if (!ledger.ok()) return ledger.status();
+  options.workDir = std::filesystem::absolute(options.workDir);
+  return std::unique_ptr<ProcessAgent>(new ProcessAgent(std::move(info), std::move(ledger).value(),
+                                                        loop, reports, std::move(options)));
+}
+
+ProcessAgent::ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* loop,
+                           AgentReports* reports, ProcessAgentOptions options)
+    : info_(std::move(info)),
+      ledger_(std::move(ledger)),
+      loop_(loop),
+      reports_(reports),
+      options_(std::move(options)),
+      lifetime_(std::make_shared<char>()) {}
+
+void ProcessAgent::report(const std::string& framework, const std::string& task, TaskState state,
+                          const std::string& reason, const std::string& message) {
+  if (!alive_ || reports_ == nullptr) return;
+  reports_->statusUpdate(TaskStatus{task, framework, id(), state, reason, message, loop_->now()});
+}
+
+void ProcessAgent::runTask(const RunTask& message) {
+  const std::string& framework = message.framework;
+  const std::string& task = message.task.task;
+  // Mesos refuses a TaskInfo with neither a command nor an executor the same way; this agent
+  // runs no custom executors, so the command is required.
+  if (!message.task.command) {
+    report(framework, task, TaskState::kError, "REASON_TASK_INVALID",
+           "Task '" + task + "' has no command: this agent runs TaskInfo.command only");
+    return;
+  }
+  if (tasks_.contains({framework, task})) {
+    report(framework, task, TaskState::kError, "REASON_TASK_INVALID",
+           "Task '" + task + "' of framework '" + framework + "' is already launched");
+    return;
+  }
+  Task& entry = tasks_[{framework, task}];
+  entry.command = *message.task.command;
+  entry.killGrace = message.task.killGrace.value_or(options_.killGrace);
+  entry.taskKillingState = message.taskKillingState;
+  Result<LaunchOutcome> outcome = ledger_.launch(launchRequestOf(message));
+  if (!outcome.ok()) {
+    tasks_.erase({framework, task});
+    report(framework, task, TaskState::kError, "REASON_TASK_INVALID", outcome.message());
+    return;
+  }
+  if (outcome->state == LaunchState::kRejected) {
+    tasks_.erase({framework, task});
+    report(framework, task, TaskState::kLost, "REASON_INSUFFICIENT_RESOURCES", outcome->message);
+  }
+  // kRunning is listed in effects.started; kWaiting starts when its evictions complete.
+  apply(outcome->effects);
+}
+
+void ProcessAgent::start(const std::string& framework, const std::string& task) {
+  const TaskKey key{framework, task};
+  auto found = tasks_.find(key);
+  if (found == tasks_.end()) return;
+  Task& entry = found->second;
+  report(framework, task, TaskState::kStarting, "", "");
+  Result<Sandbox> sandbox =
+      createSandbox(options_.workDir, {id(), framework, task, newContainerId()});
+  Result<std::unique_ptr<CommandProcess>> process =
+      sandbox.ok() ? CommandProcess::launch(entry.command, *sandbox)
+                   : Result<std::unique_ptr<CommandProcess>>(sandbox.status());
+  if (!process.ok()) {
+    LOG(WARNING) << "task " << framework << "/" << task
+                 << " failed to start: " << process.message();
+    return executorGone(key, Ending{TaskState::kFailed, "REASON_COMMAND_EXECUTOR_FAILED",
+                                    "Failed to launch the command: " + process.message()});
+  }
+  entry.sandbox = sandbox->directory();
+  entry.process = std::move(process).value();
+  VLOG(1) << "task " << framework << "/" << task << " runs as process group "
+          << entry.process->pid() << " in " << sandbox->directory();
+  report(framework, task, TaskState::kRunning, "", "");
+  schedulePoll();
+}
+
+void ProcessAgent::executorGone(const TaskKey& key, const std::optional<Ending>& ending) {
+  // Off the books first: the update then says the task holds nothing, and the freed
+  // resources follow it.
+  Result<Effects> effects = ledger_.executorTerminated(key.first, key.second);
+  tasks_.erase(key);
+  if (!effects.ok()) return;
+  if (ending) report(key.first, key.second, ending->state, ending->reason, ending->message);
+  apply(*effects);
+}
+
+void ProcessAgent::ended(const TaskKey& key, const CommandOutcome& outcome) {
+  // An evicted task's end was told with its TASK_LOST; only its resources are news now.
+  if (tasks_.at(key).evicted) return executorGone(key, std::nullopt);
+  executorGone(key, Ending{stateOf(outcome.state), "",
+                           outcome.state == v1::TASK_FINISHED ? "" : outcome.message});
+}
+
+void ProcessAgent::killTask(const std::string& framework, const std::string& task) {
+  const TaskKey key{framework, task};
+  if (ledger_.findExecutor(framework, task) == nullptr) {
+    // Maybe still waiting for evictions: dropping it frees nothing it held.
+    Result<Effects> effects = ledger_.removeTask(framework, task);
+    if (!effects.ok()) return;
+    tasks_.erase(key);
+    report(framework, task, TaskState::kKilled, "REASON_TASK_KILLED_DURING_LAUNCH", "");
+    apply(*effects);
+    return;
+  }
+  auto found = tasks_.find(key);
+  if (found == tasks_.end() || found->second.evicted || !found->second.process) return;
+  Task& entry = found->second;
+  if (!entry.process->killRequested() && entry.taskKillingState) {
+    report(framework, task, TaskState::kKilling, "", "");
+  }
+  stop(entry);
+}
+
+void ProcessAgent::stop(Task& task) {
+  task.process->kill(loop_->now(), task.killGrace);
+  schedulePoll();
+}
+
+void ProcessAgent::tick() {
+  apply(ledger_.tick(loop_->now()));
+}
+
+void ProcessAgent::shutdown() {
+  alive_ = false;
+  // Destroying a CommandProcess kills its group and reaps it.
+  for (auto& [key, task] : tasks_) task.process.reset();
+}
+
+void ProcessAgent::apply(const Effects& effects) {
+  for (const Eviction& eviction : effects.evictions) {
+    const TaskKey key{eviction.executor.framework, eviction.executor.executor};
+    // The task is lost now; its resources come back when its process has exited.
+    report(key.first, key.second, TaskState::kLost, "REASON_CONTAINER_PREEMPTED",
+           "evicted to make room for a regular task");
+    auto found = tasks_.find(key);
+    if (found == tasks_.end() || !found->second.process) {
+      executorGone(key, std::nullopt);
+      continue;
+    }
+    found->second.evicted = true;
+    stop(found->second);
+  }
+  for (const StartedLaunch& launch : effects.started) {
+    for (const std::string& task : launch.tasks) start(launch.executor.framework, task);
+  }
+  for (const LostLaunch& lost : effects.lost) {
+    for (const std::string& task : lost.tasks) {
+      tasks_.erase({lost.executor.framework, task});
+      report(lost.executor.framework, task, TaskState::kLost, lostReasonName(lost.reason),
+             lost.message);
+    }
+  }
+  if (!alive_ || reports_ == nullptr) return;
+  for (const Freed& freed : effects.freed) reports_->resourcesFreed(id(), freed);
+}
+
+void ProcessAgent::schedulePoll() {
+  if (pollScheduled_) return;
+  pollScheduled_ = true;
+  loop_->after(options_.pollInterval, [this, lifetime = std::weak_ptr<char>(lifetime_)] {
+    if (lifetime.expired()) return;
+    pollScheduled_ = false;
+    poll();
+  });
+}
+
+void ProcessAgent::poll() {
+  std::vector<std::pair<TaskKey, CommandOutcome>> outcomes;
+  bool running = false;
+  for (auto& [key, task] : tasks_) {
+    if (!task.process) continue;
+    if (const std::optional<CommandOutcome>& outcome = task.process->poll(loop_->now())) {
+      outcomes.emplace_back(key, *outcome);
+    } else {
+      running = true;
+    }
+  }
+  // Ends change the books (and may start waiting launches): after the scan.
+  for (const auto& [key, outcome] : outcomes) {
+    if (tasks_.contains(key)) ended(key, outcome);
+  }
+  if (running) schedulePoll();
+}
+
+std::vector<HeldTask> ProcessAgent::heldTasks() const {
+  return heldTasksOf(ledger_);
+}
+
+std::optional<pid_t> ProcessAgent::processGroupOf(const std::string& framework,
+                                                  const std::string& task) const {
+  auto found = tasks_.find({framework, task});
+  if (found == tasks_.end() || !found->second.process) return std::nullopt;
+  return found->second.process->pid();
+}
+
+std::optional<std::filesystem::path> ProcessAgent::sandboxOf(const std::string& framework,
+                                                             const std::string& task) const {
+  auto found = tasks_.find({framework, task});
+  if (found == tasks_.end()) return std::nullopt;
+  return found->second.sandbox;
+}
+
+}  // namespace harvest::agent

@@ -1,0 +1,117 @@
+// ProcessAgent: an agent whose tasks are real processes.
+//
+// Its books are SimAgent's: the eviction ledger of agent/ decides every launch, wait and
+// eviction (agent/runtime/ledger_books.h is what the two share). What differs is what a started
+// task is: its TaskInfo.command, run by agent/exec in a Mesos-style sandbox under the work dir,
+// in its own process group. It reports as Mesos's command executor does: TASK_STARTING, then
+// TASK_RUNNING once spawned; at exit TASK_FINISHED (0) or TASK_FAILED ("Command exited with
+// status N" / "Command terminated with signal S"). A kill sends TASK_KILLING to frameworks
+// with that capability, SIGTERM to the group, SIGKILL once the task's kill grace (its
+// KillPolicy's, else the agent's) has run out, and TASK_KILLED when the group's leader is gone.
+// An eviction kills the same way after its TASK_LOST (REASON_CONTAINER_PREEMPTED), and the
+// executor's resources are freed only once its process has exited.
+//
+// Nothing blocks and there are no threads: processes are reaped by a timer on the agent's
+// EventLoop (every pollInterval while any runs), whose clock must be a monotonic one.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agent/exec/command_process.h"
+#include "agent/ledger.h"
+#include "agent/runtime/agent_link.h"
+#include "common/event_loop.h"
+
+namespace harvest::agent {
+
+struct ProcessAgentOptions {
+  std::filesystem::path workDir = "/tmp/harvest-agent";  // Sandboxes go under it.
+  // For tasks whose KillPolicy names no grace period.
+  Duration killGrace = kDefaultKillGracePeriod;
+  // How often running processes are reaped (and overdue SIGKILLs sent).
+  Duration pollInterval = Duration::milliseconds(10);
+};
+
+class ProcessAgent final : public AgentLink {
+ public:
+  // As SimAgent::create, plus where and how tasks run.
+  static Result<std::unique_ptr<ProcessAgent>> create(v1::AgentInfo info, const Resources& total,
+                                                      EventLoop* loop, AgentReports* reports,
+                                                      ProcessAgentOptions options);
+  // Kills (SIGKILL) and reaps whatever still runs.
+  ~ProcessAgent() override = default;
+
+  const std::string& id() const override { return info_.id().value(); }
+  const v1::AgentInfo& info() const override { return info_; }
+  const AgentLedger& ledger() const { return ledger_; }
+
+  void runTask(const RunTask& message) override;
+  void killTask(const std::string& framework, const std::string& task) override;
+  void tick() override;
+  // The agent is gone: its processes are killed at once, without reports.
+  void shutdown() override;
+  void setReports(AgentReports* reports) override { reports_ = reports; }
+  bool holdsExecutor(const std::string& framework, const std::string& task) const override {
+    return ledger_.findExecutor(framework, task) != nullptr;
+  }
+  std::vector<HeldTask> heldTasks() const override;
+  Resources total() const override { return ledger_.total(); }
+
+  // The task's process group (its leader's pid) while it runs; empty before it is spawned and
+  // once it has been reaped.
+  std::optional<pid_t> processGroupOf(const std::string& framework, const std::string& task) const;
+  // The task's sandbox directory, once it has been made.
+  std::optional<std::filesystem::path> sandboxOf(const std::string& framework,
+                                                 const std::string& task) const;
+
+ private:
+  using TaskKey = std::pair<std::string, std::string>;  // Framework, task.
+  // A launched task: what it runs, and once started its sandbox and process.
+  struct Task {
+    v1::CommandInfo command;
+    Duration killGrace;
+    bool taskKillingState = false;
+    std::optional<std::filesystem::path> sandbox;
+    std::unique_ptr<CommandProcess> process;
+    // The ledger evicted it: its end is a TASK_LOST already sent, and only frees resources.
+    bool evicted = false;
+  };
+
+  ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* loop, AgentReports* reports,
+               ProcessAgentOptions options);
+  void apply(const Effects& effects);
+  void start(const std::string& framework, const std::string& task);
+  void stop(Task& task);
+  void ended(const TaskKey& key, const CommandOutcome& outcome);
+  // The final update an executor's end gives, if any.
+  struct Ending {
+    TaskState state;
+    std::string reason;
+    std::string message;
+  };
+  // Takes the executor off the books, reports `ending`, then what that changed.
+  void executorGone(const TaskKey& key, const std::optional<Ending>& ending);
+  void poll();
+  void schedulePoll();
+  void report(const std::string& framework, const std::string& task, TaskState state,
+              const std::string& reason, const std::string& message);
+
+  v1::AgentInfo info_;
+  AgentLedger ledger_;
+  EventLoop* loop_;
+  AgentReports* reports_;
+  ProcessAgentOptions options_;
+  bool alive_ = true;
+  bool pollScheduled_ = false;
+  std::map<TaskKey, Task> tasks_;
+  // Poll timers left on the loop check it: they do nothing once the agent is gone.
+  std::shared_ptr<char> lifetime_;
+};
+
+}  // namespace harvest::agent
