@@ -551,7 +551,16 @@ http::Response NetworkMaster::accept(const std::string& framework,
                                      "': " + resources.message());
     Result<std::optional<Duration>> duration = taskDuration(task);
     if (!duration.ok()) return duration.status();
-    launches.push_back({task.task_id().value(), *resources, duration->value_or(Duration::zero())});
+    TaskLaunch& launch = launches.emplace_back();
+    launch.task = task.task_id().value();
+    launch.resources = *resources;
+    launch.duration = duration->value_or(Duration::zero());
+    // What an agent running real processes starts, and how long a kill may take (negative: none).
+    if (task.has_command()) launch.command = task.command();
+    if (task.has_kill_policy() && task.kill_policy().has_grace_period()) {
+      launch.killGrace = std::max(
+          Duration::nanoseconds(task.kill_policy().grace_period().nanoseconds()), Duration::zero());
+    }
     return Status();
   };
   for (const v1::Offer::Operation& operation : call.operations()) {
