@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocator/allocator.h"
+#include "allocator/decision_log.h"
 #include "allocator/framework_minimums.h"
 #include "allocator/offer_filter.h"
 #include "allocator/share_pool.h"
@@ -167,5 +168,16 @@ struct AgentState {
     return lent < free ? free - lent : Scalar();
   }
 };
+
+// What keeps `framework` from being offered `agent` whatever it has left: the capability one
+// of them lacks, or kNone.
+inline MissingCapability missingCapability(const AgentState& agent,
+                                           const FrameworkState& framework) {
+  if (agent.hasGpus && !framework.gpu) return MissingCapability::kGpuResources;
+  // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
+  if (framework.multiRole && !agent.multiRole) return MissingCapability::kMultiRole;
+  if (agent.remoteRegion && !framework.regionAware) return MissingCapability::kRegionAware;
+  return MissingCapability::kNone;
+}
 
 }  // namespace harvest

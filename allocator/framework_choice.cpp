@@ -191,20 +191,9 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
   auto considerFramework = [&](ClientId client) {
     const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
     const FrameworkState& framework = *frameworks_[frameworkIdx];
-    if (agent.hasGpus && !framework.gpu) {
-      recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kGpuResources,
-                              frameworkIdx);
-      return true;
-    }
-    // Mesos: a MULTI_ROLE framework only ever gets MULTI_ROLE agents, whatever its roles.
-    if (framework.multiRole && !agent.multiRole) {
-      recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kMultiRole,
-                              frameworkIdx);
-      return true;
-    }
-    if (agent.remoteRegion && !framework.regionAware) {
-      recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kRegionAware,
-                              frameworkIdx);
+    if (const MissingCapability lacking = missingCapability(agent, framework);
+        lacking != MissingCapability::kNone) {
+      recordMissing<kExplain>(explainStage, agentIdx, roleIdx, lacking, frameworkIdx);
       return true;
     }
     const int variant = framework.refinement ? 1 : 0;

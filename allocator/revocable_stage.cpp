@@ -178,9 +178,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
         auto considerFramework = [&](ClientId client) {
           const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
           const FrameworkState& framework = *frameworks_[frameworkIdx];
-          if (agent.hasGpus && !framework.gpu) return true;
-          if (framework.multiRole && !agent.multiRole) return true;
-          if (agent.remoteRegion && !framework.regionAware) return true;
+          if (missingCapability(agent, framework) != MissingCapability::kNone) return true;
           const MinimumAlternatives* own = framework.ownMinimum(roleIdx);
           if (own ? !meetsMinimum(candidate, *own) : !offerableByDefault) return true;
           if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {

@@ -25,6 +25,8 @@
 
 #include "agent/exec/command_process.h"
 #include "agent/process/agent_process.h"
+#include "agent/runtime/attributes.h"
+#include "agent/runtime/fault_domain.h"
 #include "apps/flags.h"
 #include "common/host_port.h"
 #include "ha/leading_master.h"
@@ -33,6 +35,15 @@
 
 DEFINE_string(id, "", "NAME: the agent's id (required)");
 DEFINE_string(hostname, "", "NAME: the hostname the agent registers with; empty: its id");
+DEFINE_string(attributes, "",
+              "ATTRIBUTES: what the agent tells frameworks about its host, as Mesos writes them, "
+              "e.g. \"rack:r1;slots:4;ports:[31000-32000]\" (numbers are scalars, [..] ranges, "
+              "anything else text); offers carry them");
+DEFINE_string(domain, "",
+              "JSON or PATH: the agent's fault domain, e.g. '{\"fault_domain\": {\"region\": "
+              "{\"name\": \"eu\"}, \"zone\": {\"name\": \"rack2\"}}}'; the master must have "
+              "one too, and offers this agent to REGION_AWARE frameworks only when the regions "
+              "differ");
 DEFINE_string(resources, "",
               "RESOURCES: what the agent has, as a Mesos resource string, e.g. "
               "\"cpus:8;mem:16384;cpus(analytics):4\" (required)");
@@ -83,6 +94,16 @@ int identityFromFlags(const harvest::apps::Flags& flags,
   }
   options.agentId = FLAGS_id;
   options.hostname = FLAGS_hostname;
+  harvest::Result<std::vector<harvest::v1::Attribute>> attributes =
+      harvest::agent::parseAttributes(FLAGS_attributes);
+  if (!attributes.ok()) return flags.bad("attributes", FLAGS_attributes, attributes.message());
+  options.attributes = std::move(attributes).value();
+  if (!FLAGS_domain.empty()) {
+    harvest::Result<harvest::v1::DomainInfo> domain =
+        harvest::agent::parseFaultDomain(FLAGS_domain);
+    if (!domain.ok()) return flags.bad("domain", FLAGS_domain, domain.message());
+    options.domain = *domain;
+  }
   if (FLAGS_resources.empty()) return flags.fail("--resources is required (see --help)");
   harvest::Result<harvest::Resources> total = harvest::parseResources(FLAGS_resources);
   if (!total.ok()) return flags.bad("resources", FLAGS_resources, total.message());

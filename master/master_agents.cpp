@@ -20,12 +20,12 @@ namespace harvest::master {
 Status Master::checkFaultDomain(const v1::AgentInfo& info, const std::string& id) const {
   const bool named = info.has_domain() && info.domain().has_fault_domain();
   if (named && !options_.domain) {
-    return Status::failedPrecondition("agent '" + id +
-                                      "' has a fault domain but the master has none (--domain)");
+    return Status::invalidArgument("agent '" + id +
+                                   "' has a fault domain but the master has none (--domain)");
   }
   if (!named && options_.requireAgentDomain) {
-    return Status::failedPrecondition("agent '" + id +
-                                      "' has no fault domain and the master requires one");
+    return Status::invalidArgument("agent '" + id +
+                                   "' has no fault domain and the master requires one");
   }
   return Status();
 }

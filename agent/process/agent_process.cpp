@@ -105,6 +105,9 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   const AgentProcessOptions& o = process->options_;
   v1::AgentInfo info = ledgerAgentInfo(o.agentId);
   if (!o.hostname.empty()) info.set_hostname(o.hostname);
+  for (const v1::Attribute& attribute : o.attributes) *info.add_attributes() = attribute;
+  if (o.domain) *info.mutable_domain() = *o.domain;
+  if (Status valid = validateAgentInfo(info, o.agentId); !valid.ok()) return valid;
   Result<std::unique_ptr<AgentLink>> agent =
       createAgent(o, std::move(info), &process->loop_, process.get());
   if (!agent.ok()) return agent.status();

@@ -77,8 +77,11 @@ struct AgentProcessOptions {
   std::optional<http::Credential> credential;
   std::string agentId;   // Required.
   std::string hostname;  // Registered in AgentInfo; empty: the agent id.
-  Resources total;       // Required, not empty.
-  Resources estimate;    // Usage slack the master may lend as throttleable revocable.
+  // Registered in AgentInfo too (Mesos's --attributes and --domain).
+  std::vector<v1::Attribute> attributes;
+  std::optional<v1::DomainInfo> domain;
+  Resources total;     // Required, not empty.
+  Resources estimate;  // Usage slack the master may lend as throttleable revocable.
   TaskRunner tasks = TaskRunner::kSimulated;
   // kProcesses: sandboxes go under it, laid out as Mesos's (agent/exec/sandbox.h).
   std::filesystem::path workDir = "/tmp/harvest-agent";
