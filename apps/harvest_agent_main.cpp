@@ -121,7 +121,7 @@ int masterFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     // As harvest-master does: ZooKeeper down at start is said and retried, not fatal.
     while (!started.ok()) {
       std::fprintf(stderr, "harvest-agent: cannot reach ZooKeeper for %s: %s; retrying in 1 s\n",
-                   FLAGS_master.c_str(), started.message().c_str());
+                   url->toString().c_str(), started.message().c_str());
       std::this_thread::sleep_for(std::chrono::seconds(1));
       started = harvest::ha::LeadingMaster::start(*url, harvest::Duration::seconds(10));
     }

@@ -44,7 +44,7 @@ Result<HostPort> findMaster(const std::string& master, Duration timeout) {
     if (auto leader = (*follower)->address()) return HostPort{leader->host, leader->port};
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return Status::notFound("no master leads under " + master);
+  return Status::notFound("no master leads under " + url->toString());
 }
 
 MasterClient::MasterClient(HostPort master, std::optional<http::Credential> credential,

@@ -10,6 +10,7 @@ Result<std::unique_ptr<LeadingMaster>> LeadingMaster::start(const ZooKeeperUrl& 
                                                             Duration sessionTimeout) {
   ZooKeeperSession::Options options;
   options.connectString = url.connectString();
+  options.digestCredentials = url.credentials;
   options.sessionTimeout = sessionTimeout;
   options.connectTimeout = sessionTimeout;
   auto session = ZooKeeperSession::connect(options);

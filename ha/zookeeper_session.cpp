@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace harvest::ha {
@@ -48,6 +49,12 @@ Status zooStatus(int rc, const std::string& operation, const std::string& path) 
   }
 }
 
+// With credentials, Mesos's ACL: anyone reads, the authenticated creator (any session with the
+// same digest credentials) may do everything.
+ACL everyoneReadCreatorAllEntries[] = {{ZOO_PERM_READ, ZOO_ANYONE_ID_UNSAFE},
+                                       {ZOO_PERM_ALL, ZOO_AUTH_IDS}};
+ACL_vector everyoneReadCreatorAll = {2, everyoneReadCreatorAllEntries};
+
 // The client's own complaints (refused connections, timeouts) go to our log, not to stderr.
 void clientLog(const char* message) {
   LOG(WARNING) << "ZooKeeper client: " << message;
@@ -82,6 +89,8 @@ struct ZooKeeperSession::Impl : std::enable_shared_from_this<Impl> {
   std::thread eventThread;
   std::map<uint64_t, std::unique_ptr<WatchRecord>> watches;
   uint64_t nextWatch = 1;
+  ACL_vector* acl = &ZOO_OPEN_ACL_UNSAFE;
+  std::optional<int> authResult;  // Set by the completion of zoo_add_auth().
 
   void post(std::function<void()> event) {
     std::lock_guard lock(mutex);
@@ -145,6 +154,32 @@ struct ZooKeeperSession::Impl : std::enable_shared_from_this<Impl> {
     impl->post([watch = std::move(watch), event = *event, path = std::string(path)] {
       watch(event, path);
     });
+  }
+
+  static void authCompleted(int rc, const void* context) {
+    auto* impl = static_cast<Impl*>(const_cast<void*>(context));
+    std::lock_guard lock(impl->mutex);
+    impl->authResult = rc;
+    impl->stateChanged.notify_all();
+  }
+
+  // Sends the digest credentials and waits for the ensemble's answer; the client sends them
+  // again by itself whenever it reconnects.
+  Status authenticate(const std::string& credentials, Duration timeout) {
+    const int rc = zoo_add_auth(handle, "digest", credentials.data(),
+                                static_cast<int>(credentials.size()), &authCompleted, this);
+    if (rc != ZOK) return zooStatus(rc, "authenticate", "(digest)");
+    std::unique_lock lock(mutex);
+    if (!stateChanged.wait_for(lock, timeout.chrono(), [&] { return authResult.has_value(); })) {
+      return Status::ioError("ZooKeeper did not answer the credentials within " +
+                             std::to_string(timeout.millis()) + " ms");
+    }
+    if (*authResult != ZOK) {
+      return Status::permissionDenied(std::string("ZooKeeper refused the credentials: ") +
+                                      zerror(*authResult));
+    }
+    acl = &everyoneReadCreatorAll;
+    return {};
   }
 
   // The context the C client hands back to pathWatcher; owned here until it fires or the
@@ -217,6 +252,13 @@ Result<std::unique_ptr<ZooKeeperSession>> ZooKeeperSession::connect(const Option
                            " accepted a session within " +
                            std::to_string(options.connectTimeout.millis()) + " ms");
   }
+  if (options.digestCredentials) {
+    if (Status status = impl->authenticate(*options.digestCredentials, options.connectTimeout);
+        !status.ok()) {
+      impl->close();
+      return status;
+    }
+  }
   return std::unique_ptr<ZooKeeperSession>(new ZooKeeperSession(std::move(impl)));
 }
 
@@ -248,9 +290,8 @@ Result<std::string> ZooKeeperSession::create(const std::string& path, const std:
   if (kind == NodeKind::kEphemeral) flags = ZOO_EPHEMERAL;
   if (kind == NodeKind::kEphemeralSequential) flags = ZOO_EPHEMERAL_SEQUENTIAL;
   std::string created(path.size() + 32, '\0');
-  const int rc =
-      zoo_create(impl_->handle, path.c_str(), data.data(), static_cast<int>(data.size()),
-                 &ZOO_OPEN_ACL_UNSAFE, flags, created.data(), static_cast<int>(created.size()));
+  const int rc = zoo_create(impl_->handle, path.c_str(), data.data(), static_cast<int>(data.size()),
+                            impl_->acl, flags, created.data(), static_cast<int>(created.size()));
   if (rc != ZOK) return zooStatus(rc, "create", path);
   created.resize(created.find('\0'));
   return created;

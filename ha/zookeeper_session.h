@@ -49,10 +49,15 @@ class ZooKeeperSession {
     Duration sessionTimeout = Duration::seconds(10);
     // How long connect() waits for the first server to accept the session.
     Duration connectTimeout = Duration::seconds(10);
+    // "user:password" (ZooKeeperUrl::credentials): the session authenticates with the digest
+    // scheme, and every node it creates is readable by anyone but changeable only by sessions
+    // with the same credentials (Mesos's ACL for its nodes). Unset: nodes are open to all.
+    std::optional<std::string> digestCredentials;
   };
 
   // IOError when no server accepts a session within connectTimeout; InvalidArgument when the
-  // connect string is refused outright (an unresolvable host).
+  // connect string is refused outright (an unresolvable host); PermissionDenied when the
+  // ensemble refuses the credentials.
   static Result<std::unique_ptr<ZooKeeperSession>> connect(const Options& options);
   ~ZooKeeperSession();
   ZooKeeperSession(const ZooKeeperSession&) = delete;
@@ -67,7 +72,8 @@ class ZooKeeperSession {
   Duration negotiatedTimeout() const;
 
   // Returns the path created (with the sequence suffix for sequential nodes). NotFound when
-  // the parent is missing; FailedPrecondition when the node exists.
+  // the parent is missing; FailedPrecondition when the node exists. Every call that changes a
+  // node answers PermissionDenied when the node's ACL does not let this session change it.
   Result<std::string> create(const std::string& path, const std::string& data, NodeKind kind);
   // Creates every missing persistent node on the way to `path`, `path` included.
   Status createParents(const std::string& path);

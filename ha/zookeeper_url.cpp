@@ -46,24 +46,48 @@ Status checkPath(std::string_view path, std::string_view url) {
   return {};
 }
 
+// "user:***" for messages and logs.
+std::string redactedCredentials(std::string_view credentials) {
+  return std::string(credentials.substr(0, credentials.find(':'))) + ":***";
+}
+
+// The URL as it may be shown: its password replaced (a message that names the URL is logged).
+std::string shownUrl(std::string_view url) {
+  const auto at = url.rfind('@', url.find('/', kScheme.size()));
+  if (!url.starts_with(kScheme) || at == std::string_view::npos) return std::string(url);
+  const auto credentials = url.substr(kScheme.size(), at - kScheme.size());
+  return std::string(kScheme) + redactedCredentials(credentials) + std::string(url.substr(at));
+}
+
+Status checkCredentials(std::string_view credentials, std::string_view url) {
+  const auto colon = credentials.find(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return Status::invalidArgument("credentials of ZooKeeper URL '" + std::string(url) +
+                                   "' must be USER:PASSWORD with a non-empty user (the digest "
+                                   "scheme)");
+  }
+  return {};
+}
+
 }  // namespace
 
-Result<ZooKeeperUrl> ZooKeeperUrl::parse(std::string_view url) {
-  if (!url.starts_with(kScheme)) {
-    return Result<ZooKeeperUrl>::invalidArgument("ZooKeeper URL '" + std::string(url) +
+Result<ZooKeeperUrl> ZooKeeperUrl::parse(std::string_view text) {
+  const std::string url = shownUrl(text);
+  if (!text.starts_with(kScheme)) {
+    return Result<ZooKeeperUrl>::invalidArgument("ZooKeeper URL '" + url +
                                                  "' must start with zk:// (zk://host:port/path)");
   }
-  const auto rest = url.substr(kScheme.size());
+  const auto rest = text.substr(kScheme.size());
   const auto slash = rest.find('/');
-  const auto authority = rest.substr(0, slash);
-  if (authority.find('@') != std::string_view::npos) {
-    // Mesos accepts zk://user:password@...; Harvest does not authenticate to ZooKeeper yet, and
-    // silently dropping credentials would look like they were used.
-    return Result<ZooKeeperUrl>::invalidArgument(
-        "ZooKeeper URL '" + std::string(url) +
-        "' carries credentials, which Harvest does not support");
-  }
+  auto authority = rest.substr(0, slash);
   ZooKeeperUrl parsed;
+  // As Mesos reads it: everything before the last '@' of the part before the path.
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+    const auto credentials = authority.substr(0, at);
+    if (auto status = checkCredentials(credentials, url); !status.ok()) return status;
+    parsed.credentials = std::string(credentials);
+    authority = authority.substr(at + 1);
+  }
   size_t start = 0;
   while (true) {
     const auto comma = authority.find(',', start);
@@ -88,7 +112,8 @@ std::string ZooKeeperUrl::connectString() const {
 }
 
 std::string ZooKeeperUrl::toString() const {
-  return std::string(kScheme) + connectString() + path;
+  const std::string shownCredentials = credentials ? redactedCredentials(*credentials) + "@" : "";
+  return std::string(kScheme) + shownCredentials + connectString() + path;
 }
 
 }  // namespace harvest::ha

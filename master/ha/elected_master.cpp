@@ -40,6 +40,7 @@ std::unique_ptr<ha::ZooKeeperSession> connectRetrying(const ElectionOptions& ele
                                                       const std::atomic<bool>& stop) {
   ha::ZooKeeperSession::Options options;
   options.connectString = election.url.connectString();
+  options.digestCredentials = election.url.credentials;
   options.sessionTimeout = election.sessionTimeout;
   options.connectTimeout = election.sessionTimeout;
   while (!stop.load()) {

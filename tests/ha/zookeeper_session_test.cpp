@@ -116,5 +116,51 @@ TEST(ZooKeeperSession, ClosingDeletesEphemeralNodesAtOnce) {
   EXPECT_FALSE(*observer->exists(*node));
 }
 
+std::unique_ptr<ZooKeeperSession> connectAs(const std::string& credentials) {
+  ZooKeeperSession::Options options;
+  options.connectString = sharedZooKeeperServer().connectString();
+  options.digestCredentials = credentials;
+  auto session = ZooKeeperSession::connect(options);
+  EXPECT_TRUE(session.ok()) << session.message();
+  return session.ok() ? std::move(session).value() : nullptr;
+}
+
+// The attack: a client without the masters' credentials tries to overwrite, delete or add to
+// what they wrote (a fake leader, a forced failover). ZooKeeper refuses every change; reading
+// stays open, as leader detection needs.
+TEST(ZooKeeperSession, DigestCredentialsGuardTheNodesTheyCreate) {
+  auto owner = connectAs("harvest:secret");
+  ASSERT_NE(owner, nullptr);
+  ASSERT_TRUE(owner->createParents("/session_test/acl/leader").ok());
+  ASSERT_TRUE(owner->create("/session_test/acl/leader/info", "owner", NodeKind::kPersistent).ok());
+
+  auto anonymous = connectToSharedServer();
+  EXPECT_EQ(anonymous->get("/session_test/acl/leader/info")->data, "owner");
+  EXPECT_EQ(anonymous->set("/session_test/acl/leader/info", "fake").code(),
+            StatusCode::kPermissionDenied);
+  EXPECT_EQ(anonymous->remove("/session_test/acl/leader/info").code(),
+            StatusCode::kPermissionDenied);
+  EXPECT_EQ(anonymous->create("/session_test/acl/leader/x", "", NodeKind::kEphemeral).code(),
+            StatusCode::kPermissionDenied);
+
+  auto stranger = connectAs("harvest:guess");
+  ASSERT_NE(stranger, nullptr);
+  EXPECT_EQ(stranger->set("/session_test/acl/leader/info", "fake").code(),
+            StatusCode::kPermissionDenied);
+  EXPECT_EQ(anonymous->get("/session_test/acl/leader/info")->data, "owner");
+
+  // Another master with the same credentials may change what the first one wrote.
+  auto peer = connectAs("harvest:secret");
+  ASSERT_NE(peer, nullptr);
+  EXPECT_TRUE(peer->set("/session_test/acl/leader/info", "peer").ok());
+  EXPECT_TRUE(peer->create("/session_test/acl/leader/x", "", NodeKind::kEphemeral).ok());
+  EXPECT_EQ(anonymous->children("/session_test/acl/leader")->size(), 2u);
+
+  peer.reset();  // Its ephemeral node goes with it.
+  EXPECT_TRUE(owner->remove("/session_test/acl/leader/info").ok());
+  EXPECT_TRUE(owner->remove("/session_test/acl/leader").ok());
+  EXPECT_TRUE(owner->remove("/session_test/acl").ok());
+}
+
 }  // namespace
 }  // namespace harvest::ha

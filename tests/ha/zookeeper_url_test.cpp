@@ -24,6 +24,20 @@ TEST(ZooKeeperUrl, TakesBracketedIpv6Servers) {
   EXPECT_EQ(url->connectString(), "[::1]:2181,[fd00::2]:2182");
 }
 
+TEST(ZooKeeperUrl, TakesDigestCredentialsAndNeverShowsThePassword) {
+  // As Mesos reads it: the credentials end at the last '@' before the path.
+  auto url = ZooKeeperUrl::parse("zk://harvest:p@ss:w0rd@10.0.0.1:2181,10.0.0.2:2181/mesos");
+  ASSERT_TRUE(url.ok()) << url.message();
+  EXPECT_EQ(url->credentials, "harvest:p@ss:w0rd");
+  EXPECT_EQ(url->connectString(), "10.0.0.1:2181,10.0.0.2:2181");
+  EXPECT_EQ(url->path, "/mesos");
+  EXPECT_EQ(url->toString(), "zk://harvest:***@10.0.0.1:2181,10.0.0.2:2181/mesos");
+
+  auto plain = ZooKeeperUrl::parse("zk://10.0.0.1:2181/mesos");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->credentials, std::nullopt);
+}
+
 TEST(ZooKeeperUrl, RefusesEachMistakeNamingIt) {
   const std::pair<const char*, const char*> cases[] = {
       {"http://h:2181/mesos", "must start with zk://"},
@@ -41,7 +55,10 @@ TEST(ZooKeeperUrl, RefusesEachMistakeNamingIt) {
       {"zk://:2181/mesos", "':2181' is not HOST:PORT: empty host"},
       {"zk://::1:2181/mesos", "an IPv6 address goes in brackets"},
       {"zk://h:2181,,g:2181/mesos", "empty server"},
-      {"zk://u:p@h:2181/mesos", "carries credentials"},
+      {"zk://user@h:2181/mesos", "must be USER:PASSWORD with a non-empty user"},
+      {"zk://:secret@h:2181/mesos", "must be USER:PASSWORD with a non-empty user"},
+      {"zk://u:secret@h/mesos",
+       "server in ZooKeeper URL 'zk://u:***@h/mesos': 'h' is not HOST:PORT"},
   };
   for (const auto& [text, expected] : cases) {
     auto url = ZooKeeperUrl::parse(text);

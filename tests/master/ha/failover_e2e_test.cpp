@@ -105,21 +105,24 @@ class Failover : public ::testing::Test {
       waitpid(pid, nullptr, 0);
     }
   }
-  pid_t startMaster(uint16_t port, uint16_t zkPort) {
+  // `credentials`: "" or "user:password@", as the URL carries them.
+  pid_t startMaster(uint16_t port, uint16_t zkPort, const std::string& credentials = "") {
     const std::string log = ::testing::TempDir() + "master-" + std::to_string(port) + ".log";
-    const pid_t pid = spawn({HARVEST_MASTER_BIN, "--listen=127.0.0.1:" + std::to_string(port),
-                             "--zk=zk://127.0.0.1:" + std::to_string(zkPort) + "/harvest",
-                             "--zk_session_timeout=2secs"},
-                            log);
+    const pid_t pid =
+        spawn({HARVEST_MASTER_BIN, "--listen=127.0.0.1:" + std::to_string(port),
+               "--zk=zk://" + credentials + "127.0.0.1:" + std::to_string(zkPort) + "/harvest",
+               "--zk_session_timeout=2secs"},
+              log);
     masters_.push_back(pid);
     logs_[port] = log;
     return pid;
   }
-  void startAgent(uint16_t zkPort) {
+  void startAgent(uint16_t zkPort, const std::string& credentials = "") {
     const std::string log = ::testing::TempDir() + "agent-" + std::to_string(zkPort) + ".log";
-    masters_.push_back(spawn({HARVEST_AGENT_BIN, "--id=a1", "--resources=cpus:4;mem:1024",
-                              "--master=zk://127.0.0.1:" + std::to_string(zkPort) + "/harvest"},
-                             log));
+    masters_.push_back(
+        spawn({HARVEST_AGENT_BIN, "--id=a1", "--resources=cpus:4;mem:1024",
+               "--master=zk://" + credentials + "127.0.0.1:" + std::to_string(zkPort) + "/harvest"},
+              log));
   }
   std::vector<pid_t> masters_;  // And the agent: every process TearDown kills.
   std::map<uint16_t, std::string> logs_;
@@ -216,6 +219,38 @@ TEST_F(Failover, LeaderThatLosesZooKeeperExitsAtOnceAndNoStandbyTakesOver) {
   // Nobody leads without ZooKeeper: the standby, cut off too, is never elected through twice
   // the session timeout, so no two masters ever offer at once.
   EXPECT_FALSE(waitUntil([&] { return elected(standbyPort); }, 2 * kSessionTimeout));
+}
+
+// The attack: a client without the masters' ZooKeeper credentials deletes the leader's
+// candidacy (forcing a failover) or writes a leader of its own. Masters started with
+// zk://user:password@... create every node so that only they may change it; the agent, with
+// the same URL, still finds the leader, and no log shows the password.
+TEST_F(Failover, CredentialsKeepClientsWithoutThemFromTheMastersNodes) {
+  auto zooKeeper = ZooKeeperServer::start();
+  ASSERT_TRUE(zooKeeper.ok()) << zooKeeper.message();
+  const uint16_t port = freePort();
+  startMaster(port, (*zooKeeper)->port(), "harvest:s3cret@");
+  ASSERT_TRUE(waitUntil([&] { return elected(port); }, std::chrono::seconds(30)));
+  startAgent((*zooKeeper)->port(), "harvest:s3cret@");
+  ASSERT_TRUE(waitUntil([&] { return agentConnected(port); }, std::chrono::seconds(30)));
+
+  ha::ZooKeeperSession::Options options;
+  options.connectString = "127.0.0.1:" + std::to_string((*zooKeeper)->port());
+  auto intruder = ha::ZooKeeperSession::connect(options);
+  ASSERT_TRUE(intruder.ok()) << intruder.message();
+  auto candidates = (*intruder)->children("/harvest");
+  ASSERT_TRUE(candidates.ok()) << candidates.message();  // Reading stays open.
+  ASSERT_FALSE(candidates->empty());
+  for (const std::string& candidate : *candidates) {
+    EXPECT_EQ((*intruder)->remove("/harvest/" + candidate).code(), StatusCode::kPermissionDenied)
+        << candidate;
+  }
+  EXPECT_EQ(
+      (*intruder)->create("/harvest/json.info_0000000000", "{}", ha::NodeKind::kEphemeral).code(),
+      StatusCode::kPermissionDenied);
+  EXPECT_EQ((*intruder)->children("/harvest")->size(), candidates->size());
+  EXPECT_TRUE(elected(port));
+  EXPECT_EQ(readFile(logs_[port]).find("s3cret"), std::string::npos);
 }
 
 }  // namespace
