@@ -173,7 +173,8 @@ std::string describeWaitStatus(int waitStatus) {
 }
 
 Result<std::unique_ptr<CommandProcess>> CommandProcess::launch(const v1::CommandInfo& command,
-                                                               const Sandbox& sandbox) {
+                                                               const Sandbox& sandbox,
+                                                               const ContainerCgroup* cgroup) {
   Result<std::vector<std::string>> argv = argvOf(command);
   if (!argv.ok()) return argv.status();
   Result<Variables> variables = environmentOf(command, sandbox);
@@ -182,7 +183,10 @@ Result<std::unique_ptr<CommandProcess>> CommandProcess::launch(const v1::Command
   environment.reserve(variables->size());
   for (const auto& [name, value] : *variables) environment.push_back(name + "=" + value);
 
-  Result<pid_t> pid = spawn(command, std::move(argv).value(), std::move(environment), sandbox);
+  const auto spawnCommand = [&]() -> Result<pid_t> {
+    return spawn(command, std::move(argv).value(), std::move(environment), sandbox);
+  };
+  Result<pid_t> pid = cgroup ? cgroup->spawnInside(spawnCommand) : spawnCommand();
   if (!pid.ok()) return pid.status();
   return std::unique_ptr<CommandProcess>(new CommandProcess(*pid));
 }

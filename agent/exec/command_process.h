@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "agent/exec/cgroups_v1.h"
 #include "agent/exec/sandbox.h"
 #include "common/status.h"
 #include "common/time.h"
@@ -55,9 +56,10 @@ class CommandProcess {
   // `/bin/sh -c value`; argv form runs `value`, looked up in the agent's PATH, with `arguments`
   // as its argv (just `value` when there are none). Refused, with nothing left running, when
   // the command is malformed or cannot be started (no such executable, a sandbox file that
-  // cannot be opened).
+  // cannot be opened). With `cgroup`, the process is born inside it (cgroups_v1.h).
   static Result<std::unique_ptr<CommandProcess>> launch(const v1::CommandInfo& command,
-                                                        const Sandbox& sandbox);
+                                                        const Sandbox& sandbox,
+                                                        const ContainerCgroup* cgroup = nullptr);
 
   // Kills the group (SIGKILL) and reaps the leader if it is still running: an owner that drops
   // a process leaves neither a process nor a zombie behind.

@@ -71,6 +71,7 @@ Result<std::unique_ptr<AgentLink>> createAgent(const AgentProcessOptions& option
   ProcessAgentOptions processes;
   processes.workDir = options.workDir;
   processes.killGrace = options.killGrace;
+  processes.isolation = options.isolation;
   Result<std::unique_ptr<ProcessAgent>> agent =
       ProcessAgent::create(std::move(info), options.total, loop, reports, std::move(processes));
   if (!agent.ok()) return agent.status();

@@ -44,6 +44,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/exec/isolation.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
 #include "common/status.h"
@@ -85,6 +86,8 @@ struct AgentProcessOptions {
   TaskRunner tasks = TaskRunner::kSimulated;
   // kProcesses: sandboxes go under it, laid out as Mesos's (agent/exec/sandbox.h).
   std::filesystem::path workDir = "/tmp/harvest-agent";
+  // kProcesses: how tasks are isolated (cgroups or process groups; agent/exec/isolation.h).
+  IsolationOptions isolation;
   // Simulated: how long a killed or evicted task takes to end. Processes: the SIGTERM grace of
   // a task whose KillPolicy names none.
   Duration killGrace = Duration::seconds(2);

@@ -23,6 +23,36 @@ std::string newContainerId() {
   return buffer;
 }
 
+ContainerLimits limitsOf(const Resources& resources, const IsolationOptions& isolation) {
+  ContainerLimits limits;
+  limits.cpus = resources.scalar(kinds::kCpus).toDouble();
+  limits.revocableCpus = resources.revocable().scalar(kinds::kCpus) > Scalar();
+  limits.revocableLowPriority = isolation.revocableCpuLowPriority;
+  limits.cfsQuota = isolation.cgroupsEnableCfs;
+  const double memMegabytes = resources.scalar(kinds::kMem).toDouble();
+  if (memMegabytes > 0) limits.memoryBytes = static_cast<uint64_t>(memMegabytes * 1024 * 1024);
+  return limits;
+}
+
+// The cgroups to isolate with, or none for posix; refused when cgroups were asked for and
+// cannot be had.
+Result<std::optional<AgentCgroups>> isolationFor(const IsolationOptions& options,
+                                                 const std::string& agentId) {
+  using R = Result<std::optional<AgentCgroups>>;
+  if (options.isolation == Isolation::kPosix) return std::optional<AgentCgroups>();
+  Result<AgentCgroups> prepared = prepareAgentCgroups(options.cgroupsRoot, agentId);
+  if (prepared.ok()) {
+    removeContainerCgroups(*prepared);
+    return std::optional<AgentCgroups>(std::move(prepared).value());
+  }
+  if (options.isolation == Isolation::kCgroups || prepared.code() == StatusCode::kInvalidArgument) {
+    return R(prepared.status().prefixed("cgroups isolation: "));
+  }
+  LOG(INFO) << "agent " << agentId << ": cgroups cannot be used (" << prepared.message()
+            << "), so tasks are isolated with " << toString(Isolation::kPosix);
+  return std::optional<AgentCgroups>();
+}
+
 TaskState stateOf(v1::TaskState state) {
   switch (state) {
     case v1::TASK_FINISHED:
@@ -53,19 +83,31 @@ Result<std::unique_ptr<ProcessAgent>> ProcessAgent::create(v1::AgentInfo info,
   }
   Result<AgentLedger> ledger = createLedger(info, total, loop);
   if (!ledger.ok()) return ledger.status();
+  Result<std::optional<AgentCgroups>> cgroups = isolationFor(options.isolation, info.id().value());
+  if (!cgroups.ok()) return cgroups.status();
+  LOG(INFO) << "agent " << info.id().value() << " isolates tasks with "
+            << toString(*cgroups ? Isolation::kCgroups : Isolation::kPosix);
   options.workDir = std::filesystem::absolute(options.workDir);
   return std::unique_ptr<ProcessAgent>(new ProcessAgent(std::move(info), std::move(ledger).value(),
-                                                        loop, reports, std::move(options)));
+                                                        loop, reports, std::move(options),
+                                                        std::move(cgroups).value()));
 }
 
 ProcessAgent::ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* loop,
-                           AgentReports* reports, ProcessAgentOptions options)
+                           AgentReports* reports, ProcessAgentOptions options,
+                           std::optional<AgentCgroups> cgroups)
     : info_(std::move(info)),
       ledger_(std::move(ledger)),
       loop_(loop),
       reports_(reports),
       options_(std::move(options)),
+      cgroups_(std::move(cgroups)),
       lifetime_(std::make_shared<char>()) {}
+
+ProcessAgent::~ProcessAgent() {
+  tasks_.clear();  // Each process's group dies, then its cgroup.
+  if (cgroups_) removeAgentCgroups(*cgroups_);
+}
 
 void ProcessAgent::report(const std::string& framework, const std::string& task, TaskState state,
                           const std::string& reason, const std::string& message) {
@@ -92,6 +134,7 @@ void ProcessAgent::runTask(const RunTask& message) {
   entry.command = *message.task.command;
   entry.killGrace = message.task.killGrace.value_or(options_.killGrace);
   entry.taskKillingState = message.taskKillingState;
+  entry.limits = limitsOf(message.task.resources, options_.isolation);
   Result<LaunchOutcome> outcome = ledger_.launch(launchRequestOf(message));
   if (!outcome.ok()) {
     tasks_.erase({framework, task});
@@ -112,10 +155,19 @@ void ProcessAgent::start(const std::string& framework, const std::string& task) 
   if (found == tasks_.end()) return;
   Task& entry = found->second;
   report(framework, task, TaskState::kStarting, "", "");
-  Result<Sandbox> sandbox =
-      createSandbox(options_.workDir, {id(), framework, task, newContainerId()});
+  const std::string containerId = newContainerId();
+  Result<Sandbox> sandbox = createSandbox(options_.workDir, {id(), framework, task, containerId});
+  if (sandbox.ok() && cgroups_) {
+    Result<std::unique_ptr<ContainerCgroup>> cgroup =
+        ContainerCgroup::create(*cgroups_, containerId, entry.limits);
+    if (cgroup.ok()) {
+      entry.cgroup = std::move(cgroup).value();
+    } else {
+      sandbox = cgroup.status().prefixed("cannot isolate: ");
+    }
+  }
   Result<std::unique_ptr<CommandProcess>> process =
-      sandbox.ok() ? CommandProcess::launch(entry.command, *sandbox)
+      sandbox.ok() ? CommandProcess::launch(entry.command, *sandbox, entry.cgroup.get())
                    : Result<std::unique_ptr<CommandProcess>>(sandbox.status());
   if (!process.ok()) {
     LOG(WARNING) << "task " << framework << "/" << task
@@ -142,8 +194,13 @@ void ProcessAgent::executorGone(const TaskKey& key, const std::optional<Ending>&
 }
 
 void ProcessAgent::ended(const TaskKey& key, const CommandOutcome& outcome) {
+  const Task& task = tasks_.at(key);
   // An evicted task's end was told with its TASK_LOST; only its resources are news now.
-  if (tasks_.at(key).evicted) return executorGone(key, std::nullopt);
+  if (task.evicted) return executorGone(key, std::nullopt);
+  if (task.memoryLimitation) {
+    return executorGone(key, Ending{TaskState::kFailed, "REASON_CONTAINER_LIMITATION_MEMORY",
+                                    *task.memoryLimitation});
+  }
   executorGone(key, Ending{stateOf(outcome.state), "",
                            outcome.state == v1::TASK_FINISHED ? "" : outcome.message});
 }
@@ -226,7 +283,8 @@ void ProcessAgent::poll() {
   bool running = false;
   for (auto& [key, task] : tasks_) {
     if (!task.process) continue;
-    if (const std::optional<CommandOutcome>& outcome = task.process->poll(loop_->now())) {
+    const std::optional<CommandOutcome>& outcome = task.process->poll(loop_->now());
+    if (outcome && releaseContainer(task)) {
       outcomes.emplace_back(key, *outcome);
     } else {
       running = true;
@@ -237,6 +295,28 @@ void ProcessAgent::poll() {
     if (tasks_.contains(key)) ended(key, outcome);
   }
   if (running) schedulePoll();
+}
+
+bool ProcessAgent::releaseContainer(Task& task) {
+  if (!task.cgroup) return true;
+  if (!task.endSeen) {
+    task.endSeen = true;
+    Result<CgroupUsage> usage = task.cgroup->usage();
+    if (usage.ok() && usage->oomKills > 0) {
+      constexpr uint64_t kMegabyte = 1024 * 1024;
+      // Mesos's message for the limitation.
+      task.memoryLimitation =
+          "Memory limit exceeded: Requested: " + std::to_string(usage->memLimitBytes / kMegabyte) +
+          "MB Maximum Used: " + std::to_string(usage->memMaxUsageBytes / kMegabyte) + "MB";
+    }
+  }
+  return task.cgroup->destroy();
+}
+
+const ContainerCgroup* ProcessAgent::cgroupOf(const std::string& framework,
+                                              const std::string& task) const {
+  auto found = tasks_.find({framework, task});
+  return found == tasks_.end() ? nullptr : found->second.cgroup.get();
 }
 
 std::vector<HeldTask> ProcessAgent::heldTasks() const {

@@ -11,6 +11,13 @@
 // An eviction kills the same way after its TASK_LOST (REASON_CONTAINER_PREEMPTED), and the
 // executor's resources are freed only once its process has exited.
 //
+// Isolation (agent/exec/isolation.h): with cgroups each task runs in its own container cgroup
+// with its cpu weight and memory limit; a task the memory cgroup's OOM killer ends is
+// TASK_FAILED with REASON_CONTAINER_LIMITATION_MEMORY. A task's end, and the resources it frees,
+// wait until its cgroup is empty and removed, so an eviction frees nothing while any process of
+// the victim still runs. At start the agent removes the container cgroups an earlier run left
+// under its root; at destruction, its root.
+//
 // Nothing blocks and there are no threads: processes are reaped by a timer on the agent's
 // EventLoop (every pollInterval while any runs), whose clock must be a monotonic one.
 #pragma once
@@ -23,7 +30,9 @@
 #include <utility>
 #include <vector>
 
+#include "agent/exec/cgroups_v1.h"
 #include "agent/exec/command_process.h"
+#include "agent/exec/isolation.h"
 #include "agent/ledger.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
@@ -36,6 +45,7 @@ struct ProcessAgentOptions {
   Duration killGrace = kDefaultKillGracePeriod;
   // How often running processes are reaped (and overdue SIGKILLs sent).
   Duration pollInterval = Duration::milliseconds(10);
+  IsolationOptions isolation;
 };
 
 class ProcessAgent final : public AgentLink {
@@ -44,8 +54,8 @@ class ProcessAgent final : public AgentLink {
   static Result<std::unique_ptr<ProcessAgent>> create(v1::AgentInfo info, const Resources& total,
                                                       EventLoop* loop, AgentReports* reports,
                                                       ProcessAgentOptions options);
-  // Kills (SIGKILL) and reaps whatever still runs.
-  ~ProcessAgent() override = default;
+  // Kills (SIGKILL) and reaps whatever still runs, and removes the agent's cgroups.
+  ~ProcessAgent() override;
 
   const std::string& id() const override { return info_.id().value(); }
   const v1::AgentInfo& info() const override { return info_; }
@@ -69,6 +79,12 @@ class ProcessAgent final : public AgentLink {
   // The task's sandbox directory, once it has been made.
   std::optional<std::filesystem::path> sandboxOf(const std::string& framework,
                                                  const std::string& task) const;
+  // What isolates tasks: asked for, or picked at creation.
+  Isolation isolation() const { return cgroups_ ? Isolation::kCgroups : Isolation::kPosix; }
+  // The task's container cgroup while it exists (cgroups isolation only).
+  const ContainerCgroup* cgroupOf(const std::string& framework, const std::string& task) const;
+  // The agent's root cgroups (cgroups isolation only).
+  const std::optional<AgentCgroups>& agentCgroups() const { return cgroups_; }
 
  private:
   using TaskKey = std::pair<std::string, std::string>;  // Framework, task.
@@ -77,14 +93,23 @@ class ProcessAgent final : public AgentLink {
     v1::CommandInfo command;
     Duration killGrace;
     bool taskKillingState = false;
+    ContainerLimits limits;
     std::optional<std::filesystem::path> sandbox;
+    // Before the process: it is destroyed after it, once the process group is dead.
+    std::unique_ptr<ContainerCgroup> cgroup;
     std::unique_ptr<CommandProcess> process;
+    // Set when the process has ended and the memory cgroup's OOM killer had killed in it.
+    std::optional<std::string> memoryLimitation;
+    bool endSeen = false;
     // The ledger evicted it: its end is a TASK_LOST already sent, and only frees resources.
     bool evicted = false;
   };
 
   ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* loop, AgentReports* reports,
-               ProcessAgentOptions options);
+               ProcessAgentOptions options, std::optional<AgentCgroups> cgroups);
+  // The process has ended: notes a memory limitation, then empties and removes its cgroup.
+  // True once the task may be reported ended.
+  bool releaseContainer(Task& task);
   void apply(const Effects& effects);
   void start(const std::string& framework, const std::string& task);
   void stop(Task& task);
@@ -107,6 +132,7 @@ class ProcessAgent final : public AgentLink {
   EventLoop* loop_;
   AgentReports* reports_;
   ProcessAgentOptions options_;
+  std::optional<AgentCgroups> cgroups_;
   bool alive_ = true;
   bool pollScheduled_ = false;
   std::map<TaskKey, Task> tasks_;

@@ -6,12 +6,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "agent/exec/cgroups_v1.h"
 #include "agent/exec/posix_usage.h"
 
 namespace harvest::agent::testing {
@@ -40,6 +44,49 @@ void pause() {
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
+// Every cgroup under the test root in each hierarchy, deepest first, then the root itself.
+std::vector<std::filesystem::path> testCgroups() {
+  std::vector<std::filesystem::path> found;
+  Result<AgentCgroups> own = locateOwnCgroups();
+  if (!own.ok()) return found;
+  std::set<std::filesystem::path> bases = {own->root.cpu / testCgroupsRoot(),
+                                           own->root.cpuacct / testCgroupsRoot(),
+                                           own->root.memory / testCgroupsRoot()};
+  for (const auto& base : bases) {
+    std::error_code error;
+    if (!std::filesystem::exists(base, error)) continue;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(base, error)) {
+      if (entry.is_directory()) found.push_back(entry.path());
+    }
+    found.push_back(base);
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
+  });
+  return found;
+}
+
+// Fails for every cgroup a test left under the test root, then kills what is in them and removes
+// them (each cgroup holds only processes the suite started).
+void checkAndRemoveTestCgroups() {
+  std::vector<std::filesystem::path> left = testCgroups();
+  for (const auto& cgroup : left) {
+    const bool isBase = cgroup.filename() == testCgroupsRoot();
+    if (!isBase) ADD_FAILURE() << "cgroup left behind: " << cgroup;
+  }
+  const Time deadline = monotonicNow() + Duration::seconds(3);
+  for (const auto& cgroup : left) {
+    while (::rmdir(cgroup.c_str()) != 0 && errno == EBUSY && monotonicNow() < deadline) {
+      std::ifstream procs(cgroup / "cgroup.procs");
+      pid_t pid = 0;
+      while (procs >> pid) ::kill(pid, SIGKILL);
+      pause();
+    }
+  }
+  for (const auto& cgroup : testCgroups())
+    ADD_FAILURE() << "cgroup could not be removed: " << cgroup;
+}
+
 class ProcessRecordCheck : public ::testing::Environment {
  public:
   void SetUp() override {
@@ -66,6 +113,7 @@ class ProcessRecordCheck : public ::testing::Environment {
       const Time reapDeadline = monotonicNow() + Duration::seconds(2);
       while (!livePidsOf(group).empty() && monotonicNow() < reapDeadline) pause();
     }
+    checkAndRemoveTestCgroups();
     std::error_code ignored;
     std::filesystem::remove_all(scratchRoot(), ignored);
   }
@@ -83,6 +131,21 @@ const std::filesystem::path& scratchRoot() {
     return path;
   }();
   return root;
+}
+
+const std::string& testCgroupsRoot() {
+  static const std::string root = "harvest-test-" + std::to_string(::getpid());
+  return root;
+}
+
+bool cgroupsUsable() {
+  static const bool usable = [] {
+    Result<AgentCgroups> probe = prepareAgentCgroups(testCgroupsRoot(), "probe");
+    if (!probe.ok()) return false;
+    removeAgentCgroups(*probe);
+    return true;
+  }();
+  return usable;
 }
 
 Time monotonicNow() {

@@ -23,6 +23,15 @@ namespace harvest::agent::testing {
 // /tmp/harvest-test-<pid>, created on first use.
 const std::filesystem::path& scratchRoot();
 
+// "harvest-test-<pid>": the cgroups root of every test in the binary. The end of the run fails
+// if any cgroup is left under it (what a test's code creates it must remove), then kills what is
+// in them and removes them all.
+const std::string& testCgroupsRoot();
+
+// Whether this process may create cgroup v1 cgroups (root, the hierarchies mounted): the tests
+// of cgroups isolation skip without, and the rest of the suite runs the same.
+bool cgroupsUsable();
+
 // The monotonic clock as a Time.
 Time monotonicNow();
 

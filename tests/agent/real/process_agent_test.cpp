@@ -43,10 +43,15 @@ class ProcessAgentTest : public ::testing::Test {
  protected:
   void SetUp() override { create("cpus:4;mem:1024"); }
 
-  void create(std::string_view total, Duration killGrace = kDefaultKillGracePeriod) {
+  void create(std::string_view total, Duration killGrace = kDefaultKillGracePeriod,
+              std::optional<Isolation> isolation = std::nullopt) {
     ProcessAgentOptions options;
     options.workDir = scratchRoot() / "agents";
     options.killGrace = killGrace;
+    options.isolation.isolation = isolation;
+    options.isolation.cgroupsRoot = testing::testCgroupsRoot();
+    // One agent per id at a time: a destroyed agent removes its id's cgroups.
+    agent_.reset();
     Result<std::unique_ptr<ProcessAgent>> created =
         ProcessAgent::create(ledgerAgentInfo("a1"), R(total), &loop_, &reports_, options);
     ASSERT_TRUE(created.ok()) << created.message();
@@ -70,8 +75,18 @@ class ProcessAgentTest : public ::testing::Test {
               std::optional<v1::CommandInfo> command, std::string_view resources = "cpus:1",
               std::optional<Duration> grace = std::nullopt, bool killingState = false,
               const std::string& role = "web") {
-    RunTask run{
-        framework, role, {task, R(resources), Duration::zero(), command, grace}, {}, killingState};
+    launchWith(framework, task, std::move(command), R(resources), grace, killingState, role);
+  }
+
+  void launchWith(const std::string& framework, const std::string& task,
+                  std::optional<v1::CommandInfo> command, Resources resources,
+                  std::optional<Duration> grace = std::nullopt, bool killingState = false,
+                  const std::string& role = "web") {
+    RunTask run{framework,
+                role,
+                {task, std::move(resources), Duration::zero(), std::move(command), grace},
+                {},
+                killingState};
     agent_->runTask(run);
     recordIfStarted(framework, task);
   }
@@ -213,6 +228,7 @@ TEST_F(ProcessAgentTest, KillWithGraceIgnoredEscalatesAfterTheGrace) {
   const std::optional<std::filesystem::path> sandbox = agent_->sandboxOf("f1", "stubborn");
   ASSERT_TRUE(sandbox.has_value());
   ASSERT_EQ(testing::waitForContent(*sandbox / "stdout", "ready"), "ready\n");
+  loop_.runUntil(loopTime());  // The agent's clock (the loop's) stamps the kill: bring it to now.
   const Time killedAt = monotonicNow();
   agent_->killTask("f1", "stubborn");
   ASSERT_TRUE(runUntil([&] { return ended("stubborn"); }));
@@ -269,6 +285,75 @@ TEST_F(ProcessAgentTest, EvictionKillsTheProcessAndFreesOnlyAfterItExited) {
   agent_->killTask("owner", "regular");
   ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
   EXPECT_EQ(last("regular")->state, TaskState::kKilled);
+}
+
+v1::CommandInfo helperCommand(const std::string& mode, const std::string& amount) {
+  v1::CommandInfo command;
+  command.set_shell(false);
+  command.set_value(EXEC_TEST_HELPER);
+  command.add_arguments("exec_test_helper");
+  command.add_arguments(mode);
+  command.add_arguments(amount);
+  return command;
+}
+
+std::string fileText(const std::filesystem::path& path) {
+  return readFile(path);
+}
+
+class ProcessAgentCgroupsTest : public ProcessAgentTest {
+ protected:
+  void SetUp() override {
+    if (!testing::cgroupsUsable()) GTEST_SKIP() << "this process cannot create cgroup v1 cgroups";
+    create("cpus:4;mem:1024", kDefaultKillGracePeriod, Isolation::kCgroups);
+  }
+};
+
+TEST_F(ProcessAgentCgroupsTest, EachTaskRunsInItsContainerWithItsLimitsUntilItsEnd) {
+  ASSERT_EQ(agent_->isolation(), Isolation::kCgroups);
+  launch("f1", "regular", shellCommand("exec sleep 30"), "cpus:0.5;mem:64");
+  launchWith("f1", "lent", shellCommand("exec sleep 30"),
+             R("cpus:2;mem:32").lentAs(Revocability::kNonThrottleable));
+  const ContainerCgroup* regular = agent_->cgroupOf("f1", "regular");
+  const ContainerCgroup* lent = agent_->cgroupOf("f1", "lent");
+  ASSERT_NE(regular, nullptr);
+  ASSERT_NE(lent, nullptr);
+  EXPECT_EQ(fileText(regular->paths().cpu / "cpu.shares"), "512\n");
+  EXPECT_EQ(fileText(regular->paths().memory / "memory.limit_in_bytes"), "67108864\n");
+  EXPECT_EQ(fileText(lent->paths().cpu / "cpu.shares"), "20\n") << "revocable: 10 per cpu";
+  EXPECT_EQ(regular->processes(), std::vector<pid_t>{*agent_->processGroupOf("f1", "regular")});
+  const std::filesystem::path regularDir = regular->paths().memory;
+
+  agent_->killTask("f1", "regular");
+  ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
+  EXPECT_EQ(last("regular")->state, TaskState::kKilled);
+  EXPECT_FALSE(std::filesystem::exists(regularDir)) << "gone before the task's end is told";
+  EXPECT_EQ(agent_->cgroupOf("f1", "regular"), nullptr);
+
+  const std::filesystem::path agentRoot = agent_->agentCgroups()->root.memory;
+  agent_.reset();  // Kills the lent task and removes the agent's cgroups.
+  EXPECT_FALSE(std::filesystem::exists(agentRoot));
+}
+
+TEST_F(ProcessAgentCgroupsTest, MemoryLimitEndsTheTaskWithMesossReason) {
+  launch("f1", "hungry", helperCommand("hold", "128"), "cpus:1;mem:32");
+  ASSERT_TRUE(runUntil([&] { return ended("hungry"); }, Duration::seconds(10)));
+  EXPECT_EQ(statesOf("hungry"),
+            (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING", "TASK_FAILED"}));
+  EXPECT_EQ(last("hungry")->reason, "REASON_CONTAINER_LIMITATION_MEMORY");
+  EXPECT_EQ(last("hungry")->message, "Memory limit exceeded: Requested: 32MB Maximum Used: 32MB");
+  ASSERT_EQ(reports_.freed.size(), 1u);
+  EXPECT_EQ(reports_.freed[0].resources, R("cpus:1;mem:32"));
+}
+
+TEST_F(ProcessAgentTest, PosixIsolationWhenAskedMakesNoCgroup) {
+  create("cpus:4;mem:1024", kDefaultKillGracePeriod, Isolation::kPosix);
+  EXPECT_EQ(agent_->isolation(), Isolation::kPosix);
+  EXPECT_FALSE(agent_->agentCgroups().has_value());
+  launch("f1", "t1", shellCommand("exit 0"));
+  EXPECT_EQ(agent_->cgroupOf("f1", "t1"), nullptr);
+  ASSERT_TRUE(runUntil([&] { return ended("t1"); }));
+  EXPECT_EQ(last("t1")->state, TaskState::kFinished);
 }
 
 }  // namespace

@@ -1,0 +1,326 @@
+#include "agent/exec/cgroups_v1.h"
+
+#include <glog/logging.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace harvest::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Mesos's constants for its cgroups/cpu isolator.
+constexpr uint64_t kSharesPerCpu = 1024;
+constexpr uint64_t kSharesPerRevocableCpu = 10;
+constexpr uint64_t kMinShares = 2;
+constexpr uint64_t kCfsPeriodMicros = 100000;
+constexpr uint64_t kMinCfsQuotaMicros = 1000;
+
+std::string readText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Status writeText(const fs::path& path, const std::string& value) {
+  std::ofstream out(path);
+  out << value;
+  out.flush();
+  if (!out) {
+    return Status::ioError("cannot write '" + value + "' to " + path.string() + ": " +
+                           std::strerror(errno));
+  }
+  return {};
+}
+
+uint64_t toNumber(std::string_view text) {
+  uint64_t value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+// "key value" lines (cpuacct.stat, cpu.stat, memory.stat, memory.oom_control).
+std::map<std::string, uint64_t> readKeyValues(const fs::path& path) {
+  std::map<std::string, uint64_t> values;
+  std::istringstream lines(readText(path));
+  std::string key;
+  std::string value;
+  while (lines >> key >> value) values[key] = toNumber(value);
+  return values;
+}
+
+uint64_t readNumber(const fs::path& path) {
+  std::string text = readText(path);
+  return toNumber(text);
+}
+
+// The three directories, each once (cpu and cpuacct may share a mount, hence a directory).
+std::vector<fs::path> distinct(const CgroupDirs& dirs) {
+  std::vector<fs::path> out{dirs.cpu};
+  if (dirs.cpuacct != dirs.cpu) out.push_back(dirs.cpuacct);
+  if (dirs.memory != dirs.cpu && dirs.memory != dirs.cpuacct) out.push_back(dirs.memory);
+  return out;
+}
+
+CgroupDirs childOf(const CgroupDirs& dirs, const fs::path& name) {
+  return {dirs.cpu / name, dirs.cpuacct / name, dirs.memory / name};
+}
+
+// controller -> the cgroup (a path relative to the hierarchy's root) from a /proc/.../cgroup.
+std::map<std::string, std::string> cgroupsOf(const fs::path& file) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(readText(file));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto first = line.find(':');
+    const auto second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    std::istringstream controllers(line.substr(first + 1, second - first - 1));
+    std::string controller;
+    while (std::getline(controllers, controller, ',')) out[controller] = line.substr(second + 1);
+  }
+  return out;
+}
+
+// controller -> mount point of its v1 hierarchy, from /proc/self/mounts.
+std::map<std::string, fs::path> v1Mounts(const fs::path& mountsFile) {
+  std::map<std::string, fs::path> out;
+  std::istringstream lines(readText(mountsFile));
+  std::string device, mountPoint, type, options, rest;
+  while (lines >> device >> mountPoint >> type >> options && std::getline(lines, rest)) {
+    if (type != "cgroup") continue;
+    std::istringstream controllers(options);
+    std::string option;
+    while (std::getline(controllers, option, ',')) out.emplace(option, mountPoint);
+  }
+  return out;
+}
+
+Result<CgroupDirs> homesOf(const CgroupDirs& mounts, const fs::path& cgroupFile) {
+  const auto own = cgroupsOf(cgroupFile);
+  CgroupDirs homes;
+  for (const auto& [controller, dir] : {std::pair<const char*, fs::path*>{"cpu", &homes.cpu},
+                                        {"cpuacct", &homes.cpuacct},
+                                        {"memory", &homes.memory}}) {
+    const auto found = own.find(controller);
+    if (found == own.end()) {
+      return Status::notFound(std::string("this process is in no ") + controller + " cgroup");
+    }
+    const fs::path& mount = controller == std::string("cpu")       ? mounts.cpu
+                            : controller == std::string("cpuacct") ? mounts.cpuacct
+                                                                   : mounts.memory;
+    *dir = mount / fs::path(found->second).relative_path();
+  }
+  return homes;
+}
+
+Status moveThread(const CgroupDirs& to, pid_t thread) {
+  for (const fs::path& dir : distinct(to)) {
+    if (Status moved = writeText(dir / "tasks", std::to_string(thread)); !moved.ok()) {
+      return moved;
+    }
+  }
+  return {};
+}
+
+bool removeDir(const fs::path& dir) {
+  return ::rmdir(dir.c_str()) == 0 || errno == ENOENT;
+}
+
+}  // namespace
+
+uint64_t cpuSharesFor(const ContainerLimits& limits) {
+  const uint64_t perCpu =
+      limits.revocableCpus && limits.revocableLowPriority ? kSharesPerRevocableCpu : kSharesPerCpu;
+  return std::max(kMinShares, static_cast<uint64_t>(std::llround(limits.cpus * perCpu)));
+}
+
+Result<AgentCgroups> locateOwnCgroups(const fs::path& procRoot) {
+  const auto mounts = v1Mounts(procRoot / "self" / "mounts");
+  AgentCgroups own;
+  for (const auto& [controller, dir] :
+       {std::pair<const char*, fs::path*>{"cpu", &own.mounts.cpu},
+        {"cpuacct", &own.mounts.cpuacct}, {"memory", &own.mounts.memory}}) {
+    const auto found = mounts.find(controller);
+    if (found == mounts.end()) {
+      return Status::unavailable(std::string("no cgroup v1 hierarchy has the ") + controller +
+                                 " controller mounted");
+    }
+    *dir = found->second;
+  }
+  Result<CgroupDirs> homes = homesOf(own.mounts, procRoot / "self" / "cgroup");
+  if (!homes.ok()) return Status::unavailable(homes.message());
+  own.root = *homes;
+  return own;
+}
+
+Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const std::string& agentId,
+                                         const fs::path& procRoot) {
+  const fs::path root(cgroupsRoot);
+  if (cgroupsRoot.empty() || root.is_absolute() ||
+      std::any_of(root.begin(), root.end(), [](const fs::path& part) {
+        return part == ".." || part == "." || part.empty();
+      })) {
+    return Status::invalidArgument("cgroups root '" + cgroupsRoot +
+                                   "' must be a relative path without '.' or '..'");
+  }
+  Result<AgentCgroups> own = locateOwnCgroups(procRoot);
+  if (!own.ok()) return own.status();
+  AgentCgroups agent = std::move(own).value();
+  agent.root = childOf(childOf(agent.root, root), agentId);
+  for (const fs::path& dir : distinct(agent.root)) {
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (error) {
+      return Status::unavailable("cannot create cgroup " + dir.string() + ": " + error.message());
+    }
+  }
+  return agent;
+}
+
+Result<std::unique_ptr<ContainerCgroup>> ContainerCgroup::create(const AgentCgroups& agent,
+                                                                 const std::string& containerId,
+                                                                 const ContainerLimits& limits) {
+  std::unique_ptr<ContainerCgroup> container(
+      new ContainerCgroup(containerId, agent.mounts, childOf(agent.root, containerId)));
+  for (const fs::path& dir : distinct(container->paths_)) {
+    if (::mkdir(dir.c_str(), 0755) != 0) {
+      return Status::ioError("cannot create cgroup " + dir.string() + ": " + std::strerror(errno));
+    }
+  }
+  // From here the destructor removes what was made if a limit cannot be written.
+  const fs::path& cpu = container->paths_.cpu;
+  if (Status set = writeText(cpu / "cpu.shares", std::to_string(cpuSharesFor(limits))); !set.ok()) {
+    return set;
+  }
+  if (limits.cfsQuota) {
+    const auto quota = std::max(
+        kMinCfsQuotaMicros, static_cast<uint64_t>(std::llround(limits.cpus * kCfsPeriodMicros)));
+    if (Status set = writeText(cpu / "cpu.cfs_period_us", std::to_string(kCfsPeriodMicros));
+        !set.ok()) {
+      return set;
+    }
+    if (Status set = writeText(cpu / "cpu.cfs_quota_us", std::to_string(quota)); !set.ok()) {
+      return set;
+    }
+  }
+  if (limits.memoryBytes) {
+    const fs::path limit = container->paths_.memory / "memory.limit_in_bytes";
+    if (Status set = writeText(limit, std::to_string(*limits.memoryBytes)); !set.ok()) return set;
+  }
+  return container;
+}
+
+ContainerCgroup::~ContainerCgroup() {
+  for (int attempt = 0; attempt < 100 && !destroy(); ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!destroyed_) LOG(ERROR) << "cgroup of container " << containerId_ << " could not be emptied";
+}
+
+Result<pid_t> ContainerCgroup::spawnInside(const std::function<Result<pid_t>()>& spawn) const {
+  const auto thread = static_cast<pid_t>(::syscall(SYS_gettid));
+  Result<CgroupDirs> home = homesOf(mounts_, "/proc/thread-self/cgroup");
+  if (!home.ok()) return home.status();
+  Status entered = moveThread(paths_, thread);
+  Result<pid_t> spawned = entered.ok() ? spawn() : Result<pid_t>(entered);
+  if (Status back = moveThread(*home, thread); !back.ok()) {
+    LOG(ERROR) << "the agent's thread " << thread << " could not leave the cgroup of container "
+               << containerId_ << ": " << back.message();
+  }
+  return spawned;
+}
+
+Result<CgroupUsage> ContainerCgroup::usage() const {
+  if (!fs::exists(paths_.cpuacct / "cpuacct.stat")) {
+    return Status::notFound("the cgroup of container " + containerId_ + " is gone");
+  }
+  static const double ticksPerSecond = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  CgroupUsage usage;
+  auto cpuacct = readKeyValues(paths_.cpuacct / "cpuacct.stat");
+  usage.cpusUserTimeSecs = static_cast<double>(cpuacct["user"]) / ticksPerSecond;
+  usage.cpusSystemTimeSecs = static_cast<double>(cpuacct["system"]) / ticksPerSecond;
+  auto cpu = readKeyValues(paths_.cpu / "cpu.stat");
+  usage.cpusNrPeriods = cpu["nr_periods"];
+  usage.cpusNrThrottled = cpu["nr_throttled"];
+  usage.cpusThrottledTimeSecs = static_cast<double>(cpu["throttled_time"]) / 1e9;
+  auto memory = readKeyValues(paths_.memory / "memory.stat");
+  usage.memRssBytes = memory["rss"];
+  usage.memCacheBytes = memory["cache"];
+  usage.memTotalBytes = readNumber(paths_.memory / "memory.usage_in_bytes");
+  usage.memMaxUsageBytes = readNumber(paths_.memory / "memory.max_usage_in_bytes");
+  usage.memLimitBytes = readNumber(paths_.memory / "memory.limit_in_bytes");
+  usage.oomKills = readKeyValues(paths_.memory / "memory.oom_control")["oom_kill"];
+  return usage;
+}
+
+std::vector<pid_t> ContainerCgroup::processes() const {
+  std::set<pid_t> pids;
+  for (const fs::path& dir : distinct(paths_)) {
+    std::istringstream lines(readText(dir / "cgroup.procs"));
+    pid_t pid = 0;
+    while (lines >> pid) pids.insert(pid);
+  }
+  return {pids.begin(), pids.end()};
+}
+
+bool ContainerCgroup::destroy() {
+  if (destroyed_) return true;
+  // A pid read from cgroup.procs belongs to the container until it is reaped, and its parent
+  // (the agent, or this process as subreaper) has not reaped what it is still killing.
+  for (const pid_t pid : processes()) ::kill(pid, SIGKILL);
+  bool removed = true;
+  for (const fs::path& dir : distinct(paths_)) removed = removeDir(dir) && removed;
+  destroyed_ = removed;
+  return removed;
+}
+
+int removeContainerCgroups(const AgentCgroups& agent, int attempts) {
+  std::set<std::string> containers;
+  for (const fs::path& dir : distinct(agent.root)) {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(dir, error)) {
+      if (entry.is_directory()) containers.insert(entry.path().filename().string());
+    }
+  }
+  int removed = 0;
+  for (const std::string& id : containers) {
+    ContainerCgroup container(id, agent.mounts, childOf(agent.root, id));
+    int attempt = 0;
+    while (!container.destroy() && ++attempt < attempts) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (container.destroy()) {
+      LOG(INFO) << "removed the cgroup of container " << id << " left by an earlier run";
+      ++removed;
+    } else {
+      LOG(ERROR) << "the cgroup of container " << id
+                 << " left by an earlier run stays: " << container.processes().size()
+                 << " processes would not die";
+    }
+  }
+  return removed;
+}
+
+void removeAgentCgroups(const AgentCgroups& agent) {
+  for (const fs::path& dir : distinct(agent.root)) {
+    if (removeDir(dir)) removeDir(dir.parent_path());
+  }
+}
+
+}  // namespace harvest::agent

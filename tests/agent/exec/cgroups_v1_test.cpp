@@ -1,0 +1,247 @@
+// cgroups/cpu and cgroups/mem on real cgroups: limits as Mesos writes them, processes born
+// inside their container, the kernel's measurement, the memory limit's OOM kill, cpu weights
+// between a regular and a revocable busy loop, and removal. The tests that need cgroups skip
+// where this process cannot create them (not root, no v1 hierarchy); the rules and the flag's
+// parsing run everywhere.
+#include "agent/exec/cgroups_v1.h"
+
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "agent/exec/isolation.h"
+#include "tracked_processes.h"
+
+namespace harvest::agent {
+namespace {
+
+using testing::cgroupsUsable;
+using testing::launchTracked;
+using testing::makeSandbox;
+using testing::monotonicNow;
+using testing::shellCommand;
+using testing::testCgroupsRoot;
+using testing::waitForContent;
+using testing::waitForOutcome;
+
+std::string readText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string cgroupLineOf(pid_t pid, const std::string& controller) {
+  std::istringstream lines(readText("/proc/" + std::to_string(pid) + "/cgroup"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto first = line.find(':');
+    const auto second = line.find(':', first + 1);
+    if (line.substr(first + 1, second - first - 1) == controller) return line.substr(second + 1);
+  }
+  return "";
+}
+
+TEST(CgroupRules, CpuSharesAreMesosWeights) {
+  EXPECT_EQ(cpuSharesFor({.cpus = 1}), 1024u);
+  EXPECT_EQ(cpuSharesFor({.cpus = 0.5}), 512u);
+  EXPECT_EQ(cpuSharesFor({.cpus = 2, .revocableCpus = true}), 20u);
+  EXPECT_EQ(cpuSharesFor({.cpus = 2, .revocableCpus = true, .revocableLowPriority = false}), 2048u);
+  EXPECT_EQ(cpuSharesFor({.cpus = 0.001}), 2u) << "Mesos's minimum";
+  EXPECT_EQ(cpuSharesFor({.cpus = 0.1, .revocableCpus = true}), 2u);
+}
+
+TEST(IsolationFlag, TakesMesosNamesInEitherOrderAndRefusesTheRest) {
+  EXPECT_EQ(*parseIsolation("cgroups/cpu,cgroups/mem"), Isolation::kCgroups);
+  EXPECT_EQ(*parseIsolation("cgroups/mem,cgroups/cpu"), Isolation::kCgroups);
+  EXPECT_EQ(*parseIsolation("posix/cpu,posix/mem"), Isolation::kPosix);
+  EXPECT_EQ(*parseIsolation(""), std::nullopt);
+  EXPECT_EQ(parseIsolation("cgroups/cpu,posix/mem").message(),
+            "isolation 'cgroups/cpu,posix/mem' must be cgroups/cpu,cgroups/mem or "
+            "posix/cpu,posix/mem");
+  EXPECT_EQ(parseIsolation("cgroups/cpu,network/cni").message(),
+            "unknown isolator 'network/cni' (this agent has cgroups/cpu, cgroups/mem, posix/cpu, "
+            "posix/mem)");
+  EXPECT_EQ(parseIsolation("cgroups/cpu").code(), StatusCode::kInvalidArgument);
+}
+
+TEST(AgentCgroupsRoot, RefusesPathsThatLeaveIt) {
+  for (const char* root : {"", "/harvest", "a/../b", "./a"}) {
+    Result<AgentCgroups> agent = prepareAgentCgroups(root, "a1");
+    ASSERT_FALSE(agent.ok()) << root;
+    EXPECT_EQ(agent.code(), StatusCode::kInvalidArgument) << root;
+  }
+}
+
+class ContainerCgroupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cgroupsUsable()) GTEST_SKIP() << "this process cannot create cgroup v1 cgroups";
+    Result<AgentCgroups> agent = prepareAgentCgroups(testCgroupsRoot(), "cgroup-test");
+    ASSERT_TRUE(agent.ok()) << agent.message();
+    agent_ = *agent;
+  }
+  void TearDown() override {
+    if (agent_) removeAgentCgroups(*agent_);
+  }
+  std::unique_ptr<ContainerCgroup> make(const std::string& id, const ContainerLimits& limits) {
+    Result<std::unique_ptr<ContainerCgroup>> made = ContainerCgroup::create(*agent_, id, limits);
+    EXPECT_TRUE(made.ok()) << made.message();
+    return made.ok() ? std::move(made).value() : nullptr;
+  }
+  std::optional<AgentCgroups> agent_;
+};
+
+TEST_F(ContainerCgroupTest, WritesLimitsAndTheProcessIsBornInside) {
+  auto container = make("c1", {.cpus = 1.5, .cfsQuota = true, .memoryBytes = 64 << 20});
+  ASSERT_NE(container, nullptr);
+  EXPECT_EQ(readText(container->paths().cpu / "cpu.shares"), "1536\n");
+  EXPECT_EQ(readText(container->paths().cpu / "cpu.cfs_period_us"), "100000\n");
+  EXPECT_EQ(readText(container->paths().cpu / "cpu.cfs_quota_us"), "150000\n");
+  EXPECT_EQ(readText(container->paths().memory / "memory.limit_in_bytes"), "67108864\n");
+
+  const auto thread = static_cast<pid_t>(::syscall(SYS_gettid));
+  const std::string home = cgroupLineOf(thread, "memory");
+  const Sandbox sandbox = makeSandbox("born-inside");
+  Result<std::unique_ptr<CommandProcess>> launched =
+      CommandProcess::launch(shellCommand("echo up; exec sleep 30"), sandbox, container.get());
+  ASSERT_TRUE(launched.ok()) << launched.message();
+  testing::recordProcessGroup((*launched)->pid());
+  waitForContent(sandbox.stdoutPath(), "up");
+  const pid_t pid = (*launched)->pid();
+  EXPECT_EQ(container->processes(), std::vector<pid_t>{pid});
+  const std::string expected =
+      "/" + std::filesystem::relative(container->paths().memory, agent_->mounts.memory).string();
+  EXPECT_EQ(cgroupLineOf(pid, "memory"), expected);
+  EXPECT_EQ(cgroupLineOf(thread, "memory"), home) << "the spawning thread went back";
+
+  (*launched)->kill(monotonicNow(), Duration::zero());
+  ASSERT_TRUE(waitForOutcome(**launched).has_value());
+  EXPECT_TRUE(container->destroy());
+  EXPECT_FALSE(std::filesystem::exists(container->paths().memory));
+  EXPECT_FALSE(std::filesystem::exists(container->paths().cpu));
+}
+
+TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
+  auto container = make("measured", {.cpus = 1, .memoryBytes = 256 << 20});
+  ASSERT_NE(container, nullptr);
+  const Sandbox spinning = makeSandbox("measured-spin");
+  v1::CommandInfo spin;
+  spin.set_shell(false);
+  spin.set_value(EXEC_TEST_HELPER);
+  spin.add_arguments("exec_test_helper");
+  spin.add_arguments("spin");
+  spin.add_arguments("500");
+  auto spinner = CommandProcess::launch(spin, spinning, container.get());
+  ASSERT_TRUE(spinner.ok()) << spinner.message();
+  testing::recordProcessGroup((*spinner)->pid());
+  ASSERT_NE(waitForContent(spinning.stdoutPath(), "ready", 1, Duration::seconds(20)).find("ready"),
+            std::string::npos);
+
+  v1::CommandInfo hold = spin;
+  hold.set_arguments(1, "hold");
+  hold.set_arguments(2, "64");
+  const Sandbox holding = makeSandbox("measured-hold");
+  auto holder = CommandProcess::launch(hold, holding, container.get());
+  ASSERT_TRUE(holder.ok()) << holder.message();
+  testing::recordProcessGroup((*holder)->pid());
+  ASSERT_NE(waitForContent(holding.stdoutPath(), "ready").find("ready"), std::string::npos);
+
+  Result<CgroupUsage> usage = container->usage();
+  ASSERT_TRUE(usage.ok()) << usage.message();
+  const double cpu = usage->cpusUserTimeSecs + usage->cpusSystemTimeSecs;
+  EXPECT_GE(cpu, 0.45);
+  EXPECT_LE(cpu, 0.55 + 0.05) << "500 ms spun, the rest is start-up";
+  EXPECT_GE(usage->memRssBytes, 64u << 20);
+  EXPECT_LE(usage->memRssBytes, (64u << 20) * 11 / 10);
+  EXPECT_EQ(usage->memLimitBytes, 256u << 20);
+  EXPECT_EQ(usage->oomKills, 0u);
+
+  (*spinner)->kill(monotonicNow(), Duration::zero());
+  (*holder)->kill(monotonicNow(), Duration::zero());
+  ASSERT_TRUE(waitForOutcome(**spinner).has_value());
+  ASSERT_TRUE(waitForOutcome(**holder).has_value());
+  EXPECT_TRUE(container->destroy());
+}
+
+TEST_F(ContainerCgroupTest, MemoryLimitKillsWithTheOomKiller) {
+  auto container = make("oom", {.cpus = 1, .memoryBytes = 32 << 20});
+  ASSERT_NE(container, nullptr);
+  const Sandbox sandbox = makeSandbox("oom");
+  v1::CommandInfo hold;
+  hold.set_shell(false);
+  hold.set_value(EXEC_TEST_HELPER);
+  hold.add_arguments("exec_test_helper");
+  hold.add_arguments("hold");
+  hold.add_arguments("128");
+  auto holder = CommandProcess::launch(hold, sandbox, container.get());
+  ASSERT_TRUE(holder.ok()) << holder.message();
+  testing::recordProcessGroup((*holder)->pid());
+  std::optional<CommandOutcome> outcome = waitForOutcome(**holder, Duration::seconds(10));
+  ASSERT_TRUE(outcome.has_value());
+  EXPECT_EQ(outcome->message, "Command terminated with signal Killed");
+  Result<CgroupUsage> usage = container->usage();
+  ASSERT_TRUE(usage.ok());
+  EXPECT_EQ(usage->oomKills, 1u);
+  EXPECT_EQ(usage->memMaxUsageBytes, 32u << 20);
+  EXPECT_TRUE(container->destroy());
+}
+
+// Mesos's --revocable_cpu_low_priority: a regular and a revocable busy loop pinned to one cpu;
+// the regular one gets nearly all of it (1024 shares against 10).
+TEST_F(ContainerCgroupTest, RegularCpuWinsOverRevocableOnOneCore) {
+  auto regular = make("regular", {.cpus = 1});
+  auto revocable = make("revocable", {.cpus = 1, .revocableCpus = true});
+  ASSERT_NE(regular, nullptr);
+  ASSERT_NE(revocable, nullptr);
+  const v1::CommandInfo loop = shellCommand("exec taskset -c 0 sh -c 'while :; do :; done'");
+  const Sandbox first = makeSandbox("regular");
+  const Sandbox second = makeSandbox("revocable");
+  auto busyRegular = CommandProcess::launch(loop, first, regular.get());
+  auto busyRevocable = CommandProcess::launch(loop, second, revocable.get());
+  ASSERT_TRUE(busyRegular.ok() && busyRevocable.ok());
+  testing::recordProcessGroup((*busyRegular)->pid());
+  testing::recordProcessGroup((*busyRevocable)->pid());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto cpuOf = [](const ContainerCgroup& container) {
+    Result<CgroupUsage> usage = container.usage();
+    return usage.ok() ? usage->cpusUserTimeSecs + usage->cpusSystemTimeSecs : 0.0;
+  };
+  const double regularCpu = cpuOf(*regular);
+  const double revocableCpu = cpuOf(*revocable);
+  (*busyRegular)->kill(monotonicNow(), Duration::zero());
+  (*busyRevocable)->kill(monotonicNow(), Duration::zero());
+  ASSERT_TRUE(waitForOutcome(**busyRegular).has_value());
+  ASSERT_TRUE(waitForOutcome(**busyRevocable).has_value());
+  ASSERT_GT(regularCpu + revocableCpu, 0.2) << "the loops ran";
+  EXPECT_GE(regularCpu / (regularCpu + revocableCpu), 0.8)
+      << "regular " << regularCpu << " s, revocable " << revocableCpu << " s";
+  EXPECT_TRUE(regular->destroy());
+  EXPECT_TRUE(revocable->destroy());
+}
+
+TEST_F(ContainerCgroupTest, LeftoversOfAnEarlierRunAreKilledAndRemoved) {
+  auto left = make("left-by-a-crash", {.cpus = 1});
+  ASSERT_NE(left, nullptr);
+  const Sandbox sandbox = makeSandbox("leftover");
+  auto orphan = CommandProcess::launch(shellCommand("echo up; exec sleep 30"), sandbox, left.get());
+  ASSERT_TRUE(orphan.ok());
+  testing::recordProcessGroup((*orphan)->pid());
+  waitForContent(sandbox.stdoutPath(), "up");
+  const std::filesystem::path dir = left->paths().memory;
+
+  EXPECT_EQ(removeContainerCgroups(*agent_), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  std::optional<CommandOutcome> outcome = waitForOutcome(**orphan);
+  ASSERT_TRUE(outcome.has_value());
+  EXPECT_EQ(outcome->message, "Command terminated with signal Killed");
+  EXPECT_TRUE(left->destroy()) << "already gone";
+}
+
+}  // namespace
+}  // namespace harvest::agent
