@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "ha/leader_contender.h"
+#include "ha/master_info.h"
 #include "testing/cluster.h"
+#include "tests/ha/zookeeper_server.h"
 
 namespace harvest::cli {
 namespace {
@@ -102,6 +105,40 @@ TEST_F(CliBinaryTest, ABadFlagIsRefusedWithExitTwoBeforeAnyCall) {
   const Exited read = runHarvest({masterFlag(), "weights", "get"});
   EXPECT_EQ(read.code, 0) << read.err;
   EXPECT_EQ(read.out, "ROLE  WEIGHT\n");
+}
+
+// --master=zk://...: the program finds the leader where masters publish it (Mesos's
+// json.info_ nodes), with and without ZooKeeper credentials, and says when nobody leads.
+TEST_F(CliBinaryTest, FindsTheLeaderThroughZooKeeper) {
+  auto zooKeeper = ha::testing::ZooKeeperServer::start();
+  ASSERT_TRUE(zooKeeper.ok()) << zooKeeper.message();
+  const std::string servers = "127.0.0.1:" + std::to_string((*zooKeeper)->port());
+  ha::ZooKeeperSession::Options options;
+  options.connectString = servers;
+  options.digestCredentials = "ops:s3cret";
+  auto session = ha::ZooKeeperSession::connect(options);
+  ASSERT_TRUE(session.ok()) << session.message();
+  auto info = ha::makeMasterInfo("m1", "127.0.0.1", port(), "localhost", "test");
+  ASSERT_TRUE(info.ok());
+  auto contender = ha::LeaderContender::start(**session, "/harvest", ha::masterInfoJson(*info), {});
+  ASSERT_TRUE(contender.ok()) << contender.message();
+
+  for (const std::string& url :
+       {"zk://" + servers + "/harvest", "zk://ops:s3cret@" + servers + "/harvest"}) {
+    const Exited state = runHarvest({"--master=" + url, "state"});
+    EXPECT_EQ(state.code, 0) << url << ": " << state.err;
+    EXPECT_EQ(state.out.substr(0, state.out.find('\n', state.out.find("agents"))),
+              "WHAT                  COUNT\nagents                1")
+        << url;
+  }
+  const Exited nobody = runHarvest(
+      {"--timeout=1secs", "--master=zk://ops:s3cret@" + servers + "/elsewhere", "state"});
+  EXPECT_NE(nobody.code, 0);
+  EXPECT_EQ(nobody.out, "");
+  EXPECT_NE(nobody.err.find("no master leads under zk://ops:***@" + servers + "/elsewhere"),
+            std::string::npos)
+      << nobody.err;
+  EXPECT_EQ(nobody.err.find("s3cret"), std::string::npos) << "the password is never printed";
 }
 
 }  // namespace
