@@ -1,5 +1,6 @@
 #include "agent/exec/cgroups_v1.h"
 
+#include <fcntl.h>
 #include <glog/logging.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,7 +13,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -30,20 +30,33 @@ constexpr uint64_t kMinShares = 2;
 constexpr uint64_t kCfsPeriodMicros = 100000;
 constexpr uint64_t kMinCfsQuotaMicros = 1000;
 
+// Every file read here is small and read whole in one or two read() calls: the periodic sample
+// reads three per task, so no stream is built for them.
+std::optional<std::string> readFile(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buffer[4096];
+  ssize_t got = 0;
+  while ((got = ::read(fd, buffer, sizeof(buffer))) > 0)
+    text.append(buffer, static_cast<size_t>(got));
+  ::close(fd);
+  return text;
+}
+
 std::string readText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return readFile(path).value_or("");
 }
 
 Status writeText(const fs::path& path, const std::string& value) {
-  std::ofstream out(path);
-  out << value;
-  out.flush();
-  if (!out) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const bool written = fd >= 0 && ::write(fd, value.data(), value.size()) ==
+                                      static_cast<ssize_t>(value.size());
+  const int error = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) {
     return Status::ioError("cannot write '" + value + "' to " + path.string() + ": " +
-                           std::strerror(errno));
+                           std::strerror(error));
   }
   return {};
 }
@@ -54,19 +67,20 @@ uint64_t toNumber(std::string_view text) {
   return value;
 }
 
-// "key value" lines (cpuacct.stat, cpu.stat, memory.stat, memory.oom_control).
-std::map<std::string, uint64_t> readKeyValues(const fs::path& path) {
-  std::map<std::string, uint64_t> values;
-  std::istringstream lines(readText(path));
-  std::string key;
-  std::string value;
-  while (lines >> key >> value) values[key] = toNumber(value);
-  return values;
-}
-
-uint64_t readNumber(const fs::path& path) {
-  std::string text = readText(path);
-  return toNumber(text);
+// The value of `key` in "key value" lines (cpuacct.stat, cpu.stat, memory.stat,
+// memory.oom_control); 0 when absent.
+uint64_t valueOf(std::string_view lines, std::string_view key) {
+  size_t start = 0;
+  while (start < lines.size()) {
+    size_t end = lines.find('\n', start);
+    if (end == std::string_view::npos) end = lines.size();
+    const std::string_view line = lines.substr(start, end - start);
+    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ') {
+      return toNumber(line.substr(key.size() + 1));
+    }
+    start = end + 1;
+  }
+  return 0;
 }
 
 // The three directories, each once (cpu and cpuacct may share a mount, hence a directory).
@@ -153,9 +167,9 @@ uint64_t cpuSharesFor(const ContainerLimits& limits) {
 Result<AgentCgroups> locateOwnCgroups(const fs::path& procRoot) {
   const auto mounts = v1Mounts(procRoot / "self" / "mounts");
   AgentCgroups own;
-  for (const auto& [controller, dir] :
-       {std::pair<const char*, fs::path*>{"cpu", &own.mounts.cpu},
-        {"cpuacct", &own.mounts.cpuacct}, {"memory", &own.mounts.memory}}) {
+  for (const auto& [controller, dir] : {std::pair<const char*, fs::path*>{"cpu", &own.mounts.cpu},
+                                        {"cpuacct", &own.mounts.cpuacct},
+                                        {"memory", &own.mounts.memory}}) {
     const auto found = mounts.find(controller);
     if (found == mounts.end()) {
       return Status::unavailable(std::string("no cgroup v1 hierarchy has the ") + controller +
@@ -247,26 +261,31 @@ Result<pid_t> ContainerCgroup::spawnInside(const std::function<Result<pid_t>()>&
 }
 
 Result<CgroupUsage> ContainerCgroup::usage() const {
-  if (!fs::exists(paths_.cpuacct / "cpuacct.stat")) {
-    return Status::notFound("the cgroup of container " + containerId_ + " is gone");
-  }
+  std::optional<std::string> cpuacct = readFile(paths_.cpuacct / "cpuacct.stat");
+  if (!cpuacct) return Status::notFound("the cgroup of container " + containerId_ + " is gone");
   static const double ticksPerSecond = static_cast<double>(::sysconf(_SC_CLK_TCK));
   CgroupUsage usage;
-  auto cpuacct = readKeyValues(paths_.cpuacct / "cpuacct.stat");
-  usage.cpusUserTimeSecs = static_cast<double>(cpuacct["user"]) / ticksPerSecond;
-  usage.cpusSystemTimeSecs = static_cast<double>(cpuacct["system"]) / ticksPerSecond;
-  auto cpu = readKeyValues(paths_.cpu / "cpu.stat");
-  usage.cpusNrPeriods = cpu["nr_periods"];
-  usage.cpusNrThrottled = cpu["nr_throttled"];
-  usage.cpusThrottledTimeSecs = static_cast<double>(cpu["throttled_time"]) / 1e9;
-  auto memory = readKeyValues(paths_.memory / "memory.stat");
-  usage.memRssBytes = memory["rss"];
-  usage.memCacheBytes = memory["cache"];
-  usage.memTotalBytes = readNumber(paths_.memory / "memory.usage_in_bytes");
-  usage.memMaxUsageBytes = readNumber(paths_.memory / "memory.max_usage_in_bytes");
-  usage.memLimitBytes = readNumber(paths_.memory / "memory.limit_in_bytes");
-  usage.oomKills = readKeyValues(paths_.memory / "memory.oom_control")["oom_kill"];
+  usage.cpusUserTimeSecs = static_cast<double>(valueOf(*cpuacct, "user")) / ticksPerSecond;
+  usage.cpusSystemTimeSecs = static_cast<double>(valueOf(*cpuacct, "system")) / ticksPerSecond;
+  const std::string cpu = readText(paths_.cpu / "cpu.stat");
+  usage.cpusNrPeriods = valueOf(cpu, "nr_periods");
+  usage.cpusNrThrottled = valueOf(cpu, "nr_throttled");
+  usage.cpusThrottledTimeSecs = static_cast<double>(valueOf(cpu, "throttled_time")) / 1e9;
+  const std::string memory = readText(paths_.memory / "memory.stat");
+  usage.memRssBytes = valueOf(memory, "rss");
+  usage.memCacheBytes = valueOf(memory, "cache");
+  usage.memLimitBytes = valueOf(memory, "hierarchical_memory_limit");
   return usage;
+}
+
+Result<MemoryEvents> ContainerCgroup::memoryEvents() const {
+  std::optional<std::string> control = readFile(paths_.memory / "memory.oom_control");
+  if (!control) return Status::notFound("the cgroup of container " + containerId_ + " is gone");
+  MemoryEvents events;
+  events.oomKills = valueOf(*control, "oom_kill");
+  events.maxUsageBytes = toNumber(readText(paths_.memory / "memory.max_usage_in_bytes"));
+  events.limitBytes = toNumber(readText(paths_.memory / "memory.limit_in_bytes"));
+  return events;
 }
 
 std::vector<pid_t> ContainerCgroup::processes() const {

@@ -58,7 +58,7 @@ struct ContainerLimits {
 uint64_t cpuSharesFor(const ContainerLimits& limits);
 
 // Measured by the kernel for the whole container (every process it ever held), in Mesos's
-// ResourceStatistics units.
+// ResourceStatistics units. Three files per sample: cpuacct.stat, cpu.stat, memory.stat.
 struct CgroupUsage {
   double cpusUserTimeSecs = 0;
   double cpusSystemTimeSecs = 0;
@@ -67,10 +67,14 @@ struct CgroupUsage {
   double cpusThrottledTimeSecs = 0;
   uint64_t memRssBytes = 0;
   uint64_t memCacheBytes = 0;
-  uint64_t memTotalBytes = 0;  // memory.usage_in_bytes
-  uint64_t memMaxUsageBytes = 0;
-  uint64_t memLimitBytes = 0;
+  uint64_t memLimitBytes = 0;  // The hard limit (the kernel's "no limit" is a huge number).
+};
+
+// What the memory cgroup saw of its limit, read once a task has ended.
+struct MemoryEvents {
   uint64_t oomKills = 0;  // Processes the memory cgroup's OOM killer has killed.
+  uint64_t maxUsageBytes = 0;
+  uint64_t limitBytes = 0;
 };
 
 class ContainerCgroup {
@@ -91,6 +95,7 @@ class ContainerCgroup {
   Result<pid_t> spawnInside(const std::function<Result<pid_t>()>& spawn) const;
 
   Result<CgroupUsage> usage() const;
+  Result<MemoryEvents> memoryEvents() const;
   // Every process in the container, zombies excluded (v1 drops a process at its exit).
   std::vector<pid_t> processes() const;
   // SIGKILLs every process still in the container and removes its cgroups once they are empty.

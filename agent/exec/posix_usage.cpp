@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <map>
 #include <string>
 
 namespace harvest::agent {
@@ -109,26 +110,52 @@ std::vector<ProcessStat> processesInGroup(pid_t processGroup,
   return members;
 }
 
-Result<ProcessGroupUsage> measureProcessGroup(pid_t processGroup,
-                                              const std::filesystem::path& procRoot) {
+Result<std::map<pid_t, ProcessGroupUsage>> measureProcessGroups(
+    const std::vector<pid_t>& processGroups, const std::filesystem::path& procRoot) {
   if (::access(procRoot.c_str(), R_OK | X_OK) != 0) {
     return Status::notFound("cannot read " + procRoot.string() + ": " + std::strerror(errno));
   }
-  const double ticksPerSecond = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  struct Ticks {
+    uint64_t user = 0;
+    uint64_t system = 0;
+  };
+  std::map<pid_t, ProcessGroupUsage> usages;
+  std::map<pid_t, Ticks> ticks;
+  for (const pid_t group : processGroups) usages[group];
   const auto pageBytes = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  ProcessGroupUsage usage;
-  uint64_t userTicks = 0;
-  uint64_t systemTicks = 0;
-  for (const ProcessStat& process : processesInGroup(processGroup, procRoot)) {
-    userTicks += process.userTicks;
-    systemTicks += process.systemTicks;
-    if (process.rssPages > 0)
-      usage.memRssBytes += static_cast<uint64_t>(process.rssPages) * pageBytes;
-    ++usage.processes;
+  DIR* directory = ::opendir(procRoot.c_str());
+  if (directory == nullptr) return usages;
+  while (const dirent* entry = ::readdir(directory)) {
+    pid_t pid = 0;
+    if (!isPid(entry->d_name, pid)) continue;
+    const std::optional<ProcessStat> stat =
+        parseProcessStat(readSmallFile(procRoot / entry->d_name / "stat"));
+    if (!stat || stat->pid != pid) continue;
+    auto found = usages.find(stat->processGroup);
+    if (found == usages.end()) continue;
+    Ticks& sum = ticks[stat->processGroup];
+    sum.user += stat->userTicks;
+    sum.system += stat->systemTicks;
+    if (stat->rssPages > 0) {
+      found->second.memRssBytes += static_cast<uint64_t>(stat->rssPages) * pageBytes;
+    }
+    ++found->second.processes;
   }
-  usage.cpusUserTimeSecs = static_cast<double>(userTicks) / ticksPerSecond;
-  usage.cpusSystemTimeSecs = static_cast<double>(systemTicks) / ticksPerSecond;
-  return usage;
+  ::closedir(directory);
+  const double ticksPerSecond = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  for (const auto& [group, sum] : ticks) {
+    usages[group].cpusUserTimeSecs = static_cast<double>(sum.user) / ticksPerSecond;
+    usages[group].cpusSystemTimeSecs = static_cast<double>(sum.system) / ticksPerSecond;
+  }
+  return usages;
+}
+
+Result<ProcessGroupUsage> measureProcessGroup(pid_t processGroup,
+                                              const std::filesystem::path& procRoot) {
+  Result<std::map<pid_t, ProcessGroupUsage>> usages =
+      measureProcessGroups({processGroup}, procRoot);
+  if (!usages.ok()) return usages.status();
+  return usages->at(processGroup);
 }
 
 }  // namespace harvest::agent

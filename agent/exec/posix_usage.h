@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -52,5 +53,11 @@ struct ProcessGroupUsage {
 // Refused (NotFound) when `procRoot` cannot be read at all.
 Result<ProcessGroupUsage> measureProcessGroup(pid_t processGroup,
                                               const std::filesystem::path& procRoot = "/proc");
+
+// The same for many groups in one pass over /proc: what a periodic sample of every task costs
+// one scan, not one per task. Every group asked for is in the answer (empty if it has no
+// process).
+Result<std::map<pid_t, ProcessGroupUsage>> measureProcessGroups(
+    const std::vector<pid_t>& processGroups, const std::filesystem::path& procRoot = "/proc");
 
 }  // namespace harvest::agent

@@ -301,13 +301,13 @@ bool ProcessAgent::releaseContainer(Task& task) {
   if (!task.cgroup) return true;
   if (!task.endSeen) {
     task.endSeen = true;
-    Result<CgroupUsage> usage = task.cgroup->usage();
-    if (usage.ok() && usage->oomKills > 0) {
+    Result<MemoryEvents> memory = task.cgroup->memoryEvents();
+    if (memory.ok() && memory->oomKills > 0) {
       constexpr uint64_t kMegabyte = 1024 * 1024;
       // Mesos's message for the limitation.
       task.memoryLimitation =
-          "Memory limit exceeded: Requested: " + std::to_string(usage->memLimitBytes / kMegabyte) +
-          "MB Maximum Used: " + std::to_string(usage->memMaxUsageBytes / kMegabyte) + "MB";
+          "Memory limit exceeded: Requested: " + std::to_string(memory->limitBytes / kMegabyte) +
+          "MB Maximum Used: " + std::to_string(memory->maxUsageBytes / kMegabyte) + "MB";
     }
   }
   return task.cgroup->destroy();

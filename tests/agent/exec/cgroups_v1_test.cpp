@@ -160,7 +160,7 @@ TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
   EXPECT_GE(usage->memRssBytes, 64u << 20);
   EXPECT_LE(usage->memRssBytes, (64u << 20) * 11 / 10);
   EXPECT_EQ(usage->memLimitBytes, 256u << 20);
-  EXPECT_EQ(usage->oomKills, 0u);
+  EXPECT_EQ(container->memoryEvents()->oomKills, 0u);
 
   (*spinner)->kill(monotonicNow(), Duration::zero());
   (*holder)->kill(monotonicNow(), Duration::zero());
@@ -185,10 +185,11 @@ TEST_F(ContainerCgroupTest, MemoryLimitKillsWithTheOomKiller) {
   std::optional<CommandOutcome> outcome = waitForOutcome(**holder, Duration::seconds(10));
   ASSERT_TRUE(outcome.has_value());
   EXPECT_EQ(outcome->message, "Command terminated with signal Killed");
-  Result<CgroupUsage> usage = container->usage();
-  ASSERT_TRUE(usage.ok());
-  EXPECT_EQ(usage->oomKills, 1u);
-  EXPECT_EQ(usage->memMaxUsageBytes, 32u << 20);
+  Result<MemoryEvents> memory = container->memoryEvents();
+  ASSERT_TRUE(memory.ok());
+  EXPECT_EQ(memory->oomKills, 1u);
+  EXPECT_EQ(memory->maxUsageBytes, 32u << 20);
+  EXPECT_EQ(memory->limitBytes, 32u << 20);
   EXPECT_TRUE(container->destroy());
 }
 
