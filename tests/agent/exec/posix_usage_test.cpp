@@ -82,6 +82,17 @@ TEST(PosixUsageTest, SumsTheGroupsProcessesAndSkipsTheRest) {
   EXPECT_EQ(usage->memRssBytes, 1000u * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
   EXPECT_EQ(usage->processes, 3);
   EXPECT_EQ(processesInGroup(99, proc).size(), 1u);
+
+  // Many groups in one pass: each gets its own processes; a group with none is there, empty.
+  Result<std::map<pid_t, ProcessGroupUsage>> usages = measureProcessGroups({10, 99, 50}, proc);
+  ASSERT_TRUE(usages.ok()) << usages.message();
+  ASSERT_EQ(usages->size(), 3u);
+  EXPECT_DOUBLE_EQ(usages->at(10).cpusUserTimeSecs, 304 / ticks);
+  EXPECT_EQ(usages->at(10).processes, 3);
+  EXPECT_DOUBLE_EQ(usages->at(99).cpusSystemTimeSecs, 1000 / ticks);
+  EXPECT_EQ(usages->at(99).processes, 1);
+  EXPECT_EQ(usages->at(50).processes, 0);
+  EXPECT_EQ(usages->at(50).memRssBytes, 0u);
 }
 
 TEST(PosixUsageTest, AnUnreadableProcIsNotFound) {
