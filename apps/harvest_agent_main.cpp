@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "agent/exec/command_process.h"
+#include "agent/exec/isolation.h"
 #include "agent/process/agent_process.h"
 #include "agent/runtime/attributes.h"
 #include "agent/runtime/fault_domain.h"
@@ -62,6 +63,20 @@ DEFINE_string(kill_grace, "",
               "DURATION: simulated tasks: how long a killed or evicted task takes to exit "
               "(default 2secs); processes: the SIGTERM-to-SIGKILL grace of a task whose "
               "KillPolicy names none (default 3secs, as Mesos)");
+DEFINE_string(isolation, "",
+              "with --tasks=processes, how tasks are isolated (Mesos's names): "
+              "cgroups/cpu,cgroups/mem (each task in its own cgroup v1 container: cpu weight, "
+              "memory limit, measured by the kernel; needs root) or posix/cpu,posix/mem (process "
+              "groups, usage from /proc, nothing enforced); empty: cgroups where the agent can "
+              "create them, else posix (logged)");
+DEFINE_string(cgroups_root, "harvest",
+              "NAME: with cgroups isolation, the folder of task cgroups under the agent's own "
+              "cgroup in each hierarchy (then <id>/<container>)");
+DEFINE_bool(revocable_cpu_low_priority, true,
+            "with cgroups isolation, revocable cpus get 10 shares per cpu instead of 1024, so "
+            "regular tasks win the cpu from them");
+DEFINE_bool(cgroups_enable_cfs, false,
+            "with cgroups isolation, also cap each task at its cpus with a CFS quota");
 DEFINE_string(duration, "", "DURATION: exit after this long; empty: until SIGTERM or SIGINT");
 DEFINE_string(state_file, "", "PATH: keep PATH rewritten with what the agent holds (tests)");
 DEFINE_string(credential, "",
@@ -144,6 +159,18 @@ int masterFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   return 0;
 }
 
+int isolationFromFlags(const harvest::apps::Flags& flags,
+                       harvest::agent::AgentProcessOptions& options) {
+  harvest::Result<std::optional<harvest::agent::Isolation>> isolation =
+      harvest::agent::parseIsolation(FLAGS_isolation);
+  if (!isolation.ok()) return flags.bad("isolation", FLAGS_isolation, isolation.message());
+  options.isolation.isolation = *isolation;
+  options.isolation.cgroupsRoot = FLAGS_cgroups_root;
+  options.isolation.revocableCpuLowPriority = FLAGS_revocable_cpu_low_priority;
+  options.isolation.cgroupsEnableCfs = FLAGS_cgroups_enable_cfs;
+  return 0;
+}
+
 // Only the first bad flag is named, in the order the flags are defined above.
 int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   harvest::agent::AgentProcessOptions& options = setup.options;
@@ -167,6 +194,7 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     if (!killGrace) return 2;
     options.killGrace = *killGrace;
   }
+  if (int rc = isolationFromFlags(flags, options)) return rc;
   if (!FLAGS_duration.empty()) {
     std::optional<harvest::Duration> duration = flags.duration("duration", FLAGS_duration);
     if (!duration) return 2;
