@@ -77,6 +77,16 @@ DEFINE_bool(revocable_cpu_low_priority, true,
             "regular tasks win the cpu from them");
 DEFINE_bool(cgroups_enable_cfs, false,
             "with cgroups isolation, also cap each task at its cpus with a CFS quota");
+DEFINE_string(usage_interval, "1secs",
+              "DURATION: with --tasks=processes and no --estimate, how often regular tasks are "
+              "measured for usage slack");
+DEFINE_string(slack_window, "60secs",
+              "DURATION: usage slack is what regular tasks were given less their peak usage over "
+              "this window and --slack_margin");
+DEFINE_double(slack_margin, 0.1, "fraction of what regular tasks were given kept back as safety");
+DEFINE_double(slack_report_threshold, 0.1,
+              "the master hears a new usage slack only when a kind moved by more than this "
+              "fraction (or to or from zero)");
 DEFINE_string(duration, "", "DURATION: exit after this long; empty: until SIGTERM or SIGINT");
 DEFINE_string(state_file, "", "PATH: keep PATH rewritten with what the agent holds (tests)");
 DEFINE_string(credential, "",
@@ -171,6 +181,30 @@ int isolationFromFlags(const harvest::apps::Flags& flags,
   return 0;
 }
 
+// Measured usage slack (agent/measured_slack.h): its window, margin and reporting threshold;
+// staleness is three usage intervals.
+int slackFromFlags(const harvest::apps::Flags& flags,
+                   harvest::agent::AgentProcessOptions& options) {
+  std::optional<harvest::Duration> interval =
+      flags.duration("usage_interval", FLAGS_usage_interval);
+  if (!interval) return 2;
+  if (*interval <= harvest::Duration::zero()) {
+    return flags.bad("usage_interval", FLAGS_usage_interval, "> 0");
+  }
+  std::optional<harvest::Duration> window = flags.duration("slack_window", FLAGS_slack_window);
+  if (!window) return 2;
+  harvest::agent::MeasuredSlackOptions slack{.window = *window,
+                                             .margin = FLAGS_slack_margin,
+                                             .reportThreshold = FLAGS_slack_report_threshold,
+                                             .staleAfter = *interval * 3};
+  if (harvest::Status valid = slack.validate(); !valid.ok()) {
+    return flags.fail("bad usage slack flags: " + valid.message());
+  }
+  options.usageInterval = *interval;
+  options.measuredSlack = slack;
+  return 0;
+}
+
 // Only the first bad flag is named, in the order the flags are defined above.
 int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   harvest::agent::AgentProcessOptions& options = setup.options;
@@ -195,6 +229,7 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     options.killGrace = *killGrace;
   }
   if (int rc = isolationFromFlags(flags, options)) return rc;
+  if (int rc = slackFromFlags(flags, options)) return rc;
   if (!FLAGS_duration.empty()) {
     std::optional<harvest::Duration> duration = flags.duration("duration", FLAGS_duration);
     if (!duration) return 2;

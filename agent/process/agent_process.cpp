@@ -61,7 +61,7 @@ std::string describe(const v1::AgentCall& call) {
 
 Result<std::unique_ptr<AgentLink>> createAgent(const AgentProcessOptions& options,
                                                v1::AgentInfo info, EventLoop* loop,
-                                               AgentReports* reports) {
+                                               AgentReports* reports, ProcessAgent** processAgent) {
   if (options.tasks == TaskRunner::kSimulated) {
     Result<std::unique_ptr<SimAgent>> agent =
         SimAgent::create(std::move(info), options.total, loop, reports, options.killGrace);
@@ -75,6 +75,7 @@ Result<std::unique_ptr<AgentLink>> createAgent(const AgentProcessOptions& option
   Result<std::unique_ptr<ProcessAgent>> agent =
       ProcessAgent::create(std::move(info), options.total, loop, reports, std::move(processes));
   if (!agent.ok()) return agent.status();
+  *processAgent = agent->get();
   return std::unique_ptr<AgentLink>(std::move(agent).value());
 }
 
@@ -100,6 +101,16 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (options.tickInterval <= Duration::zero()) {
     return R::invalidArgument("the tick interval must be positive");
   }
+  if (options.usageInterval <= Duration::zero()) {
+    return R::invalidArgument("the usage interval must be positive");
+  }
+  std::optional<MeasuredSlack> slack;
+  if (options.tasks == TaskRunner::kProcesses && options.estimate.empty() &&
+      options.measuredSlack) {
+    Result<MeasuredSlack> made = MeasuredSlack::create(*options.measuredSlack);
+    if (!made.ok()) return made.status();
+    slack = std::move(made).value();
+  }
   if (options.bootId.empty()) options.bootId = randomBootId();
 
   std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
@@ -110,10 +121,14 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (o.domain) *info.mutable_domain() = *o.domain;
   if (Status valid = validateAgentInfo(info, o.agentId); !valid.ok()) return valid;
   Result<std::unique_ptr<AgentLink>> agent =
-      createAgent(o, std::move(info), &process->loop_, process.get());
+      createAgent(o, std::move(info), &process->loop_, process.get(), &process->processAgent_);
   if (!agent.ok()) return agent.status();
   process->agent_ = std::move(agent).value();
   process->scheduleTick();
+  if (slack && process->processAgent_) {
+    process->slack_ = std::move(slack);
+    process->scheduleUsageSample();
+  }
   return process;
 }
 
@@ -153,6 +168,26 @@ void AgentProcess::scheduleTick() {
   loop_.after(options_.tickInterval, [this] {
     agent_->tick();
     scheduleTick();
+  });
+}
+
+void AgentProcess::scheduleUsageSample() {
+  loop_.after(options_.usageInterval, [this] {
+    const ProcessAgent::RegularUsage usage = processAgent_->sampleRegularUsage();
+    slack_->addSample(now(), usage.given, usage.used);
+    std::optional<Quantities> slack = slack_->report(now());
+    Resources estimate;
+    if (slack) {
+      for (const auto& [kind, amount] : *slack) estimate.addScalar(ResourceKey{kind}, amount);
+    }
+    // What the master holds already (the registration's) is not news.
+    if (slack && estimate != options_.estimate) {
+      VLOG(1) << "usage slack now " << estimate;
+      // The registration carries the latest estimate too, so a new master hears it at once.
+      options_.estimate = estimate;
+      enqueue(estimateCall(options_.agentId, 0, estimate));
+    }
+    scheduleUsageSample();
   });
 }
 
@@ -266,6 +301,9 @@ void AgentProcess::maybeRegister() {
   std::erase_if(outbox_,
                 [](const v1::AgentCall& call) { return call.type() == v1::AgentCall::FREED; });
   stats_.freedDropped += before - outbox_.size();
+  // So does its estimate, the latest one.
+  std::erase_if(outbox_,
+                [](const v1::AgentCall& call) { return call.type() == v1::AgentCall::ESTIMATE; });
 
   const v1::AgentCall call = registerCall({options_.agentId, agent_->info(), options_.bootId,
                                            options_.total, options_.estimate, reportedTasks()});

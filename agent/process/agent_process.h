@@ -45,6 +45,8 @@
 #include <vector>
 
 #include "agent/exec/isolation.h"
+#include "agent/measured_slack.h"
+#include "agent/real/process_agent.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
 #include "common/status.h"
@@ -83,6 +85,10 @@ struct AgentProcessOptions {
   std::optional<v1::DomainInfo> domain;
   Resources total;     // Required, not empty.
   Resources estimate;  // Usage slack the master may lend as throttleable revocable.
+  // kProcesses without a fixed `estimate`: usage slack from measurement, sampled every
+  // usageInterval (agent/measured_slack.h); unset: none is lent.
+  std::optional<MeasuredSlackOptions> measuredSlack = MeasuredSlackOptions{};
+  Duration usageInterval = Duration::seconds(1);
   TaskRunner tasks = TaskRunner::kSimulated;
   // kProcesses: sandboxes go under it, laid out as Mesos's (agent/exec/sandbox.h).
   std::filesystem::path workDir = "/tmp/harvest-agent";
@@ -149,6 +155,8 @@ class AgentProcess final : public AgentReports {
  private:
   explicit AgentProcess(AgentProcessOptions options);
   void scheduleTick();
+  // Measures the regular tasks, and queues an ESTIMATE when the slack moved enough.
+  void scheduleUsageSample();
   // One iteration, waiting at most `maxWait` for stream events.
   void step(Duration maxWait);
   void advanceClock();
@@ -177,6 +185,8 @@ class AgentProcess final : public AgentReports {
   int64_t wallStartNanos_ = 0;  // Unix time at start_: status times are sent as Unix time.
   EventLoop loop_;
   std::unique_ptr<AgentLink> agent_;
+  ProcessAgent* processAgent_ = nullptr;  // agent_, when tasks are processes.
+  std::optional<MeasuredSlack> slack_;
   std::atomic<bool> stopped_{false};
 
   // The registration stream, while one is open; its REGISTERED may still be due.

@@ -2,9 +2,12 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <random>
 
+#include "agent/exec/posix_usage.h"
 #include "agent/exec/sandbox.h"
 #include "agent/runtime/ledger_books.h"
 
@@ -135,6 +138,8 @@ void ProcessAgent::runTask(const RunTask& message) {
   entry.killGrace = message.task.killGrace.value_or(options_.killGrace);
   entry.taskKillingState = message.taskKillingState;
   entry.limits = limitsOf(message.task.resources, options_.isolation);
+  entry.resources = message.task.resources;
+  entry.revocable = !message.task.resources.revocable().empty();
   Result<LaunchOutcome> outcome = ledger_.launch(launchRequestOf(message));
   if (!outcome.ok()) {
     tasks_.erase({framework, task});
@@ -311,6 +316,56 @@ bool ProcessAgent::releaseContainer(Task& task) {
     }
   }
   return task.cgroup->destroy();
+}
+
+ProcessAgent::RegularUsage ProcessAgent::sampleRegularUsage() {
+  const Time now = loop_->now();
+  std::vector<pid_t> groups;
+  for (const auto& [key, task] : tasks_) {
+    if (task.process && !task.revocable && !task.cgroup) groups.push_back(task.process->pid());
+  }
+  // Without cgroups, one pass over /proc serves every task.
+  std::map<pid_t, ProcessGroupUsage> byGroup;
+  if (!groups.empty()) {
+    if (auto measured = measureProcessGroups(groups); measured.ok()) byGroup = *measured;
+  }
+  constexpr double kMegabyte = 1024.0 * 1024.0;
+  RegularUsage usage;
+  double usedCpus = 0;
+  double usedMem = 0;
+  for (auto& [key, task] : tasks_) {
+    if (!task.process || task.process->outcome() || task.revocable) continue;
+    const Quantities given = task.resources.quantities();
+    usage.given += given;
+    std::optional<std::pair<double, double>> measured;  // cpu seconds, resident bytes
+    if (task.cgroup) {
+      if (auto cgroup = task.cgroup->usage(); cgroup.ok()) {
+        measured = {cgroup->cpusUserTimeSecs + cgroup->cpusSystemTimeSecs,
+                    static_cast<double>(cgroup->memRssBytes)};
+      }
+    } else if (auto found = byGroup.find(task.process->pid()); found != byGroup.end()) {
+      measured = {found->second.cpusUserTimeSecs + found->second.cpusSystemTimeSecs,
+                  static_cast<double>(found->second.memRssBytes)};
+    }
+    const std::optional<std::pair<Time, double>> previous = task.lastCpu;
+    if (measured) task.lastCpu = std::make_pair(now, measured->first);
+    if (!measured || !previous || now <= previous->first) {
+      // Nothing to measure a rate by yet: count the task as using everything it was given.
+      usedCpus += given.get(kinds::kCpus).toDouble();
+      usedMem += measured ? measured->second / kMegabyte : given.get(kinds::kMem).toDouble();
+      continue;
+    }
+    const double seconds = static_cast<double>((now - previous->first).nanos()) / 1e9;
+    usedCpus += std::max(0.0, measured->first - previous->second) / seconds;
+    usedMem += measured->second / kMegabyte;
+  }
+  if (auto cpus = Scalar::fromDouble(usedCpus); cpus && *cpus > Scalar()) {
+    usage.used.set(kinds::kCpus, *cpus);
+  }
+  if (auto mem = Scalar::fromDouble(usedMem); mem && *mem > Scalar()) {
+    usage.used.set(kinds::kMem, *mem);
+  }
+  return usage;
 }
 
 const ContainerCgroup* ProcessAgent::cgroupOf(const std::string& framework,

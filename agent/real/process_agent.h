@@ -79,6 +79,15 @@ class ProcessAgent final : public AgentLink {
   // The task's sandbox directory, once it has been made.
   std::optional<std::filesystem::path> sandboxOf(const std::string& framework,
                                                  const std::string& task) const;
+  // What the regular tasks running now were given and what they use (cpus: the rate since the
+  // previous sample; mem: resident MB), for the measured slack (agent/measured_slack.h). A task
+  // sampled for the first time has no rate yet and counts as using all it was given.
+  struct RegularUsage {
+    Quantities given;
+    Quantities used;
+  };
+  RegularUsage sampleRegularUsage();
+
   // What isolates tasks: asked for, or picked at creation.
   Isolation isolation() const { return cgroups_ ? Isolation::kCgroups : Isolation::kPosix; }
   // The task's container cgroup while it exists (cgroups isolation only).
@@ -101,6 +110,10 @@ class ProcessAgent final : public AgentLink {
     // Set when the process has ended and the memory cgroup's OOM killer had killed in it.
     std::optional<std::string> memoryLimitation;
     bool endSeen = false;
+    bool revocable = false;
+    Resources resources;
+    // The previous usage sample: the task's cpu seconds then, and when.
+    std::optional<std::pair<Time, double>> lastCpu;
     // The ledger evicted it: its end is a TASK_LOST already sent, and only frees resources.
     bool evicted = false;
   };

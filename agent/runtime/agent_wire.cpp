@@ -239,6 +239,16 @@ v1::AgentCall freedCall(const std::string& agentId, uint64_t sequence, const age
   return call;
 }
 
+v1::AgentCall estimateCall(const std::string& agentId, uint64_t sequence,
+                           const Resources& estimate) {
+  v1::AgentCall call;
+  call.set_type(v1::AgentCall::ESTIMATE);
+  call.mutable_agent_id()->set_value(agentId);
+  call.set_sequence(sequence);
+  *call.mutable_estimate() = toProto(estimate);
+  return call;
+}
+
 Result<agent::Freed> freedFromCall(const v1::AgentCall& call) {
   if (call.type() != v1::AgentCall::FREED || !call.has_freed()) {
     return Result<agent::Freed>::invalidArgument("FREED call without freed resources");

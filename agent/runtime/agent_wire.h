@@ -32,6 +32,10 @@ Result<TaskStatus> statusFromCall(const v1::AgentCall& call);
 v1::AgentCall freedCall(const std::string& agentId, uint64_t sequence, const agent::Freed& freed);
 Result<agent::Freed> freedFromCall(const v1::AgentCall& call);
 
+// The agent's usage slack (a total, not a change), lent as throttleable revocable.
+v1::AgentCall estimateCall(const std::string& agentId, uint64_t sequence,
+                           const Resources& estimate);
+
 struct AgentRegistration {
   std::string id;
   v1::AgentInfo info;  // As the agent describes itself; its id is `id`.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fake_master.h"
+#include "resources/proto/convert.h"
 
 namespace harvest::agent {
 namespace {
@@ -28,6 +29,8 @@ AgentProcessOptions processOptions(uint16_t port) {
                     ("harvest-agent-process-test-" + std::to_string(::getpid()));
   // Named for this run: the agent removes its cgroups when it is destroyed.
   options.isolation.cgroupsRoot = "harvest-test-" + std::to_string(::getpid());
+  // Exact call sequences below: no ESTIMATE in between (the slack has a test of its own).
+  options.measuredSlack.reset();
   return options;
 }
 
@@ -88,6 +91,59 @@ TEST(AgentProcessTasksTest, ProcessTaskKilledWithTaskKillingState) {
   EXPECT_EQ(statusOf(calls[3]), (StatusSeen{4, "t1", v1::TASK_KILLED, false, ""}));
   EXPECT_EQ(calls[3].status().message(), "Command terminated with signal Terminated");
   EXPECT_EQ(calls[4].type(), v1::AgentCall::FREED);
+  std::filesystem::remove_all(options.workDir);
+}
+
+// The estimate of an agent with real tasks comes from measurement: an idle regular task leaves
+// slack (what it was given less the margin), which shrinks once the task gets busy.
+TEST(AgentProcessTasksTest, MeasuredSlackAppearsForIdleTasksAndShrinksWhenTheyGetBusy) {
+  FakeMaster fake;
+  AgentProcessOptions options = processOptions(fake.port());
+  options.measuredSlack = MeasuredSlackOptions{.window = Duration::milliseconds(300),
+                                               .margin = 0.1,
+                                               .reportThreshold = 0.05,
+                                               .staleAfter = Duration::seconds(1)};
+  options.usageInterval = Duration::milliseconds(50);
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+
+  RunTask message{"f1", "batch", {"t1", R("cpus:2;mem:256"), Duration::zero()}, {}, false};
+  message.task.command.emplace();
+  message.task.command->set_shell(true);
+  message.task.command->set_value("sleep 1.5; while :; do :; done");
+  fake.send(runTaskEvent(message, "a1"));
+
+  const auto lastEstimate = [&]() -> std::optional<Resources> {
+    std::optional<Resources> last;
+    for (const v1::AgentCall& call : fake.applied()) {
+      if (call.type() == v1::AgentCall::ESTIMATE) last = *fromProto(call.estimate());
+    }
+    return last;
+  };
+  const auto cpusOf = [](const Resources& estimate) {
+    return estimate.scalar(kinds::kCpus).toDouble();
+  };
+  // Idle: 2 cpus given, about none used, 10% kept back: 1.8 (a sleeping shell's few ms aside).
+  ASSERT_TRUE(agent->runUntil(
+      [&] {
+        auto estimate = lastEstimate();
+        return estimate && cpusOf(*estimate) >= 1.7;
+      },
+      kWait));
+  const Resources idle = *lastEstimate();
+  EXPECT_LE(cpusOf(idle), 1.8);
+  // 256 MB given, a few MB resident, 25.6 MB kept back.
+  EXPECT_GE(idle.scalar(kinds::kMem).toDouble(), 200.0);
+  EXPECT_LE(idle.scalar(kinds::kMem).toDouble(), 230.4);
+  EXPECT_TRUE(idle.revocable().empty()) << "the master makes it revocable when it lends it";
+
+  // Busy: the loop's cpu is the window's peak, and the slack shrinks by it.
+  ASSERT_TRUE(agent->runUntil(
+      [&] {
+        auto estimate = lastEstimate();
+        return estimate && cpusOf(*estimate) <= 1.5;
+      },
+      Duration::seconds(10)));
   std::filesystem::remove_all(options.workDir);
 }
 
