@@ -197,12 +197,8 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
       return true;
     }
     if (framework.excludedByConstraints(roleIdx, agentIdx)) {
-      if constexpr (kExplain) {
-        if (explainStage) {
-          decisions_.record(agentIdx, frameworkIdx,
-                            Decision::ofRole(DecisionReason::kOfferConstraints, roleIdx));
-        }
-      }
+      const Decision why = Decision::ofRole(DecisionReason::kOfferConstraints, roleIdx);
+      if (kExplain && explainStage) decisions_.record(agentIdx, frameworkIdx, why);
       return true;
     }
     const int variant = framework.refinement ? 1 : 0;
