@@ -21,6 +21,7 @@
 #include "common/status.h"
 #include "common/time.h"
 #include "protos/mesos.pb.h"
+#include "protos/scheduler.pb.h"
 #include "resources/quantities.h"
 #include "resources/resources.h"
 
@@ -207,6 +208,18 @@ struct DecisionExplanation {
   std::vector<AgentDecision> agents;
 };
 
+// What a framework asks of the allocator beyond its FrameworkInfo, as SUBSCRIBE and
+// UPDATE_FRAMEWORK carry it (Mesos's allocator takes the same pair).
+struct FrameworkOptions {
+  FrameworkOptions() = default;
+  // Implicit: most callers only ever say which roles start suppressed.
+  FrameworkOptions(std::set<std::string> suppressed)  // NOLINT(google-explicit-constructor)
+      : suppressedRoles(std::move(suppressed)) {}
+  std::set<std::string> suppressedRoles;
+  // Which agents each role may be offered (Mesos 1.11); empty: every agent.
+  v1::scheduler::OfferConstraints offerConstraints;
+};
+
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -219,12 +232,13 @@ class Allocator {
 
   virtual Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
                               const std::map<std::string, ResourcesByRole>& usedByAgent,
-                              bool active, const std::set<std::string>& suppressedRoles) = 0;
+                              bool active, const FrameworkOptions& options) = 0;
   virtual Status removeFramework(const std::string& framework) = 0;
   virtual Status activateFramework(const std::string& framework) = 0;
   virtual Status deactivateFramework(const std::string& framework) = 0;
+  // Replaces the suppressed roles and the offer constraints with `options`'.
   virtual Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                                 const std::set<std::string>& suppressedRoles) = 0;
+                                 const FrameworkOptions& options) = 0;
 
   virtual Status addAgent(const std::string& agent, const v1::AgentInfo& info,
                           const std::optional<v1::Unavailability>& unavailability,

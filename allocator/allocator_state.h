@@ -17,6 +17,7 @@
 #include "allocator/allocator.h"
 #include "allocator/decision_log.h"
 #include "allocator/framework_minimums.h"
+#include "allocator/offer_constraints.h"
 #include "allocator/offer_filter.h"
 #include "allocator/share_pool.h"
 #include "common/ids.h"
@@ -43,6 +44,13 @@ struct FrameworkRole {
   ClientId revocableClient = kNoClient;  // In the revocable pool, if revocable-capable.
 };
 
+// A role's offer constraints and their answer for every agent, kept so that a cycle reads one
+// bit instead of the agent's attributes.
+struct ConstrainedRole {
+  RoleConstraints constraints;
+  std::vector<bool> excluded;  // By AgentIdx; every agent slot in use has its answer.
+};
+
 struct FrameworkState {
   std::string id;
   v1::FrameworkInfo info;
@@ -65,6 +73,16 @@ struct FrameworkState {
     if (ownMinimums.empty()) return nullptr;
     auto it = ownMinimums.find(role);
     return it == ownMinimums.end() ? nullptr : &it->second;
+  }
+  // Offer constraints of those of its roles that have some (SUBSCRIBE / UPDATE_FRAMEWORK);
+  // empty for most frameworks, which the cycle checks first.
+  boost::container::flat_map<RoleIdx, ConstrainedRole> constrainedRoles;
+  bool excludedByConstraints(RoleIdx role, AgentIdx agent) const {
+    if (constrainedRoles.empty()) return false;
+    auto it = constrainedRoles.find(role);
+    if (it == constrainedRoles.end()) return false;
+    // An agent without an answer yet is not offered rather than offered unchecked.
+    return agent >= it->second.excluded.size() || it->second.excluded[agent];
   }
   const FrameworkRole* findRole(RoleIdx role) const {
     for (const FrameworkRole& r : roles) {

@@ -39,6 +39,8 @@ const char* toString(DecisionReason reason) {
       return "taken_earlier";
     case DecisionReason::kMissingCapability:
       return "missing_capability";
+    case DecisionReason::kOfferConstraints:
+      return "offer_constraints";
   }
   return "unknown";
 }

@@ -46,6 +46,7 @@ enum class DecisionReason : uint8_t {
   // What the framework's role may use here is below the framework's own minimum for the role
   // (FrameworkInfo.offer_filters), which replaces min_allocatable for it.
   kBelowFrameworkOfferFilter,
+  kOfferConstraints,  // The framework's offer constraints for role() exclude the agent.
 };
 const char* toString(DecisionReason reason);
 

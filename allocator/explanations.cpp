@@ -44,6 +44,7 @@ AgentDecision HierarchicalAllocator::describe(AgentIdx agentIdx, FrameworkIdx fr
       break;
     case DecisionReason::kHeldForRole:
     case DecisionReason::kAffinityConstraint:
+    case DecisionReason::kOfferConstraints:
       out.role = roles_[decision.role()].name;
       break;
     case DecisionReason::kTakenEarlier:

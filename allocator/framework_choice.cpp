@@ -196,6 +196,11 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
       recordMissing<kExplain>(explainStage, agentIdx, roleIdx, lacking, frameworkIdx);
       return true;
     }
+    if (framework.excludedByConstraints(roleIdx, agentIdx)) {
+      const Decision why = Decision::ofRole(DecisionReason::kOfferConstraints, roleIdx);
+      if (kExplain && explainStage) decisions_.record(agentIdx, frameworkIdx, why);
+      return true;
+    }
     const int variant = framework.refinement ? 1 : 0;
     if (!wholeLeftover && !candidates[variant]) {
       candidates[variant] = cutToStage(eligibleFor(agent, framework, roleIdx), quota, poolRoles_,

@@ -224,6 +224,7 @@ FrameworkIdx HierarchicalAllocator::newFrameworkIndex() {
 void HierarchicalAllocator::releaseFrameworkIndex(FrameworkIdx index) {
   if (decisions_.on()) decisions_.forgetFramework(index);
   if (!frameworks_[index]->ownMinimums.empty()) --frameworksWithOwnMinimums_;
+  if (!frameworks_[index]->constrainedRoles.empty()) --frameworksWithConstraints_;
   frameworkIds_.erase(frameworks_[index]->id);
   frameworks_[index].reset();
   freeFrameworks_.push_back(index);
@@ -295,7 +296,8 @@ void HierarchicalAllocator::clearFilters(AgentState& agent) {
 Status HierarchicalAllocator::addFramework(
     const std::string& id, const v1::FrameworkInfo& info,
     const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-    const std::set<std::string>& suppressedRoles) {
+    const FrameworkOptions& options) {
+  const std::set<std::string>& suppressedRoles = options.suppressedRoles;
   if (!initialized_) return Status::failedPrecondition("allocator is not initialized");
   if (id.empty()) return Status::invalidArgument("framework id is empty");
   auto existing = frameworkIds_.find(id);
@@ -315,6 +317,10 @@ Status HierarchicalAllocator::addFramework(
       return Status::invalidArgument("framework '" + id + "' suppresses role '" + suppressed +
                                      "' it does not have");
     }
+  }
+  auto constrainedRoles = constrainedRolesOf(options.offerConstraints, names, roleIds);
+  if (!constrainedRoles.ok()) {
+    return Status::invalidArgument("framework '" + id + "': " + constrainedRoles.message());
   }
   // Allocations naming unknown agents are skipped: the agent adds them when it registers.
   for (const auto& agentUse : usedByAgent) {
@@ -342,6 +348,8 @@ Status HierarchicalAllocator::addFramework(
       hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
   framework->ownMinimums = std::move(ownMinimums).value();
   if (!framework->ownMinimums.empty()) ++frameworksWithOwnMinimums_;
+  framework->constrainedRoles = std::move(constrainedRoles).value();
+  if (!framework->constrainedRoles.empty()) ++frameworksWithConstraints_;
   for (size_t i = 0; i < roleIds.size(); ++i) {
     FrameworkRole fr{roleIds[i], regular_.addFramework(roleIds[i], index, id),
                      suppressedRoles.count(names[i]) > 0};
@@ -433,13 +441,16 @@ Status HierarchicalAllocator::deactivateFramework(const std::string& id) {
 }
 
 Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::FrameworkInfo& info,
-                                              const std::set<std::string>& suppressedRoles) {
+                                              const FrameworkOptions& options) {
   Result<FrameworkIdx> index = frameworkIndex(id);
   if (!index.ok()) return index.status();
   std::vector<RoleIdx> roleIds;
   if (Status s = rolesFromInfo(info, &roleIds); !s.ok()) return s;
   auto ownMinimums = ownMinimumsOf(info, roleIds);
   if (!ownMinimums.ok()) return ownMinimums.status();
+  auto constrainedRoles = constrainedRolesOf(options.offerConstraints, rolesOf(info), roleIds);
+  if (!constrainedRoles.ok()) return constrainedRoles.status();
+  const std::set<std::string>& suppressedRoles = options.suppressedRoles;
   FrameworkState& framework = *frameworks_[*index];
   const bool revocable = hasCapability(info, v1::FrameworkInfo::Capability::REVOCABLE_RESOURCES);
   // A role can be dropped only once nothing is allocated under it, and the revocable
@@ -504,6 +515,9 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   if (!framework.ownMinimums.empty()) --frameworksWithOwnMinimums_;
   framework.ownMinimums = std::move(ownMinimums).value();
   if (!framework.ownMinimums.empty()) ++frameworksWithOwnMinimums_;
+  if (!framework.constrainedRoles.empty()) --frameworksWithConstraints_;
+  framework.constrainedRoles = std::move(constrainedRoles).value();
+  if (!framework.constrainedRoles.empty()) ++frameworksWithConstraints_;
   framework.roles = std::move(updated);
   for (const FrameworkRole& fr : framework.roles) updateFrameworkClient(*index, fr);
   worklist_.markAll();

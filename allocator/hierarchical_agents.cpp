@@ -82,6 +82,7 @@ Status HierarchicalAllocator::addAgent(
   agent->unavailability = unavailability;
   agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
+  evaluateConstraintsOn(index);
   worklist_.mark(index);
   if (affinity_) affinity_->addAgent(index, id);
   if (state_ == State::kRecovering && ++recoveredAgents_ >= expectedAgents_) {
@@ -180,6 +181,11 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
   if ((total && *total != agent.total) || !sameAttributesAndCapabilities(agent.info, info)) {
     clearFilters(agent);
   }
+  // What offer constraints read; most updates change only resources.
+  const bool placementChanged =
+      !sameAttributesAndCapabilities(agent.info, info) ||
+      agent.info.hostname() != info.hostname() ||
+      agent.info.domain().SerializeAsString() != info.domain().SerializeAsString();
   if (total) {
     // A total below what is allocated is accepted, as in Mesos: nothing is offered on the
     // agent until enough of it is free again.
@@ -201,6 +207,7 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
   agent.remoteRegion = remoteRegion(info);
   agent.hierarchicalRole = hasCapability(info, v1::AgentInfo::Capability::HIERARCHICAL_ROLE);
   agent.refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
+  if (placementChanged) evaluateConstraintsOn(*index);
   worklist_.mark(*index);
   return Status();
 }

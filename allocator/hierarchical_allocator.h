@@ -43,12 +43,12 @@ class HierarchicalAllocator final : public Allocator {
 
   Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
                       const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-                      const std::set<std::string>& suppressedRoles) override;
+                      const FrameworkOptions& options) override;
   Status removeFramework(const std::string& framework) override;
   Status activateFramework(const std::string& framework) override;
   Status deactivateFramework(const std::string& framework) override;
   Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                         const std::set<std::string>& suppressedRoles) override;
+                         const FrameworkOptions& options) override;
 
   Status addAgent(const std::string& agent, const v1::AgentInfo& info,
                   const std::optional<v1::Unavailability>& unavailability, const Resources& total,
@@ -128,6 +128,13 @@ class HierarchicalAllocator final : public Allocator {
   FrameworkIdx placeholderFor(const std::string& id);
   // Drops a placeholder once it holds nothing on any agent.
   void dropPlaceholderIfIdle(FrameworkIdx framework);
+  // The compiled offer constraints of a framework with roles `names` (ids `roleIds`), each
+  // evaluated on every agent; refused when invalid or naming a role the framework lacks.
+  Result<boost::container::flat_map<RoleIdx, ConstrainedRole>> constrainedRolesOf(
+      const v1::scheduler::OfferConstraints& constraints, const std::vector<std::string>& names,
+      const std::vector<RoleIdx>& roleIds) const;
+  // After an agent was added or its attributes, hostname or domain may have changed.
+  void evaluateConstraintsOn(AgentIdx agent);
   // The master added a framework that was a placeholder: its holdings join its sorters.
   void adoptPlaceholder(FrameworkIdx framework);
   // Offer and inverse-offer filters of every framework on the agent.
@@ -306,6 +313,8 @@ class HierarchicalAllocator final : public Allocator {
   // Frameworks with a minimum of their own for some role (offer_filters): while there are
   // none, stage 3 skips a leftover below the master's minimum without asking any framework.
   size_t frameworksWithOwnMinimums_ = 0;
+  // Frameworks with offer constraints: while there are none, an agent change evaluates nothing.
+  size_t frameworksWithConstraints_ = 0;
   std::unordered_map<std::string, FrameworkIdx> frameworkIds_;
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
   std::vector<AgentIdx> freeAgents_;

@@ -32,7 +32,10 @@ namespace harvest {
 // ignore the filters.
 // 6: AllocatorOptions gained `region` (fault domains): its layout shifts, and an older module
 // would offer agents of remote regions to every framework.
-inline constexpr uint32_t kModuleApiVersion = 6;
+// 7: addFramework()/updateFramework() take FrameworkOptions (suppressed roles and Mesos 1.11
+// offer constraints) instead of a set of roles: the signatures the master calls through
+// change, and an older module would offer agents a framework's constraints exclude.
+inline constexpr uint32_t kModuleApiVersion = 7;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
 inline constexpr const char* kModuleSymbol = "harvest_allocator_module_v1";

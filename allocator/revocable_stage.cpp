@@ -179,6 +179,13 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
           const FrameworkState& framework = *frameworks_[frameworkIdx];
           if (missingCapability(agent, framework) != MissingCapability::kNone) return true;
+          if (framework.excludedByConstraints(roleIdx, agentIdx)) {
+            if (decisions_.on()) {
+              decisions_.recordIfNone(agentIdx, frameworkIdx,
+                                      Decision::ofRole(DecisionReason::kOfferConstraints, roleIdx));
+            }
+            return true;
+          }
           const MinimumAlternatives* own = framework.ownMinimum(roleIdx);
           if (own ? !meetsMinimum(candidate, *own) : !offerableByDefault) return true;
           if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {

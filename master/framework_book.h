@@ -30,6 +30,7 @@
 
 #include "master/scheduler_api.h"
 #include "master/slots.h"
+#include "protos/scheduler.pb.h"
 
 namespace harvest::master {
 
@@ -40,6 +41,9 @@ struct FrameworkCounters {
 struct FrameworkEntry {
   std::string id;
   v1::FrameworkInfo info;
+  // From the latest SUBSCRIBE or UPDATE_FRAMEWORK; not persisted (a framework brings them
+  // again when it subscribes to a new master, as with Mesos).
+  v1::scheduler::OfferConstraints offerConstraints;
   Scheduler* scheduler = nullptr;  // Null while disconnected, and once removed.
   FrameworkCounters counters;
   // Counts disconnections: a failover timer acts only for the latest one.

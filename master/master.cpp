@@ -343,7 +343,8 @@ const AgentLink* Master::agent(const std::string& id) const {
   return agents_.find(id);
 }
 
-Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler) {
+Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler,
+                                      const v1::scheduler::OfferConstraints& constraints) {
   std::string id = info.has_id() ? info.id().value() : "";
   if (frameworks_.isRemoved(id)) {
     // As Mesos: a removed framework's id is dead; the scheduler must start as a new one.
@@ -352,8 +353,9 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   if (FrameworkEntry* known = id.empty() ? nullptr : frameworks_.find(id)) {
     // Failover: the framework keeps its id, tasks and offers; a new scheduler takes over with
     // the FrameworkInfo it brings, as Mesos applies it (what UPDATE_FRAMEWORK may change).
-    if (!google::protobuf::util::MessageDifferencer::Equals(info, known->info)) {
-      if (Status s = updateFramework(id, info); !s.ok()) return s;
+    if (!google::protobuf::util::MessageDifferencer::Equals(info, known->info) ||
+        !google::protobuf::util::MessageDifferencer::Equals(constraints, known->offerConstraints)) {
+      if (Status s = updateFramework(id, info, constraints); !s.ok()) return s;
     }
     known->scheduler = scheduler;
     if (Status s = allocator_->activateFramework(id); !s.ok()) return s;
@@ -373,8 +375,11 @@ Result<std::string> Master::subscribe(const v1::FrameworkInfo& info, Scheduler* 
   if (id.empty()) id = frameworks_.mintId();
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(id);
-  if (Status s = allocator_->addFramework(id, withId, {}, true, {}); !s.ok()) return s;
-  frameworks_.add(FrameworkEntry{id, withId, scheduler, {}, 0});
+  if (Status s = checkOfferConstraints(withId, constraints); !s.ok()) return s;
+  FrameworkOptions options;
+  options.offerConstraints = constraints;
+  if (Status s = allocator_->addFramework(id, withId, {}, true, options); !s.ok()) return s;
+  frameworks_.add(FrameworkEntry{id, withId, constraints, scheduler, {}, 0});
   saveState();  // At once: agents' reports after a crash must find this framework.
   LOG(INFO) << "framework " << id << " (" << info.name() << ") subscribed";
   if (scheduler) scheduler->subscribed(id);

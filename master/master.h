@@ -126,6 +126,12 @@ struct MasterStats {
 // own tasks leave unused, never more than it has. (The allocator checks it is plain.)
 Status checkEstimate(const std::string& agent, const Resources& total, const Resources& estimate);
 
+// Mesos's master checks on offer constraints (invalidArgument, with its wording): each must
+// compile, and name only roles `info` subscribes to. Checked before a SUBSCRIBE or
+// UPDATE_FRAMEWORK changes anything.
+Status checkOfferConstraints(const v1::FrameworkInfo& info,
+                             const v1::scheduler::OfferConstraints& constraints);
+
 class Master final : public AgentReports {
  public:
   static Result<std::unique_ptr<Master>> create(const MasterOptions& options, EventLoop* loop);
@@ -183,7 +189,9 @@ class Master final : public AgentReports {
   // Scheduler calls.
   // failedPrecondition for the id of a framework that was torn down. The id of a framework the
   // master has is a failover: the new scheduler starts unsuppressed and unfiltered.
-  Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler);
+  // `constraints` are checked with checkOfferConstraints() first.
+  Result<std::string> subscribe(const v1::FrameworkInfo& info, Scheduler* scheduler,
+                                const v1::scheduler::OfferConstraints& constraints = {});
   Status accept(const std::string& framework, const std::vector<std::string>& offers,
                 const std::vector<TaskLaunch>& launches, const v1::Filters& filters);
   Status decline(const std::string& framework, const std::vector<std::string>& offers,
@@ -204,7 +212,9 @@ class Master final : public AgentReports {
   Status reconcileTasks(const std::string& framework, const std::vector<std::string>& tasks);
   Status teardown(const std::string& framework);
   // permissionDenied when `info` names another principal than the framework's.
-  Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info);
+  // `constraints` replace the framework's offer constraints (none: every agent).
+  Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
+                         const v1::scheduler::OfferConstraints& constraints = {});
   // The scheduler's connection went away: the framework stays registered, gets no offers,
   // and its outstanding offers are rescinded; unless a scheduler subscribes for it within its
   // FrameworkInfo.failover_timeout, it is then torn down (teardown()). Ignored unless `scheduler`
@@ -261,6 +271,7 @@ class Master final : public AgentReports {
     const v1::FrameworkInfo& info;
     bool connected;
     const FrameworkCounters& counters;
+    const v1::scheduler::OfferConstraints& offerConstraints;
   };
   struct TaskView {
     const std::string& framework;

@@ -7,11 +7,29 @@
 #include <algorithm>
 #include <set>
 
+#include "allocator/offer_constraints.h"
 #include "master/master.h"
 
 namespace harvest::master {
 
-Status Master::updateFramework(const std::string& frameworkId, const v1::FrameworkInfo& info) {
+Status checkOfferConstraints(const v1::FrameworkInfo& info,
+                             const v1::scheduler::OfferConstraints& constraints) {
+  if (constraints.role_constraints().empty()) return Status();
+  Result<std::map<std::string, RoleConstraints>> compiled = compileOfferConstraints(constraints);
+  if (!compiled.ok()) return compiled.status();
+  std::set<std::string> roles(info.roles().begin(), info.roles().end());
+  if (info.roles().empty()) roles.insert(info.role());
+  for (const auto& [role, unused] : *compiled) {
+    if (!roles.contains(role)) {
+      return Status::invalidArgument("Offer constraints specified for a role '" + role +
+                                     "' to which the framework is not subscribed");
+    }
+  }
+  return Status();
+}
+
+Status Master::updateFramework(const std::string& frameworkId, const v1::FrameworkInfo& info,
+                               const v1::scheduler::OfferConstraints& constraints) {
   FrameworkEntry* entry = framework(frameworkId);
   if (!entry) return Status::notFound("unknown framework '" + frameworkId + "'");
   // As in Mesos: the principal is who may act for the framework; changing it (or wiping it)
@@ -23,8 +41,12 @@ Status Master::updateFramework(const std::string& frameworkId, const v1::Framewo
   }
   v1::FrameworkInfo withId = info;
   withId.mutable_id()->set_value(frameworkId);
-  if (Status s = allocator_->updateFramework(frameworkId, withId, {}); !s.ok()) return s;
+  if (Status s = checkOfferConstraints(withId, constraints); !s.ok()) return s;
+  FrameworkOptions options;
+  options.offerConstraints = constraints;
+  if (Status s = allocator_->updateFramework(frameworkId, withId, options); !s.ok()) return s;
   entry->info = withId;
+  entry->offerConstraints = constraints;
   if (observer_) observer_->frameworkUpdated(frameworkId);
   return Status();
 }
@@ -113,7 +135,8 @@ Status Master::answerInverseOffers(const std::string& frameworkId,
 
 void Master::forEachFramework(const std::function<void(const FrameworkView&)>& visit) const {
   frameworks_.forEach([&](const FrameworkEntry& entry) {
-    visit(FrameworkView{entry.id, entry.info, entry.scheduler != nullptr, entry.counters});
+    visit(FrameworkView{entry.id, entry.info, entry.scheduler != nullptr, entry.counters,
+                        entry.offerConstraints});
   });
 }
 

@@ -153,7 +153,7 @@ Status Master::recoverFromDisk() {
       LOG(ERROR) << "recovery: framework " << id << " not restored: " << s.message();
       continue;
     }
-    frameworks_.add(FrameworkEntry{id, info, nullptr, {}, 0});
+    frameworks_.add(FrameworkEntry{id, info, {}, nullptr, {}, 0});
   }
   LOG(INFO) << "Recovering from " << path << ": " << frameworks_.size() << " frameworks, "
             << expectedAgents_.size() << " agents expected";

@@ -77,9 +77,17 @@ const v1::Resource* findResource(const v1::Offer& offer, const std::string& name
 
 int FrameworkClient::subscribe(const v1::FrameworkInfo& info, const http::ClientOptions& options,
                                bool readFirstEvent) {
+  Call::Subscribe subscribeCall;
+  *subscribeCall.mutable_framework_info() = info;
+  return subscribe(subscribeCall, options, readFirstEvent);
+}
+
+int FrameworkClient::subscribe(const Call::Subscribe& subscribeCall,
+                               const http::ClientOptions& options, bool readFirstEvent) {
+  const v1::FrameworkInfo& info = subscribeCall.framework_info();
   Call call;
   call.set_type(Call::SUBSCRIBE);
-  *call.mutable_subscribe()->mutable_framework_info() = info;
+  *call.mutable_subscribe() = subscribeCall;
   if (info.has_id()) *call.mutable_framework_id() = info.id();
   for (int hop = 0;; ++hop) {
     Result<http::Connection> connection =

@@ -51,6 +51,9 @@ class FrameworkClient {
   // into firstEvent() unless `readFirstEvent` is false (a subscriber that never reads).
   int subscribe(const v1::FrameworkInfo& info, const http::ClientOptions& options = {},
                 bool readFirstEvent = true);
+  // The same with the rest of what SUBSCRIBE may carry (suppressed roles, offer constraints).
+  int subscribe(const Call::Subscribe& subscribe, const http::ClientOptions& options = {},
+                bool readFirstEvent = true);
 
   const http::ClientResponse& head() const { return head_; }
   const Event& firstEvent() const { return firstEvent_; }

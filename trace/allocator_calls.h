@@ -39,8 +39,8 @@
   CALL(AddFramework, add_framework, Status, addFramework,                                         \
        (const std::string& framework, const v1::FrameworkInfo& info,                              \
         const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,                   \
-        const std::set<std::string>& suppressedRoles),                                            \
-       (framework, info, usedByAgent, active, suppressedRoles))                                   \
+        const FrameworkOptions& options),                                                         \
+       (framework, info, usedByAgent, active, options))                                           \
   CALL(RemoveFramework, remove_framework, Status, removeFramework,                                \
        (const std::string& framework), (framework))                                               \
   CALL(ActivateFramework, activate_framework, Status, activateFramework,                          \
@@ -49,8 +49,8 @@
        (const std::string& framework), (framework))                                               \
   CALL(UpdateFramework, update_framework, Status, updateFramework,                                \
        (const std::string& framework, const v1::FrameworkInfo& info,                              \
-        const std::set<std::string>& suppressedRoles),                                            \
-       (framework, info, suppressedRoles))                                                        \
+        const FrameworkOptions& options),                                                         \
+       (framework, info, options))                                                                \
   CALL(AddAgent, add_agent, Status, addAgent,                                                     \
        (const std::string& agent, const v1::AgentInfo& info,                                      \
         const std::optional<v1::Unavailability>& unavailability, const Resources& total,          \

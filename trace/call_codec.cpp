@@ -14,6 +14,13 @@ std::set<std::string> decodeStrings(const RepeatedPtrField<std::string>& strings
   return std::set<std::string>(strings.begin(), strings.end());
 }
 
+FrameworkOptions frameworkOptions(const RepeatedPtrField<std::string>& suppressedRoles,
+                                  const v1::scheduler::OfferConstraints& constraints) {
+  FrameworkOptions options(decodeStrings(suppressedRoles));
+  options.offerConstraints = constraints;
+  return options;
+}
+
 // `limit` is null exactly when the quota has none, so an unlimited quota has no limit field.
 void encodeQuota(const Quota& quota, RepeatedPtrField<proto::Amount>* guarantee,
                  proto::Limits* limit) {
@@ -72,21 +79,24 @@ Decoded<int, std::map<std::string, Quota>> decodeRecover(const proto::Recover& i
 void encodeAddFramework(proto::AddFramework* out, const std::string& framework,
                         const v1::FrameworkInfo& info,
                         const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-                        const std::set<std::string>& suppressedRoles) {
+                        const FrameworkOptions& options) {
   out->set_framework(framework);
   *out->mutable_info() = info;
   encode(usedByAgent, out->mutable_used_by_agent());
   out->set_active(active);
-  encodeStrings(suppressedRoles, out->mutable_suppressed_roles());
+  encodeStrings(options.suppressedRoles, out->mutable_suppressed_roles());
+  if (!options.offerConstraints.role_constraints().empty()) {
+    *out->mutable_offer_constraints() = options.offerConstraints;
+  }
 }
 
 Decoded<std::string, v1::FrameworkInfo, std::map<std::string, ResourcesByRole>, bool,
-        std::set<std::string>>
+        FrameworkOptions>
 decodeAddFramework(const proto::AddFramework& in) {
   Result<std::map<std::string, ResourcesByRole>> used = decodeHoldings(in.used_by_agent());
   if (!used.ok()) return used.status();
   return std::tuple(in.framework(), in.info(), std::move(used).value(), in.active(),
-                    decodeStrings(in.suppressed_roles()));
+                    frameworkOptions(in.suppressed_roles(), in.offer_constraints()));
 }
 
 void encodeRemoveFramework(std::string* out, const std::string& framework) {
@@ -114,16 +124,19 @@ Decoded<std::string> decodeDeactivateFramework(const std::string& in) {
 }
 
 void encodeUpdateFramework(proto::UpdateFramework* out, const std::string& framework,
-                           const v1::FrameworkInfo& info,
-                           const std::set<std::string>& suppressedRoles) {
+                           const v1::FrameworkInfo& info, const FrameworkOptions& options) {
   out->set_framework(framework);
   *out->mutable_info() = info;
-  encodeStrings(suppressedRoles, out->mutable_suppressed_roles());
+  encodeStrings(options.suppressedRoles, out->mutable_suppressed_roles());
+  if (!options.offerConstraints.role_constraints().empty()) {
+    *out->mutable_offer_constraints() = options.offerConstraints;
+  }
 }
 
-Decoded<std::string, v1::FrameworkInfo, std::set<std::string>> decodeUpdateFramework(
+Decoded<std::string, v1::FrameworkInfo, FrameworkOptions> decodeUpdateFramework(
     const proto::UpdateFramework& in) {
-  return std::tuple(in.framework(), in.info(), decodeStrings(in.suppressed_roles()));
+  return std::tuple(in.framework(), in.info(),
+                    frameworkOptions(in.suppressed_roles(), in.offer_constraints()));
 }
 
 void encodeAddAgent(proto::AddAgent* out, const std::string& agent, const v1::AgentInfo& info,

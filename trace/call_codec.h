@@ -30,9 +30,9 @@ Decoded<int, std::map<std::string, Quota>> decodeRecover(const proto::Recover& i
 void encodeAddFramework(proto::AddFramework* out, const std::string& framework,
                         const v1::FrameworkInfo& info,
                         const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-                        const std::set<std::string>& suppressedRoles);
+                        const FrameworkOptions& options);
 Decoded<std::string, v1::FrameworkInfo, std::map<std::string, ResourcesByRole>, bool,
-        std::set<std::string>>
+        FrameworkOptions>
 decodeAddFramework(const proto::AddFramework& in);
 
 void encodeRemoveFramework(std::string* out, const std::string& framework);
@@ -45,9 +45,8 @@ void encodeDeactivateFramework(std::string* out, const std::string& framework);
 Decoded<std::string> decodeDeactivateFramework(const std::string& in);
 
 void encodeUpdateFramework(proto::UpdateFramework* out, const std::string& framework,
-                           const v1::FrameworkInfo& info,
-                           const std::set<std::string>& suppressedRoles);
-Decoded<std::string, v1::FrameworkInfo, std::set<std::string>> decodeUpdateFramework(
+                           const v1::FrameworkInfo& info, const FrameworkOptions& options);
+Decoded<std::string, v1::FrameworkInfo, FrameworkOptions> decodeUpdateFramework(
     const proto::UpdateFramework& in);
 
 void encodeAddAgent(proto::AddAgent* out, const std::string& agent, const v1::AgentInfo& info,

@@ -55,9 +55,10 @@ class FirstFitAllocator final : public harvest::Allocator {
 
   Status addFramework(const std::string& id, const harvest::v1::FrameworkInfo& info,
                       const std::map<std::string, ResourcesByRole>& usedByAgent, bool active,
-                      const std::set<std::string>& suppressedRoles) override {
+                      const harvest::FrameworkOptions& options) override {
     if (frameworks_.count(id)) return Status::failedPrecondition("framework " + id + " exists");
-    frameworks_[id] = Framework{rolesOf(info), suppressedRoles, active, {}};
+    if (Status s = unconstrained(options); !s.ok()) return s;
+    frameworks_[id] = Framework{rolesOf(info), options.suppressedRoles, active, {}};
     order_.push_back(id);
     // Allocations on agents added later arrive with those agents (addAgent).
     for (const auto& [agent, byRole] : usedByAgent) {
@@ -79,11 +80,12 @@ class FirstFitAllocator final : public harvest::Allocator {
   Status deactivateFramework(const std::string& id) override { return setActive(id, false); }
 
   Status updateFramework(const std::string& id, const harvest::v1::FrameworkInfo& info,
-                         const std::set<std::string>& suppressedRoles) override {
+                         const harvest::FrameworkOptions& options) override {
     auto it = frameworks_.find(id);
     if (it == frameworks_.end()) return unknownFramework(id);
+    if (Status s = unconstrained(options); !s.ok()) return s;
     it->second.roles = rolesOf(info);
-    it->second.suppressed = suppressedRoles;
+    it->second.suppressed = options.suppressedRoles;
     return Status();
   }
 
@@ -315,6 +317,11 @@ class FirstFitAllocator final : public harvest::Allocator {
     return Status();
   }
 
+  // This example places by resources only: constraints it would ignore are refused instead.
+  static Status unconstrained(const harvest::FrameworkOptions& options) {
+    if (options.offerConstraints.role_constraints().empty()) return Status();
+    return Status::invalidArgument("the first_fit allocator does not support offer constraints");
+  }
   static Status unknownFramework(const std::string& id) {
     return Status::failedPrecondition("unknown framework " + id);
   }

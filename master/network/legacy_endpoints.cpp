@@ -209,6 +209,26 @@ void appendOfferFiltersField(std::string& out, const v1::FrameworkInfo& info) {
   out += '}';
 }
 
+// `,"offer_constraints":{"role_constraints":{role: RoleConstraints}}` in protobuf's JSON,
+// roles in name order; nothing for a framework that set none.
+void appendOfferConstraintsField(std::string& out,
+                                 const v1::scheduler::OfferConstraints& constraints) {
+  if (constraints.role_constraints().empty()) return;
+  google::protobuf::util::JsonPrintOptions print;
+  print.preserve_proto_field_names = true;
+  std::map<std::string, std::string> byRole;
+  for (const auto& [role, roleConstraints] : constraints.role_constraints()) {
+    (void)google::protobuf::util::MessageToJsonString(roleConstraints, &byRole[role], print);
+  }
+  out += ",\"offer_constraints\":{\"role_constraints\":{";
+  for (const auto& [role, json] : byRole) {
+    if (out.back() != '{') out += ',';
+    appendJsonString(out, role);
+    out += ':' + json;
+  }
+  out += "}}";
+}
+
 // The fields FrameworkInfo gives a framework's entry, registered or completed.
 void appendFrameworkInfoFields(std::string& out, const v1::FrameworkInfo& info) {
   out += "\"id\":";
@@ -380,6 +400,7 @@ void NetworkMaster::appendFrameworksFields(std::string& out) const {
     if (out.back() != '[') out += ',';
     out += '{';
     appendFrameworkInfoFields(out, f.info);
+    appendOfferConstraintsField(out, f.offerConstraints);
     out += ",\"active\":";
     out += boolean(f.connected);
     out += ",\"connected\":";

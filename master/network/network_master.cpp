@@ -478,6 +478,11 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
     responder.respond(refuse(403, s.message()));
     return;
   }
+  const v1::scheduler::OfferConstraints& constraints = call.subscribe().offer_constraints();
+  if (Status s = checkOfferConstraints(info, constraints); !s.ok()) {
+    responder.respond(refuse(400, s.message()));
+    return;
+  }
   // A failing-over framework must come from the principal that registered it.
   if (info.has_id()) {
     if (const v1::FrameworkInfo* known = master_->frameworkInfo(info.id().value());
@@ -496,7 +501,7 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
   scheduler->setCapabilities(info);
   subscriptions_[streamId] = std::move(subscription);
   ++counters_.subscribers;
-  Result<std::string> framework = master_->subscribe(info, scheduler);
+  Result<std::string> framework = master_->subscribe(info, scheduler, constraints);
   if (!framework.ok()) {
     scheduler->error(framework.message());
     scheduler->close();
@@ -700,7 +705,7 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
                                owner + "' to '" + info.principal() + "')");
       }
       if (Status a = authorizeRoles(info); !a.ok()) return refuse(403, a.message());
-      s = master_->updateFramework(framework, info);
+      s = master_->updateFramework(framework, info, call.update_framework().offer_constraints());
       const auto& suppressed = call.update_framework().suppressed_roles();
       if (s.ok() && !suppressed.empty()) {
         s = master_->suppress(framework, {suppressed.begin(), suppressed.end()});

@@ -307,8 +307,8 @@ TEST_F(AllocatorTest, ManyFlatRolesStage2SeesEveryRoleAfterStage1) {
 TEST_F(AllocatorTest, HeadroomForUnmetGuaranteeIsHeldBack) {
   initialize();
   addFramework("fo", {"other"});
-  ASSERT_TRUE(
-      allocator_->addFramework("fq", framework({"q"}), {}, true, {"q"}).ok());  // No demand.
+  ASSERT_TRUE(allocator_->addFramework("fq", framework({"q"}), {}, true, std::set<std::string>{"q"})
+                  .ok());  // No demand.
   ASSERT_TRUE(allocator_->updateQuota("q", Quota{Q("cpus:4;mem:2048"), std::nullopt}).ok());
   for (int i = 0; i < 3; ++i) addAgent("agent" + std::to_string(i), "cpus:2;mem:1024");
   std::deque<RecordedOffer> offers = cycle();

@@ -23,14 +23,14 @@ class AcceptingAllocator final : public Allocator {
   Status recover(int, const std::map<std::string, Quota>&) override { return {}; }
   Status addFramework(const std::string&, const v1::FrameworkInfo&,
                       const std::map<std::string, ResourcesByRole>&, bool,
-                      const std::set<std::string>&) override {
+                      const FrameworkOptions&) override {
     return {};
   }
   Status removeFramework(const std::string&) override { return {}; }
   Status activateFramework(const std::string&) override { return {}; }
   Status deactivateFramework(const std::string&) override { return {}; }
   Status updateFramework(const std::string&, const v1::FrameworkInfo&,
-                         const std::set<std::string>&) override {
+                         const FrameworkOptions&) override {
     return {};
   }
   Status addAgent(const std::string&, const v1::AgentInfo&,
@@ -131,11 +131,12 @@ void makeEveryCall(Allocator& allocator, Time& now) {
   v1::FrameworkInfo framework;
   framework.add_roles("web");
   const std::map<std::string, ResourcesByRole> used{{"a1", {{"web", resources("cpus:1")}}}};
-  tick(), (void)allocator.addFramework("f1", framework, used, true, {"web", "batch"});
+  tick(), (void)allocator.addFramework("f1", framework, used, true,
+                                       std::set<std::string>{"web", "batch"});
   tick(), (void)allocator.removeFramework("f2");
   tick(), (void)allocator.activateFramework("f3");
   tick(), (void)allocator.deactivateFramework("f4");
-  tick(), (void)allocator.updateFramework("f1", framework, {"web"});
+  tick(), (void)allocator.updateFramework("f1", framework, std::set<std::string>{"web"});
   v1::AgentInfo agent;
   agent.set_hostname("h1");
   v1::Unavailability unavailability;

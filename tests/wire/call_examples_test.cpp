@@ -14,7 +14,7 @@ namespace {
 // ---- The document's examples, call by call --------------------------------------------------
 
 TEST(SchedulerCodecDocs, Subscribe) {
-  // The current example; offer constraints are not modelled and so ignored.
+  // The current example, with its offer constraints (Mesos 1.11).
   expectDecodes(R"({
      "type"       : "SUBSCRIBE",
      "subscribe"  : {
@@ -46,6 +46,19 @@ TEST(SchedulerCodecDocs, Subscribe) {
                        capabilities { type: MULTI_ROLE }
                      }
                      suppressed_roles: "test2"
+                     offer_constraints {
+                       role_constraints {
+                         key: "test1"
+                         value {
+                           groups {
+                             attribute_constraints {
+                               selector { attribute_name: "foo" }
+                               predicate { exists {} }
+                             }
+                           }
+                         }
+                       }
+                     }
                    })");
   // The older example's `force`, a field since removed, is ignored the same way.
   expectDecodes(R"({
@@ -635,6 +648,7 @@ TEST(SchedulerCodecDocs, UpdateFramework) {
                        roles: "test1" roles: "test2" capabilities { type: MULTI_ROLE }
                      }
                      suppressed_roles: "test2"
+                     offer_constraints {}
                    })");
 }
 

@@ -88,9 +88,9 @@ class SlowAllocator final : public Allocator {
   }
   Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
                       const std::map<std::string, ResourcesByRole>& used, bool active,
-                      const std::set<std::string>& suppressed) override {
+                      const FrameworkOptions& options) override {
     probe_->log("addFramework " + framework);
-    return inner_->addFramework(framework, info, used, active, suppressed);
+    return inner_->addFramework(framework, info, used, active, options);
   }
   Status removeFramework(const std::string& framework) override {
     probe_->log("removeFramework " + framework);
@@ -105,9 +105,9 @@ class SlowAllocator final : public Allocator {
     return inner_->deactivateFramework(framework);
   }
   Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
-                         const std::set<std::string>& suppressed) override {
+                         const FrameworkOptions& options) override {
     probe_->log("updateFramework " + framework);
-    return inner_->updateFramework(framework, info, suppressed);
+    return inner_->updateFramework(framework, info, options);
   }
   Status addAgent(const std::string& agent, const v1::AgentInfo& info,
                   const std::optional<v1::Unavailability>& unavailability, const Resources& total,
