@@ -140,7 +140,8 @@ Result<Opened> openInSandbox(const std::map<std::string, std::string>& params,
     if (part == "..") return Status::permissionDenied("'..' is not allowed in a path");
   }
   const std::filesystem::path normal = asked.lexically_normal();
-  if (!asked.is_absolute() || !insideSandbox(normal, root)) {
+  // Either spelling of the work dir: as configured, or with its links resolved.
+  if (!asked.is_absolute() || (!insideSandbox(normal, root) && !insideSandbox(normal, canonical))) {
     return Status::permissionDenied("only paths inside task sandboxes can be read");
   }
   Descriptor fd(::open(normal.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
