@@ -25,6 +25,7 @@
 
 #include "agent/exec/command_process.h"
 #include "agent/exec/isolation.h"
+#include "agent/http/agent_server.h"
 #include "agent/process/agent_process.h"
 #include "agent/runtime/attributes.h"
 #include "agent/runtime/fault_domain.h"
@@ -89,6 +90,15 @@ DEFINE_double(slack_report_threshold, 0.1,
               "fraction (or to or from zero)");
 DEFINE_string(duration, "", "DURATION: exit after this long; empty: until SIGTERM or SIGINT");
 DEFINE_string(state_file, "", "PATH: keep PATH rewritten with what the agent holds (tests)");
+DEFINE_string(ip, "127.0.0.1",
+              "ADDRESS: where the agent's HTTP endpoint (/state, /monitor/statistics, /files/*, "
+              "/metrics/snapshot, /health) listens");
+DEFINE_int32(port, 5051,
+             "PORT: the agent's HTTP endpoint, the port offers name in their url; 0: a free one "
+             "(logged)");
+DEFINE_string(http_credentials, "",
+              "PATH: Mesos credentials (JSON or text, file:// too); set, every request to the "
+              "agent's endpoint but /health needs HTTP Basic authorization (401 otherwise)");
 DEFINE_string(credential, "",
               "PATH: a file (file:// too) holding \"PRINCIPAL SECRET\", for a master that "
               "authenticates; a master with ACLs must let PRINCIPAL register this --id");
@@ -109,6 +119,7 @@ struct AgentSetup {
   std::unique_ptr<harvest::ha::LeadingMaster> leadingMaster;
   // --duration; Duration::max(): until a signal.
   harvest::Duration duration = harvest::Duration::max();
+  harvest::agent::AgentServerOptions http;
 };
 
 int identityFromFlags(const harvest::apps::Flags& flags,
@@ -205,6 +216,28 @@ int slackFromFlags(const harvest::apps::Flags& flags,
   return 0;
 }
 
+int httpFromFlags(const harvest::apps::Flags& flags, harvest::agent::AgentServerOptions& http) {
+  if (FLAGS_ip.empty()) return flags.bad("ip", FLAGS_ip, "an address to listen on");
+  if (FLAGS_port < 0 || FLAGS_port > 65535) {
+    return flags.bad("port", std::to_string(FLAGS_port), "a port in 0-65535");
+  }
+  http.address = FLAGS_ip;
+  http.port = static_cast<uint16_t>(FLAGS_port);
+  const harvest::http::TlsOptions tls = harvest::apps::Flags::tlsOptions();
+  if (tls.enabled) {
+    auto context = harvest::http::TlsContext::create(tls, harvest::http::TlsContext::Role::kServer);
+    if (!context.ok()) return flags.fail("cannot serve TLS: " + context.message());
+    http.tls = std::move(context).value();
+  }
+  if (!FLAGS_http_credentials.empty()) {
+    harvest::Result<harvest::http::CredentialStore> store =
+        harvest::http::CredentialStore::load(harvest::apps::stripFileUrl(FLAGS_http_credentials));
+    if (!store.ok()) return flags.bad("http_credentials", FLAGS_http_credentials, store.message());
+    http.credentials = std::move(store).value();
+  }
+  return 0;
+}
+
 // Only the first bad flag is named, in the order the flags are defined above.
 int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   harvest::agent::AgentProcessOptions& options = setup.options;
@@ -242,6 +275,7 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     if (!credential.ok()) return flags.bad("credential", FLAGS_credential, credential.message());
     options.credential = *credential;
   }
+  if (int rc = httpFromFlags(flags, setup.http)) return rc;
   // Every connection to the master (registration, calls, following a new leader) dials with
   // the context the --ssl_* flags describe.
   return flags.setupClientTls();
@@ -279,7 +313,8 @@ class StateFileWriter {
 };
 
 // Runs the agent until a signal or the end of --duration, then lets its reports leave.
-int serve(harvest::agent::AgentProcess& agent, const AgentSetup& setup) {
+int serve(harvest::agent::AgentProcess& agent, const AgentSetup& setup,
+          harvest::agent::AgentServer* server) {
   struct sigaction action {};
   action.sa_handler = onSignal;
   sigemptyset(&action.sa_mask);
@@ -295,8 +330,10 @@ int serve(harvest::agent::AgentProcess& agent, const AgentSetup& setup) {
                     : std::string("simulated tasks"))
             << ", master " << options.masterHost << ":" << options.masterPort;
   StateFileWriter stateFile(FLAGS_state_file);
+  // The agent's steps wait at most 20 ms for the master, so a request waits no longer.
   agent.runUntil(
       [&] {
+        if (server != nullptr) server->poll(harvest::Duration::zero());
         stateFile.maybeWrite(agent);
         return gSignal != 0;
       },
@@ -324,7 +361,27 @@ int run(const harvest::apps::Flags& flags) {
     std::fprintf(stderr, "harvest-agent: %s\n", created.message().c_str());
     return 2;
   }
-  return serve(**created, setup);
+  harvest::agent::AgentProcess& agent = **created;
+  // The default port may be another agent's on this machine (several agents per host in tests
+  // and demos): then this one runs without an endpoint. A port asked for must be served.
+  std::unique_ptr<harvest::agent::AgentServer> server;
+  harvest::Result<std::unique_ptr<harvest::agent::AgentServer>> started =
+      harvest::agent::AgentServer::start(setup.http, &agent);
+  if (started.ok()) {
+    server = std::move(started).value();
+    LOG(INFO) << "serving HTTP on " << setup.http.address << ":" << server->port()
+              << (setup.http.tls ? " (TLS)" : "")
+              << (setup.http.credentials ? ", authentication on" : "");
+  } else if (flags.isGiven("port")) {
+    std::fprintf(stderr, "harvest-agent: cannot serve HTTP on %s:%u: %s\n",
+                 setup.http.address.c_str(), static_cast<unsigned>(setup.http.port),
+                 started.message().c_str());
+    return 1;
+  } else {
+    LOG(WARNING) << "no HTTP endpoint: " << started.message()
+                 << " (the default port is taken; --port=0 picks a free one)";
+  }
+  return serve(agent, setup, server.get());
 }
 
 }  // namespace

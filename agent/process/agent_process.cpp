@@ -243,6 +243,10 @@ void AgentProcess::enqueue(v1::AgentCall call) {
 }
 
 void AgentProcess::statusUpdate(const TaskStatus& status) {
+  ++stats_.statusUpdates[status.state];
+  if (status.state == TaskState::kLost && status.reason == "REASON_CONTAINER_PREEMPTED") {
+    ++stats_.executorsPreempted;
+  }
   TaskStatus sent = status;
   // The agent's clock starts at 0 with this process; the master gets Unix time.
   sent.time = status.time + Duration::nanoseconds(wallStartNanos_);

@@ -120,6 +120,11 @@ struct AgentProcessStats {
   uint64_t callFailures = 0;  // Attempts that will be retried.
   uint64_t callsRefused = 0;  // Dropped on a 4xx.
   uint64_t freedDropped = 0;  // FREED calls superseded by a registration.
+  // Status updates the agent's tasks gave, by state (the agent's /metrics/snapshot counts
+  // tasks_finished, tasks_failed, ... from them), and of the TASK_LOST ones those that were
+  // evictions (REASON_CONTAINER_PREEMPTED: slave/executors_preempted).
+  std::map<TaskState, uint64_t> statusUpdates;
+  uint64_t executorsPreempted = 0;
 };
 
 class AgentProcess final : public AgentReports {
@@ -145,6 +150,7 @@ class AgentProcess final : public AgentReports {
   // Calls not yet acknowledged, in sending order.
   const std::deque<v1::AgentCall>& outbox() const { return outbox_; }
   const AgentProcessStats& stats() const { return stats_; }
+  const AgentProcessOptions& options() const { return options_; }
   // The agent's clock: time since the process started.
   Time now() const;
 
