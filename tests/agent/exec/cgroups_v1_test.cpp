@@ -29,6 +29,16 @@ using testing::testCgroupsRoot;
 using testing::waitForContent;
 using testing::waitForOutcome;
 
+#if defined(__SANITIZE_ADDRESS__)
+// Under AddressSanitizer a helper also keeps its runtime and the shadow of what it touches
+// resident (as posix_usage_test.cpp measured), and its start-up burns more cpu.
+constexpr uint64_t kSanitizerBytes = 2 * (8u << 20) + (64u << 20) / 8;
+constexpr double kSanitizerCpu = 0.2;
+#else
+constexpr uint64_t kSanitizerBytes = 0;
+constexpr double kSanitizerCpu = 0;
+#endif
+
 std::string readText(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -156,9 +166,9 @@ TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
   ASSERT_TRUE(usage.ok()) << usage.message();
   const double cpu = usage->cpusUserTimeSecs + usage->cpusSystemTimeSecs;
   EXPECT_GE(cpu, 0.45);
-  EXPECT_LE(cpu, 0.55 + 0.05) << "500 ms spun, the rest is start-up";
+  EXPECT_LE(cpu, 0.55 + 0.05 + kSanitizerCpu) << "500 ms spun, the rest is start-up";
   EXPECT_GE(usage->memRssBytes, 64u << 20);
-  EXPECT_LE(usage->memRssBytes, (64u << 20) * 11 / 10);
+  EXPECT_LE(usage->memRssBytes, (64u << 20) * 11 / 10 + kSanitizerBytes);
   EXPECT_EQ(usage->memLimitBytes, 256u << 20);
   EXPECT_EQ(container->memoryEvents()->oomKills, 0u);
 
