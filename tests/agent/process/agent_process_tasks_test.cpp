@@ -27,8 +27,6 @@ AgentProcessOptions processOptions(uint16_t port) {
   options.tasks = TaskRunner::kProcesses;
   options.workDir = std::filesystem::temp_directory_path() /
                     ("harvest-agent-process-test-" + std::to_string(::getpid()));
-  // Named for this run: the agent removes its cgroups when it is destroyed.
-  options.isolation.cgroupsRoot = "harvest-test-" + std::to_string(::getpid());
   // Exact call sequences below: no ESTIMATE in between (the slack has a test of its own).
   options.measuredSlack.reset();
   return options;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <deque>
@@ -224,6 +225,9 @@ inline AgentProcessOptions optionsFor(uint16_t port) {
   options.maxBackoff = Duration::milliseconds(200);
   options.callTimeout = Duration::milliseconds(1000);
   options.bootId = "boot-1";
+  // Cgroups (when the tests run as root) under a root named for this test process: tests run
+  // in parallel processes with the same agent id, and an agent clears its id's cgroups.
+  options.isolation.cgroupsRoot = "harvest-test-" + std::to_string(::getpid());
   return options;
 }
 
