@@ -64,6 +64,10 @@ DEFINE_string(kill_grace, "",
               "DURATION: simulated tasks: how long a killed or evicted task takes to exit "
               "(default 2secs); processes: the SIGTERM-to-SIGKILL grace of a task whose "
               "KillPolicy names none (default 3secs, as Mesos)");
+DEFINE_string(revocable_kill_grace, "3secs",
+              "DURATION: with --tasks=processes, an evicted revocable task's SIGTERM-to-SIGKILL "
+              "grace is its own capped at this, so the owner behind the eviction waits at most "
+              "this long");
 DEFINE_string(isolation, "",
               "with --tasks=processes, how tasks are isolated (Mesos's names): "
               "cgroups/cpu,cgroups/mem (each task in its own cgroup v1 container: cpu weight, "
@@ -261,6 +265,10 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     if (!killGrace) return 2;
     options.killGrace = *killGrace;
   }
+  std::optional<harvest::Duration> revocableKillGrace =
+      flags.duration("revocable_kill_grace", FLAGS_revocable_kill_grace);
+  if (!revocableKillGrace) return 2;
+  options.revocableKillGrace = *revocableKillGrace;
   if (int rc = isolationFromFlags(flags, options)) return rc;
   if (int rc = slackFromFlags(flags, options)) return rc;
   if (!FLAGS_duration.empty()) {
@@ -369,6 +377,7 @@ int run(const harvest::apps::Flags& flags) {
       harvest::agent::AgentServer::start(setup.http, &agent);
   if (started.ok()) {
     server = std::move(started).value();
+    agent.advertiseHttpPort(server->port());
     LOG(INFO) << "serving HTTP on " << setup.http.address << ":" << server->port()
               << (setup.http.tls ? " (TLS)" : "")
               << (setup.http.credentials ? ", authentication on" : "");

@@ -71,6 +71,7 @@ Result<std::unique_ptr<AgentLink>> createAgent(const AgentProcessOptions& option
   ProcessAgentOptions processes;
   processes.workDir = options.workDir;
   processes.killGrace = options.killGrace;
+  processes.revocableKillGrace = options.revocableKillGrace;
   processes.isolation = options.isolation;
   Result<std::unique_ptr<ProcessAgent>> agent =
       ProcessAgent::create(std::move(info), options.total, loop, reports, std::move(processes));
@@ -89,8 +90,8 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (!options.findMaster && (options.masterHost.empty() || options.masterPort == 0)) {
     return R::invalidArgument("a master host and port are required");
   }
-  if (options.killGrace < Duration::zero())
-    return R::invalidArgument("the kill grace cannot be negative");
+  if (options.killGrace < Duration::zero() || options.revocableKillGrace < Duration::zero())
+    return R::invalidArgument("a kill grace cannot be negative");
   if (options.initialBackoff <= Duration::zero() || options.maxBackoff < options.initialBackoff) {
     return R::invalidArgument("backoff needs 0 < initial <= maximum");
   }
@@ -309,7 +310,9 @@ void AgentProcess::maybeRegister() {
   std::erase_if(outbox_,
                 [](const v1::AgentCall& call) { return call.type() == v1::AgentCall::ESTIMATE; });
 
-  const v1::AgentCall call = registerCall({options_.agentId, agent_->info(), options_.bootId,
+  v1::AgentInfo info = agent_->info();
+  if (httpPort_) info.set_port(*httpPort_);
+  const v1::AgentCall call = registerCall({options_.agentId, std::move(info), options_.bootId,
                                            options_.total, options_.estimate, reportedTasks()});
   std::optional<MasterAddress> leader;
   if (options_.findMaster) leader = options_.findMaster();

@@ -97,6 +97,8 @@ struct AgentProcessOptions {
   // Simulated: how long a killed or evicted task takes to end. Processes: the SIGTERM grace of
   // a task whose KillPolicy names none.
   Duration killGrace = Duration::seconds(2);
+  // Processes: an evicted task's grace is its own capped at this (ProcessAgentOptions).
+  Duration revocableKillGrace = Duration::seconds(3);
   // Retry delays for registrations and calls: the first, doubled after every failure up to
   // the maximum, back to the first after a success.
   Duration initialBackoff = Duration::milliseconds(100);
@@ -142,6 +144,9 @@ class AgentProcess final : public AgentReports {
   bool runUntil(const std::function<bool()>& done, Duration timeout);
   // Makes runFor/runUntil return after the current iteration, now and from then on.
   void stop() { stopped_.store(true); }
+  // The port the agent's HTTP endpoint serves, registered from the next registration on as
+  // AgentInfo.port, so the url in offers names it. Unset: AgentInfo's default (5051).
+  void advertiseHttpPort(uint16_t port) { httpPort_ = port; }
 
   bool registered() const { return registered_; }
   const std::string& masterId() const { return masterId_; }
@@ -194,6 +199,7 @@ class AgentProcess final : public AgentReports {
   ProcessAgent* processAgent_ = nullptr;  // agent_, when tasks are processes.
   std::optional<MeasuredSlack> slack_;
   std::atomic<bool> stopped_{false};
+  std::optional<uint16_t> httpPort_;
 
   // The registration stream, while one is open; its REGISTERED may still be due.
   std::optional<http::StreamReader> stream_;

@@ -75,8 +75,8 @@ Result<std::unique_ptr<ProcessAgent>> ProcessAgent::create(v1::AgentInfo info,
                                                            ProcessAgentOptions options) {
   using R = Result<std::unique_ptr<ProcessAgent>>;
   if (options.workDir.empty()) return R::invalidArgument("a work dir is required");
-  if (options.killGrace < Duration::zero()) {
-    return R::invalidArgument("the kill grace cannot be negative");
+  if (options.killGrace < Duration::zero() || options.revocableKillGrace < Duration::zero()) {
+    return R::invalidArgument("a kill grace cannot be negative");
   }
   if (options.pollInterval <= Duration::zero()) {
     return R::invalidArgument("the poll interval must be positive");
@@ -227,11 +227,11 @@ void ProcessAgent::killTask(const std::string& framework, const std::string& tas
   if (!entry.process->killRequested() && entry.taskKillingState) {
     report(framework, task, TaskState::kKilling, "", "");
   }
-  stop(entry);
+  stop(entry, entry.killGrace);
 }
 
-void ProcessAgent::stop(Task& task) {
-  task.process->kill(loop_->now(), task.killGrace);
+void ProcessAgent::stop(Task& task, Duration grace) {
+  task.process->kill(loop_->now(), grace);
   schedulePoll();
 }
 
@@ -257,7 +257,7 @@ void ProcessAgent::apply(const Effects& effects) {
       continue;
     }
     found->second.evicted = true;
-    stop(found->second);
+    stop(found->second, std::min(found->second.killGrace, options_.revocableKillGrace));
   }
   for (const StartedLaunch& launch : effects.started) {
     for (const std::string& task : launch.tasks) start(launch.executor.framework, task);

@@ -43,6 +43,9 @@ struct ProcessAgentOptions {
   std::filesystem::path workDir = "/tmp/harvest-agent";  // Sandboxes go under it.
   // For tasks whose KillPolicy names no grace period.
   Duration killGrace = kDefaultKillGracePeriod;
+  // An evicted task's grace is its own capped at this: the owner waiting behind an eviction
+  // should not wait for a revocable task's long KillPolicy (--revocable_kill_grace).
+  Duration revocableKillGrace = kDefaultKillGracePeriod;
   // How often running processes are reaped (and overdue SIGKILLs sent).
   Duration pollInterval = Duration::milliseconds(10);
   IsolationOptions isolation;
@@ -125,7 +128,8 @@ class ProcessAgent final : public AgentLink {
   bool releaseContainer(Task& task);
   void apply(const Effects& effects);
   void start(const std::string& framework, const std::string& task);
-  void stop(Task& task);
+  // SIGTERM now, SIGKILL once `grace` has run out.
+  void stop(Task& task, Duration grace);
   void ended(const TaskKey& key, const CommandOutcome& outcome);
   // The final update an executor's end gives, if any.
   struct Ending {

@@ -51,6 +51,11 @@ Status validateAgentInfo(const v1::AgentInfo& info, const std::string& agentId) 
         "AgentInfo.resources is not read: the registration's total is the "
         "agent's resources");
   }
+  // Offers name it in their url: an agent cannot point frameworks at a port that cannot exist.
+  if (info.has_port() && (info.port() < 1 || info.port() > 65535)) {
+    return Status::invalidArgument(who + "AgentInfo.port " + std::to_string(info.port()) +
+                                   " is not a port in 1-65535");
+  }
   std::set<int> claimed;
   for (const v1::AgentInfo::Capability& capability : info.capabilities()) {
     if (!capability.has_type() || capability.type() == v1::AgentInfo::Capability::UNKNOWN) {

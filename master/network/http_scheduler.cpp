@@ -85,8 +85,8 @@ void HttpScheduler::offers(const std::vector<Offer>& offers) {
       for (v1::Resource& resource : *out.mutable_resources()) downgradeReservation(resource);
     }
     out.mutable_allocation_info()->set_role(offer.role);
-    if (const v1::AgentInfo* agent =
-            context_->agentInfo ? context_->agentInfo(offer.agent) : nullptr) {
+    const v1::AgentInfo* agent = context_->agentInfo ? context_->agentInfo(offer.agent) : nullptr;
+    if (agent) {
       *out.mutable_attributes() = agent->attributes();
       if (agent->has_domain()) *out.mutable_domain() = agent->domain();
     }
@@ -96,7 +96,8 @@ void HttpScheduler::offers(const std::vector<Offer>& offers) {
     const std::string ip = context_->agentIp ? context_->agentIp(offer.agent) : "";
     url.mutable_address()->set_ip(ip.empty() ? "127.0.0.1" : ip);
     url.mutable_address()->set_hostname(offer.hostname);
-    url.mutable_address()->set_port(kAgentPort);
+    // The port the agent registered (AgentInfo.port, Mesos's 5051 unless it said otherwise).
+    url.mutable_address()->set_port(agent ? agent->port() : kAgentPort);
     url.set_path("/slave(1)");
   }
   send(event);

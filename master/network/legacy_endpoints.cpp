@@ -458,8 +458,8 @@ void NetworkMaster::appendSlavesFields(std::string& out) const {
     // The ip is inet_ntop's text (digits, dots, colons): nothing in it needs escaping.
     out += ",\"pid\":\"slave(1)@";
     out += ip == agentIps_.end() || ip->second.empty() ? "127.0.0.1" : ip->second;
-    out += ':' + std::to_string(kAgentPort) + "\",\"port\":" + std::to_string(kAgentPort) +
-           ",\"registered_time\":";
+    const std::string port = std::to_string(agent.info().port());
+    out += ':' + port + "\",\"port\":" + port + ",\"registered_time\":";
     appendMesosNumber(out, registered == agentRegisteredAt_.end() ? 0 : registered->second);
     appendAgentResourceFields(out, agent, h, total);
     out += ",\"used_resources_full\":";

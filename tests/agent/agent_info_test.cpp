@@ -87,6 +87,14 @@ TEST(AgentInfoTest, EachWayOfBeingWrongIsRefusedByName) {
   info = wellFormed();
   info.mutable_domain()->mutable_fault_domain()->mutable_zone()->clear_name();
   EXPECT_EQ(refusal(info), "agent 'a1': a fault domain needs a region and a zone");
+
+  info = wellFormed();
+  info.set_port(0);
+  EXPECT_EQ(refusal(info), "agent 'a1': AgentInfo.port 0 is not a port in 1-65535");
+  info.set_port(65536);
+  EXPECT_EQ(refusal(info), "agent 'a1': AgentInfo.port 65536 is not a port in 1-65535");
+  info.set_port(31051);
+  EXPECT_TRUE(validateAgentInfo(info, "a1").ok());
 }
 
 }  // namespace

@@ -44,10 +44,12 @@ class ProcessAgentTest : public ::testing::Test {
   void SetUp() override { create("cpus:4;mem:1024"); }
 
   void create(std::string_view total, Duration killGrace = kDefaultKillGracePeriod,
-              std::optional<Isolation> isolation = std::nullopt) {
+              std::optional<Isolation> isolation = std::nullopt,
+              Duration revocableKillGrace = kDefaultKillGracePeriod) {
     ProcessAgentOptions options;
     options.workDir = scratchRoot() / "agents";
     options.killGrace = killGrace;
+    options.revocableKillGrace = revocableKillGrace;
     options.isolation.isolation = isolation;
     options.isolation.cgroupsRoot = testing::testCgroupsRoot();
     // One agent per id at a time: a destroyed agent removes its id's cgroups.
@@ -285,6 +287,40 @@ TEST_F(ProcessAgentTest, EvictionKillsTheProcessAndFreesOnlyAfterItExited) {
   agent_->killTask("owner", "regular");
   ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
   EXPECT_EQ(last("regular")->state, TaskState::kKilled);
+}
+
+// An evicted task that ignores SIGTERM and whose KillPolicy allows a minute is SIGKILLed once
+// the agent's revocable kill grace has run out: the owner waits that long, not a minute.
+TEST_F(ProcessAgentTest, EvictionGraceIsCappedByTheRevocableKillGrace) {
+  const Duration cap = Duration::milliseconds(400);
+  create("cpus:2;cpus(r1):8;mem(r1):8000", kDefaultKillGracePeriod, Isolation::kPosix, cap);
+  const Resources lent = R("cpus:8;mem:1000").lentAs(Revocability::kNonThrottleable);
+  agent_->runTask({"rev",
+                   "r1",
+                   {"lender", lent, Duration::zero(),
+                    shellCommand("trap '' TERM; echo ready; while :; do sleep 0.05; done"),
+                    Duration::seconds(60)},
+                   {},
+                   false});
+  recordIfStarted("rev", "lender");
+  const std::optional<std::filesystem::path> sandbox = agent_->sandboxOf("rev", "lender");
+  ASSERT_TRUE(sandbox.has_value());
+  ASSERT_EQ(testing::waitForContent(*sandbox / "stdout", "ready"), "ready\n");
+  const pid_t lender = *agent_->processGroupOf("rev", "lender");
+  loop_.runUntil(loopTime());  // The loop's clock stamps the kill: bring it to now.
+
+  const Time evictedAt = monotonicNow();
+  launch("owner", "regular", shellCommand("sleep 30"), "cpus(r1):4", std::nullopt, false, "r1");
+  EXPECT_EQ(last("lender")->reason, "REASON_CONTAINER_PREEMPTED");
+  ASSERT_TRUE(runUntil([&] { return !reports_.freed.empty(); }));
+  const Duration took = monotonicNow() - evictedAt;
+  EXPECT_GE(took, cap);
+  EXPECT_LT(took, cap + Duration::seconds(1));
+  EXPECT_TRUE(waitUntilGone(lender, lender, Duration::zero()));
+  EXPECT_EQ(statesOf("regular"), (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING"}));
+  recordIfStarted("owner", "regular");
+  agent_->killTask("owner", "regular");
+  ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
 }
 
 v1::CommandInfo helperCommand(const std::string& mode, const std::string& amount) {

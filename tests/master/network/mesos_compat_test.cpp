@@ -68,6 +68,20 @@ TEST(MesosCompatTest, OffersCarryTheAgentsUrl) {
   EXPECT_EQ(offer.url().path(), "/slave(1)");
 }
 
+// An agent serving on another port than Mesos's registers it (AgentInfo.port): offers name it.
+TEST(MesosCompatTest, OffersNameThePortTheAgentRegistered) {
+  MasterThread master;
+  FakeAgent agent(master.port(), "a1", "cpus:1;mem:64");
+  agent::AgentRegistration registration = agent.registration();
+  registration.info.set_port(31051);
+  ASSERT_EQ(agent.registerAgent(registration), 200);
+  FrameworkClient framework(master.port());
+  ASSERT_EQ(framework.subscribe(frameworkInfo("web")), 200);
+  const v1::Offer offer = framework.offer();
+  EXPECT_EQ(offer.url().address().port(), 31051);
+  master.stop();
+}
+
 TEST(MesosCompatTest, StatusTimestampsAreUnixTime) {
   Cluster cluster;
   const v1::Offer offer = cluster.framework.offer();
