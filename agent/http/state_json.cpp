@@ -1,10 +1,13 @@
 #include "agent/http/state_json.h"
 
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "agent/http/json_writer.h"
 #include "agent/http/resources_json.h"
+#include "agent/real/process_agent.h"
 
 namespace harvest::agent {
 namespace {
@@ -69,13 +72,22 @@ void writeTask(JsonWriter& json, const HeldTask& task, const std::string& agentI
   json.endObject();
 }
 
-void writeExecutor(JsonWriter& json, const HeldTask& task, const std::string& agentId) {
+// `processes`: the agent when its tasks are processes, whose sandboxes are listed as Mesos's
+// `directory` (the path the files API reads); simulated tasks have none.
+void writeExecutor(JsonWriter& json, const HeldTask& task, const std::string& agentId,
+                   const ProcessAgent* processes) {
   const bool queued = task.state == TaskState::kStaging;
   json.beginObject();
   json.key("id").string(task.task);
   json.key("name").string(task.task);
   json.key("source").string(task.task);
   json.key("framework_id").string(task.framework);
+  if (processes != nullptr) {
+    if (std::optional<std::filesystem::path> sandbox =
+            processes->sandboxOf(task.framework, task.task)) {
+      json.key("directory").string(sandbox->string());
+    }
+  }
   json.key("role").string(task.role);
   json.key("resources");
   writeMesosResources(json, task.resources);
@@ -93,6 +105,7 @@ void writeExecutor(JsonWriter& json, const HeldTask& task, const std::string& ag
 
 std::string agentStateJson(const AgentProcess& agent) {
   const AgentLink& link = agent.agent();
+  const auto* processes = dynamic_cast<const ProcessAgent*>(&link);
   const v1::AgentInfo& info = link.info();
   // By framework, then task id: the order does not depend on the ledger's.
   std::map<std::string, std::map<std::string, HeldTask>> frameworks;
@@ -112,7 +125,7 @@ std::string agentStateJson(const AgentProcess& agent) {
     json.beginObject();
     json.key("id").string(framework);
     json.key("executors").beginArray();
-    for (const auto& [id, task] : tasks) writeExecutor(json, task, link.id());
+    for (const auto& [id, task] : tasks) writeExecutor(json, task, link.id(), processes);
     json.endArray();
     json.key("completed_executors").beginArray().endArray();
     json.endObject();

@@ -6,7 +6,8 @@
 // name apart from its id, so both are the id. A task waiting for evictions to finish is one of
 // its executor's queued_tasks (TASK_STAGING), as Mesos lists a task not yet handed to its
 // executor; a task being evicted is listed TASK_LOST until its process has exited. Ended tasks
-// are not kept: completed_frameworks, completed_executors and completed_tasks are empty.
+// are not kept: completed_frameworks, completed_executors and completed_tasks are empty. An
+// executor of a process task has its sandbox as `directory`, the path /files/read takes.
 #pragma once
 
 #include <string>

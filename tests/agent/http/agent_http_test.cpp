@@ -163,8 +163,10 @@ TEST_F(AgentHttpTest, StateListsARunningProcessTask) {
   EXPECT_EQ(state.body,
             R"({"id":"a1","hostname":"a1","resources":{"cpus":4,"disk":0,"gpus":0,"mem":1024},)"
             R"("attributes":{},"frameworks":[{"id":"f1","executors":[{"id":"t1","name":"t1",)"
-            R"("source":"t1","framework_id":"f1","role":"batch",)"
-            R"("resources":{"cpus":1,"disk":0,"gpus":0,"mem":128},"tasks":[)" +
+            R"("source":"t1","framework_id":"f1","directory":")" +
+                sandboxOf("t1").string() +
+                R"(","role":"batch",)"
+                R"("resources":{"cpus":1,"disk":0,"gpus":0,"mem":128},"tasks":[)" +
                 task +
                 R"(],"queued_tasks":[],"completed_tasks":[]}],"completed_executors":[]}],)"
                 R"("completed_frameworks":[]})");
