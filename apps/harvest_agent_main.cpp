@@ -68,6 +68,21 @@ DEFINE_string(revocable_kill_grace, "3secs",
               "DURATION: with --tasks=processes, an evicted revocable task's SIGTERM-to-SIGKILL "
               "grace is its own capped at this, so the owner behind the eviction waits at most "
               "this long");
+DEFINE_string(qos_controller, "pressure",
+              "with --tasks=processes, what takes usage slack back under pressure: pressure "
+              "(preempts throttleable revocable tasks when the host's cpu pressure or memory use "
+              "crosses its high watermark, until it is below the low one) or none");
+DEFINE_double(qos_cpu_pressure_high, 60,
+              "PERCENT: PSI cpu some avg10 above which the QoS controller preempts");
+DEFINE_double(qos_cpu_pressure_low, 30, "PERCENT: PSI cpu some avg10 below which it stops");
+DEFINE_double(qos_memory_high, 0.9,
+              "FRACTION: share of the host's memory in use above which the QoS controller "
+              "preempts");
+DEFINE_double(qos_memory_low, 0.85, "FRACTION: the share it preempts down to");
+DEFINE_string(qos_cooldown, "10secs",
+              "DURATION: between two preemptions for cpu pressure (PSI is a 10 s average)");
+DEFINE_bool(qos_dry_run, false,
+            "the QoS controller only logs whom it would preempt, and preempts nobody");
 DEFINE_string(isolation, "",
               "with --tasks=processes, how tasks are isolated (Mesos's names): "
               "cgroups/cpu,cgroups/mem (each task in its own cgroup v1 container: cpu weight, "
@@ -220,6 +235,27 @@ int slackFromFlags(const harvest::apps::Flags& flags,
   return 0;
 }
 
+// The QoS controller on the host's pressure (agent/pressure_qos.h), for real tasks only.
+int qosFromFlags(const harvest::apps::Flags& flags, harvest::agent::AgentProcessOptions& options) {
+  if (FLAGS_qos_controller == "none") return 0;
+  if (FLAGS_qos_controller != "pressure") {
+    return flags.bad("qos_controller", FLAGS_qos_controller, "pressure or none");
+  }
+  std::optional<harvest::Duration> cooldown = flags.duration("qos_cooldown", FLAGS_qos_cooldown);
+  if (!cooldown) return 2;
+  harvest::agent::PressureQoSOptions qos{.cpuHighPercent = FLAGS_qos_cpu_pressure_high,
+                                         .cpuLowPercent = FLAGS_qos_cpu_pressure_low,
+                                         .memoryHigh = FLAGS_qos_memory_high,
+                                         .memoryLow = FLAGS_qos_memory_low,
+                                         .cooldown = *cooldown};
+  if (harvest::Status valid = qos.validate(); !valid.ok()) {
+    return flags.fail("bad QoS flags: " + valid.message());
+  }
+  if (options.tasks == harvest::agent::TaskRunner::kProcesses) options.qos = qos;
+  options.qosDryRun = FLAGS_qos_dry_run;
+  return 0;
+}
+
 int httpFromFlags(const harvest::apps::Flags& flags, harvest::agent::AgentServerOptions& http) {
   if (FLAGS_ip.empty()) return flags.bad("ip", FLAGS_ip, "an address to listen on");
   if (FLAGS_port < 0 || FLAGS_port > 65535) {
@@ -271,6 +307,7 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   options.revocableKillGrace = *revocableKillGrace;
   if (int rc = isolationFromFlags(flags, options)) return rc;
   if (int rc = slackFromFlags(flags, options)) return rc;
+  if (int rc = qosFromFlags(flags, options)) return rc;
   if (!FLAGS_duration.empty()) {
     std::optional<harvest::Duration> duration = flags.duration("duration", FLAGS_duration);
     if (!duration) return 2;

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "agent/real/host_pressure.h"
 #include "agent/real/process_agent.h"
 #include "agent/runtime/agent_wire.h"
 #include "agent/sim/sim_agent.h"
@@ -105,6 +106,9 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (options.usageInterval <= Duration::zero()) {
     return R::invalidArgument("the usage interval must be positive");
   }
+  if (options.qos) {
+    if (Status valid = options.qos->validate(); !valid.ok()) return valid.prefixed("QoS: ");
+  }
   std::optional<MeasuredSlack> slack;
   if (options.tasks == TaskRunner::kProcesses && options.estimate.empty() &&
       options.measuredSlack) {
@@ -126,9 +130,10 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (!agent.ok()) return agent.status();
   process->agent_ = std::move(agent).value();
   process->scheduleTick();
-  if (slack && process->processAgent_) {
+  if (process->processAgent_) {
     process->slack_ = std::move(slack);
-    process->scheduleUsageSample();
+    if (o.qos) process->qos_.emplace(*o.qos);
+    if (process->slack_ || process->qos_) process->scheduleUsageSample();
   }
   return process;
 }
@@ -174,22 +179,43 @@ void AgentProcess::scheduleTick() {
 
 void AgentProcess::scheduleUsageSample() {
   loop_.after(options_.usageInterval, [this] {
-    const ProcessAgent::RegularUsage usage = processAgent_->sampleRegularUsage();
-    slack_->addSample(now(), usage.given, usage.used);
-    std::optional<Quantities> slack = slack_->report(now());
-    Resources estimate;
-    if (slack) {
-      for (const auto& [kind, amount] : *slack) estimate.addScalar(ResourceKey{kind}, amount);
-    }
-    // What the master holds already (the registration's) is not news.
-    if (slack && estimate != options_.estimate) {
-      VLOG(1) << "usage slack now " << estimate;
-      // The registration carries the latest estimate too, so a new master hears it at once.
-      options_.estimate = estimate;
-      enqueue(estimateCall(options_.agentId, 0, estimate));
-    }
+    const ProcessAgent::UsageSample usage = processAgent_->sampleUsage();
+    if (slack_) reportSlack(usage.regular);
+    if (qos_) relievePressure(usage.throttleable);
     scheduleUsageSample();
   });
+}
+
+void AgentProcess::reportSlack(const ProcessAgent::RegularUsage& usage) {
+  slack_->addSample(now(), usage.given, usage.used);
+  std::optional<Quantities> slack = slack_->report(now());
+  Resources estimate;
+  if (slack) {
+    for (const auto& [kind, amount] : *slack) estimate.addScalar(ResourceKey{kind}, amount);
+  }
+  // What the master holds already (the registration's) is not news.
+  if (slack && estimate != options_.estimate) {
+    VLOG(1) << "usage slack now " << estimate;
+    // The registration carries the latest estimate too, so a new master hears it at once.
+    options_.estimate = estimate;
+    enqueue(estimateCall(options_.agentId, 0, estimate));
+  }
+}
+
+void AgentProcess::relievePressure(const std::vector<ThrottleableUsage>& throttleable) {
+  Result<HostPressure> host = readHostPressure();
+  if (!host.ok()) {
+    LOG_EVERY_N(WARNING, 60) << "QoS: " << host.message();
+    return;
+  }
+  for (const QoSVictim& victim : qos_->victims(now(), *host, throttleable)) {
+    if (options_.qosDryRun) {
+      LOG(WARNING) << "QoS (dry run): would preempt " << victim.executor.framework << "/"
+                   << victim.executor.executor << ": " << victim.reason;
+      continue;
+    }
+    if (processAgent_->preempt(victim.executor, victim.reason)) ++stats_.qosPreemptions;
+  }
 }
 
 void AgentProcess::runFor(Duration duration) {

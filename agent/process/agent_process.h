@@ -46,6 +46,7 @@
 
 #include "agent/exec/isolation.h"
 #include "agent/measured_slack.h"
+#include "agent/pressure_qos.h"
 #include "agent/real/process_agent.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
@@ -89,6 +90,10 @@ struct AgentProcessOptions {
   // usageInterval (agent/measured_slack.h); unset: none is lent.
   std::optional<MeasuredSlackOptions> measuredSlack = MeasuredSlackOptions{};
   Duration usageInterval = Duration::seconds(1);
+  // kProcesses: the QoS controller on the host's pressure, asked after every usage sample
+  // (agent/pressure_qos.h); unset: none. With qosDryRun it only logs whom it would preempt.
+  std::optional<PressureQoSOptions> qos = std::nullopt;
+  bool qosDryRun = false;
   TaskRunner tasks = TaskRunner::kSimulated;
   // kProcesses: sandboxes go under it, laid out as Mesos's (agent/exec/sandbox.h).
   std::filesystem::path workDir = "/tmp/harvest-agent";
@@ -127,6 +132,7 @@ struct AgentProcessStats {
   // evictions (REASON_CONTAINER_PREEMPTED: slave/executors_preempted).
   std::map<TaskState, uint64_t> statusUpdates;
   uint64_t executorsPreempted = 0;
+  uint64_t qosPreemptions = 0;  // Tasks the QoS controller preempted.
 };
 
 class AgentProcess final : public AgentReports {
@@ -168,6 +174,9 @@ class AgentProcess final : public AgentReports {
   void scheduleTick();
   // Measures the regular tasks, and queues an ESTIMATE when the slack moved enough.
   void scheduleUsageSample();
+  void reportSlack(const ProcessAgent::RegularUsage& usage);
+  // Asks the QoS controller with the host's pressure now, and preempts its victims.
+  void relievePressure(const std::vector<ThrottleableUsage>& throttleable);
   // One iteration, waiting at most `maxWait` for stream events.
   void step(Duration maxWait);
   void advanceClock();
@@ -198,6 +207,7 @@ class AgentProcess final : public AgentReports {
   std::unique_ptr<AgentLink> agent_;
   ProcessAgent* processAgent_ = nullptr;  // agent_, when tasks are processes.
   std::optional<MeasuredSlack> slack_;
+  std::optional<PressureQoS> qos_;
   std::atomic<bool> stopped_{false};
   std::optional<uint16_t> httpPort_;
 

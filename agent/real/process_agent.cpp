@@ -245,12 +245,11 @@ void ProcessAgent::shutdown() {
   for (auto& [key, task] : tasks_) task.process.reset();
 }
 
-void ProcessAgent::apply(const Effects& effects) {
+void ProcessAgent::apply(const Effects& effects, const std::string& evictionMessage) {
   for (const Eviction& eviction : effects.evictions) {
     const TaskKey key{eviction.executor.framework, eviction.executor.executor};
     // The task is lost now; its resources come back when its process has exited.
-    report(key.first, key.second, TaskState::kLost, "REASON_CONTAINER_PREEMPTED",
-           "evicted to make room for a regular task");
+    report(key.first, key.second, TaskState::kLost, "REASON_CONTAINER_PREEMPTED", evictionMessage);
     auto found = tasks_.find(key);
     if (found == tasks_.end() || !found->second.process) {
       executorGone(key, std::nullopt);
@@ -318,11 +317,11 @@ bool ProcessAgent::releaseContainer(Task& task) {
   return task.cgroup->destroy();
 }
 
-ProcessAgent::RegularUsage ProcessAgent::sampleRegularUsage() {
+ProcessAgent::UsageSample ProcessAgent::sampleUsage() {
   const Time now = loop_->now();
   std::vector<pid_t> groups;
   for (const auto& [key, task] : tasks_) {
-    if (task.process && !task.revocable && !task.cgroup) groups.push_back(task.process->pid());
+    if (task.process && !task.cgroup) groups.push_back(task.process->pid());
   }
   // Without cgroups, one pass over /proc serves every task.
   std::map<pid_t, ProcessGroupUsage> byGroup;
@@ -330,13 +329,13 @@ ProcessAgent::RegularUsage ProcessAgent::sampleRegularUsage() {
     if (auto measured = measureProcessGroups(groups); measured.ok()) byGroup = *measured;
   }
   constexpr double kMegabyte = 1024.0 * 1024.0;
-  RegularUsage usage;
+  UsageSample sample;
   double usedCpus = 0;
   double usedMem = 0;
   for (auto& [key, task] : tasks_) {
-    if (!task.process || task.process->outcome() || task.revocable) continue;
-    const Quantities given = task.resources.quantities();
-    usage.given += given;
+    if (!task.process || task.process->outcome()) continue;
+    const Executor* executor = ledger_.findExecutor(key.first, key.second);
+    if (executor == nullptr) continue;
     std::optional<std::pair<double, double>> measured;  // cpu seconds, resident bytes
     if (task.cgroup) {
       if (auto cgroup = task.cgroup->usage(); cgroup.ok()) {
@@ -349,23 +348,43 @@ ProcessAgent::RegularUsage ProcessAgent::sampleRegularUsage() {
     }
     const std::optional<std::pair<Time, double>> previous = task.lastCpu;
     if (measured) task.lastCpu = std::make_pair(now, measured->first);
-    if (!measured || !previous || now <= previous->first) {
-      // Nothing to measure a rate by yet: count the task as using everything it was given.
-      usedCpus += given.get(kinds::kCpus).toDouble();
-      usedMem += measured ? measured->second / kMegabyte : given.get(kinds::kMem).toDouble();
-      continue;
+    std::optional<double> cpus;
+    if (measured && previous && now > previous->first) {
+      const double seconds = static_cast<double>((now - previous->first).nanos()) / 1e9;
+      cpus = std::max(0.0, measured->first - previous->second) / seconds;
     }
-    const double seconds = static_cast<double>((now - previous->first).nanos()) / 1e9;
-    usedCpus += std::max(0.0, measured->first - previous->second) / seconds;
-    usedMem += measured->second / kMegabyte;
+    if (executor->revocability == Revocability::kThrottleable) {
+      sample.throttleable.push_back({executor->ref, executor->startedAt, cpus.value_or(0),
+                                     measured ? measured->second / kMegabyte : 0,
+                                     task.process->killRequested()});
+    }
+    if (task.revocable) continue;
+    const Quantities given = task.resources.quantities();
+    sample.regular.given += given;
+    // Nothing to measure a rate by yet: the task counts as using all the cpu it was given.
+    usedCpus += cpus.value_or(given.get(kinds::kCpus).toDouble());
+    usedMem += measured ? measured->second / kMegabyte : given.get(kinds::kMem).toDouble();
   }
   if (auto cpus = Scalar::fromDouble(usedCpus); cpus && *cpus > Scalar()) {
-    usage.used.set(kinds::kCpus, *cpus);
+    sample.regular.used.set(kinds::kCpus, *cpus);
   }
   if (auto mem = Scalar::fromDouble(usedMem); mem && *mem > Scalar()) {
-    usage.used.set(kinds::kMem, *mem);
+    sample.regular.used.set(kinds::kMem, *mem);
   }
-  return usage;
+  return sample;
+}
+
+bool ProcessAgent::preempt(const ExecutorRef& executor, const std::string& why) {
+  Result<Effects> effects = ledger_.evict(executor.framework, executor.executor);
+  if (!effects.ok()) {
+    LOG(WARNING) << "QoS: cannot preempt " << executor.framework << "/" << executor.executor << ": "
+                 << effects.message();
+    return false;
+  }
+  LOG(WARNING) << "QoS: preempting " << executor.framework << "/" << executor.executor << ": "
+               << why;
+  apply(*effects, "preempted by the agent's QoS controller: " + why);
+  return true;
 }
 
 const ContainerCgroup* ProcessAgent::cgroupOf(const std::string& framework,

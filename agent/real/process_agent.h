@@ -34,6 +34,7 @@
 #include "agent/exec/command_process.h"
 #include "agent/exec/isolation.h"
 #include "agent/ledger.h"
+#include "agent/pressure_qos.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
 
@@ -82,14 +83,24 @@ class ProcessAgent final : public AgentLink {
   // The task's sandbox directory, once it has been made.
   std::optional<std::filesystem::path> sandboxOf(const std::string& framework,
                                                  const std::string& task) const;
-  // What the regular tasks running now were given and what they use (cpus: the rate since the
-  // previous sample; mem: resident MB), for the measured slack (agent/measured_slack.h). A task
-  // sampled for the first time has no rate yet and counts as using all it was given.
+  // One measurement of every running task (one /proc pass without cgroups, three files per
+  // task with them), shared by the measured slack and the QoS controller:
+  //   regular: what the regular tasks were given and use (cpus: the rate since the previous
+  //     sample; mem: resident MB), for agent/measured_slack.h. A task sampled for the first
+  //     time has no rate yet and counts as using all the cpu it was given;
+  //   throttleable: each throttleable revocable task's use, for agent/pressure_qos.h.
   struct RegularUsage {
     Quantities given;
     Quantities used;
   };
-  RegularUsage sampleRegularUsage();
+  struct UsageSample {
+    RegularUsage regular;
+    std::vector<ThrottleableUsage> throttleable;
+  };
+  UsageSample sampleUsage();
+  // The QoS controller's kill: the task is TASK_LOST (REASON_CONTAINER_PREEMPTED, `why` in its
+  // message) and its process killed as an eviction is. False if it is not a running executor.
+  bool preempt(const ExecutorRef& executor, const std::string& why);
 
   // What isolates tasks: asked for, or picked at creation.
   Isolation isolation() const { return cgroups_ ? Isolation::kCgroups : Isolation::kPosix; }
@@ -126,7 +137,8 @@ class ProcessAgent final : public AgentLink {
   // The process has ended: notes a memory limitation, then empties and removes its cgroup.
   // True once the task may be reported ended.
   bool releaseContainer(Task& task);
-  void apply(const Effects& effects);
+  void apply(const Effects& effects,
+             const std::string& evictionMessage = "evicted to make room for a regular task");
   void start(const std::string& framework, const std::string& task);
   // SIGTERM now, SIGKILL once `grace` has run out.
   void stop(Task& task, Duration grace);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -142,6 +143,96 @@ TEST(AgentProcessTasksTest, MeasuredSlackAppearsForIdleTasksAndShrinksWhenTheyGe
         return estimate && cpusOf(*estimate) <= 1.5;
       },
       Duration::seconds(10)));
+  std::filesystem::remove_all(options.workDir);
+}
+
+// A task with this command, on `resources`.
+RunTask commandTask(const std::string& framework, const std::string& task, Resources resources,
+                    const std::string& command) {
+  RunTask message{framework, "batch", {task, std::move(resources), Duration::zero()}, {}, false};
+  message.task.command.emplace();
+  message.task.command->set_shell(true);
+  message.task.command->set_value(command);
+  return message;
+}
+
+// Every host is above these memory watermarks: the QoS controller always relieves.
+AgentProcessOptions alwaysUnderMemoryPressure(uint16_t port) {
+  AgentProcessOptions options = processOptions(port);
+  options.qos = PressureQoSOptions{.memoryHigh = 0.001, .memoryLow = 0.001};
+  options.usageInterval = Duration::milliseconds(50);
+  return options;
+}
+
+const v1::AgentCall* lastStatusOf(const std::vector<v1::AgentCall>& calls,
+                                  const std::string& task) {
+  const v1::AgentCall* last = nullptr;
+  for (const v1::AgentCall& call : calls) {
+    if (call.type() == v1::AgentCall::STATUS && call.status().task_id().value() == task) {
+      last = &call;
+    }
+  }
+  return last;
+}
+
+// Under pressure the QoS controller preempts the throttleable revocable task (TASK_LOST,
+// REASON_CONTAINER_PREEMPTED, why in the message), whose process is killed and whose resources
+// are freed; the regular task next to it runs on.
+TEST(AgentProcessTasksTest, QoSPreemptsThrottleableTasksUnderMemoryPressure) {
+  FakeMaster fake;
+  const AgentProcessOptions options = alwaysUnderMemoryPressure(fake.port());
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  fake.send(runTaskEvent(commandTask("f1", "regular", R("cpus:1;mem:64"), "sleep 30"), "a1"));
+  fake.send(
+      runTaskEvent(commandTask("f2", "slack",
+                               R("cpus:1;mem:64").lentAs(Revocability::kThrottleable), "sleep 30"),
+                   "a1"));
+  ASSERT_TRUE(agent->runUntil(
+      [&] {
+        const std::vector<v1::AgentCall> calls = fake.applied();
+        return std::any_of(calls.begin(), calls.end(), [](const v1::AgentCall& call) {
+          return call.type() == v1::AgentCall::FREED &&
+                 call.freed().executor_id().value() == "slack";
+        });
+      },
+      kWait));
+  const std::vector<v1::AgentCall> calls = fake.applied();
+  const v1::AgentCall* lost = lastStatusOf(calls, "slack");
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ(lost->status().state(), v1::TASK_LOST);
+  EXPECT_EQ(lost->status().reason(), "REASON_CONTAINER_PREEMPTED");
+  EXPECT_EQ(
+      lost->status().message().rfind("preempted by the agent's QoS controller: memory use ", 0), 0u)
+      << lost->status().message();
+  EXPECT_EQ(agent->stats().qosPreemptions, 1u);
+  // Ten more samples: the regular task is never a victim.
+  agent->runFor(Duration::milliseconds(500));
+  EXPECT_EQ(lastStatusOf(fake.applied(), "regular")->status().state(), v1::TASK_RUNNING);
+  EXPECT_EQ(agent->stats().qosPreemptions, 1u);
+  std::filesystem::remove_all(options.workDir);
+}
+
+// --qos_dry_run: the same pressure preempts nobody.
+TEST(AgentProcessTasksTest, QoSDryRunPreemptsNobody) {
+  FakeMaster fake;
+  AgentProcessOptions options = alwaysUnderMemoryPressure(fake.port());
+  options.qosDryRun = true;
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  fake.send(
+      runTaskEvent(commandTask("f2", "slack",
+                               R("cpus:1;mem:64").lentAs(Revocability::kThrottleable), "sleep 30"),
+                   "a1"));
+  ASSERT_TRUE(agent->runUntil(
+      [&] {
+        const v1::AgentCall* last = lastStatusOf(fake.applied(), "slack");
+        return last != nullptr && last->status().state() == v1::TASK_RUNNING;
+      },
+      kWait));
+  agent->runFor(Duration::milliseconds(500));
+  EXPECT_EQ(lastStatusOf(fake.applied(), "slack")->status().state(), v1::TASK_RUNNING);
+  EXPECT_EQ(agent->stats().qosPreemptions, 0u);
   std::filesystem::remove_all(options.workDir);
 }
 
