@@ -400,21 +400,29 @@ function statusOf(update) {
 // ---- the scenario -------------------------------------------------------------------------------
 
 
-function cleanUp() {
-  for (const child of children) child.kill('SIGKILL');
+// What a scenario removes at the end, pass or fail, after the processes are gone.
+const cleanUps = [];
+function onCleanUp(fn) { cleanUps.push(fn); }
+
+// Processes still running get SIGTERM and up to 5 s to end (an agent then kills its tasks and
+// removes its cgroups), then SIGKILL; then the scenario's own clean-ups run.
+async function cleanUp() {
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  await Promise.all(running.map((child) => stop(child, 5000).catch(() => child.kill('SIGKILL'))));
+  for (const fn of cleanUps) fn();
 }
 
 // Runs `scenario` (an async function), reports its end, and exits 0, or 1 on its first mismatch
 // with the logs and each scheduler's events kept.
 function run(scenario) {
   scenario()
-      .then(() => {
+      .then(async () => {
         report('done', {seconds: Math.round(now() - startedAt) / 1000});
-        cleanUp();
+        await cleanUp();
         fs.rmSync(workDir, {recursive: true, force: true});
         process.exit(0);
       })
-      .catch((error) => {
+      .catch(async (error) => {
         report('FAILED', {error: error.message});
         console.error(error.stack);
         for (const [i, framework] of frameworks.entries()) {
@@ -428,7 +436,7 @@ function run(scenario) {
         if (fs.existsSync(masterLog)) {
           console.error(fs.readFileSync(masterLog, 'utf8').split('\n').slice(-40).join('\n'));
         }
-        cleanUp();
+        await cleanUp();
         process.exit(1);
       });
 }
@@ -446,6 +454,7 @@ module.exports = {
   frameworks,
   mesos,
   now,
+  onCleanUp,
   report,
   run,
   servedPort,

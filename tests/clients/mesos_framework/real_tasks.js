@@ -25,6 +25,7 @@ const {
   children,
   expect,
   now,
+  onCleanUp,
   report,
   run,
   servedPort,
@@ -90,6 +91,12 @@ const flagsOf = (id, cgroupsRoot) =>
 async function scenario() {
   // Named for this run (the test suite's cleanup checks look for harvest-test-*).
   const cgroupsRoot = `harvest-test-npm-${process.pid}`;
+  // After a failure the agents may have been killed before removing their cgroups: what is left
+  // under this run's root (empty once its processes are gone) is removed.
+  onCleanUp(() => {
+    const root = cgroupsRootPath(cgroupsRoot);
+    if (root && fs.existsSync(root)) removeCgroupTree(root);
+  });
   const port = await startMaster();
   // a1: one unreserved cpu, and a reservation of `owner`'s lent while idle; a2: four cpus.
   const a1 = startAgent(
