@@ -1,14 +1,15 @@
 // GET /monitor/statistics: Mesos's shape, a JSON array of
 // {executor_id, executor_name, framework_id, source, statistics: {timestamp,
-// cpus_user_time_secs, cpus_system_time_secs, cpus_limit, mem_rss_bytes, mem_limit_bytes,
-// processes}} with one entry per running process task.
+// cpus_user_time_secs, cpus_system_time_secs, cpus_limit, mem_rss_bytes, mem_limit_bytes, and
+// processes (posix) or mem_cache_bytes and, with a CFS quota, cpus_nr_periods,
+// cpus_nr_throttled and cpus_throttled_time_secs (cgroups)}} with one entry per running
+// process task.
 //
-// Sampled on request: each call reads /proc for every running task's process group
-// (agent/exec/posix_usage.h), a handful of small files per task, so nothing runs between
-// requests and the numbers are as fresh as the request. Simulated tasks consume nothing that
-// can be measured and are omitted, as Mesos lists only the containers it monitors; so is a
-// task whose group has no process left (it is being reaped). Limits are the task's cpus and
-// mem (MB) as launched; timestamp is Unix time in seconds.
+// From the agent's periodic usage sample (every --usage_interval; ProcessAgent::sampleUsage),
+// the one the measured slack and the QoS controller read: a request measures nothing, and
+// `timestamp` (Unix time in seconds) says when the sample was taken. Simulated tasks consume
+// nothing that can be measured and are omitted, as Mesos lists only the containers it
+// monitors; so is a task not sampled yet. Limits are the task's cpus and mem (MB) as launched.
 #pragma once
 
 #include <string>

@@ -133,7 +133,8 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   if (process->processAgent_) {
     process->slack_ = std::move(slack);
     if (o.qos) process->qos_.emplace(*o.qos);
-    if (process->slack_ || process->qos_) process->scheduleUsageSample();
+    // The sample also serves /monitor/statistics, so it runs whatever reads it.
+    process->scheduleUsageSample();
   }
   return process;
 }

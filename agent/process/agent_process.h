@@ -89,6 +89,8 @@ struct AgentProcessOptions {
   // kProcesses without a fixed `estimate`: usage slack from measurement, sampled every
   // usageInterval (agent/measured_slack.h); unset: none is lent.
   std::optional<MeasuredSlackOptions> measuredSlack = MeasuredSlackOptions{};
+  // kProcesses: how often every task is measured (the slack, the QoS controller and
+  // /monitor/statistics read the latest sample).
   Duration usageInterval = Duration::seconds(1);
   // kProcesses: the QoS controller on the host's pressure, asked after every usage sample
   // (agent/pressure_qos.h); unset: none. With qosDryRun it only logs whom it would preempt.

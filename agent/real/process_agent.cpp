@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -319,6 +320,8 @@ bool ProcessAgent::releaseContainer(Task& task) {
 
 ProcessAgent::UsageSample ProcessAgent::sampleUsage() {
   const Time now = loop_->now();
+  const double wallNow =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::vector<pid_t> groups;
   for (const auto& [key, task] : tasks_) {
     if (task.process && !task.cgroup) groups.push_back(task.process->pid());
@@ -333,37 +336,48 @@ ProcessAgent::UsageSample ProcessAgent::sampleUsage() {
   double usedCpus = 0;
   double usedMem = 0;
   for (auto& [key, task] : tasks_) {
+    task.statistics.reset();
     if (!task.process || task.process->outcome()) continue;
     const Executor* executor = ledger_.findExecutor(key.first, key.second);
     if (executor == nullptr) continue;
-    std::optional<std::pair<double, double>> measured;  // cpu seconds, resident bytes
     if (task.cgroup) {
       if (auto cgroup = task.cgroup->usage(); cgroup.ok()) {
-        measured = {cgroup->cpusUserTimeSecs + cgroup->cpusSystemTimeSecs,
-                    static_cast<double>(cgroup->memRssBytes)};
+        task.statistics = TaskStatistics{wallNow,
+                                         cgroup->cpusUserTimeSecs,
+                                         cgroup->cpusSystemTimeSecs,
+                                         cgroup->memRssBytes,
+                                         std::nullopt,
+                                         *cgroup};
       }
-    } else if (auto found = byGroup.find(task.process->pid()); found != byGroup.end()) {
-      measured = {found->second.cpusUserTimeSecs + found->second.cpusSystemTimeSecs,
-                  static_cast<double>(found->second.memRssBytes)};
+    } else if (auto found = byGroup.find(task.process->pid());
+               found != byGroup.end() && found->second.processes > 0) {
+      const ProcessGroupUsage& usage = found->second;
+      task.statistics =
+          TaskStatistics{wallNow,           usage.cpusUserTimeSecs, usage.cpusSystemTimeSecs,
+                         usage.memRssBytes, usage.processes,        std::nullopt};
     }
+    const std::optional<TaskStatistics>& measured = task.statistics;
     const std::optional<std::pair<Time, double>> previous = task.lastCpu;
-    if (measured) task.lastCpu = std::make_pair(now, measured->first);
     std::optional<double> cpus;
-    if (measured && previous && now > previous->first) {
-      const double seconds = static_cast<double>((now - previous->first).nanos()) / 1e9;
-      cpus = std::max(0.0, measured->first - previous->second) / seconds;
+    if (measured) {
+      const double cpuSeconds = measured->cpusUserTimeSecs + measured->cpusSystemTimeSecs;
+      task.lastCpu = std::make_pair(now, cpuSeconds);
+      if (previous && now > previous->first) {
+        const double seconds = static_cast<double>((now - previous->first).nanos()) / 1e9;
+        cpus = std::max(0.0, cpuSeconds - previous->second) / seconds;
+      }
     }
+    const double residentMb = measured ? static_cast<double>(measured->memRssBytes) / kMegabyte : 0;
     if (executor->revocability == Revocability::kThrottleable) {
       sample.throttleable.push_back({executor->ref, executor->startedAt, cpus.value_or(0),
-                                     measured ? measured->second / kMegabyte : 0,
-                                     task.process->killRequested()});
+                                     residentMb, task.process->killRequested()});
     }
     if (task.revocable) continue;
     const Quantities given = task.resources.quantities();
     sample.regular.given += given;
     // Nothing to measure a rate by yet: the task counts as using all the cpu it was given.
     usedCpus += cpus.value_or(given.get(kinds::kCpus).toDouble());
-    usedMem += measured ? measured->second / kMegabyte : given.get(kinds::kMem).toDouble();
+    usedMem += measured ? residentMb : given.get(kinds::kMem).toDouble();
   }
   if (auto cpus = Scalar::fromDouble(usedCpus); cpus && *cpus > Scalar()) {
     sample.regular.used.set(kinds::kCpus, *cpus);
@@ -372,6 +386,13 @@ ProcessAgent::UsageSample ProcessAgent::sampleUsage() {
     sample.regular.used.set(kinds::kMem, *mem);
   }
   return sample;
+}
+
+const ProcessAgent::TaskStatistics* ProcessAgent::statisticsOf(const std::string& framework,
+                                                               const std::string& task) const {
+  auto found = tasks_.find({framework, task});
+  if (found == tasks_.end() || !found->second.statistics) return nullptr;
+  return &*found->second.statistics;
 }
 
 bool ProcessAgent::preempt(const ExecutorRef& executor, const std::string& why) {

@@ -98,6 +98,17 @@ class ProcessAgent final : public AgentLink {
     std::vector<ThrottleableUsage> throttleable;
   };
   UsageSample sampleUsage();
+  // What the latest usage sample measured of a running task, as Mesos's ResourceStatistics.
+  struct TaskStatistics {
+    double timestamp = 0;  // Unix time, seconds.
+    double cpusUserTimeSecs = 0;
+    double cpusSystemTimeSecs = 0;
+    uint64_t memRssBytes = 0;
+    std::optional<int> processes;       // Posix: the process group's.
+    std::optional<CgroupUsage> cgroup;  // Cgroups: everything the container's files tell.
+  };
+  // Nullopt before the task's first sample, and once it has ended.
+  const TaskStatistics* statisticsOf(const std::string& framework, const std::string& task) const;
   // The QoS controller's kill: the task is TASK_LOST (REASON_CONTAINER_PREEMPTED, `why` in its
   // message) and its process killed as an eviction is. False if it is not a running executor.
   bool preempt(const ExecutorRef& executor, const std::string& why);
@@ -128,6 +139,7 @@ class ProcessAgent final : public AgentLink {
     Resources resources;
     // The previous usage sample: the task's cpu seconds then, and when.
     std::optional<std::pair<Time, double>> lastCpu;
+    std::optional<TaskStatistics> statistics;  // The latest sample's.
     // The ledger evicted it: its end is a TASK_LOST already sent, and only frees resources.
     bool evicted = false;
   };
