@@ -114,6 +114,11 @@ double percentile(std::vector<double> values, double fraction) {
   return values[index];
 }
 
+void reportPercentiles(benchmark::State& state, const std::vector<double>& millis) {
+  state.counters["p50_ms"] = percentile(millis, 0.5);
+  state.counters["p99_ms"] = percentile(millis, 0.99);
+}
+
 void BM_RunTaskToRunning(benchmark::State& state) {
   Bench bench(state.range(0) == 1);
   if (!bench.agent) return state.SkipWithError(bench.refusal.c_str());
@@ -130,8 +135,7 @@ void BM_RunTaskToRunning(benchmark::State& state) {
     state.SetIterationTime(seconds);
     millis.push_back(seconds * 1e3);
   }
-  state.counters["p50_ms"] = percentile(millis, 0.5);
-  state.counters["p99_ms"] = percentile(millis, 0.99);
+  reportPercentiles(state, millis);
 }
 BENCHMARK(BM_RunTaskToRunning)
     ->ArgName("cgroups")
@@ -198,8 +202,7 @@ void BM_EvictionToProcessGone(benchmark::State& state) {
     bench.agent->killTask("owner", "owner" + n);
     if (!bench.runUntilFreed(freedBefore + 2)) return state.SkipWithError("the owner did not end");
   }
-  state.counters["p50_ms"] = percentile(millis, 0.5);
-  state.counters["p99_ms"] = percentile(millis, 0.99);
+  reportPercentiles(state, millis);
 }
 BENCHMARK(BM_EvictionToProcessGone)
     ->ArgName("cgroups")

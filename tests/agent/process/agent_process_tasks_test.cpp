@@ -33,6 +33,16 @@ AgentProcessOptions processOptions(uint16_t port) {
   return options;
 }
 
+// A task with this command, on `resources`.
+RunTask commandTask(const std::string& framework, const std::string& task, Resources resources,
+                    const std::string& command) {
+  RunTask message{framework, "batch", {task, std::move(resources), Duration::zero()}, {}, false};
+  message.task.command.emplace();
+  message.task.command->set_shell(true);
+  message.task.command->set_value(command);
+  return message;
+}
+
 // With --tasks=processes the task's command runs for real: the master hears Mesos's command
 // executor's states, the failure's message, and the freed resources once the process is gone.
 TEST(AgentProcessTasksTest, ProcessTasksRunTheirCommand) {
@@ -41,11 +51,8 @@ TEST(AgentProcessTasksTest, ProcessTasksRunTheirCommand) {
   auto agent = start(options);
   ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
-  RunTask message{"f1", "batch", {"t1", R("cpus:1;mem:128"), Duration::zero()}, {}, false};
-  message.task.command.emplace();
-  message.task.command->set_shell(true);
-  message.task.command->set_value("echo on stdout; exit 7");
-  fake.send(runTaskEvent(message, "a1"));
+  fake.send(
+      runTaskEvent(commandTask("f1", "t1", R("cpus:1;mem:128"), "echo on stdout; exit 7"), "a1"));
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 4; }, kWait));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_STARTING, true, ""}));
@@ -77,10 +84,8 @@ TEST(AgentProcessTasksTest, ProcessTaskKilledWithTaskKillingState) {
   auto agent = start(options);
   ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
-  RunTask message{"f1", "batch", {"t1", R("cpus:1"), Duration::zero()}, {}, true};
-  message.task.command.emplace();
-  message.task.command->set_value("sleep 30");
-  message.task.command->set_shell(true);
+  RunTask message = commandTask("f1", "t1", R("cpus:1"), "sleep 30");
+  message.taskKillingState = true;
   fake.send(runTaskEvent(message, "a1"));
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWait));
   fake.send(killTaskEvent("f1", "t1"));
@@ -106,11 +111,8 @@ TEST(AgentProcessTasksTest, MeasuredSlackAppearsForIdleTasksAndShrinksWhenTheyGe
   auto agent = start(options);
   ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
 
-  RunTask message{"f1", "batch", {"t1", R("cpus:2;mem:256"), Duration::zero()}, {}, false};
-  message.task.command.emplace();
-  message.task.command->set_shell(true);
-  message.task.command->set_value("sleep 1.5; while :; do :; done");
-  fake.send(runTaskEvent(message, "a1"));
+  fake.send(runTaskEvent(
+      commandTask("f1", "t1", R("cpus:2;mem:256"), "sleep 1.5; while :; do :; done"), "a1"));
 
   const auto lastEstimate = [&]() -> std::optional<Resources> {
     std::optional<Resources> last;
@@ -144,16 +146,6 @@ TEST(AgentProcessTasksTest, MeasuredSlackAppearsForIdleTasksAndShrinksWhenTheyGe
       },
       Duration::seconds(10)));
   std::filesystem::remove_all(options.workDir);
-}
-
-// A task with this command, on `resources`.
-RunTask commandTask(const std::string& framework, const std::string& task, Resources resources,
-                    const std::string& command) {
-  RunTask message{framework, "batch", {task, std::move(resources), Duration::zero()}, {}, false};
-  message.task.command.emplace();
-  message.task.command->set_shell(true);
-  message.task.command->set_value(command);
-  return message;
 }
 
 // Every host is above these memory watermarks: the QoS controller always relieves.

@@ -100,6 +100,17 @@ class ProcessAgentTest : public ::testing::Test {
     }
   }
 
+  // Starts framework rev's task `lender` on `lent` (role r1) with a shell command that prints
+  // "ready" once its traps are set, and waits for that; its process group, 0 if it did not.
+  pid_t launchLender(const Resources& lent, const std::string& command, Duration grace) {
+    agent_->runTask(
+        {"rev", "r1", {"lender", lent, Duration::zero(), shellCommand(command), grace}, {}, false});
+    recordIfStarted("rev", "lender");
+    const std::optional<std::filesystem::path> sandbox = agent_->sandboxOf("rev", "lender");
+    if (!sandbox || testing::waitForContent(*sandbox / "stdout", "ready") != "ready\n") return 0;
+    return agent_->processGroupOf("rev", "lender").value_or(0);
+  }
+
   std::vector<std::string> statesOf(const std::string& task) const {
     std::vector<std::string> out;
     for (const TaskStatus& status : reports_.statuses) {
@@ -248,19 +259,10 @@ TEST_F(ProcessAgentTest, KillWithGraceIgnoredEscalatesAfterTheGrace) {
 TEST_F(ProcessAgentTest, EvictionKillsTheProcessAndFreesOnlyAfterItExited) {
   create("cpus:2;cpus(r1):8;mem(r1):8000");
   const Resources lent = R("cpus:8;mem:1000").lentAs(Revocability::kNonThrottleable);
-  agent_->runTask({"rev",
-                   "r1",
-                   {"lender", lent, Duration::zero(),
-                    shellCommand("trap 'sleep 0.3; exit 143' TERM; echo ready; "
-                                 "while :; do sleep 0.05; done"),
-                    Duration::seconds(5)},
-                   {},
-                   false});
-  recordIfStarted("rev", "lender");
-  const std::optional<std::filesystem::path> sandbox = agent_->sandboxOf("rev", "lender");
-  ASSERT_TRUE(sandbox.has_value());
-  ASSERT_EQ(testing::waitForContent(*sandbox / "stdout", "ready"), "ready\n");
-  const pid_t lender = *agent_->processGroupOf("rev", "lender");
+  const pid_t lender = launchLender(
+      lent, "trap 'sleep 0.3; exit 143' TERM; echo ready; while :; do sleep 0.05; done",
+      Duration::seconds(5));
+  ASSERT_GT(lender, 0);
 
   const Time evictedAt = monotonicNow();
   launch("owner", "regular", shellCommand("echo started; sleep 30"), "cpus(r1):4", std::nullopt,
@@ -294,19 +296,10 @@ TEST_F(ProcessAgentTest, EvictionKillsTheProcessAndFreesOnlyAfterItExited) {
 TEST_F(ProcessAgentTest, EvictionGraceIsCappedByTheRevocableKillGrace) {
   const Duration cap = Duration::milliseconds(400);
   create("cpus:2;cpus(r1):8;mem(r1):8000", kDefaultKillGracePeriod, Isolation::kPosix, cap);
-  const Resources lent = R("cpus:8;mem:1000").lentAs(Revocability::kNonThrottleable);
-  agent_->runTask({"rev",
-                   "r1",
-                   {"lender", lent, Duration::zero(),
-                    shellCommand("trap '' TERM; echo ready; while :; do sleep 0.05; done"),
-                    Duration::seconds(60)},
-                   {},
-                   false});
-  recordIfStarted("rev", "lender");
-  const std::optional<std::filesystem::path> sandbox = agent_->sandboxOf("rev", "lender");
-  ASSERT_TRUE(sandbox.has_value());
-  ASSERT_EQ(testing::waitForContent(*sandbox / "stdout", "ready"), "ready\n");
-  const pid_t lender = *agent_->processGroupOf("rev", "lender");
+  const pid_t lender =
+      launchLender(R("cpus:8;mem:1000").lentAs(Revocability::kNonThrottleable),
+                   "trap '' TERM; echo ready; while :; do sleep 0.05; done", Duration::seconds(60));
+  ASSERT_GT(lender, 0);
   loop_.runUntil(loopTime());  // The loop's clock stamps the kill: bring it to now.
 
   const Time evictedAt = monotonicNow();
