@@ -220,6 +220,9 @@ async function scenario() {
     true,
     true,
   ]);
+  // Its command writes its pid and what it saw right after it starts, which may be just after
+  // TASK_RUNNING.
+  await until('owner-1 wrote its pid', () => readPid(ownerPidFile) > 0, 5000);
   const ownerPid = readPid(ownerPidFile);
   expect('owner-1 runs', alive(ownerPid), true);
 
@@ -228,9 +231,13 @@ async function scenario() {
   const executor = a1State.frameworks.flatMap((f) => f.executors)
                        .find((e) => e.id === 'owner-1' || e.tasks.some((x) => x.id === 'owner-1'));
   expect('a1 lists owner-1 with its sandbox', Boolean(executor && executor.directory), true);
-  const stdout = await get(
-      ports.a1,
-      `/files/read?path=${encodeURIComponent(`${executor.directory}/stdout`)}&offset=0&length=100`);
+  const stdoutPath =
+      `/files/read?path=${encodeURIComponent(`${executor.directory}/stdout`)}&offset=0&length=100`;
+  let stdout = await get(ports.a1, stdoutPath);
+  for (let round = 0; round < 100 && JSON.parse(stdout.body).data === ''; ++round) {
+    await sleep(20);
+    stdout = await get(ports.a1, stdoutPath);
+  }
   expect('owner-1\'s stdout through the files API', [stdout.status, JSON.parse(stdout.body).data], [
     200,
     'victim gone\n',
