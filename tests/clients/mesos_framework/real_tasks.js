@@ -52,7 +52,10 @@ function get(port, pathAndQuery) {
   });
 }
 
+// Whether process `pid` exists; a pid that is not positive is an error (kill(0, 0) would ask
+// about our own process group).
 function alive(pid) {
+  if (!(pid > 0)) throw new Error(`not a pid: ${pid}`);
   try {
     process.kill(pid, 0);
     return true;
