@@ -1,6 +1,8 @@
 #include "agent/http/agent_routes.h"
 
 #include <array>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "agent/http/metrics_json.h"
@@ -18,6 +20,18 @@ constexpr std::array<std::string_view, 6> kPaths = {
     "/health",       "/state",      "/monitor/statistics",
     "/files/browse", "/files/read", "/metrics/snapshot"};
 
+// Only a dotted JavaScript name may wrap an answer: anything else would let a link run script
+// of its author's choosing in the agent's origin.
+bool isCallbackName(std::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '$' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 AgentRoutes::AgentRoutes(const AgentProcess* agent)
@@ -34,12 +48,31 @@ Response AgentRoutes::answer(const Request& request) const {
     return refused;
   }
   if (path == "/health") return Response{};
-  if (path == "/state") return Response::json(200, agentStateJson(*agent_));
-  if (path == "/monitor/statistics") return Response::json(200, statisticsJson(*agent_));
-  if (path == "/metrics/snapshot") return Response::json(200, metricsSnapshotJson(*agent_));
   Result<std::map<std::string, std::string>> params = parseQuery(request.query);
   if (!params.ok()) return Response::text(400, params.message() + "\n");
-  return path == "/files/browse" ? files_.browse(*params) : files_.read(*params);
+  std::optional<std::string> callback;
+  if (auto found = params->find("jsonp"); found != params->end()) {
+    if (!isCallbackName(found->second)) {
+      return Response::text(400, "jsonp must name a JavaScript function ([A-Za-z0-9_$.])\n");
+    }
+    callback = found->second;
+  }
+  Response answer;
+  if (path == "/state") {
+    answer = Response::json(200, agentStateJson(*agent_));
+  } else if (path == "/monitor/statistics") {
+    answer = Response::json(200, statisticsJson(*agent_));
+  } else if (path == "/metrics/snapshot") {
+    answer = Response::json(200, metricsSnapshotJson(*agent_));
+  } else {
+    answer = path == "/files/browse" ? files_.browse(*params) : files_.read(*params);
+  }
+  if (callback && answer.status == 200) {
+    // Mesos's JSONP: a page of another origin (the master's web UI) may load it as a script.
+    answer.body = *callback + "(" + answer.body + ");";
+    answer.contentType = "text/javascript";
+  }
+  return answer;
 }
 
 }  // namespace harvest::agent

@@ -151,6 +151,25 @@ TEST_F(AgentHttpTest, HealthAndUnknownPaths) {
   EXPECT_EQ(*post.header("allow"), "GET, HEAD");
 }
 
+// ?jsonp=NAME wraps an answer for a page of another origin (Mesos's endpoints do the same); a
+// callback that is not a JavaScript name is refused, so a link cannot make the agent serve
+// script of its author's choosing.
+TEST_F(AgentHttpTest, JsonpWrapsAnswersInANamedCallbackOnly) {
+  startAgent(TaskRunner::kSimulated);
+  const std::string state = get("/state").body;
+  http::ClientResponse wrapped = get("/state?jsonp=harvest.cb_1");
+  EXPECT_EQ(wrapped.status, 200);
+  EXPECT_EQ(wrapped.body, "harvest.cb_1(" + state + ");");
+  ASSERT_NE(wrapped.header("content-type"), nullptr);
+  EXPECT_EQ(*wrapped.header("content-type"), "text/javascript");
+  http::ClientResponse attack = get("/state?jsonp=alert(document.cookie)%3Bx");
+  EXPECT_EQ(attack.status, 400);
+  EXPECT_EQ(attack.body, "jsonp must name a JavaScript function ([A-Za-z0-9_$.])\n");
+  EXPECT_EQ(get("/state?jsonp=").status, 400);
+  // An error is not wrapped: the script's onerror tells the page.
+  EXPECT_EQ(get("/files/read?jsonp=cb&offset=0").status, 400);
+}
+
 // A running process task, with its executor and resources, as Mesos's agent lists it.
 TEST_F(AgentHttpTest, StateListsARunningProcessTask) {
   startAgent(TaskRunner::kProcesses);
