@@ -16,9 +16,9 @@ namespace {
 using ::harvest::http::Request;
 using ::harvest::http::Response;
 
-constexpr std::array<std::string_view, 6> kPaths = {
-    "/health",       "/state",      "/monitor/statistics",
-    "/files/browse", "/files/read", "/metrics/snapshot"};
+constexpr std::array<std::string_view, 7> kPaths = {
+    "/health",     "/state",          "/monitor/statistics", "/files/browse",
+    "/files/read", "/files/download", "/metrics/snapshot"};
 
 // Only a dotted JavaScript name may wrap an answer: anything else would let a link run script
 // of its author's choosing in the agent's origin.
@@ -64,6 +64,8 @@ Response AgentRoutes::answer(const Request& request) const {
     answer = Response::json(200, statisticsJson(*agent_));
   } else if (path == "/metrics/snapshot") {
     answer = Response::json(200, metricsSnapshotJson(*agent_));
+  } else if (path == "/files/download") {
+    return files_.download(*params);  // Bytes, never wrapped.
   } else {
     answer = path == "/files/browse" ? files_.browse(*params) : files_.read(*params);
   }

@@ -24,6 +24,9 @@ namespace {
 using ::harvest::http::Response;
 
 constexpr int64_t kMaxReadBytes = 16 * 4096;
+// /files/download answers from memory on the agent's one thread: larger files are refused
+// (413) rather than stall every other request; /files/read pages through them.
+constexpr int64_t kMaxDownloadBytes = 16 << 20;
 
 // Components below `root` that make a sandbox: <fw>/executors/<executor>/runs/<container>.
 constexpr size_t kSandboxDepth = 5;
@@ -225,6 +228,39 @@ Response SandboxFiles::read(const std::map<std::string, std::string>& params) co
   data.resize(static_cast<size_t>(got));
   json.key("data").bytes(data).key("offset").integer(from);
   return Response::json(200, json.endObject().take());
+}
+
+Response SandboxFiles::download(const std::map<std::string, std::string>& params) const {
+  Result<Opened> opened = openInSandbox(params, root_, canonicalRoot());
+  if (!opened.ok()) return refusal(opened.status());
+  Descriptor fd(opened->fd);
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return refusal(Status::notFound("cannot stat the path"));
+  if (S_ISDIR(info.st_mode)) return refusal(Status::invalidArgument("Cannot download a directory"));
+  if (!S_ISREG(info.st_mode)) return refusal(Status::invalidArgument("Not a regular file"));
+  if (info.st_size > kMaxDownloadBytes) {
+    return Response::text(413,
+                          "the file has " + std::to_string(info.st_size) + " bytes, more than " +
+                              std::to_string(kMaxDownloadBytes) +
+                              " can be downloaded at once: page through it with /files/read\n");
+  }
+  std::string data(static_cast<size_t>(info.st_size), '\0');
+  const ssize_t got = ::pread(fd.get(), data.data(), data.size(), 0);
+  if (got < 0) return Response::text(500, "cannot read the file\n");
+  data.resize(static_cast<size_t>(got));
+  Response answer;
+  answer.contentType = "application/octet-stream";
+  // A task names its files: only plain characters reach the header, so a name holding a quote
+  // or a line break cannot add header fields.
+  std::string name = std::filesystem::path(params.at("path")).filename().string();
+  for (char& c : name) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '_' || c == '-';
+    if (!plain) c = '_';
+  }
+  answer.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + name + "\"");
+  answer.body = std::move(data);
+  return answer;
 }
 
 }  // namespace harvest::agent

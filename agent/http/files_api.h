@@ -1,4 +1,4 @@
-// SandboxFiles: Mesos's files API (/files/browse, /files/read) over the sandboxes of the
+// SandboxFiles: Mesos's files API (/files/browse, /files/read, /files/download) over the sandboxes of the
 // agent's tasks, and nothing else on the machine.
 //
 // A path is the sandbox file's absolute path, as Mesos's agent attaches a sandbox under its own
@@ -34,6 +34,9 @@ class SandboxFiles {
   // (capped at 64 KiB, Mesos's 16 pages) from `offset`. offset=-1, or one at or past the end,
   // gives the file's length as the offset and no data, so a client can tail the file.
   ::harvest::http::Response read(const std::map<std::string, std::string>& params) const;
+  // GET /files/download?path=: the whole file as application/octet-stream with
+  // Content-Disposition attachment (Mesos's), up to 16 MiB (413 beyond: /files/read pages).
+  ::harvest::http::Response download(const std::map<std::string, std::string>& params) const;
 
  private:
   // The sandboxes' parent, as configured (absolute) and with its links resolved.

@@ -279,6 +279,29 @@ TEST_F(AgentHttpTest, StatisticsShowCpuTimeGrowing) {
   EXPECT_EQ(get("/monitor/statistics").body, "[]");
 }
 
+// /files/download gives a sandbox file's bytes as an attachment; a name the task chose cannot
+// add header fields; directories and paths outside the sandboxes are refused as by read.
+TEST_F(AgentHttpTest, FilesDownloadGivesTheFileAsAnAttachment) {
+  startAgent(TaskRunner::kProcesses);
+  launch("t1", "cpus:1;mem:32",
+         "printf 'hello, sandbox\\n'; printf 'x' > \"$(printf 'a\\r\\nSet-Cookie: y')\"", 4);
+  const std::string sandbox = sandboxOf("t1").string();
+  http::ClientResponse download = get("/files/download?path=" + sandbox + "/stdout");
+  EXPECT_EQ(download.status, 200);
+  EXPECT_EQ(download.body, "hello, sandbox\n");
+  ASSERT_NE(download.header("content-type"), nullptr);
+  EXPECT_EQ(*download.header("content-type"), "application/octet-stream");
+  ASSERT_NE(download.header("content-disposition"), nullptr);
+  EXPECT_EQ(*download.header("content-disposition"), "attachment; filename=\"stdout\"");
+  http::ClientResponse odd = get("/files/download?path=" + sandbox + "/a%0D%0ASet-Cookie%3A%20y");
+  EXPECT_EQ(odd.status, 200);
+  EXPECT_EQ(odd.body, "x");
+  EXPECT_EQ(odd.header("set-cookie"), nullptr);
+  EXPECT_EQ(*odd.header("content-disposition"), "attachment; filename=\"a__Set-Cookie__y\"");
+  EXPECT_EQ(get("/files/download?path=" + sandbox).status, 400);
+  EXPECT_EQ(get("/files/download?path=/etc/passwd").status, 403);
+}
+
 // A task's stdout read whole, in part, and by its length; its sandbox listed.
 TEST_F(AgentHttpTest, FilesReadAndBrowseASandbox) {
   startAgent(TaskRunner::kProcesses);
