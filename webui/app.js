@@ -1,8 +1,8 @@
 // The Harvest master's web UI: one page, no dependencies, served from the binary. It polls the
 // master's own endpoints (/master/state, /master/roles, /metrics/snapshot) every second, and
-// /allocator/explain for the framework on screen, and redraws the view the location's hash
-// names. Tables keep their sort, filter and scroll across updates; long ones draw only the rows
-// in view, so 10k agents cost what 40 do.
+// /allocator/explain for the framework on screen or /allocator/role_history for the agent on
+// screen, and redraws the view the location's hash names. Tables keep their sort, filter and
+// scroll across updates; long ones draw only the rows in view, so 10k agents cost what 40 do.
 'use strict';
 
 const POLL_MS = 1000;
@@ -11,7 +11,7 @@ const KINDS = ['cpus', 'mem', 'disk', 'gpus'];
 const HISTORY = 120;  // Points kept for the charts: two minutes at one poll a second.
 
 const model = {
-  master: null, roles: null, metrics: null, explain: null, error: null,
+  master: null, roles: null, metrics: null, explain: null, roleHistory: null, error: null,
   events: [], cycleMs: [], offerRate: [], rescindRate: [], evictionRate: [],
   sort: {}, filter: {}, updated: 0,
 };
@@ -101,6 +101,9 @@ async function poll() {
     const route = parseRoute();
     if (route.view === 'framework') {
       model.explain = await getJson('/allocator/explain?framework=' + encodeURIComponent(route.id));
+    }
+    if (route.view === 'agent') {
+      model.roleHistory = await getJson('/allocator/role_history?agent=' + encodeURIComponent(route.id));
     }
     noteChanges(model.master, master, model.metrics, metrics);
     Object.assign(model, {master, roles, metrics, error: null, updated: Date.now()});
@@ -212,6 +215,27 @@ function totalsTable() {
                 ...r.map((v, i) => el('td', {class: i ? 'num' : '', text: fmt(v)}))))));
 }
 
+// The roles host affinity's history holds for one agent (GET /allocator/role_history): what
+// runs there now, and where a role would go back first ("held first": the agent is in the
+// role's list of available agents, so once free it is offered to that role before others).
+function roleHistoryTable(answer) {
+  if (!answer.roles.length) {
+    return el('div', {class: 'muted', 'data-testid': 'role-history',
+                      text: 'none (no role has run here, or host affinity is off)'});
+  }
+  const ago = (r) => (r.has_history ? fmt(Math.round((answer.now_ns - r.last_used_ns) / 1e9)) + ' s ago'
+                                    : '-');
+  const head = ['role', 'allocations', 'has history', 'held first', 'failures', 'last used'];
+  return el('table', {'data-testid': 'role-history'},
+            el('thead', {}, el('tr', {}, ...head.map((h, i) => el('th', {
+              class: i === 1 || i === 4 ? 'num' : '', text: h})))),
+            el('tbody', {}, ...answer.roles.map((r) => el('tr', {'data-key': r.role},
+                el('td', {text: r.role}), el('td', {class: 'num', text: fmt(r.allocations)}),
+                el('td', {text: r.has_history ? 'yes' : 'no'}),
+                el('td', {text: r.preferred ? 'yes' : 'no'}),
+                el('td', {class: 'num', text: fmt(r.failures)}), el('td', {text: ago(r)})))));
+}
+
 // The allocator's last word on each agent for one framework (GET /allocator/explain).
 function explainTable(decisions) {
   const detail = (d) => ['role', 'kind', 'framework_id', 'capability', 'remaining_seconds']
@@ -266,6 +290,7 @@ const views = {
       if (!agent) return node.replaceChildren(el('p', {class: 'error', text: 'no agent ' + id}));
       const on = tasks().filter((t) => t.slave_id === id);
       const reserved = Object.entries(agent.reserved_resources || {});
+      const history = model.roleHistory && model.roleHistory.agent_id === id ? model.roleHistory : null;
       node.replaceChildren(
           el('h2', {text: 'Agent ' + agent.id + ' (' + agent.hostname + ')'}),
           el('p', {'data-testid': 'agent-resources',
@@ -275,6 +300,8 @@ const views = {
           el('h2', {text: 'Reserved'}),
           ...(reserved.length ? reserved.map(([role, r]) => el('div', {text: role + ': ' + resourcesText(r)}))
                               : [el('div', {class: 'muted', text: 'nothing'})]),
+          el('h2', {text: 'Role history (host affinity)'}),
+          history ? roleHistoryTable(history) : el('div', {class: 'muted', text: 'loading'}),
           el('h2', {text: 'Tasks'}),
           ...(on.length ? on.map((t) => el('div', {'data-key': t.id,
                                                    text: t.id + ' of ' + t.framework.id + ': ' + t.state + ', ' +
