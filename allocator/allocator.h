@@ -208,6 +208,23 @@ struct DecisionExplanation {
   std::vector<AgentDecision> agents;
 };
 
+// One role's standing on one agent in host affinity's role history.
+struct RoleOnAgent {
+  std::string role;
+  // The role ended an allocation here normally: the agent is worth going back to.
+  bool hasHistory = false;
+  // In the role's list of available agents: a freed agent is held for the role first.
+  bool preferred = false;
+  uint32_t allocations = 0;  // The role's allocations starting, running or releasing here.
+  uint32_t failures = 0;     // Short-lived failures since the last reset.
+  Time lastUsed;             // When the role last stopped using the agent (allocator clock).
+};
+// What the role history holds for one agent (Allocator::roleHistory), by role name.
+struct AgentRoleHistory {
+  Time now;  // The allocator clock, to read `lastUsed` against.
+  std::vector<RoleOnAgent> roles;
+};
+
 // What a framework asks of the allocator beyond its FrameworkInfo, as SUBSCRIBE and
 // UPDATE_FRAMEWORK carry it (Mesos's allocator takes the same pair).
 struct FrameworkOptions {
@@ -305,6 +322,15 @@ class Allocator {
     (void)framework, (void)agent;
     return Result<DecisionExplanation>(
         Status::failedPrecondition("this allocator does not explain its decisions"));
+  }
+
+  // Read-only: the roles host affinity's role history holds for `agent` (an allocation there
+  // now, or history worth going back to). No roles when host affinity is off; NotFound for an
+  // unknown agent.
+  virtual Result<AgentRoleHistory> roleHistory(const std::string& agent) const {
+    (void)agent;
+    return Result<AgentRoleHistory>(
+        Status::failedPrecondition("this allocator keeps no role history"));
   }
 };
 

@@ -15,6 +15,7 @@
 //   allocator_metrics.cpp      the metrics snapshot
 //   explanations.cpp           explainDecisions(): the decision log (decision_log.h) served
 //   host_affinity.cpp          the role history's use: holds, strict/anti-affinity, persistence
+//   role_history_query.cpp     roleHistory(): what the role history holds for one agent
 #pragma once
 
 #include <chrono>
@@ -92,6 +93,7 @@ class HierarchicalAllocator final : public Allocator {
   std::map<std::string, double> metrics() const override;
   Result<DecisionExplanation> explainDecisions(const std::string& framework,
                                                const std::optional<std::string>& agent) override;
+  Result<AgentRoleHistory> roleHistory(const std::string& agent) const override;
 
  private:
   std::unique_ptr<Sorter> makeSorter() const;

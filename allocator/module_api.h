@@ -35,7 +35,9 @@ namespace harvest {
 // 7: addFramework()/updateFramework() take FrameworkOptions (suppressed roles and Mesos 1.11
 // offer constraints) instead of a set of roles: the signatures the master calls through
 // change, and an older module would offer agents a framework's constraints exclude.
-inline constexpr uint32_t kModuleApiVersion = 7;
+// 8: Allocator gained roleHistory() (the master's read-only query for the web UI's agent
+// page): a new virtual shifts the vtable a master calls through.
+inline constexpr uint32_t kModuleApiVersion = 8;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
 inline constexpr const char* kModuleSymbol = "harvest_allocator_module_v1";

@@ -20,8 +20,9 @@
 // without a line fails the build: the replayer's switch then misses a case (-Wswitch).
 //
 // Not in the list: initialize (the recorder writes the trace's header and wraps the callbacks
-// there, the replayer gives its own callbacks) and metrics (it changes nothing, so it is not
-// recorded); both are written out in recording_allocator.cpp and replayer.cpp.
+// there, the replayer gives its own callbacks), metrics and roleHistory (they change nothing,
+// so they are not recorded and only the recorder passes them on), written out in
+// recording_allocator.cpp (and initialize in replayer.cpp).
 #pragma once
 
 #include <map>

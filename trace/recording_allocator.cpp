@@ -134,4 +134,8 @@ std::map<std::string, double> RecordingAllocator::metrics() const {
   return allocator_->metrics();
 }
 
+Result<AgentRoleHistory> RecordingAllocator::roleHistory(const std::string& agent) const {
+  return allocator_->roleHistory(agent);
+}
+
 }  // namespace harvest::trace

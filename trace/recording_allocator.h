@@ -8,7 +8,7 @@
 // the master runs on.
 //
 // Recording never fails a call: once the trace cannot be written (see TraceWriter) the calls
-// still go through, unrecorded. metrics() is not recorded: it changes nothing.
+// still go through, unrecorded. metrics() and roleHistory() are not recorded: they change nothing.
 #pragma once
 
 #include <map>
@@ -41,6 +41,7 @@ class RecordingAllocator final : public Allocator {
   HARVEST_ALLOCATOR_CALLS(HARVEST_RECORDED_CALL, HARVEST_RECORDED_CALL)
 #undef HARVEST_RECORDED_CALL
   std::map<std::string, double> metrics() const override;
+  Result<AgentRoleHistory> roleHistory(const std::string& agent) const override;
 
  private:
   using Record = v1::trace::TraceRecord;

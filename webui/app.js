@@ -1,8 +1,9 @@
-// The Harvest master's web UI: one page, no dependencies, served from the binary. It polls the
+// The Harvest master's web UI: one page, no dependencies, served from the binary. It reads the
 // master's own endpoints (/master/state, /master/roles, /metrics/snapshot) every second, and
-// /allocator/explain for the framework on screen, and redraws the view the location's hash
-// names. Tables keep their sort, filter and scroll across updates; long ones draw only the rows
-// in view, so 10k agents cost what 40 do.
+// /allocator/explain for the framework on screen or /allocator/role_history for the agent on
+// screen, and again as soon as the operator API's SUBSCRIBE stream reports a change; it redraws
+// the view the location's hash names. Tables keep their sort, filter and scroll across
+// updates; long ones draw only the rows in view, so 10k agents cost what 40 do.
 'use strict';
 
 const POLL_MS = 1000;
@@ -11,7 +12,7 @@ const KINDS = ['cpus', 'mem', 'disk', 'gpus'];
 const HISTORY = 120;  // Points kept for the charts: two minutes at one poll a second.
 
 const model = {
-  master: null, roles: null, metrics: null, explain: null, error: null,
+  master: null, roles: null, metrics: null, explain: null, roleHistory: null, error: null,
   events: [], cycleMs: [], offerRate: [], rescindRate: [], evictionRate: [],
   sort: {}, filter: {}, updated: 0,
 };
@@ -94,7 +95,24 @@ function noteChanges(before, after, metricsBefore, metricsAfter) {
   model.events.length = Math.min(model.events.length, 200);
 }
 
+// One read of the master at a time: a request to read while one runs makes one more read
+// after it, so a burst of changes costs two reads, not one each (at 10k agents a read of
+// /master/state is 5.5 MB).
+let polling = false;
+let pollAgain = false;
 async function poll() {
+  if (polling) {
+    pollAgain = true;
+    return;
+  }
+  polling = true;
+  pollAgain = false;
+  await readMaster();
+  polling = false;
+  if (pollAgain) poll();
+}
+
+async function readMaster() {
   try {
     const [master, roles, metrics] = await Promise.all(
         [getJson('/master/state'), getJson('/master/roles'), getJson('/metrics/snapshot')]);
@@ -102,12 +120,70 @@ async function poll() {
     if (route.view === 'framework') {
       model.explain = await getJson('/allocator/explain?framework=' + encodeURIComponent(route.id));
     }
+    if (route.view === 'agent') {
+      model.roleHistory = await getJson('/allocator/role_history?agent=' + encodeURIComponent(route.id));
+    }
     noteChanges(model.master, master, model.metrics, metrics);
     Object.assign(model, {master, roles, metrics, error: null, updated: Date.now()});
   } catch (error) {
     model.error = String(error.message || error);
   }
   update();
+}
+
+// Live updates: the operator API's SUBSCRIBE stream (RecordIO: "<bytes>\n<JSON event>").
+// Every event but HEARTBEAT and the first, SUBSCRIBED (the state the page has just read),
+// reads the master again at once, so a change shows after one read instead of up to a poll
+// period later. The poll goes on for the charts' per-second rates and whenever the stream is
+// closed, and the stream is opened again after RESUBSCRIBE_MS.
+const RESUBSCRIBE_MS = 2000;
+const newline = 10;
+
+function concatBytes(a, b) {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}
+
+// The complete records at the start of `bytes` and what is left of it.
+function takeRecords(bytes) {
+  const records = [];
+  const decoder = new TextDecoder();
+  let start = 0;
+  for (;;) {
+    const end = bytes.indexOf(newline, start);
+    if (end < 0) break;
+    const length = Number(decoder.decode(bytes.subarray(start, end)));
+    if (!Number.isInteger(length) || length < 0) throw new Error('bad RecordIO length');
+    if (bytes.length < end + 1 + length) break;
+    records.push(JSON.parse(decoder.decode(bytes.subarray(end + 1, end + 1 + length))));
+    start = end + 1 + length;
+  }
+  return {records, rest: bytes.subarray(start)};
+}
+
+async function follow() {
+  try {
+    const response = await fetch('/api/v1', {
+      method: 'POST', cache: 'no-store', body: JSON.stringify({type: 'SUBSCRIBE'}),
+      headers: {'Content-Type': 'application/json', 'Accept': 'application/json'}});
+    if (!response.ok || !response.body) throw new Error('SUBSCRIBE answered ' + response.status);
+    document.body.dataset.stream = 'open';
+    const reader = response.body.getReader();
+    let pending = new Uint8Array(0);
+    for (;;) {
+      const {value, done} = await reader.read();
+      if (done) break;
+      const {records, rest} = takeRecords(concatBytes(pending, value));
+      pending = rest;
+      if (records.some((event) => event.type !== 'HEARTBEAT' && event.type !== 'SUBSCRIBED')) poll();
+    }
+  } catch (error) {
+    // A closed stream is not the master failing: the poll still shows whether it answers.
+  }
+  document.body.dataset.stream = 'closed';
+  setTimeout(follow, RESUBSCRIBE_MS);
 }
 
 // A sortable, filterable table that draws only the rows in view.
@@ -212,6 +288,27 @@ function totalsTable() {
                 ...r.map((v, i) => el('td', {class: i ? 'num' : '', text: fmt(v)}))))));
 }
 
+// The roles host affinity's history holds for one agent (GET /allocator/role_history): what
+// runs there now, and where a role would go back first ("held first": the agent is in the
+// role's list of available agents, so once free it is offered to that role before others).
+function roleHistoryTable(answer) {
+  if (!answer.roles.length) {
+    return el('div', {class: 'muted', 'data-testid': 'role-history',
+                      text: 'none (no role has run here, or host affinity is off)'});
+  }
+  const ago = (r) => (r.has_history ? fmt(Math.round((answer.now_ns - r.last_used_ns) / 1e9)) + ' s ago'
+                                    : '-');
+  const head = ['role', 'allocations', 'has history', 'held first', 'failures', 'last used'];
+  return el('table', {'data-testid': 'role-history'},
+            el('thead', {}, el('tr', {}, ...head.map((h, i) => el('th', {
+              class: i === 1 || i === 4 ? 'num' : '', text: h})))),
+            el('tbody', {}, ...answer.roles.map((r) => el('tr', {'data-key': r.role},
+                el('td', {text: r.role}), el('td', {class: 'num', text: fmt(r.allocations)}),
+                el('td', {text: r.has_history ? 'yes' : 'no'}),
+                el('td', {text: r.preferred ? 'yes' : 'no'}),
+                el('td', {class: 'num', text: fmt(r.failures)}), el('td', {text: ago(r)})))));
+}
+
 // The allocator's last word on each agent for one framework (GET /allocator/explain).
 function explainTable(decisions) {
   const detail = (d) => ['role', 'kind', 'framework_id', 'capability', 'remaining_seconds']
@@ -266,6 +363,7 @@ const views = {
       if (!agent) return node.replaceChildren(el('p', {class: 'error', text: 'no agent ' + id}));
       const on = tasks().filter((t) => t.slave_id === id);
       const reserved = Object.entries(agent.reserved_resources || {});
+      const history = model.roleHistory && model.roleHistory.agent_id === id ? model.roleHistory : null;
       node.replaceChildren(
           el('h2', {text: 'Agent ' + agent.id + ' (' + agent.hostname + ')'}),
           el('p', {'data-testid': 'agent-resources',
@@ -275,6 +373,8 @@ const views = {
           el('h2', {text: 'Reserved'}),
           ...(reserved.length ? reserved.map(([role, r]) => el('div', {text: role + ': ' + resourcesText(r)}))
                               : [el('div', {class: 'muted', text: 'nothing'})]),
+          el('h2', {text: 'Role history (host affinity)'}),
+          history ? roleHistoryTable(history) : el('div', {class: 'muted', text: 'loading'}),
           el('h2', {text: 'Tasks'}),
           ...(on.length ? on.map((t) => el('div', {'data-key': t.id,
                                                    text: t.id + ' of ' + t.framework.id + ': ' + t.state + ', ' +
@@ -380,5 +480,7 @@ function update() {
 }
 
 window.addEventListener('hashchange', () => { update(); poll(); });
-poll();
+// The first read draws the page; the stream, whose first event is the whole state again, is
+// opened only after it, so it does not slow the first picture of a large cluster.
+poll().then(follow);
 setInterval(poll, POLL_MS);

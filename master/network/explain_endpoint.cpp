@@ -28,61 +28,10 @@
 #include "master/network/http_status.h"
 #include "master/network/mesos_json.h"
 #include "master/network/network_master.h"
+#include "master/network/query_string.h"
 
 namespace harvest::master {
 namespace {
-
-int hexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// application/x-www-form-urlencoded: '+' is a space, %XX a byte.
-std::optional<std::string> formDecode(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] != '%') {
-      out += text[i];
-    } else {
-      if (i + 2 >= text.size()) return std::nullopt;
-      const int high = hexDigit(text[i + 1]), low = hexDigit(text[i + 2]);
-      if (high < 0 || low < 0) return std::nullopt;
-      out += static_cast<char>(high * 16 + low);
-      i += 2;
-    }
-  }
-  return out;
-}
-
-// The query's parameters; an error names what is wrong with it.
-Result<std::map<std::string, std::string>> parseQuery(std::string_view query) {
-  std::map<std::string, std::string> params;
-  while (!query.empty()) {
-    const size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    const size_t eq = pair.find('=');
-    const std::optional<std::string> key = formDecode(pair.substr(0, eq));
-    const std::optional<std::string> value =
-        formDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
-    if (!key || !value)
-      return Result<std::map<std::string, std::string>>::invalidArgument("bad escape");
-    if (*key != "framework" && *key != "agent") {
-      return Result<std::map<std::string, std::string>>::invalidArgument("unknown parameter '" +
-                                                                         *key + "'");
-    }
-    if (!params.emplace(*key, *value).second) {
-      return Result<std::map<std::string, std::string>>::invalidArgument("'" + *key +
-                                                                         "' given twice");
-    }
-  }
-  return params;
-}
 
 std::string decisionJson(const AgentDecision& d, Time now) {
   std::string out = "{\"agent_id\":" + jsonString(d.agent) + ",\"reason\":" + jsonString(d.reason) +
@@ -105,7 +54,7 @@ std::string decisionJson(const AgentDecision& d, Time now) {
 
 std::optional<http::Response> NetworkMaster::explainDecisions(const std::string& query,
                                                               http::Responder* hold) {
-  Result<std::map<std::string, std::string>> params = parseQuery(query);
+  Result<std::map<std::string, std::string>> params = parseQuery(query, {"framework", "agent"});
   if (!params.ok()) return refuse(400, "bad query: " + params.message());
   auto framework = params->find("framework");
   if (framework == params->end()) return refuse(400, "bad query: 'framework' is required");

@@ -319,6 +319,8 @@ RouteTable NetworkMaster::makeRoutes() {
                                  const std::string&) {
     return explainDecisions(request.query, &responder);
   };
+  const Handler history = [this](const http::Request& request, http::Responder&,
+                                 const std::string&) { return roleHistory(request.query); };
   // /health shows nothing of the master (Mesos leaves it open too), so it needs no
   // authentication, and it is the one answer a cycle never holds up.
   std::vector<Route> routes{
@@ -327,7 +329,8 @@ RouteTable NetworkMaster::makeRoutes() {
       {"POST", "/api/v1", Authentication::kRequired, true, operatorCall},
       {"POST", "/agent/v1/register", Authentication::kRequired, true, registerAgent},
       {"POST", "/agent/v1/call", Authentication::kRequired, true, callOfAgent},
-      {"GET", std::string(kExplainPath), Authentication::kRequired, true, explain}};
+      {"GET", std::string(kExplainPath), Authentication::kRequired, true, explain},
+      {"GET", std::string(kRoleHistoryPath), Authentication::kRequired, true, history}};
   for (std::string& path : operatorGetPaths()) {
     const Handler get = [this, path](const http::Request&, http::Responder&, const std::string&) {
       return operatorGet(path);

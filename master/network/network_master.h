@@ -13,6 +13,8 @@
 //   GET  /health                200 "ok"
 //   POST /api/v1                the Mesos v1 operator API (operator_api.h)
 //   GET  /allocator/explain     why a framework gets no offers (explain_endpoint.cpp)
+//   GET  /allocator/role_history  the roles host affinity's history holds for an agent
+//                               (role_history_endpoint.cpp)
 //   GET  /                      the web UI (webui/), which reads the endpoints above
 // one route each in routes() (routes.h): a known path asked with another method is 405 with
 // `Allow`, an unknown path 404. Refusals carry httpStatus() of their Status (http_status.h).
@@ -157,6 +159,10 @@ class NetworkMaster {
   // heldExplanations_) until the next cycle has recorded, so the first question an operator
   // asks is answered (at most one allocation interval later).
   std::optional<http::Response> explainDecisions(const std::string& query, http::Responder* hold);
+  // GET /allocator/role_history (role_history_endpoint.cpp): the roles the role history
+  // holds for one agent.
+  static constexpr std::string_view kRoleHistoryPath = "/allocator/role_history";
+  http::Response roleHistory(const std::string& query);
   // After each allocation cycle (and at the held queries' deadline): answers what is held.
   void answerHeldExplanations();
   // Every cycle's end, in either mode (inline or on the worker thread).

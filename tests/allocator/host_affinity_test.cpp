@@ -291,5 +291,48 @@ TEST_F(HostAffinityTest, HistorySurvivesANewAllocatorThroughItsFile) {
   std::filesystem::remove(path + ".prev");
 }
 
+// The master's read-only query for the web UI's agent page: per agent, the roles the history
+// holds there, and nothing for a role that never ran there.
+TEST_F(HostAffinityTest, RoleHistoryListsTheRolesEachAgentHolds) {
+  start(defaults());
+  runAOnTwoAgentsThenFreeS1();
+  Result<AgentRoleHistory> s1 = allocator_->roleHistory("s1");
+  ASSERT_TRUE(s1.ok()) << s1.message();
+  EXPECT_EQ(s1->now, Time() + Duration::seconds(10));
+  ASSERT_EQ(s1->roles.size(), 1u);  // Not b: it never had anything on s1.
+  EXPECT_EQ(s1->roles[0].role, "a");
+  EXPECT_TRUE(s1->roles[0].hasHistory);  // Its task ended there normally.
+  EXPECT_TRUE(s1->roles[0].preferred);   // So s1 is held for a next.
+  EXPECT_EQ(s1->roles[0].allocations, 0u);
+  EXPECT_EQ(s1->roles[0].failures, 0u);
+  EXPECT_EQ(s1->roles[0].lastUsed, Time() + Duration::seconds(10));
+
+  Result<AgentRoleHistory> s3 = allocator_->roleHistory("s3");
+  ASSERT_TRUE(s3.ok()) << s3.message();
+  ASSERT_EQ(s3->roles.size(), 1u);
+  EXPECT_EQ(s3->roles[0].role, "a");
+  EXPECT_FALSE(s3->roles[0].hasHistory);  // Still running: nothing ended there yet.
+  EXPECT_FALSE(s3->roles[0].preferred);
+  EXPECT_EQ(s3->roles[0].allocations, 1u);
+
+  // Offered again, s1 leaves a's list of available agents but keeps its history.
+  expectOnly(cycle(), "fa", "s1");
+  s1 = allocator_->roleHistory("s1");
+  ASSERT_TRUE(s1.ok()) << s1.message();
+  ASSERT_EQ(s1->roles.size(), 1u);
+  EXPECT_TRUE(s1->roles[0].hasHistory);
+  EXPECT_FALSE(s1->roles[0].preferred);
+
+  EXPECT_EQ(allocator_->roleHistory("nope").code(), StatusCode::kNotFound);
+}
+
+TEST_F(HostAffinityTest, RoleHistoryWithoutHostAffinityHoldsNoRoles) {
+  initialize();
+  runAOnTwoAgentsThenFreeS1();
+  Result<AgentRoleHistory> s1 = allocator_->roleHistory("s1");
+  ASSERT_TRUE(s1.ok()) << s1.message();
+  EXPECT_TRUE(s1->roles.empty());
+}
+
 }  // namespace
 }  // namespace harvest

@@ -2,7 +2,7 @@
 // loopback, runs its scripts, and the DOM it ends with must show exactly what /master/state
 // says (agents, frameworks, roles, tasks, totals per kind, the allocator's explanation), with
 // no console error. With HARVEST_WEBUI_SCREENSHOTS=DIR the pictures in the README are taken
-// here too (webui-overview.png, webui-agents.png, webui-framework.png).
+// here too (webui-overview.png, webui-agents.png, webui-agent.png, webui-framework.png).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -76,9 +76,9 @@ class WebUiTest : public ::testing::Test {
         ASSERT_EQ(framework_.call(declineCall(offer, 1000)).status, 202);
       }
     }
-    std::optional<RunTask> task = a1_.expectRunTask();
-    ASSERT_TRUE(task.has_value());
-    ASSERT_EQ(a1_.status(*task, TaskState::kRunning), 202);
+    t1_ = a1_.expectRunTask();
+    ASSERT_TRUE(t1_.has_value());
+    ASSERT_EQ(a1_.status(*t1_, TaskState::kRunning), 202);
     framework_.update();
   }
   void TearDown() override { master_.stop(); }
@@ -100,11 +100,19 @@ class WebUiTest : public ::testing::Test {
     EXPECT_TRUE(run.finished);
   }
 
+  // Host affinity on, so the agent page has a role history to show.
+  static MasterOptions withHostAffinity() {
+    MasterOptions options = fastOptions();
+    options.moduleParameters["host_affinity"] = "true";
+    return options;
+  }
+
   std::string chromium_;
-  MasterThread master_;
+  MasterThread master_{NetworkOptions{}, withHostAffinity()};
   FakeAgent a1_{master_.port(), "a1", "cpus:8;mem:16384;cpus(analytics):2"};
   FakeAgent a2_{master_.port(), "a2", "cpus:4;mem:8192"};
   FrameworkClient framework_{master_.port()};
+  std::optional<RunTask> t1_;
 };
 
 TEST_F(WebUiTest, OverviewShowsTheCountsAndTotalsOfMasterState) {
@@ -145,6 +153,28 @@ TEST_F(WebUiTest, AgentsPageAndAnAgentsOwnPage) {
   EXPECT_NE(agent.find("t1 of " + framework_.id() + ": TASK_RUNNING, cpus:1 mem:128"),
             std::string::npos);
   EXPECT_NE(agent.find("analytics: cpus:2"), std::string::npos);
+  // role, allocations, has history, held first, failures, last used: web runs t1 there and
+  // has ended nothing yet, so a1 is not yet where web would go back first.
+  EXPECT_EQ(rowCells(agent, "web"), (std::vector<std::string>{"web", "1", "no", "no", "0", "-"}));
+  EXPECT_EQ(testText(page("/agents/a2"), "role-history"),
+            "none (no role has run here, or host affinity is off)");
+}
+
+// A task that ended normally leaves its role's history on the agent: the page shows a1 where
+// web would go back first (web suppressed its offers first, so nothing offers a1 to it again).
+TEST_F(WebUiTest, AgentPageShowsTheRoleHistoryATaskLeaves) {
+  ASSERT_EQ(framework_.call(rolesCall(Call::SUPPRESS, {"web"})).status, 202);
+  a1_.finish(*t1_, TaskState::kFinished);
+  const std::string agent = page("/agents/a1");
+  const std::vector<std::string> web = rowCells(agent, "web");
+  ASSERT_EQ(web.size(), 6u) << agent;
+  EXPECT_EQ(std::vector<std::string>(web.begin(), web.begin() + 5),
+            (std::vector<std::string>{"web", "0", "yes", "yes", "0"}));
+  // Ended a moment before the page was read (a browser's start and two polls).
+  std::smatch ago;
+  ASSERT_TRUE(std::regex_match(web[5], ago, std::regex("([0-9]+) s ago"))) << web[5];
+  EXPECT_LT(std::stoi(ago[1].str()), 30);
+  screenshot("/agents/a1", "webui-agent.png");
 }
 
 TEST_F(WebUiTest, FrameworksPageAndWhyAFrameworkGetsNoOffers) {

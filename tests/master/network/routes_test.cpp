@@ -44,9 +44,10 @@ TEST(RoutesTest, EveryRouteAnswersItsMethod) {
       {{"GET", "/health"}, 200},
       {{"POST", "/api/v1/scheduler"}, 400},  // No Content-Type.
       {{"POST", "/api/v1"}, 400},
-      {{"POST", "/agent/v1/register"}, 400},  // No AgentInfo.
-      {{"POST", "/agent/v1/call"}, 400},      // Not an AgentCall: no type, no agent id.
-      {{"GET", "/allocator/explain"}, 400},   // No framework asked about.
+      {{"POST", "/agent/v1/register"}, 400},      // No AgentInfo.
+      {{"POST", "/agent/v1/call"}, 400},          // Not an AgentCall: no type, no agent id.
+      {{"GET", "/allocator/explain"}, 400},       // No framework asked about.
+      {{"GET", "/allocator/role_history"}, 400},  // No agent asked about.
       {{"GET", "/master/state"}, 200},
       {{"GET", "/state"}, 200},
       {{"GET", "/master/state.json"}, 200},
@@ -78,7 +79,7 @@ TEST(RoutesTest, EveryRouteAnswersItsMethod) {
 TEST(RoutesTest, AnotherMethodIs405WithTheMethodsThePathTakes) {
   MasterThread master;
   const std::map<std::string, std::set<std::string>> routes = methodsByPath();
-  ASSERT_EQ(routes.size(), 24u);
+  ASSERT_EQ(routes.size(), 25u);
   for (const auto& [path, methods] : routes) {
     for (const std::string method : {"GET", "POST", "PUT", "DELETE"}) {
       if (methods.contains(method)) continue;
