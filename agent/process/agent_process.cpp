@@ -72,6 +72,8 @@ Result<std::unique_ptr<AgentLink>> createAgent(const AgentProcessOptions& option
   processes.workDir = options.workDir;
   processes.killGrace = options.killGrace;
   processes.isolation = options.isolation;
+  processes.taskMonitor = options.taskMonitor;
+  processes.recover = options.recover;
   Result<std::unique_ptr<ProcessAgent>> agent =
       ProcessAgent::create(std::move(info), options.total, loop, reports, std::move(processes));
   if (!agent.ok()) return agent.status();
@@ -111,7 +113,6 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
     if (!made.ok()) return made.status();
     slack = std::move(made).value();
   }
-  if (options.bootId.empty()) options.bootId = randomBootId();
 
   std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
   const AgentProcessOptions& o = process->options_;
@@ -124,12 +125,25 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
       createAgent(o, std::move(info), &process->loop_, process.get(), &process->processAgent_);
   if (!agent.ok()) return agent.status();
   process->agent_ = std::move(agent).value();
+  process->adoptRecovered();
   process->scheduleTick();
   if (slack && process->processAgent_) {
     process->slack_ = std::move(slack);
     process->scheduleUsageSample();
   }
   return process;
+}
+
+void AgentProcess::adoptRecovered() {
+  if (processAgent_ && options_.bootId.empty() && processAgent_->recoveredBootId()) {
+    options_.bootId = *processAgent_->recoveredBootId();
+  }
+  if (options_.bootId.empty()) options_.bootId = randomBootId();
+  if (processAgent_) processAgent_->checkpointBootId(options_.bootId);
+  // Recovered tasks came with no RUN_TASK in this run: their roles are the books'.
+  for (const HeldTask& task : agent_->heldTasks()) {
+    taskRoles_[{task.framework, task.task}] = task.role;
+  }
 }
 
 AgentProcess::AgentProcess(AgentProcessOptions options)
