@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -67,11 +68,8 @@ class RecoveryTest : public ::testing::Test {
 
   pid_t launch(const std::string& task, const std::string& script) {
     Result<Resources> cpus = parseResources("cpus:1;mem:64");
-    RunTask run{"f1",
-                "web",
-                {task, *cpus, Duration::zero(), shellCommand(script), Duration::zero()},
-                {},
-                true};
+    RunTask run{
+        "f1", "web", {task, *cpus, Duration::zero(), shellCommand(script), std::nullopt}, {}, true};
     agent_->runTask(run);
     const std::optional<pid_t> group = agent_->processGroupOf("f1", task);
     EXPECT_TRUE(group.has_value());
@@ -222,6 +220,44 @@ TEST_F(RecoveryTest, ACorruptCheckpointRefusesToStartAndTouchesNothing) {
   EXPECT_EQ(make(RecoverMode::kCleanup).code(), StatusCode::kCorruption);
   ::kill(-group, SIGKILL);
   EXPECT_TRUE(waitUntilGone(group, group));
+}
+
+// Issue 31's target: a restart with 100 running tasks holds all of them again, none killed.
+// The time the new agent takes to recover them is printed (the figure NUMBERS quotes), not
+// asserted: the shared CI machine's load decides it.
+TEST_F(RecoveryTest, HundredRunningTasksAreAllRecoveredNoneKilled) {
+  start();
+  std::vector<pid_t> groups;
+  for (int i = 0; i < 100; ++i) {
+    // 0.01 cpus each: 100 of them fit the agent's 4.
+    Result<Resources> small = parseResources("cpus:0.01;mem:1");
+    const std::string task = "t" + std::to_string(i);
+    agent_->runTask({"f1",
+                     "web",
+                     {task, *small, Duration::zero(), shellCommand("sleep 30"), std::nullopt},
+                     {},
+                     false});
+    const std::optional<pid_t> group = agent_->processGroupOf("f1", task);
+    ASSERT_TRUE(group.has_value()) << task;
+    recordProcessGroup(*group);
+    groups.push_back(*group);
+  }
+  killAgent();
+
+  const auto began = std::chrono::steady_clock::now();
+  start();
+  const auto took = std::chrono::steady_clock::now() - began;
+  std::printf("recovered 100 running tasks in %.1f ms\n",
+              std::chrono::duration<double, std::milli>(took).count());
+  ASSERT_EQ(agent_->heldTasks().size(), 100u);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(agent_->processGroupOf("f1", "t" + std::to_string(i)),
+              std::optional<pid_t>(groups[i]));
+    EXPECT_EQ(::kill(-groups[i], 0), 0);
+  }
+  EXPECT_TRUE(reports_.statuses.empty());
+  agent_.reset();  // A destroyed agent still kills its tasks.
+  for (pid_t group : groups) EXPECT_TRUE(waitUntilGone(group, group));
 }
 
 TEST(RecoverModeTest, ParsesMesosNames) {
