@@ -10,12 +10,14 @@
 // naming the flag, exit 2.
 #include <gflags/gflags.h>
 #include <glog/logging.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -60,6 +62,10 @@ DEFINE_string(tasks, "simulated",
 DEFINE_string(work_dir, "/tmp/harvest-agent",
               "PATH: with --tasks=processes, where sandboxes go "
               "(PATH/slaves/<agent>/frameworks/<fw>/executors/<executor>/runs/<container>)");
+DEFINE_string(recover, "reconnect",
+              "with --tasks=processes, what a start does with the tasks an earlier run of this "
+              "agent left running (checkpointed under --work_dir/meta): reconnect (keep them, "
+              "same boot id, report those that ended meanwhile) or cleanup (kill them all)");
 DEFINE_string(kill_grace, "",
               "DURATION: simulated tasks: how long a killed or evicted task takes to exit "
               "(default 2secs); processes: the SIGTERM-to-SIGKILL grace of a task whose "
@@ -278,6 +284,24 @@ int httpFromFlags(const harvest::apps::Flags& flags, harvest::agent::AgentServer
   return 0;
 }
 
+// --recover, and the task monitor every command runs under: harvest-task-monitor, installed
+// next to this binary.
+int recoveryFromFlags(const harvest::apps::Flags& flags,
+                      harvest::agent::AgentProcessOptions& options) {
+  harvest::Result<harvest::agent::RecoverMode> mode =
+      harvest::agent::parseRecoverMode(FLAGS_recover);
+  if (!mode.ok()) return flags.bad("recover", FLAGS_recover, mode.message());
+  options.recover = *mode;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::filesystem::path monitor = self.parent_path() / "harvest-task-monitor";
+  if (error || ::access(monitor.c_str(), X_OK) != 0) {
+    return flags.fail("--tasks=processes needs " + monitor.string() + " (not found)");
+  }
+  options.taskMonitor = monitor;
+  return 0;
+}
+
 // Only the first bad flag is named, in the order the flags are defined above.
 int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
   harvest::agent::AgentProcessOptions& options = setup.options;
@@ -293,6 +317,7 @@ int setupFromFlags(const harvest::apps::Flags& flags, AgentSetup& setup) {
     if (FLAGS_work_dir.empty()) return flags.bad("work_dir", FLAGS_work_dir, "a directory");
     options.workDir = FLAGS_work_dir;
     options.killGrace = harvest::agent::kDefaultKillGracePeriod;
+    if (int rc = recoveryFromFlags(flags, options)) return rc;
   } else if (FLAGS_tasks != "simulated") {
     return flags.bad("tasks", FLAGS_tasks, "simulated or processes");
   }
@@ -404,7 +429,13 @@ int run(const harvest::apps::Flags& flags) {
       harvest::agent::AgentProcess::create(setup.options);
   if (!created.ok()) {
     std::fprintf(stderr, "harvest-agent: %s\n", created.message().c_str());
-    return 2;
+    // Another agent holds this id's work dir, or its checkpoint cannot be read: refused to
+    // start (exit 1), not a bad flag (exit 2).
+    const harvest::StatusCode code = created.code();
+    return code == harvest::StatusCode::kFailedPrecondition ||
+                   code == harvest::StatusCode::kCorruption
+               ? 1
+               : 2;
   }
   harvest::agent::AgentProcess& agent = **created;
   // The default port may be another agent's on this machine (several agents per host in tests

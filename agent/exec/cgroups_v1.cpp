@@ -50,8 +50,8 @@ std::string readText(const fs::path& path) {
 
 Status writeText(const fs::path& path, const std::string& value) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  const bool written = fd >= 0 && ::write(fd, value.data(), value.size()) ==
-                                      static_cast<ssize_t>(value.size());
+  const bool written =
+      fd >= 0 && ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
   const int error = errno;
   if (fd >= 0) ::close(fd);
   if (!written) {
@@ -309,12 +309,20 @@ bool ContainerCgroup::destroy() {
   return removed;
 }
 
-int removeContainerCgroups(const AgentCgroups& agent, int attempts) {
+std::unique_ptr<ContainerCgroup> ContainerCgroup::adopt(const AgentCgroups& agent,
+                                                        const std::string& containerId) {
+  return std::unique_ptr<ContainerCgroup>(
+      new ContainerCgroup(containerId, agent.mounts, childOf(agent.root, containerId)));
+}
+
+int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string>& keep,
+                           int attempts) {
   std::set<std::string> containers;
   for (const fs::path& dir : distinct(agent.root)) {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(dir, error)) {
-      if (entry.is_directory()) containers.insert(entry.path().filename().string());
+      const std::string id = entry.path().filename().string();
+      if (entry.is_directory() && !keep.contains(id)) containers.insert(id);
     }
   }
   int removed = 0;

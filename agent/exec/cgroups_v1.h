@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,11 @@ class ContainerCgroup {
   static Result<std::unique_ptr<ContainerCgroup>> create(const AgentCgroups& agent,
                                                          const std::string& containerId,
                                                          const ContainerLimits& limits);
-  friend int removeContainerCgroups(const AgentCgroups& agent, int attempts);
+  // The container an earlier run of the agent made (its task recovered), as it is.
+  static std::unique_ptr<ContainerCgroup> adopt(const AgentCgroups& agent,
+                                                const std::string& containerId);
+  friend int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string>& keep,
+                                    int attempts);
   // Kills what is left and removes the cgroups (best effort; destroy() is the checked way).
   ~ContainerCgroup();
   ContainerCgroup(const ContainerCgroup&) = delete;
@@ -101,6 +106,8 @@ class ContainerCgroup {
   // SIGKILLs every process still in the container and removes its cgroups once they are empty.
   // True once they are gone; call again (from a poll) until then.
   bool destroy();
+  // What a kill -9 of the agent leaves: the destructor neither kills nor removes.
+  void abandon() { destroyed_ = true; }
   const std::string& containerId() const { return containerId_; }
   const CgroupDirs& paths() const { return paths_; }
 
@@ -126,10 +133,12 @@ Result<AgentCgroups> locateOwnCgroups(const std::filesystem::path& procRoot = "/
 Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const std::string& agentId,
                                          const std::filesystem::path& procRoot = "/proc");
 
-// Kills the processes of and removes every container cgroup under the agent's root, so what a
-// previous run left is gone: the agent recovers no task yet. Returns how many containers were
-// removed; one that cannot be emptied within `attempts` polls of 10 ms stays, logged.
-int removeContainerCgroups(const AgentCgroups& agent, int attempts = 200);
+// Kills the processes of and removes every container cgroup under the agent's root but those
+// named in `keep` (the containers of recovered tasks), so what a previous run left is gone.
+// Returns how many containers were removed; one that cannot be emptied within `attempts` polls
+// of 10 ms stays, logged.
+int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string>& keep = {},
+                           int attempts = 200);
 
 // Removes the agent's root cgroups (empty by then) and their parent `<cgroups root>` when
 // nothing else is under it, so that a stopped agent leaves no cgroup behind.

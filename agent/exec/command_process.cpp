@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -18,6 +20,9 @@ namespace harvest::agent {
 namespace {
 
 using Variables = std::vector<std::pair<std::string, std::string>>;
+
+// The descriptor a monitor reports the command's pid on (apps/harvest_task_monitor_main.cpp).
+constexpr int kMonitorReportFd = 3;
 
 // Owns a descriptor the parent opened for the child; the child gets its own copy by dup2.
 class Descriptor {
@@ -107,8 +112,10 @@ struct SpawnPlan {
 // disposition back to default, since ignoring SIGPIPE or SIGTERM in the agent must not change
 // how a task's processes die; stdio from the sandbox and no other inherited descriptor.
 // posix_spawn runs no code of ours in the child, so nothing async-signal-unsafe happens there.
-Result<pid_t> spawn(const v1::CommandInfo& command, std::vector<std::string> argv,
-                    std::vector<std::string> environment, const Sandbox& sandbox) {
+// `reportFd`, when set, becomes the child's descriptor 3 (a monitor's report pipe).
+Result<pid_t> spawn(const std::string& program, std::vector<std::string> argv,
+                    std::vector<std::string> environment, const Sandbox& sandbox,
+                    int reportFd = -1) {
   Result<int> in = openForChild("/dev/null", O_RDONLY);
   if (!in.ok()) return in.status();
   const Descriptor stdinFd(*in);
@@ -134,22 +141,58 @@ Result<pid_t> spawn(const v1::CommandInfo& command, std::vector<std::string> arg
   posix_spawn_file_actions_adddup2(&plan.actions, stdinFd.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&plan.actions, stdoutFd.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&plan.actions, stderrFd.get(), STDERR_FILENO);
-  posix_spawn_file_actions_addclosefrom_np(&plan.actions, STDERR_FILENO + 1);
+  if (reportFd >= 0) posix_spawn_file_actions_adddup2(&plan.actions, reportFd, kMonitorReportFd);
+  posix_spawn_file_actions_addclosefrom_np(
+      &plan.actions, reportFd >= 0 ? kMonitorReportFd + 1 : STDERR_FILENO + 1);
 
   std::vector<char*> argvPointers = pointersTo(argv);
   std::vector<char*> environmentPointers = pointersTo(environment);
   pid_t pid = -1;
-  const int error =
-      command.shell() ? posix_spawn(&pid, "/bin/sh", &plan.actions, &plan.attributes,
-                                    argvPointers.data(), environmentPointers.data())
-                      : posix_spawnp(&pid, command.value().c_str(), &plan.actions, &plan.attributes,
-                                     argvPointers.data(), environmentPointers.data());
+  const int error = posix_spawnp(&pid, program.c_str(), &plan.actions, &plan.attributes,
+                                 argvPointers.data(), environmentPointers.data());
   if (error != 0) {
-    return Status::failedPrecondition("cannot start '" +
-                                      (command.shell() ? std::string("/bin/sh") : command.value()) +
-                                      "': " + std::strerror(error));
+    return Status::failedPrecondition("cannot start '" + program + "': " + std::strerror(error));
   }
   return pid;
+}
+
+// Shell form runs /bin/sh (an absolute path, so PATH is not asked); argv form its value.
+std::string programOf(const v1::CommandInfo& command) {
+  return command.shell() ? "/bin/sh" : command.value();
+}
+
+// Everything the monitor wrote on its report pipe (it closes it once it has told).
+std::string readReport(int fd) {
+  std::string text;
+  char buffer[256];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+    if (got > 0) {
+      text.append(buffer, static_cast<size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      return text;
+    }
+  }
+}
+
+void reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// "pid PID START" from a monitor whose command runs; the monitor's own words otherwise.
+Result<ProcessIdentity> parseReport(const std::string& report) {
+  std::istringstream words(report);
+  std::string kind;
+  ProcessIdentity command;
+  if (words >> kind && kind == "pid" && words >> command.pid >> command.startTime) return command;
+  if (kind == "error") {
+    std::string message = report.substr(std::min(report.size(), std::string("error ").size()));
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    return Status::failedPrecondition(message);
+  }
+  return Status::failedPrecondition("the task monitor did not start the command");
 }
 
 }  // namespace
@@ -184,24 +227,105 @@ Result<std::unique_ptr<CommandProcess>> CommandProcess::launch(const v1::Command
   for (const auto& [name, value] : *variables) environment.push_back(name + "=" + value);
 
   const auto spawnCommand = [&]() -> Result<pid_t> {
-    return spawn(command, std::move(argv).value(), std::move(environment), sandbox);
+    return spawn(programOf(command), std::move(argv).value(), std::move(environment), sandbox);
   };
   Result<pid_t> pid = cgroup ? cgroup->spawnInside(spawnCommand) : spawnCommand();
   if (!pid.ok()) return pid.status();
   return std::unique_ptr<CommandProcess>(new CommandProcess(*pid));
 }
 
+Result<std::unique_ptr<CommandProcess>> CommandProcess::launchMonitored(
+    const v1::CommandInfo& command, const Sandbox& sandbox, const ContainerCgroup* cgroup,
+    const MonitorPlan& plan) {
+  Result<std::vector<std::string>> argv = argvOf(command);
+  if (!argv.ok()) return argv.status();
+  Result<Variables> variables = environmentOf(command, sandbox);
+  if (!variables.ok()) return variables.status();
+  std::vector<std::string> environment;
+  environment.reserve(variables->size());
+  for (const auto& [name, value] : *variables) environment.push_back(name + "=" + value);
+  std::vector<std::string> monitorArgv{plan.monitor.string(), plan.statusFile.string(),
+                                       programOf(command)};
+  monitorArgv.insert(monitorArgv.end(), argv->begin(), argv->end());
+
+  int pipeFds[2];
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+    return Status::ioError(std::string("cannot make a pipe: ") + std::strerror(errno));
+  }
+  const Descriptor readEnd(pipeFds[0]);
+  std::optional<Descriptor> writeEnd(std::in_place, pipeFds[1]);
+  const auto spawnMonitor = [&]() -> Result<pid_t> {
+    return spawn(plan.monitor.string(), std::move(monitorArgv), std::move(environment), sandbox,
+                 writeEnd->get());
+  };
+  Result<pid_t> monitorPid = cgroup ? cgroup->spawnInside(spawnMonitor) : spawnMonitor();
+  if (!monitorPid.ok()) return monitorPid.status();
+  // Read before the monitor can be reaped: its start time is its own.
+  const std::optional<ProcessIdentity> monitor = identify(*monitorPid);
+  writeEnd.reset();  // Only the monitor holds it now: its end is the report's end.
+  Result<ProcessIdentity> commandPid = parseReport(readReport(readEnd.get()));
+  if (!commandPid.ok() || !monitor) {
+    if (commandPid.ok()) ::kill(-commandPid->pid, SIGKILL);
+    reap(*monitorPid);
+    return commandPid.ok() ? Status::failedPrecondition("the task monitor ended at once")
+                           : commandPid.status();
+  }
+  std::unique_ptr<CommandProcess> process(new CommandProcess(commandPid->pid));
+  process->commandStart_ = commandPid->startTime;
+  process->monitor_ = std::make_unique<MonitorWatch>(*monitor);
+  process->statusFile_ = plan.statusFile;
+  return process;
+}
+
+std::unique_ptr<CommandProcess> CommandProcess::adopt(const MonitoredPids& pids,
+                                                      const std::filesystem::path& statusFile) {
+  std::unique_ptr<CommandProcess> process(new CommandProcess(pids.command.pid));
+  process->commandStart_ = pids.command.startTime;
+  // The command may have ended (its pid free, or reused) while its monitor lives on for a
+  // moment; its group is signalled only while the pid is still the command's.
+  process->commandKnown_ = stillRunning(pids.command);
+  process->monitor_ = std::make_unique<MonitorWatch>(pids.monitor);
+  process->statusFile_ = statusFile;
+  return process;
+}
+
+std::optional<MonitoredPids> CommandProcess::monitored() const {
+  if (!monitor_) return std::nullopt;
+  return MonitoredPids{monitor_->monitor(), {pid_, commandStart_.value_or(0)}};
+}
+
 CommandProcess::~CommandProcess() {
-  if (outcome_) return;
+  if (outcome_ || abandoned_) return;
   signalGroup(SIGKILL);
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  if (!monitor_) {
+    reap(pid_);
+    return;
+  }
+  // The monitor exits once it has reaped the command; bounded, should it have been stopped.
+  for (int attempt = 0; attempt < 5000 && !monitor_->gone(); ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 
 void CommandProcess::signalGroup(int signal) const {
   // ESRCH (the group is already empty) is the outcome a kill wants.
-  ::kill(-pid_, signal);
+  if (commandKnown_) ::kill(-pid_, signal);
+}
+
+std::optional<int> CommandProcess::leaderEnded() {
+  if (monitor_) {
+    if (!monitor_->gone()) return std::nullopt;
+    return readWaitStatus(statusFile_).value_or(-1);
+  }
+  int status = 0;
+  pid_t reaped = -1;
+  do {
+    reaped = ::waitpid(pid_, &status, WNOHANG);
+  } while (reaped < 0 && errno == EINTR);
+  if (reaped == pid_) return status;
+  // Someone else reaped it (ECHILD): the status is lost.
+  if (reaped < 0) return -1;
+  return std::nullopt;
 }
 
 void CommandProcess::finish(int waitStatus) {
@@ -219,19 +343,15 @@ void CommandProcess::finish(int waitStatus) {
 
 const std::optional<CommandOutcome>& CommandProcess::poll(Time now) {
   if (outcome_) return outcome_;
-  int status = 0;
-  pid_t reaped = -1;
-  do {
-    reaped = ::waitpid(pid_, &status, WNOHANG);
-  } while (reaped < 0 && errno == EINTR);
-  if (reaped == pid_) {
-    finish(status);
-    return outcome_;
-  }
-  if (reaped < 0) {
-    // Someone else reaped it (ECHILD): the status is lost, as Mesos says when it cannot tell.
-    outcome_ = CommandOutcome{v1::TASK_FAILED, "Failed to get exit status for Command", -1};
-    signalGroup(SIGKILL);
+  if (const std::optional<int> status = leaderEnded()) {
+    if (*status >= 0) {
+      finish(*status);
+    } else {
+      // The status is lost (reaped by someone else, or a monitor that could not record it),
+      // as Mesos says when it cannot tell.
+      outcome_ = CommandOutcome{v1::TASK_FAILED, "Failed to get exit status for Command", -1};
+      signalGroup(SIGKILL);
+    }
     return outcome_;
   }
   if (killStartedAt_ && !sigkillSentAt_ && now >= sigkillDueAt_) {

@@ -13,6 +13,12 @@
 // When the leader has exited, whatever is left of its group is killed at once (SIGKILL), as
 // Mesos destroys a command task's container when its command ends: a task's processes never
 // outlive its outcome.
+//
+// Monitored (launchMonitored): the command runs under a harvest-task-monitor (task_monitor.h),
+// the launching process's child, which reaps the command and writes its wait status to a file;
+// the outcome is read from that file once the monitor is gone. Such a command outlives an agent
+// that dies without killing it, and a later agent adopts it from the pids it checkpointed.
+// Kills go to the command's group either way.
 #pragma once
 
 #include <sys/types.h>
@@ -23,6 +29,7 @@
 
 #include "agent/exec/cgroups_v1.h"
 #include "agent/exec/sandbox.h"
+#include "agent/exec/task_monitor.h"
 #include "common/status.h"
 #include "common/time.h"
 #include "protos/mesos.pb.h"
@@ -49,6 +56,18 @@ struct CommandOutcome {
 // The message Mesos's command executor gives for a wait status.
 std::string describeWaitStatus(int waitStatus);
 
+// A monitored command: its supervisor's binary and the file it records the command's end in.
+struct MonitorPlan {
+  std::filesystem::path monitor;
+  std::filesystem::path statusFile;
+};
+
+// What names a monitored command's processes, as a checkpoint keeps them.
+struct MonitoredPids {
+  ProcessIdentity monitor;
+  ProcessIdentity command;  // Its pid is the command's process group.
+};
+
 class CommandProcess {
  public:
   // Starts `command` in `sandbox`. Its environment is the agent's, then MESOS_SANDBOX (the
@@ -60,9 +79,20 @@ class CommandProcess {
   static Result<std::unique_ptr<CommandProcess>> launch(const v1::CommandInfo& command,
                                                         const Sandbox& sandbox,
                                                         const ContainerCgroup* cgroup = nullptr);
+  // As launch, with the command under a monitor as `plan` says; refused as launch is, with
+  // the monitor gone too.
+  static Result<std::unique_ptr<CommandProcess>> launchMonitored(const v1::CommandInfo& command,
+                                                                 const Sandbox& sandbox,
+                                                                 const ContainerCgroup* cgroup,
+                                                                 const MonitorPlan& plan);
+  // A monitored command an earlier owner started (not this process's child). A command pid
+  // that now names another process (another start time) is never signalled; a monitor that is
+  // gone gives the outcome at the first poll.
+  static std::unique_ptr<CommandProcess> adopt(const MonitoredPids& pids,
+                                               const std::filesystem::path& statusFile);
 
-  // Kills the group (SIGKILL) and reaps the leader if it is still running: an owner that drops
-  // a process leaves neither a process nor a zombie behind.
+  // Kills the group (SIGKILL) and reaps the leader (or waits for its monitor) if it is still
+  // running: an owner that drops a process leaves neither a process nor a zombie behind.
   ~CommandProcess();
   CommandProcess(const CommandProcess&) = delete;
   CommandProcess& operator=(const CommandProcess&) = delete;
@@ -84,13 +114,24 @@ class CommandProcess {
   bool killRequested() const { return killStartedAt_.has_value(); }
   // When the escalation SIGKILL was sent; empty if it never was (the grace was honoured).
   const std::optional<Time>& sigkillSentAt() const { return sigkillSentAt_; }
+  // The monitor and command of a monitored process.
+  std::optional<MonitoredPids> monitored() const;
+  // What a kill -9 of the owner leaves: the destructor neither kills nor waits.
+  void abandon() { abandoned_ = true; }
 
  private:
   explicit CommandProcess(pid_t pid) : pid_(pid) {}
   void signalGroup(int signal) const;
   void finish(int waitStatus);
+  // The leader's wait status once it has ended; -1 inside when it is lost.
+  std::optional<int> leaderEnded();
 
   pid_t pid_;
+  std::optional<uint64_t> commandStart_;  // Monitored: the command's start time.
+  bool commandKnown_ = true;  // False once the pid may name another process: never signalled.
+  std::unique_ptr<MonitorWatch> monitor_;
+  std::filesystem::path statusFile_;
+  bool abandoned_ = false;
   std::optional<Time> killStartedAt_;
   Time sigkillDueAt_ = Time::max();
   std::optional<Time> sigkillSentAt_;

@@ -74,6 +74,8 @@ Result<std::unique_ptr<AgentLink>> createAgent(const AgentProcessOptions& option
   processes.killGrace = options.killGrace;
   processes.revocableKillGrace = options.revocableKillGrace;
   processes.isolation = options.isolation;
+  processes.taskMonitor = options.taskMonitor;
+  processes.recover = options.recover;
   Result<std::unique_ptr<ProcessAgent>> agent =
       ProcessAgent::create(std::move(info), options.total, loop, reports, std::move(processes));
   if (!agent.ok()) return agent.status();
@@ -116,7 +118,6 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
     if (!made.ok()) return made.status();
     slack = std::move(made).value();
   }
-  if (options.bootId.empty()) options.bootId = randomBootId();
 
   std::unique_ptr<AgentProcess> process(new AgentProcess(std::move(options)));
   const AgentProcessOptions& o = process->options_;
@@ -129,6 +130,7 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
       createAgent(o, std::move(info), &process->loop_, process.get(), &process->processAgent_);
   if (!agent.ok()) return agent.status();
   process->agent_ = std::move(agent).value();
+  process->adoptRecovered();
   process->scheduleTick();
   if (process->processAgent_) {
     process->slack_ = std::move(slack);
@@ -137,6 +139,18 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
     process->scheduleUsageSample();
   }
   return process;
+}
+
+void AgentProcess::adoptRecovered() {
+  if (processAgent_ && options_.bootId.empty() && processAgent_->recoveredBootId()) {
+    options_.bootId = *processAgent_->recoveredBootId();
+  }
+  if (options_.bootId.empty()) options_.bootId = randomBootId();
+  if (processAgent_) processAgent_->checkpointBootId(options_.bootId);
+  // Recovered tasks came with no RUN_TASK in this run: their roles are the books'.
+  for (const HeldTask& task : agent_->heldTasks()) {
+    taskRoles_[{task.framework, task.task}] = task.role;
+  }
 }
 
 AgentProcess::AgentProcess(AgentProcessOptions options)

@@ -101,6 +101,11 @@ struct AgentProcessOptions {
   std::filesystem::path workDir = "/tmp/harvest-agent";
   // kProcesses: how tasks are isolated (cgroups or process groups; agent/exec/isolation.h).
   IsolationOptions isolation;
+  // kProcesses: the harvest-task-monitor binary; set, tasks are checkpointed and survive a
+  // restart of the agent, which then does what `recover` says (agent/real/process_agent.h).
+  // A reconnecting agent registers with its checkpointed boot id, so the master keeps its tasks.
+  std::filesystem::path taskMonitor;
+  RecoverMode recover = RecoverMode::kReconnect;
   // Simulated: how long a killed or evicted task takes to end. Processes: the SIGTERM grace of
   // a task whose KillPolicy names none.
   Duration killGrace = Duration::seconds(2);
@@ -115,7 +120,8 @@ struct AgentProcessOptions {
   // The stream is given up after this many heartbeat intervals without an event (0: never).
   int missedHeartbeats = 3;
   Duration tickInterval = Duration::seconds(1);  // AgentLink::tick(): ledger wait timeouts.
-  // Identifies this process start to the master; empty: a random one.
+  // Identifies this process start to the master; empty: the checkpointed one when reconnecting
+  // to recovered tasks, else a random one.
   std::string bootId;
 };
 
@@ -173,6 +179,8 @@ class AgentProcess final : public AgentReports {
 
  private:
   explicit AgentProcess(AgentProcessOptions options);
+  // The boot id (the checkpointed one when tasks were recovered) and the recovered tasks' roles.
+  void adoptRecovered();
   void scheduleTick();
   // Measures the regular tasks, and queues an ESTIMATE when the slack moved enough.
   void scheduleUsageSample();

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <set>
 
 #include "agent/exec/posix_usage.h"
 #include "agent/exec/sandbox.h"
@@ -39,14 +40,15 @@ ContainerLimits limitsOf(const Resources& resources, const IsolationOptions& iso
 }
 
 // The cgroups to isolate with, or none for posix; refused when cgroups were asked for and
-// cannot be had.
+// cannot be had. Container cgroups an earlier run left are removed, but those of `keep`.
 Result<std::optional<AgentCgroups>> isolationFor(const IsolationOptions& options,
-                                                 const std::string& agentId) {
+                                                 const std::string& agentId,
+                                                 const std::set<std::string>& keep) {
   using R = Result<std::optional<AgentCgroups>>;
   if (options.isolation == Isolation::kPosix) return std::optional<AgentCgroups>();
   Result<AgentCgroups> prepared = prepareAgentCgroups(options.cgroupsRoot, agentId);
   if (prepared.ok()) {
-    removeContainerCgroups(*prepared);
+    removeContainerCgroups(*prepared, keep);
     return std::optional<AgentCgroups>(std::move(prepared).value());
   }
   if (options.isolation == Isolation::kCgroups || prepared.code() == StatusCode::kInvalidArgument) {
@@ -68,7 +70,51 @@ TaskState stateOf(v1::TaskState state) {
   }
 }
 
+// Kills what an earlier run left (its commands' groups; each monitor then records the end and
+// exits) and forgets it; the caller removes the cgroups.
+void cleanUp(const std::vector<CheckpointedTask>& tasks, const AgentCheckpoint& checkpoint) {
+  for (const CheckpointedTask& task : tasks) {
+    Result<std::filesystem::path> run =
+        checkpoint.runDirectory(task.run.framework, task.run.task.task, task.containerId);
+    if (run.ok()) {
+      // Dropping the adopted process SIGKILLs its group (if the pid is still the command's)
+      // and waits for its monitor.
+      CommandProcess::adopt(task.pids, AgentCheckpoint::statusFile(*run)).reset();
+    }
+    LOG(INFO) << "recover=cleanup: killed task " << task.run.framework << "/" << task.run.task.task
+              << " (process group " << task.pids.command.pid << ")";
+    checkpoint.forget(task.run.framework, task.run.task.task, task.containerId);
+  }
+}
+
+// The checkpoint a monitored agent keeps, with the tasks it recovers (none after a cleanup).
+Result<std::optional<AgentCheckpoint>> openCheckpoint(const ProcessAgentOptions& options,
+                                                      const std::string& agentId,
+                                                      std::vector<CheckpointedTask>* recovered) {
+  if (options.taskMonitor.empty()) return std::optional<AgentCheckpoint>();
+  Result<AgentCheckpoint> checkpoint = AgentCheckpoint::open(options.workDir, agentId);
+  if (!checkpoint.ok()) return checkpoint.status();
+  Result<std::vector<CheckpointedTask>> tasks = checkpoint->tasks();
+  if (!tasks.ok()) return tasks.status();
+  if (options.recover == RecoverMode::kCleanup) {
+    cleanUp(*tasks, *checkpoint);
+  } else {
+    *recovered = std::move(tasks).value();
+  }
+  return std::optional<AgentCheckpoint>(std::move(checkpoint).value());
+}
+
 }  // namespace
+
+const char* toString(RecoverMode mode) {
+  return mode == RecoverMode::kCleanup ? "cleanup" : "reconnect";
+}
+
+Result<RecoverMode> parseRecoverMode(std::string_view text) {
+  if (text == "reconnect") return RecoverMode::kReconnect;
+  if (text == "cleanup") return RecoverMode::kCleanup;
+  return Result<RecoverMode>::invalidArgument("expected reconnect or cleanup");
+}
 
 Result<std::unique_ptr<ProcessAgent>> ProcessAgent::create(v1::AgentInfo info,
                                                            const Resources& total, EventLoop* loop,
@@ -87,14 +133,30 @@ Result<std::unique_ptr<ProcessAgent>> ProcessAgent::create(v1::AgentInfo info,
   }
   Result<AgentLedger> ledger = createLedger(info, total, loop);
   if (!ledger.ok()) return ledger.status();
-  Result<std::optional<AgentCgroups>> cgroups = isolationFor(options.isolation, info.id().value());
+  options.workDir = std::filesystem::absolute(options.workDir);
+  std::vector<CheckpointedTask> recovered;
+  Result<std::optional<AgentCheckpoint>> checkpoint =
+      openCheckpoint(options, info.id().value(), &recovered);
+  if (!checkpoint.ok()) return checkpoint.status();
+  std::set<std::string> keep;
+  for (const CheckpointedTask& task : recovered) keep.insert(task.containerId);
+  Result<std::optional<AgentCgroups>> cgroups =
+      isolationFor(options.isolation, info.id().value(), keep);
   if (!cgroups.ok()) return cgroups.status();
   LOG(INFO) << "agent " << info.id().value() << " isolates tasks with "
             << toString(*cgroups ? Isolation::kCgroups : Isolation::kPosix);
-  options.workDir = std::filesystem::absolute(options.workDir);
-  return std::unique_ptr<ProcessAgent>(new ProcessAgent(std::move(info), std::move(ledger).value(),
-                                                        loop, reports, std::move(options),
-                                                        std::move(cgroups).value()));
+  const RecoverMode mode = options.recover;
+  std::unique_ptr<ProcessAgent> agent(new ProcessAgent(std::move(info), std::move(ledger).value(),
+                                                       loop, reports, std::move(options),
+                                                       std::move(cgroups).value()));
+  if (std::optional<AgentCheckpoint> opened = std::move(checkpoint).value()) {
+    agent->checkpoint_.emplace(std::move(*opened));
+  }
+  if (agent->checkpoint_ && mode == RecoverMode::kReconnect) {
+    agent->recoveredBootId_ = agent->checkpoint_->bootId();
+  }
+  for (CheckpointedTask& task : recovered) agent->recover(std::move(task));
+  return agent;
 }
 
 ProcessAgent::ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* loop,
@@ -109,8 +171,34 @@ ProcessAgent::ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* lo
       lifetime_(std::make_shared<char>()) {}
 
 ProcessAgent::~ProcessAgent() {
+  if (checkpoint_) {
+    // The tasks end with the agent: nothing is left to recover, and the next start is a new
+    // boot.
+    for (const auto& [key, task] : tasks_) {
+      if (!task.containerId.empty()) checkpoint_->forget(key.first, key.second, task.containerId);
+    }
+    std::error_code error;
+    std::filesystem::remove(checkpoint_->directory() / "boot_id", error);
+  }
   tasks_.clear();  // Each process's group dies, then its cgroup.
   if (cgroups_) removeAgentCgroups(*cgroups_);
+}
+
+void ProcessAgent::abandon() {
+  alive_ = false;
+  for (auto& [key, task] : tasks_) {
+    if (task.process) task.process->abandon();
+    if (task.cgroup) task.cgroup->abandon();
+  }
+  cgroups_.reset();
+  checkpoint_.reset();
+}
+
+void ProcessAgent::checkpointBootId(const std::string& bootId) {
+  if (!checkpoint_) return;
+  if (Status written = checkpoint_->writeBootId(bootId); !written.ok()) {
+    LOG(WARNING) << "boot id not checkpointed: " << written.message();
+  }
 }
 
 void ProcessAgent::report(const std::string& framework, const std::string& task, TaskState state,
@@ -134,13 +222,7 @@ void ProcessAgent::runTask(const RunTask& message) {
            "Task '" + task + "' of framework '" + framework + "' is already launched");
     return;
   }
-  Task& entry = tasks_[{framework, task}];
-  entry.command = *message.task.command;
-  entry.killGrace = message.task.killGrace.value_or(options_.killGrace);
-  entry.taskKillingState = message.taskKillingState;
-  entry.limits = limitsOf(message.task.resources, options_.isolation);
-  entry.resources = message.task.resources;
-  entry.revocable = !message.task.resources.revocable().empty();
+  addTask(message);
   Result<LaunchOutcome> outcome = ledger_.launch(launchRequestOf(message));
   if (!outcome.ok()) {
     tasks_.erase({framework, task});
@@ -155,13 +237,87 @@ void ProcessAgent::runTask(const RunTask& message) {
   apply(outcome->effects);
 }
 
+ProcessAgent::Task& ProcessAgent::addTask(const RunTask& message) {
+  Task& entry = tasks_[{message.framework, message.task.task}];
+  entry.run = message;
+  entry.command = *message.task.command;
+  entry.killGrace = message.task.killGrace.value_or(options_.killGrace);
+  entry.taskKillingState = message.taskKillingState;
+  entry.limits = limitsOf(message.task.resources, options_.isolation);
+  entry.resources = message.task.resources;
+  entry.revocable = !message.task.resources.revocable().empty();
+  return entry;
+}
+
+void ProcessAgent::recover(CheckpointedTask saved) {
+  const RunTask run = saved.run;
+  const TaskKey key{run.framework, run.task.task};
+  if (!run.task.command || tasks_.contains(key)) return;
+  addTask(run).recovered = std::move(saved);
+  Result<LaunchOutcome> outcome = ledger_.launch(launchRequestOf(run));
+  if (!outcome.ok() || outcome->state != LaunchState::kRunning) {
+    // The agent's resources no longer hold it (--resources shrank): it cannot be kept.
+    LOG(ERROR) << "recovered task " << key.first << "/" << key.second << " no longer fits ("
+               << (outcome.ok() ? outcome->message : outcome.message()) << "); killing it";
+    Task& entry = tasks_.at(key);
+    adopt(entry);
+    if (checkpoint_) checkpoint_->forget(key.first, key.second, entry.containerId);
+    if (outcome.ok() && outcome->state == LaunchState::kWaiting) {
+      const Result<Effects> dropped = ledger_.removeTask(key.first, key.second);
+      if (!dropped.ok()) LOG(ERROR) << dropped.message();
+    }
+    tasks_.erase(key);
+    report(key.first, key.second, TaskState::kFailed, "REASON_AGENT_RESTARTED",
+           "the recovered task no longer fits the agent's resources");
+    return;
+  }
+  apply(outcome->effects);
+}
+
+void ProcessAgent::adopt(Task& entry) {
+  const CheckpointedTask saved = *std::move(entry.recovered);
+  entry.recovered.reset();
+  entry.containerId = saved.containerId;
+  entry.sandbox = saved.sandbox;
+  if (saved.cgroup && cgroups_) entry.cgroup = ContainerCgroup::adopt(*cgroups_, saved.containerId);
+  Result<std::filesystem::path> run =
+      checkpoint_->runDirectory(saved.run.framework, saved.run.task.task, saved.containerId);
+  entry.process = CommandProcess::adopt(
+      saved.pids, AgentCheckpoint::statusFile(run.ok() ? *run : std::filesystem::path()));
+  LOG(INFO) << "recovered task " << saved.run.framework << "/" << saved.run.task.task
+            << ": process group " << saved.pids.command.pid << ", monitor "
+            << saved.pids.monitor.pid;
+  schedulePoll();
+}
+
+Result<std::unique_ptr<CommandProcess>> ProcessAgent::spawn(const std::string& framework,
+                                                            Task& task, const Sandbox& sandbox) {
+  if (!checkpoint_) return CommandProcess::launch(task.command, sandbox, task.cgroup.get());
+  Result<std::filesystem::path> run =
+      checkpoint_->runDirectory(framework, task.run.task.task, task.containerId);
+  if (!run.ok()) return run.status();
+  Result<std::unique_ptr<CommandProcess>> process =
+      CommandProcess::launchMonitored(task.command, sandbox, task.cgroup.get(),
+                                      {options_.taskMonitor, AgentCheckpoint::statusFile(*run)});
+  if (!process.ok()) {
+    checkpoint_->forget(framework, task.run.task.task, task.containerId);
+    return process;
+  }
+  const Status written = checkpoint_->write({task.run, task.containerId, sandbox.directory(),
+                                             task.cgroup != nullptr, *(*process)->monitored()});
+  if (!written.ok()) LOG(WARNING) << "not checkpointed, so not recoverable: " << written.message();
+  return process;
+}
+
 void ProcessAgent::start(const std::string& framework, const std::string& task) {
   const TaskKey key{framework, task};
   auto found = tasks_.find(key);
   if (found == tasks_.end()) return;
   Task& entry = found->second;
+  if (entry.recovered) return adopt(entry);
   report(framework, task, TaskState::kStarting, "", "");
   const std::string containerId = newContainerId();
+  entry.containerId = containerId;
   Result<Sandbox> sandbox = createSandbox(options_.workDir, {id(), framework, task, containerId});
   if (sandbox.ok() && cgroups_) {
     Result<std::unique_ptr<ContainerCgroup>> cgroup =
@@ -173,7 +329,7 @@ void ProcessAgent::start(const std::string& framework, const std::string& task) 
     }
   }
   Result<std::unique_ptr<CommandProcess>> process =
-      sandbox.ok() ? CommandProcess::launch(entry.command, *sandbox, entry.cgroup.get())
+      sandbox.ok() ? spawn(framework, entry, *sandbox)
                    : Result<std::unique_ptr<CommandProcess>>(sandbox.status());
   if (!process.ok()) {
     LOG(WARNING) << "task " << framework << "/" << task
@@ -193,6 +349,11 @@ void ProcessAgent::executorGone(const TaskKey& key, const std::optional<Ending>&
   // Off the books first: the update then says the task holds nothing, and the freed
   // resources follow it.
   Result<Effects> effects = ledger_.executorTerminated(key.first, key.second);
+  if (auto found = tasks_.find(key); found != tasks_.end() && checkpoint_) {
+    if (!found->second.containerId.empty()) {
+      checkpoint_->forget(key.first, key.second, found->second.containerId);
+    }
+  }
   tasks_.erase(key);
   if (!effects.ok()) return;
   if (ending) report(key.first, key.second, ending->state, ending->reason, ending->message);

@@ -18,6 +18,15 @@
 // the victim still runs. At start the agent removes the container cgroups an earlier run left
 // under its root; at destruction, its root.
 //
+// Recovery (with a task monitor, agent/exec/task_monitor.h): each command runs under its own
+// monitor, and each container is checkpointed under the work dir (checkpoint.h). The agent
+// takes its id's lock there at creation, so two agents with one id never clear each other's
+// tasks. A new agent then either reconnects (kReconnect): it rebuilds the books from the
+// checkpointed RunTasks, adopts the commands still running (same pid, checked with its start
+// time) and reports the ones that ended meanwhile with their recorded exit status; or cleans up
+// (kCleanup): it kills every checkpointed command's group and removes their cgroups. A killed
+// agent (kill -9, or abandon()) leaves its tasks running; a destroyed one still kills them.
+//
 // Nothing blocks and there are no threads: processes are reaped by a timer on the agent's
 // EventLoop (every pollInterval while any runs), whose clock must be a monotonic one.
 #pragma once
@@ -27,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,10 +45,16 @@
 #include "agent/exec/isolation.h"
 #include "agent/ledger.h"
 #include "agent/pressure_qos.h"
+#include "agent/real/checkpoint.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
 
 namespace harvest::agent {
+
+// What a new agent does with the tasks an earlier run left (Mesos's --recover).
+enum class RecoverMode : uint8_t { kReconnect, kCleanup };
+const char* toString(RecoverMode mode);
+Result<RecoverMode> parseRecoverMode(std::string_view text);
 
 struct ProcessAgentOptions {
   std::filesystem::path workDir = "/tmp/harvest-agent";  // Sandboxes go under it.
@@ -50,11 +66,17 @@ struct ProcessAgentOptions {
   // How often running processes are reaped (and overdue SIGKILLs sent).
   Duration pollInterval = Duration::milliseconds(10);
   IsolationOptions isolation;
+  // The harvest-task-monitor binary: set, commands run under it and are checkpointed (above);
+  // empty, they are the agent's own children and nothing is checkpointed.
+  std::filesystem::path taskMonitor;
+  RecoverMode recover = RecoverMode::kReconnect;
 };
 
 class ProcessAgent final : public AgentLink {
  public:
-  // As SimAgent::create, plus where and how tasks run.
+  // As SimAgent::create, plus where and how tasks run. With a task monitor: refused
+  // (kFailedPrecondition) while another agent with this id holds the work dir's lock, and
+  // (kCorruption) when the checkpoint cannot be read, before any task is touched.
   static Result<std::unique_ptr<ProcessAgent>> create(v1::AgentInfo info, const Resources& total,
                                                       EventLoop* loop, AgentReports* reports,
                                                       ProcessAgentOptions options);
@@ -71,6 +93,13 @@ class ProcessAgent final : public AgentLink {
   // The agent is gone: its processes are killed at once, without reports.
   void shutdown() override;
   void setReports(AgentReports* reports) override { reports_ = reports; }
+  // What a kill -9 of the agent leaves: every task keeps running and stays checkpointed; the
+  // lock is released. Nothing is reported from then on, and destroying the agent kills nothing.
+  void abandon();
+  // The checkpointed boot id a reconnecting agent registers with again, if any.
+  const std::optional<std::string>& recoveredBootId() const { return recoveredBootId_; }
+  // Checkpoints the boot id the agent registers with (nothing without a task monitor).
+  void checkpointBootId(const std::string& bootId);
   bool holdsExecutor(const std::string& framework, const std::string& task) const override {
     return ledger_.findExecutor(framework, task) != nullptr;
   }
@@ -124,6 +153,10 @@ class ProcessAgent final : public AgentLink {
   using TaskKey = std::pair<std::string, std::string>;  // Framework, task.
   // A launched task: what it runs, and once started its sandbox and process.
   struct Task {
+    RunTask run;  // As launched: what the checkpoint keeps.
+    std::string containerId;
+    // A task an earlier run of the agent started: adopted, not spawned, when the ledger starts it.
+    std::optional<CheckpointedTask> recovered;
     v1::CommandInfo command;
     Duration killGrace;
     bool taskKillingState = false;
@@ -146,6 +179,14 @@ class ProcessAgent final : public AgentLink {
 
   ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* loop, AgentReports* reports,
                ProcessAgentOptions options, std::optional<AgentCgroups> cgroups);
+  // A new entry for `message`'s task, not yet on the books.
+  Task& addTask(const RunTask& message);
+  // Puts a checkpointed task back on the books and adopts its processes.
+  void recover(CheckpointedTask saved);
+  void adopt(Task& task);
+  // Spawns the task's command (monitored when checkpointing) and checkpoints it.
+  Result<std::unique_ptr<CommandProcess>> spawn(const std::string& framework, Task& task,
+                                                const Sandbox& sandbox);
   // The process has ended: notes a memory limitation, then empties and removes its cgroup.
   // True once the task may be reported ended.
   bool releaseContainer(Task& task);
@@ -174,6 +215,8 @@ class ProcessAgent final : public AgentLink {
   AgentReports* reports_;
   ProcessAgentOptions options_;
   std::optional<AgentCgroups> cgroups_;
+  std::optional<AgentCheckpoint> checkpoint_;
+  std::optional<std::string> recoveredBootId_;
   bool alive_ = true;
   bool pollScheduled_ = false;
   std::map<TaskKey, Task> tasks_;

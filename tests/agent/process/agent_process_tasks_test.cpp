@@ -1,12 +1,15 @@
 // AgentProcess with --tasks=processes against a fake harvest-master (fake_master.h): the task's
 // command runs for real and the master hears what Mesos's command executor would say.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_master.h"
@@ -225,6 +228,48 @@ TEST(AgentProcessTasksTest, QoSDryRunPreemptsNobody) {
   agent->runFor(Duration::milliseconds(500));
   EXPECT_EQ(lastStatusOf(fake.applied(), "slack")->status().state(), v1::TASK_RUNNING);
   EXPECT_EQ(agent->stats().qosPreemptions, 0u);
+  std::filesystem::remove_all(options.workDir);
+}
+
+// An agent killed without stopping (abandon(), what kill -9 leaves) and started again under
+// the same work dir registers with the boot id it had and lists the task it left running.
+TEST(AgentProcessTasksTest, RestartedAgentReRegistersWithItsBootIdAndItsRunningTask) {
+  FakeMaster fake;
+  AgentProcessOptions options = processOptions(fake.port());
+  options.bootId.clear();
+  options.taskMonitor = TASK_MONITOR;
+  options.isolation.isolation = Isolation::kPosix;
+  auto first = start(options);
+  ASSERT_TRUE(first->runUntil([&] { return first->registered(); }, kWait));
+  const std::string bootId = first->bootId();
+  RunTask message{"f1", "batch", {"t1", R("cpus:1"), Duration::zero()}, {}, false};
+  message.task.command.emplace();
+  message.task.command->set_value("sleep 30");
+  fake.send(runTaskEvent(message, "a1"));
+  ASSERT_TRUE(first->runUntil([&] { return fake.applied().size() == 2; }, kWait));
+  const auto& processes = dynamic_cast<const ProcessAgent&>(first->agent());
+  const pid_t group = *processes.processGroupOf("f1", "t1");
+  const_cast<ProcessAgent&>(processes).abandon();
+  first.reset();
+
+  auto second = start(options);
+  ASSERT_TRUE(second->runUntil([&] { return fake.registrations().size() == 2; }, kWait));
+  const v1::AgentCall::Register again = fake.registrations()[1].register_();
+  EXPECT_EQ(again.boot_id(), bootId);
+  ASSERT_EQ(again.tasks_size(), 1);
+  EXPECT_EQ(again.tasks(0).task_id().value(), "t1");
+  EXPECT_EQ(again.tasks(0).role(), "batch");
+  EXPECT_EQ(again.tasks(0).state(), v1::TASK_RUNNING);
+  EXPECT_EQ(second->agent().heldTasks().size(), 1u);
+  EXPECT_EQ(dynamic_cast<const ProcessAgent&>(second->agent()).processGroupOf("f1", "t1"),
+            std::optional<pid_t>(group));
+  second.reset();  // A stopped agent still ends its tasks.
+  bool gone = false;
+  for (int attempt = 0; attempt < 200 && !gone; ++attempt) {
+    gone = ::kill(-group, 0) != 0;  // Orphans of the group are reaped by init, soon after.
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone);
   std::filesystem::remove_all(options.workDir);
 }
 

@@ -1,0 +1,203 @@
+#include "agent/real/checkpoint.h"
+
+#include <fcntl.h>
+#include <glog/logging.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "agent/exec/sandbox.h"
+#include "agent/runtime/agent_wire.h"
+
+namespace harvest::agent {
+namespace fs = std::filesystem;
+namespace {
+
+Status writeAtomically(const fs::path& file, const std::string& bytes) {
+  const fs::path temp = file.string() + ".tmp";
+  std::FILE* out = std::fopen(temp.c_str(), "wb");
+  if (out == nullptr) {
+    return Status::ioError("cannot write " + temp.string() + ": " + std::strerror(errno));
+  }
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
+  if (std::fclose(out) != 0 || !written || std::rename(temp.c_str(), file.c_str()) != 0) {
+    return Status::ioError("cannot write " + file.string() + ": " + std::strerror(errno));
+  }
+  return Status();
+}
+
+std::optional<std::string> readAll(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+std::string processText(const std::string& agentId, const CheckpointedTask& task) {
+  const auto identity = [](const ProcessIdentity& process) {
+    return std::to_string(process.pid) + " " + std::to_string(process.startTime);
+  };
+  return "agent " + agentId + "\nsandbox " + task.sandbox.string() + "\ncgroup " +
+         (task.cgroup ? "1" : "0") + "\nmonitor " + identity(task.pids.monitor) + "\ncommand " +
+         identity(task.pids.command) + "\n";
+}
+
+// The process file into `task`; false if a line is missing or malformed.
+bool parseProcess(const std::string& text, const std::string& agentId, CheckpointedTask& task) {
+  std::istringstream lines(text);
+  std::string line;
+  int seen = 0;
+  while (std::getline(lines, line)) {
+    const size_t space = line.find(' ');
+    if (space == std::string::npos) return false;
+    const std::string key = line.substr(0, space);
+    std::istringstream value(line.substr(space + 1));
+    if (key == "agent") {
+      if (line.substr(space + 1) != agentId) return false;
+    } else if (key == "sandbox") {
+      task.sandbox = line.substr(space + 1);
+    } else if (key == "cgroup") {
+      int flag = 0;
+      if (!(value >> flag)) return false;
+      task.cgroup = flag != 0;
+    } else if (key == "monitor" || key == "command") {
+      ProcessIdentity& process = key == "monitor" ? task.pids.monitor : task.pids.command;
+      if (!(value >> process.pid >> process.startTime) || process.pid <= 0) return false;
+    } else {
+      return false;
+    }
+    ++seen;
+  }
+  return seen == 5;
+}
+
+std::vector<fs::path> subdirectories(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (entry.is_directory()) out.push_back(entry.path());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<AgentCheckpoint> AgentCheckpoint::open(const fs::path& workDir, const std::string& agentId) {
+  if (Status valid = validatePathComponent("agent id", agentId); !valid.ok()) return valid;
+  const fs::path directory = fs::absolute(workDir) / "meta" / "slaves" / agentId;
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error) return Status::ioError("cannot create " + directory.string() + ": " + error.message());
+  const fs::path lock = directory / "lock";
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::ioError("cannot open " + lock.string() + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int cause = errno;
+    const std::string holder = readAll(lock).value_or("");
+    ::close(fd);
+    if (cause != EWOULDBLOCK) {
+      return Status::ioError("cannot lock " + lock.string() + ": " + std::strerror(cause));
+    }
+    return Status::failedPrecondition(
+        "agent '" + agentId + "' already runs under " + workDir.string() + ": pid " +
+        (holder.empty() ? std::string("?") : holder.substr(0, 20)) + " holds " + lock.string());
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    LOG(WARNING) << "cannot write the agent's pid to " << lock;
+  }
+  return AgentCheckpoint(directory, agentId, fd);
+}
+
+AgentCheckpoint::AgentCheckpoint(AgentCheckpoint&& other) noexcept
+    : directory_(std::move(other.directory_)),
+      agentId_(std::move(other.agentId_)),
+      lockFd_(other.lockFd_) {
+  other.lockFd_ = -1;
+}
+
+AgentCheckpoint::~AgentCheckpoint() {
+  if (lockFd_ >= 0) ::close(lockFd_);  // Releases the lock.
+}
+
+std::optional<std::string> AgentCheckpoint::bootId() const {
+  std::optional<std::string> text = readAll(directory_ / "boot_id");
+  if (!text || text->empty()) return std::nullopt;
+  return text;
+}
+
+Status AgentCheckpoint::writeBootId(const std::string& bootId) const {
+  return writeAtomically(directory_ / "boot_id", bootId);
+}
+
+Result<std::vector<CheckpointedTask>> AgentCheckpoint::tasks() const {
+  std::vector<CheckpointedTask> out;
+  for (const fs::path& framework : subdirectories(directory_ / "frameworks")) {
+    for (const fs::path& executor : subdirectories(framework / "executors")) {
+      for (const fs::path& run : subdirectories(executor / "runs")) {
+        std::optional<std::string> process = readAll(run / "process");
+        if (!process) {
+          // Its command never ran: the agent died between the two writes of a launch.
+          LOG(WARNING) << "container " << run << " was never started; forgotten";
+          fs::remove_all(run);
+          continue;
+        }
+        v1::AgentEvent event;
+        std::optional<std::string> bytes = readAll(run / "task");
+        CheckpointedTask task;
+        task.containerId = run.filename().string();
+        Result<RunTask> decoded = Result<RunTask>::invalidArgument("unreadable");
+        if (bytes && event.ParseFromString(*bytes)) decoded = runTaskFromEvent(event);
+        if (!decoded.ok() || event.run_task().task().agent_id().value() != agentId_ ||
+            !parseProcess(*process, agentId_, task)) {
+          return Status::corruption("the checkpoint in " + run.string() +
+                                    " is corrupt or belongs to another agent than '" + agentId_ +
+                                    "'; refusing to start (move it away to start afresh)");
+        }
+        task.run = std::move(decoded).value();
+        out.push_back(std::move(task));
+      }
+    }
+  }
+  return out;
+}
+
+Result<fs::path> AgentCheckpoint::runDirectory(const std::string& framework,
+                                               const std::string& task,
+                                               const std::string& containerId) const {
+  const fs::path run =
+      directory_ / "frameworks" / framework / "executors" / task / "runs" / containerId;
+  std::error_code error;
+  fs::create_directories(run, error);
+  if (error) return Status::ioError("cannot create " + run.string() + ": " + error.message());
+  return run;
+}
+
+Status AgentCheckpoint::write(const CheckpointedTask& task) const {
+  Result<fs::path> run = runDirectory(task.run.framework, task.run.task.task, task.containerId);
+  if (!run.ok()) return run.status();
+  std::string bytes;
+  runTaskEvent(task.run, agentId_).SerializeToString(&bytes);
+  if (Status written = writeAtomically(*run / "task", bytes); !written.ok()) return written;
+  return writeAtomically(*run / "process", processText(agentId_, task));
+}
+
+void AgentCheckpoint::forget(const std::string& framework, const std::string& task,
+                             const std::string& containerId) const {
+  std::error_code error;
+  const fs::path executor = directory_ / "frameworks" / framework / "executors" / task;
+  fs::remove_all(executor / "runs" / containerId, error);
+  // The executor's and framework's directories too, once nothing else is in them.
+  fs::remove(executor / "runs", error);
+  fs::remove(executor, error);
+  fs::remove(directory_ / "frameworks" / framework / "executors", error);
+  fs::remove(directory_ / "frameworks" / framework, error);
+}
+
+}  // namespace harvest::agent

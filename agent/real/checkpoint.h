@@ -1,0 +1,78 @@
+// AgentCheckpoint: what a ProcessAgent keeps on disk so that a restarted agent finds its tasks
+// again (Mesos's checkpointed agent state, --recover). Layout, under the work dir:
+//
+//   meta/slaves/<agent>/lock       flock'ed by the running agent, holding its pid
+//   meta/slaves/<agent>/boot_id    the boot id the agent registers with
+//   meta/slaves/<agent>/frameworks/<fw>/executors/<task>/runs/<container>/
+//       task      the RunTask the master sent (an AgentEvent RUN_TASK, binary protobuf): the
+//                 ledger entry is rebuilt from it (resources, role, kill grace, TASK_KILLING)
+//       process   text: "agent ID", "sandbox PATH", "cgroup 0|1", "monitor PID START",
+//                 "command PID START" (START: /proc/<pid>/stat field 22)
+//       status    written by the task's monitor when the command ends: its wait status
+//
+// Every file is written to a temporary name and renamed, so a reader sees a whole file or
+// none. No fsync: the checkpoint outlives the agent's process, not the machine, whose reboot
+// ends the tasks anyway (a new boot id). A container's directory goes once its end is reported.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/exec/command_process.h"
+#include "agent/runtime/agent_link.h"
+#include "common/status.h"
+
+namespace harvest::agent {
+
+// One container as checkpointed.
+struct CheckpointedTask {
+  RunTask run;
+  std::string containerId;
+  std::filesystem::path sandbox;
+  bool cgroup = false;  // It runs in a container cgroup named after containerId.
+  MonitoredPids pids;
+};
+
+class AgentCheckpoint {
+ public:
+  // Takes the agent's lock: refused (kFailedPrecondition, naming the holder's pid) while
+  // another live agent with this id holds it under this work dir.
+  static Result<AgentCheckpoint> open(const std::filesystem::path& workDir,
+                                      const std::string& agentId);
+  ~AgentCheckpoint();
+  AgentCheckpoint(AgentCheckpoint&& other) noexcept;
+  AgentCheckpoint& operator=(AgentCheckpoint&&) = delete;
+  AgentCheckpoint(const AgentCheckpoint&) = delete;
+
+  const std::filesystem::path& directory() const { return directory_; }
+  std::optional<std::string> bootId() const;
+  Status writeBootId(const std::string& bootId) const;
+
+  // Every checkpointed container. A file that does not decode, or names another agent, is
+  // kCorruption naming the file: the caller refuses to start rather than lose the task.
+  Result<std::vector<CheckpointedTask>> tasks() const;
+
+  // The container's directory (made if missing) and the file its monitor records the end in.
+  Result<std::filesystem::path> runDirectory(const std::string& framework, const std::string& task,
+                                             const std::string& containerId) const;
+  static std::filesystem::path statusFile(const std::filesystem::path& runDirectory) {
+    return runDirectory / "status";
+  }
+  // Writes the container's task and process files (once its command runs).
+  Status write(const CheckpointedTask& task) const;
+  // The container's end was reported: its directory goes.
+  void forget(const std::string& framework, const std::string& task,
+              const std::string& containerId) const;
+
+ private:
+  AgentCheckpoint(std::filesystem::path directory, std::string agentId, int lockFd)
+      : directory_(std::move(directory)), agentId_(std::move(agentId)), lockFd_(lockFd) {}
+
+  std::filesystem::path directory_;
+  std::string agentId_;
+  int lockFd_ = -1;
+};
+
+}  // namespace harvest::agent
