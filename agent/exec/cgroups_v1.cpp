@@ -333,20 +333,27 @@ int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (container.destroy()) {
-      LOG(INFO) << "removed the cgroup of container " << id << " left by an earlier run";
+      LOG(INFO) << "removed the leftover cgroup of container " << id;
       ++removed;
     } else {
-      LOG(ERROR) << "the cgroup of container " << id
-                 << " left by an earlier run stays: " << container.processes().size()
-                 << " processes would not die";
+      LOG(ERROR) << "the leftover cgroup of container " << id
+                 << " stays: " << container.processes().size() << " processes would not die";
     }
   }
   return removed;
 }
 
-void removeAgentCgroups(const AgentCgroups& agent) {
+void removeAgentCgroups(const AgentCgroups& agent, int attempts) {
+  // A task dropped while its processes were still dying (a loaded host can take longer than
+  // its container's own bounded wait) left its container behind: it goes first, or the root
+  // could not.
+  removeContainerCgroups(agent, {}, attempts);
   for (const fs::path& dir : distinct(agent.root)) {
-    if (removeDir(dir)) removeDir(dir.parent_path());
+    if (removeDir(dir)) {
+      removeDir(dir.parent_path());
+    } else {
+      LOG(ERROR) << "the agent's cgroup " << dir.string() << " stays: " << std::strerror(errno);
+    }
   }
 }
 

@@ -140,8 +140,9 @@ Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const s
 int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string>& keep = {},
                            int attempts = 200);
 
-// Removes the agent's root cgroups (empty by then) and their parent `<cgroups root>` when
-// nothing else is under it, so that a stopped agent leaves no cgroup behind.
-void removeAgentCgroups(const AgentCgroups& agent);
+// Removes what container cgroups are still under the agent's root (as removeContainerCgroups,
+// `attempts` polls each), then the root cgroups and their parent `<cgroups root>` when nothing
+// else is under it, so that a stopped agent leaves no cgroup behind.
+void removeAgentCgroups(const AgentCgroups& agent, int attempts = 200);
 
 }  // namespace harvest::agent

@@ -16,6 +16,8 @@ left=0
 while IFS= read -r dir; do
   procs=$(find "$dir" -name cgroup.procs -exec cat {} + 2>/dev/null | tr '\n' ' ')
   echo "cgroup left: $dir (processes: ${procs:-none})"
+  # What is under it names the agent and the container that were not removed.
+  find "$dir" -mindepth 1 -type d -printf '  under it: %P\n' 2>/dev/null
   left=1
 done < <(find /sys/fs/cgroup -mindepth 1 -maxdepth 8 -type d \
   \( -name 'harvest-test-*' -o -name 'harvest-bench-*' \) -prune -print 2>/dev/null)

@@ -162,11 +162,12 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   ASSERT_TRUE(at.has_value() && *at != "-1")
       << "the agents page never showed " << count << " agents";
   std::cout << "[ drawn at   ] " << *at << " ms after navigation\n";
-  // The target is 1 s; measured 0.7-1.2 s on this 2-core box while other builds ran
-  // (docs/NUMBERS.md), most of it the master writing 5.5 MB of /master/state. The bound here
-  // is what a loaded CI machine always meets; the figure above is what to compare.
+  // The target is 1 s; measured 0.6-1.0 s alone on a 2-core box (docs/NUMBERS.md), most
+  // of it the master writing 5.5 MB of /master/state, and 2.7 s with the whole suite running
+  // beside it on two cores. The bound here is what a loaded CI machine always meets; the
+  // figure above is what to compare.
   if (kTimed) {
-    EXPECT_LE(std::stoi(*at), 2500);
+    EXPECT_LE(std::stoi(*at), 5000);
   }
   EXPECT_EQ(page->errors(), "");
 }

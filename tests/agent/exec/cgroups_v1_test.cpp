@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "agent/exec/isolation.h"
+#include "agent/exec/posix_usage.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {
@@ -31,12 +32,10 @@ using testing::waitForOutcome;
 
 #if defined(__SANITIZE_ADDRESS__)
 // Under AddressSanitizer a helper also keeps its runtime and the shadow of what it touches
-// resident (as posix_usage_test.cpp measured), and its start-up burns more cpu.
+// resident (as posix_usage_test.cpp measured).
 constexpr uint64_t kSanitizerBytes = 2 * (8u << 20) + (64u << 20) / 8;
-constexpr double kSanitizerCpu = 0.2;
 #else
 constexpr uint64_t kSanitizerBytes = 0;
-constexpr double kSanitizerCpu = 0;
 #endif
 
 std::string readText(const std::filesystem::path& path) {
@@ -165,8 +164,17 @@ TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
   Result<CgroupUsage> usage = container->usage();
   ASSERT_TRUE(usage.ok()) << usage.message();
   const double cpu = usage->cpusUserTimeSecs + usage->cpusSystemTimeSecs;
-  EXPECT_GE(cpu, 0.45);
-  EXPECT_LE(cpu, 0.55 + 0.05 + kSanitizerCpu) << "500 ms spun, the rest is start-up";
+  EXPECT_GE(cpu, 0.5) << "500 ms spun";
+  // The rest is the two processes' start-up and the holder's page faults, which differ from host
+  // to host: the container's count is theirs, to within a few clock ticks.
+  double processesCpu = 0;
+  for (const pid_t group : {(*spinner)->pid(), (*holder)->pid()}) {
+    for (const ProcessStat& process : processesInGroup(group)) {
+      processesCpu += static_cast<double>(process.userTicks + process.systemTicks) /
+                      static_cast<double>(::sysconf(_SC_CLK_TCK));
+    }
+  }
+  EXPECT_NEAR(cpu, processesCpu, 0.05);
   EXPECT_GE(usage->memRssBytes, 64u << 20);
   EXPECT_LE(usage->memRssBytes, (64u << 20) * 11 / 10 + kSanitizerBytes);
   EXPECT_EQ(usage->memLimitBytes, 256u << 20);
@@ -252,6 +260,30 @@ TEST_F(ContainerCgroupTest, LeftoversOfAnEarlierRunAreKilledAndRemoved) {
   ASSERT_TRUE(outcome.has_value());
   EXPECT_EQ(outcome->message, "Command terminated with signal Killed");
   EXPECT_TRUE(left->destroy()) << "already gone";
+}
+
+// An agent that stops while a task's processes still run in its container (a container whose
+// own bounded wait ran out) kills them and removes the container, its root and the cgroups root.
+TEST_F(ContainerCgroupTest, AStoppingAgentRemovesTheContainersStillUnderItsRoot) {
+  auto running = make("still-running", {.cpus = 1});
+  ASSERT_NE(running, nullptr);
+  const Sandbox sandbox = makeSandbox("still-running");
+  auto process =
+      CommandProcess::launch(shellCommand("echo up; exec sleep 30"), sandbox, running.get());
+  ASSERT_TRUE(process.ok());
+  testing::recordProcessGroup((*process)->pid());
+  waitForContent(sandbox.stdoutPath(), "up");
+  const std::filesystem::path root = agent_->root.memory;
+
+  removeAgentCgroups(*agent_);
+  EXPECT_FALSE(std::filesystem::exists(running->paths().memory));
+  EXPECT_FALSE(std::filesystem::exists(running->paths().cpu));
+  EXPECT_FALSE(std::filesystem::exists(root));
+  std::optional<CommandOutcome> outcome = waitForOutcome(**process);
+  ASSERT_TRUE(outcome.has_value());
+  EXPECT_EQ(outcome->message, "Command terminated with signal Killed");
+  EXPECT_TRUE(running->destroy()) << "already gone";
+  agent_.reset();
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "fake_master.h"
 #include "net/http_client.h"
 #include "test_pki.h"
+#include "tracked_processes.h"
 
 namespace harvest::agent {
 namespace {
@@ -98,6 +101,7 @@ class AgentHttpTest : public ::testing::Test {
     if (processes == nullptr) return;
     if (std::optional<pid_t> group = processes->processGroupOf("f1", task)) {
       groups_.push_back(*group);
+      testing::recordProcessGroup(*group);
     }
   }
 
@@ -120,6 +124,13 @@ class AgentHttpTest : public ::testing::Test {
   std::vector<pid_t> groups_;
   std::shared_ptr<const http::TlsContext> clientTls_;  // Null: requests in plaintext.
 };
+
+std::string readFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
 
 Struct objectOf(const std::string& json) {
   Struct parsed;
@@ -227,7 +238,10 @@ TEST_F(AgentHttpTest, StatisticsShowCpuTimeGrowing) {
   // It holds a 16 MB string while it spins: enough resident memory that the memory cgroup's
   // per-cpu batched counters show it too.
   launch("busy", "cpus:1;mem:128",
-         "x=$(head -c 16000000 /dev/zero | tr '\\0' a); while :; do :; done", 2);
+         "x=$(head -c 16000000 /dev/zero | tr '\\0' a); echo ready; while :; do :; done", 2);
+  // Sampled once the string is whole: before, the cpu that makes it would pass for the loop's.
+  const std::filesystem::path stdoutPath = sandboxOf("busy") / "stdout";
+  ASSERT_TRUE(agent_->runUntil([&] { return readFile(stdoutPath) == "ready\n"; }, kWait));
   auto sample = [&] {
     http::ClientResponse response = get("/monitor/statistics");
     EXPECT_EQ(response.status, 200);

@@ -1,19 +1,17 @@
 // AgentProcess with --tasks=processes against a fake harvest-master (fake_master.h): the task's
 // command runs for real and the master hears what Mesos's command executor would say.
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "fake_master.h"
 #include "resources/proto/convert.h"
+#include "tracked_processes.h"
 
 namespace harvest::agent {
 namespace {
@@ -249,6 +247,7 @@ TEST(AgentProcessTasksTest, RestartedAgentReRegistersWithItsBootIdAndItsRunningT
   ASSERT_TRUE(first->runUntil([&] { return fake.applied().size() == 2; }, kWait));
   const auto& processes = dynamic_cast<const ProcessAgent&>(first->agent());
   const pid_t group = *processes.processGroupOf("f1", "t1");
+  testing::recordProcessGroup(group);
   const_cast<ProcessAgent&>(processes).abandon();
   first.reset();
 
@@ -264,12 +263,7 @@ TEST(AgentProcessTasksTest, RestartedAgentReRegistersWithItsBootIdAndItsRunningT
   EXPECT_EQ(dynamic_cast<const ProcessAgent&>(second->agent()).processGroupOf("f1", "t1"),
             std::optional<pid_t>(group));
   second.reset();  // A stopped agent still ends its tasks.
-  bool gone = false;
-  for (int attempt = 0; attempt < 200 && !gone; ++attempt) {
-    gone = ::kill(-group, 0) != 0;  // Orphans of the group are reaped by init, soon after.
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(gone);
+  EXPECT_TRUE(testing::waitUntilGone(group, group));
   std::filesystem::remove_all(options.workDir);
 }
 

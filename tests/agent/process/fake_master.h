@@ -226,7 +226,8 @@ inline AgentProcessOptions optionsFor(uint16_t port) {
   options.callTimeout = Duration::milliseconds(1000);
   options.bootId = "boot-1";
   // Cgroups (when the tests run as root) under a root named for this test process: tests run
-  // in parallel processes with the same agent id, and an agent clears its id's cgroups.
+  // in parallel processes with the same agent id, and an agent clears its id's cgroups. It is
+  // tracked_processes.h's root, checked at the end of the binaries that run real tasks.
   options.isolation.cgroupsRoot = "harvest-test-" + std::to_string(::getpid());
   return options;
 }
