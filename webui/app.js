@@ -3,7 +3,8 @@
 // /allocator/explain for the framework on screen or /allocator/role_history for the agent on
 // screen, and again as soon as the operator API's SUBSCRIBE stream reports a change; it redraws
 // the view the location's hash names. Tables keep their sort, filter and scroll across
-// updates; long ones draw only the rows in view, so 10k agents cost what 40 do.
+// updates; long ones draw only the rows in view, so 10k agents cost what 40 do. A task's
+// sandbox is read from its agent (another origin) as Mesos's UI reads it: JSONP.
 'use strict';
 
 const POLL_MS = 1000;
@@ -12,7 +13,8 @@ const KINDS = ['cpus', 'mem', 'disk', 'gpus'];
 const HISTORY = 120;  // Points kept for the charts: two minutes at one poll a second.
 
 const model = {
-  master: null, roles: null, metrics: null, explain: null, roleHistory: null, error: null,
+  master: null, roles: null, metrics: null, explain: null, roleHistory: null, sandbox: null,
+  error: null,
   events: [], cycleMs: [], offerRate: [], rescindRate: [], evictionRate: [],
   sort: {}, filter: {}, updated: 0,
 };
@@ -55,6 +57,75 @@ async function getJson(path) {
   const response = await fetch(path, {cache: 'no-store'});
   if (!response.ok) throw new Error(path + ' answered ' + response.status);
   return response.json();
+}
+
+// An allocator module without host affinity answers 501: the agent page says so, and the
+// master is not unreadable for it.
+async function readRoleHistory(agent) {
+  const path = '/allocator/role_history?agent=' + encodeURIComponent(agent);
+  const response = await fetch(path, {cache: 'no-store'});
+  if (response.status === 501) return {agent_id: agent, unsupported: true, roles: []};
+  if (!response.ok) throw new Error(path + ' answered ' + response.status);
+  return response.json();
+}
+
+// The agent's own endpoints, from its pid in /master/state ("slave(1)@ip:port").
+function agentUrl(agent) {
+  const at = (agent.pid || '').lastIndexOf('@');
+  return at < 0 ? null : 'http://' + agent.pid.slice(at + 1);
+}
+
+// GET from another origin: the agent wraps its JSON in a call of the named function (?jsonp=),
+// loaded as a script. Each request has its own name, removed once answered or timed out.
+const JSONP_TIMEOUT_MS = 3000;
+let jsonpCount = 0;
+function jsonp(url) {
+  return new Promise((resolve, reject) => {
+    const name = 'harvestJsonp' + ++jsonpCount;
+    const script = document.createElement('script');
+    const end = () => { clearTimeout(timer); delete window[name]; script.remove(); };
+    const timer = setTimeout(() => { end(); reject(new Error(url + ' did not answer')); }, JSONP_TIMEOUT_MS);
+    window[name] = (value) => { end(); resolve(value); };
+    script.onerror = () => { end(); reject(new Error(url + ' could not be read')); };
+    script.src = url + (url.includes('?') ? '&' : '?') + 'jsonp=' + name;
+    document.head.append(script);
+  });
+}
+
+// The tail of a sandbox file shown at once: a log may be far larger than a page wants.
+const SANDBOX_TAIL_BYTES = 64 * 1024;
+
+// What the sandbox route names, read from its agent: the executor's directory (its /state),
+// then the listing of the directory or path under it, or, for a file, its last bytes.
+async function readSandbox(route) {
+  const sandbox = {key: route.key, error: null};
+  try {
+    const agent = agents().find((a) => a.id === route.id);
+    const base = agent && agentUrl(agent);
+    if (!base) throw new Error('agent ' + route.id + ' has no address in /master/state');
+    const state = await jsonp(base + '/state');
+    const framework = [...state.frameworks, ...state.completed_frameworks].find((f) => f.id === route.framework);
+    const executor = framework && [...framework.executors, ...framework.completed_executors]
+        .find((e) => e.id === route.executor);
+    if (!executor || !executor.directory) {
+      throw new Error('agent ' + route.id + ' has no sandbox of ' + route.executor + ' of ' + route.framework);
+    }
+    const path = executor.directory + (route.path ? '/' + route.path : '');
+    const query = 'path=' + encodeURIComponent(path);
+    const entries = await jsonp(base + '/files/browse?' + query);
+    Object.assign(sandbox, {base, directory: executor.directory, path});
+    const self = entries.length === 1 && entries[0].path === path ? entries[0] : null;
+    if (self && !self.mode.startsWith('d')) {
+      const from = Math.max(0, self.size - SANDBOX_TAIL_BYTES);
+      const read = await jsonp(base + '/files/read?' + query + '&offset=' + from + '&length=' + SANDBOX_TAIL_BYTES);
+      Object.assign(sandbox, {file: self, data: read.data, offset: read.offset});
+    } else {
+      sandbox.entries = entries;
+    }
+  } catch (error) {
+    sandbox.error = String(error.message || error);
+  }
+  model.sandbox = sandbox;
 }
 
 // Events worth a line: what appeared or went between two polls, and counters that moved.
@@ -120,11 +191,10 @@ async function readMaster() {
     if (route.view === 'framework') {
       model.explain = await getJson('/allocator/explain?framework=' + encodeURIComponent(route.id));
     }
-    if (route.view === 'agent') {
-      model.roleHistory = await getJson('/allocator/role_history?agent=' + encodeURIComponent(route.id));
-    }
+    if (route.view === 'agent') model.roleHistory = await readRoleHistory(route.id);
     noteChanges(model.master, master, model.metrics, metrics);
     Object.assign(model, {master, roles, metrics, error: null, updated: Date.now()});
+    if (route.view === 'sandbox') await readSandbox(route);
   } catch (error) {
     model.error = String(error.message || error);
   }
@@ -292,6 +362,10 @@ function totalsTable() {
 // runs there now, and where a role would go back first ("held first": the agent is in the
 // role's list of available agents, so once free it is offered to that role before others).
 function roleHistoryTable(answer) {
+  if (answer.unsupported) {
+    return el('div', {class: 'muted', 'data-testid': 'role-history',
+                      text: 'not kept by this allocator (it has no host affinity)'});
+  }
   if (!answer.roles.length) {
     return el('div', {class: 'muted', 'data-testid': 'role-history',
                       text: 'none (no role has run here, or host affinity is off)'});
@@ -317,6 +391,57 @@ function explainTable(decisions) {
                                        el('td', {text: d.reason}), el('td', {text: detail(d)})));
   const head = el('tr', {}, ...['agent', 'reason', 'detail'].map((h) => el('th', {text: h})));
   return el('table', {'data-testid': 'explain'}, el('thead', {}, head), el('tbody', {}, ...rows));
+}
+
+// A command task's executor is the task itself (Mesos's command executor takes the task's id).
+function sandboxHash(agent, framework, executor, path) {
+  return '#/agents/' + [agent, 'sandbox', framework, executor].map(encodeURIComponent).join('/') +
+         (path ? '/' + path.split('/').map(encodeURIComponent).join('/') : '');
+}
+
+function sandboxLink(task) {
+  return el('a', {href: sandboxHash(task.slave_id, task.framework.id, task.executor_id || task.id),
+                  'data-testid': 'sandbox-link', text: 'sandbox'});
+}
+
+function sizeText(bytes) {
+  if (bytes < 1024) return bytes + ' B';
+  return bytes < 1024 * 1024 ? fmt(bytes / 1024) + ' KiB' : fmt(bytes / (1024 * 1024)) + ' MiB';
+}
+
+// One sandbox, as its agent answers: a directory's entries (each a link further in, and files a
+// download from the agent), or a file's last bytes.
+function sandboxView(route, sandbox) {
+  const title = el('h2', {text: 'Sandbox of ' + route.executor + ' of ' + route.framework + ' on ' + route.id});
+  const crumbs = [el('a', {href: sandboxHash(route.id, route.framework, route.executor), text: 'sandbox'})];
+  const parts = route.path ? route.path.split('/') : [];
+  parts.forEach((part, i) => crumbs.push(' / ', el('a', {
+    href: sandboxHash(route.id, route.framework, route.executor, parts.slice(0, i + 1).join('/')), text: part})));
+  const where = el('p', {'data-testid': 'sandbox-path'}, ...crumbs);
+  if (!sandbox) return [title, where, el('div', {class: 'muted', text: 'loading'})];
+  if (sandbox.error) return [title, where, el('p', {class: 'error', 'data-testid': 'sandbox-error', text: sandbox.error})];
+  const download = (path) => sandbox.base + '/files/download?path=' + encodeURIComponent(path);
+  if (sandbox.file) {
+    const shown = sandbox.offset > 0 ? 'last ' + sizeText(sandbox.file.size - sandbox.offset) + ' of ' : '';
+    return [title, where,
+            el('p', {class: 'muted'}, shown + sizeText(sandbox.file.size) + ' · ',
+               el('a', {href: download(sandbox.path), 'data-testid': 'sandbox-download', text: 'download'})),
+            el('pre', {class: 'file', 'data-testid': 'sandbox-file', text: sandbox.data})];
+  }
+  const relative = (path) => path.slice(sandbox.directory.length + 1);
+  const head = ['name', 'size', 'mode', 'modified', ''];
+  const rows = sandbox.entries.map((entry) => {
+    const name = entry.path.slice(entry.path.lastIndexOf('/') + 1);
+    const link = el('a', {href: sandboxHash(route.id, route.framework, route.executor, relative(entry.path)), text: name});
+    const isFile = !entry.mode.startsWith('d');
+    return el('tr', {'data-key': name}, el('td', {}, link), el('td', {class: 'num', text: isFile ? sizeText(entry.size) : '-'}),
+              el('td', {text: entry.mode}), el('td', {text: new Date(entry.mtime * 1000).toLocaleString()}),
+              el('td', {}, isFile ? el('a', {href: download(entry.path), text: 'download'}) : ''));
+  });
+  return [title, where,
+          el('table', {'data-testid': 'sandbox-files'},
+             el('thead', {}, el('tr', {}, ...head.map((h, i) => el('th', {class: i === 1 ? 'num' : '', text: h})))),
+             el('tbody', {}, ...rows))];
 }
 
 const views = {
@@ -376,10 +501,18 @@ const views = {
           el('h2', {text: 'Role history (host affinity)'}),
           history ? roleHistoryTable(history) : el('div', {class: 'muted', text: 'loading'}),
           el('h2', {text: 'Tasks'}),
-          ...(on.length ? on.map((t) => el('div', {'data-key': t.id,
-                                                   text: t.id + ' of ' + t.framework.id + ': ' + t.state + ', ' +
-                                                         resourcesText(t.resources)}))
+          ...(on.length ? on.map((t) => el('div', {'data-key': t.id},
+                                           t.id + ' of ' + t.framework.id + ': ' + t.state + ', ' +
+                                               resourcesText(t.resources) + ' · ',
+                                           sandboxLink(t)))
                         : [el('div', {class: 'muted', text: 'none'})]));
+    },
+  },
+  sandbox: {
+    build() { return el('div'); },
+    update(node, id, route) {
+      const sandbox = model.sandbox && model.sandbox.key === route.key ? model.sandbox : null;
+      node.replaceChildren(...sandboxView(route, sandbox));
     },
   },
   frameworks: {
@@ -414,7 +547,9 @@ const views = {
           el('h2', {text: 'Why no offers? (per agent, last cycle)'}),
           explainTable(decisions),
           el('h2', {text: 'Tasks'}),
-          ...(framework.tasks || []).map((t) => el('div', {text: t.id + ' on ' + t.slave_id + ': ' + t.state})));
+          ...(framework.tasks || []).map((t) => el('div', {'data-key': t.id},
+                                                   t.id + ' on ' + t.slave_id + ': ' + t.state + ' · ',
+                                                   sandboxLink(Object.assign({framework}, t)))));
     },
   },
   roles: {
@@ -450,6 +585,11 @@ const views = {
 
 function parseRoute() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  if (parts[0] === 'agents' && parts[2] === 'sandbox' && parts[3] && parts[4]) {
+    const path = parts.slice(5).filter((p) => p).join('/');
+    return {view: 'sandbox', id: parts[1], framework: parts[3], executor: parts[4], path,
+            key: [parts[1], parts[3], parts[4], path].join('\n')};
+  }
   if (parts[0] === 'agents' && parts[1]) return {view: 'agent', id: parts[1]};
   if (parts[0] === 'frameworks' && parts[1]) return {view: 'framework', id: parts[1]};
   return {view: views[parts[0]] ? parts[0] : 'overview', id: null};
@@ -458,16 +598,17 @@ function parseRoute() {
 let shown = null;  // {key, node} of the view on screen.
 function update() {
   const route = parseRoute();
-  const key = route.view + '/' + route.id;
+  const key = route.view + '/' + (route.key || route.id);
   const view = views[route.view];
   if (!shown || shown.key !== key) {
     shown = {key, node: view.build()};
     document.getElementById('view').replaceChildren(shown.node);
+    const section = route.view === 'sandbox' ? 'agent' : route.view;  // A sandbox is an agent's.
     for (const a of document.querySelectorAll('nav a')) {
-      a.classList.toggle('active', route.view.startsWith(a.dataset.view.replace(/s$/, '')));
+      a.classList.toggle('active', section.startsWith(a.dataset.view.replace(/s$/, '')));
     }
   }
-  if (model.master) view.update(shown.node, route.id);
+  if (model.master) view.update(shown.node, route.id, route);
   const leader = model.master ? model.master.leader_info || {} : {};
   document.getElementById('leader').textContent = model.master
       ? 'leader ' + ((leader.address || {}).hostname || '?') + ':' + ((leader.address || {}).port || '?') +
