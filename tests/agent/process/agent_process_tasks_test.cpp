@@ -201,7 +201,8 @@ TEST(AgentProcessTasksTest, QoSPreemptsThrottleableTasksUnderMemoryPressure) {
   EXPECT_EQ(agent->stats().qosPreemptions, 1u);
   // Ten more samples: the regular task is never a victim.
   agent->runFor(Duration::milliseconds(500));
-  EXPECT_EQ(lastStatusOf(fake.applied(), "regular")->status().state(), v1::TASK_RUNNING);
+  const std::vector<v1::AgentCall> later = fake.applied();
+  EXPECT_EQ(lastStatusOf(later, "regular")->status().state(), v1::TASK_RUNNING);
   EXPECT_EQ(agent->stats().qosPreemptions, 1u);
   std::filesystem::remove_all(options.workDir);
 }
@@ -219,12 +220,14 @@ TEST(AgentProcessTasksTest, QoSDryRunPreemptsNobody) {
                    "a1"));
   ASSERT_TRUE(agent->runUntil(
       [&] {
-        const v1::AgentCall* last = lastStatusOf(fake.applied(), "slack");
+        const std::vector<v1::AgentCall> calls = fake.applied();
+        const v1::AgentCall* last = lastStatusOf(calls, "slack");
         return last != nullptr && last->status().state() == v1::TASK_RUNNING;
       },
       kWait));
   agent->runFor(Duration::milliseconds(500));
-  EXPECT_EQ(lastStatusOf(fake.applied(), "slack")->status().state(), v1::TASK_RUNNING);
+  const std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(lastStatusOf(calls, "slack")->status().state(), v1::TASK_RUNNING);
   EXPECT_EQ(agent->stats().qosPreemptions, 0u);
   std::filesystem::remove_all(options.workDir);
 }
