@@ -343,11 +343,11 @@ int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string
   return removed;
 }
 
-void removeAgentCgroups(const AgentCgroups& agent, int attempts) {
+void removeAgentCgroups(const AgentCgroups& agent) {
   // A task dropped while its processes were still dying (a loaded host can take longer than
   // its container's own bounded wait) left its container behind: it goes first, or the root
   // could not.
-  removeContainerCgroups(agent, {}, attempts);
+  removeContainerCgroups(agent);
   for (const fs::path& dir : distinct(agent.root)) {
     if (removeDir(dir)) {
       removeDir(dir.parent_path());

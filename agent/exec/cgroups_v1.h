@@ -140,9 +140,9 @@ Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const s
 int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string>& keep = {},
                            int attempts = 200);
 
-// Removes what container cgroups are still under the agent's root (as removeContainerCgroups,
-// `attempts` polls each), then the root cgroups and their parent `<cgroups root>` when nothing
-// else is under it, so that a stopped agent leaves no cgroup behind.
-void removeAgentCgroups(const AgentCgroups& agent, int attempts = 200);
+// Removes what container cgroups are still under the agent's root (as removeContainerCgroups),
+// then the root cgroups and their parent `<cgroups root>` when nothing else is under it, so
+// that a stopped agent leaves no cgroup behind.
+void removeAgentCgroups(const AgentCgroups& agent);
 
 }  // namespace harvest::agent

@@ -10,9 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <future>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -125,13 +123,6 @@ class AgentHttpTest : public ::testing::Test {
   std::shared_ptr<const http::TlsContext> clientTls_;  // Null: requests in plaintext.
 };
 
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
 Struct objectOf(const std::string& json) {
   Struct parsed;
   EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok()) << json;
@@ -241,7 +232,7 @@ TEST_F(AgentHttpTest, StatisticsShowCpuTimeGrowing) {
          "x=$(head -c 16000000 /dev/zero | tr '\\0' a); echo ready; while :; do :; done", 2);
   // Sampled once the string is whole: before, the cpu that makes it would pass for the loop's.
   const std::filesystem::path stdoutPath = sandboxOf("busy") / "stdout";
-  ASSERT_TRUE(agent_->runUntil([&] { return readFile(stdoutPath) == "ready\n"; }, kWait));
+  ASSERT_TRUE(agent_->runUntil([&] { return testing::readFile(stdoutPath) == "ready\n"; }, kWait));
   auto sample = [&] {
     http::ClientResponse response = get("/monitor/statistics");
     EXPECT_EQ(response.status, 200);
