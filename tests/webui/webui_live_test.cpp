@@ -90,6 +90,9 @@ TEST_F(WebUiLiveTest, AgentJoiningTaskLaunchedAndAgentRemovedShowWithinTwoSecond
       page->waitUntil(textOf("agents-count") + " === '2'", kVisibleWithin);
   ASSERT_TRUE(joined) << "a2 did not show; the page says "
                       << *page->evaluate(textOf("agents-count"));
+  // It came as an event the page read from the protobuf stream: AGENT_ADDED, type 4.
+  EXPECT_TRUE(page->waitUntil("document.body.dataset.lastEvent === '4'", kVisibleWithin))
+      << "the last event the page read is " << *page->evaluate("document.body.dataset.lastEvent");
 
   std::vector<v1::Offer> offers = framework.offers();
   ASSERT_EQ(offers.size(), 1u);
@@ -136,6 +139,15 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   }
   std::atomic<bool> stop{false};
   std::thread serving([&] { master->run(stop); });
+  // A failed assertion returns early: the master's thread is stopped and joined all the same.
+  struct StopServing {
+    std::atomic<bool>& stop;
+    std::thread& serving;
+    ~StopServing() {
+      stop = true;
+      serving.join();
+    }
+  } stopServing{stop, serving};
 
   // The browser is already running, as a person's is: the time is the page's, not the
   // browser's start.
@@ -144,7 +156,14 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   const std::string count = std::to_string(kManyAgents);
   ASSERT_TRUE(
       page->waitUntil(textOf("agents-count") + " === '" + count + "'", Duration::seconds(20)));
+  // The overview has opened its stream, so its whole first load is over; the blank page ends
+  // its one-a-second reads, and the last one in flight (0.3 s at 10k agents) is let end, so the
+  // time below is the agents page's own, not the tail of the page before it competing for the
+  // two cores.
+  ASSERT_TRUE(
+      page->waitUntil("document.body.dataset.lastEvent !== undefined", Duration::seconds(20)));
   ASSERT_TRUE(page->navigate("about:blank"));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   ASSERT_TRUE(page->navigate(url(master->port(), "/agents")));
   // performance.now() counts from the navigation's start, when the browser asked for the page.
   const std::string drawnAt = "(" + textOf("agents-count") + " === '" + count + " of " + count +
@@ -157,15 +176,12 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
     if (at && *at != "-1") break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  stop = true;
-  serving.join();
   ASSERT_TRUE(at.has_value() && *at != "-1")
       << "the agents page never showed " << count << " agents";
   std::cout << "[ drawn at   ] " << *at << " ms after navigation\n";
-  // The target is 1 s; measured 0.6-1.0 s alone on a 2-core box (docs/NUMBERS.md), most
-  // of it the master writing 5.5 MB of /master/state, and 2.7 s with the whole suite running
-  // beside it on two cores. The bound here is what a loaded CI machine always meets; the
-  // figure above is what to compare.
+  // The target is 1 s; measured 0.35-0.5 s on a 2-core box at rest (docs/NUMBERS.md),
+  // and up to 2.7 s with the whole suite running beside it. The bound here is what a loaded CI
+  // machine always meets; the figure above is what to compare.
   if (kTimed) {
     EXPECT_LE(std::stoi(*at), 5000);
   }
