@@ -13,6 +13,7 @@
 
 #include "headless_browser.h"
 #include "testing/cluster.h"
+#include "testing/forwarding_allocator.h"
 #include "testing/operator_client.h"
 
 namespace harvest::webui_test {
@@ -231,6 +232,40 @@ TEST(WebUiServingTest, TheUiIsBehindTheMastersAuthentication) {
             200);
   EXPECT_EQ(request(master.port(), "GET", "/webui/missing.js", basicAuth("ops", "secret-o")).status,
             404);
+}
+
+// The module without the role-history query (an allocator of another make): the one call it
+// lacks answers as Allocator's default does.
+class WithoutRoleHistory final : public ForwardingAllocator {
+ public:
+  using ForwardingAllocator::ForwardingAllocator;
+  Result<AgentRoleHistory> roleHistory(const std::string& agent) const override {
+    return Allocator::roleHistory(agent);
+  }
+};
+
+TEST(WebUiModuleTest, AnAgentPageSaysSoWhenTheAllocatorKeepsNoRoleHistory) {
+  std::optional<std::string> chromium = findChromium();
+  if (!chromium) GTEST_SKIP() << "chromium is not installed (bash scripts/install-deps.sh does)";
+  MasterOptions options = fastOptions();
+  options.decorateAllocator = [](std::unique_ptr<Allocator> inner) {
+    return std::make_unique<WithoutRoleHistory>(std::move(inner));
+  };
+  MasterThread master(NetworkOptions{}, options);
+  FakeAgent a1(master.port(), "a1", "cpus:2;mem:1024");
+  ASSERT_EQ(a1.registerAgent(), 200);
+  EXPECT_EQ(request(master.port(), "GET", "/allocator/role_history?agent=a1").status, 501);
+
+  PageRun run = loadPage(
+      *chromium, "http://127.0.0.1:" + std::to_string(master.port()) + "/#/agents/a1", 1500);
+  ASSERT_TRUE(run.finished);
+  EXPECT_EQ(testText(run.dom, "role-history"),
+            "not kept by this allocator (it has no host affinity)");
+  // The rest of the page is read as ever, and the master is not said to be unreadable.
+  EXPECT_EQ(testText(run.dom, "agent-resources"), "total cpus:2 mem:1024 · used - · offered -");
+  EXPECT_EQ(run.dom.find("cannot read the master"), std::string::npos) << run.dom;
+  EXPECT_FALSE(loggedErrors(run.log)) << run.log;
+  master.stop();
 }
 
 }  // namespace

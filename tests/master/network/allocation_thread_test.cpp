@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "testing/fake_agent.h"
+#include "testing/forwarding_allocator.h"
 #include "testing/framework_client.h"
 #include "testing/master_thread.h"
 #include "testing/operator_client.h"
@@ -69,10 +70,10 @@ class Probe {
 };
 
 // Forwards every call to the module; logs the calls that change it.
-class SlowAllocator final : public Allocator {
+class SlowAllocator final : public testkit::ForwardingAllocator {
  public:
   SlowAllocator(std::unique_ptr<Allocator> inner, std::shared_ptr<Probe> probe)
-      : inner_(std::move(inner)), probe_(std::move(probe)) {}
+      : ForwardingAllocator(std::move(inner)), probe_(std::move(probe)) {}
 
   Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) override {
     auto offer = std::move(callbacks.offer);
@@ -80,135 +81,129 @@ class SlowAllocator final : public Allocator {
       offered_ = true;
       offer(framework, offers);
     };
-    return inner_->initialize(std::move(options), std::move(callbacks));
+    return ForwardingAllocator::initialize(std::move(options), std::move(callbacks));
   }
   Status recover(int expectedAgents, const std::map<std::string, Quota>& quotas) override {
     probe_->log("recover");
-    return inner_->recover(expectedAgents, quotas);
+    return ForwardingAllocator::recover(expectedAgents, quotas);
   }
   Status addFramework(const std::string& framework, const v1::FrameworkInfo& info,
                       const std::map<std::string, ResourcesByRole>& used, bool active,
                       const FrameworkOptions& options) override {
     probe_->log("addFramework " + framework);
-    return inner_->addFramework(framework, info, used, active, options);
+    return ForwardingAllocator::addFramework(framework, info, used, active, options);
   }
   Status removeFramework(const std::string& framework) override {
     probe_->log("removeFramework " + framework);
-    return inner_->removeFramework(framework);
+    return ForwardingAllocator::removeFramework(framework);
   }
   Status activateFramework(const std::string& framework) override {
     probe_->log("activateFramework " + framework);
-    return inner_->activateFramework(framework);
+    return ForwardingAllocator::activateFramework(framework);
   }
   Status deactivateFramework(const std::string& framework) override {
     probe_->log("deactivateFramework " + framework);
-    return inner_->deactivateFramework(framework);
+    return ForwardingAllocator::deactivateFramework(framework);
   }
   Status updateFramework(const std::string& framework, const v1::FrameworkInfo& info,
                          const FrameworkOptions& options) override {
     probe_->log("updateFramework " + framework);
-    return inner_->updateFramework(framework, info, options);
+    return ForwardingAllocator::updateFramework(framework, info, options);
   }
   Status addAgent(const std::string& agent, const v1::AgentInfo& info,
                   const std::optional<v1::Unavailability>& unavailability, const Resources& total,
                   const std::map<std::string, ResourcesByRole>& used) override {
     probe_->log("addAgent " + agent);
-    return inner_->addAgent(agent, info, unavailability, total, used);
+    return ForwardingAllocator::addAgent(agent, info, unavailability, total, used);
   }
   Status removeAgent(const std::string& agent) override {
     probe_->log("removeAgent " + agent);
-    return inner_->removeAgent(agent);
+    return ForwardingAllocator::removeAgent(agent);
   }
   Status updateAgent(const std::string& agent, const v1::AgentInfo& info,
                      const std::optional<Resources>& total,
                      const std::optional<Resources>& oversubscribed) override {
     probe_->log("updateAgent " + agent);
-    return inner_->updateAgent(agent, info, total, oversubscribed);
+    return ForwardingAllocator::updateAgent(agent, info, total, oversubscribed);
   }
   Status activateAgent(const std::string& agent) override {
     probe_->log("activateAgent " + agent);
-    return inner_->activateAgent(agent);
+    return ForwardingAllocator::activateAgent(agent);
   }
   Status deactivateAgent(const std::string& agent) override {
     probe_->log("deactivateAgent " + agent);
-    return inner_->deactivateAgent(agent);
+    return ForwardingAllocator::deactivateAgent(agent);
   }
   Status updateUnavailability(const std::string& agent,
                               const std::optional<v1::Unavailability>& unavailability) override {
     probe_->log("updateUnavailability " + agent);
-    return inner_->updateUnavailability(agent, unavailability);
+    return ForwardingAllocator::updateUnavailability(agent, unavailability);
   }
   Status updateInverseOffer(const std::string& agent, const std::string& framework,
                             std::optional<bool> accepted,
                             const std::optional<v1::Filters>& filters) override {
     probe_->log("updateInverseOffer " + agent);
-    return inner_->updateInverseOffer(agent, framework, accepted, filters);
+    return ForwardingAllocator::updateInverseOffer(agent, framework, accepted, filters);
   }
   Status updateAllocation(const std::string& framework, const std::string& agent,
                           const std::string& role, const Resources& offered,
                           const std::vector<ResourceConversion>& conversions) override {
     probe_->log("updateAllocation " + framework);
-    return inner_->updateAllocation(framework, agent, role, offered, conversions);
+    return ForwardingAllocator::updateAllocation(framework, agent, role, offered, conversions);
   }
   Status updateAvailable(const std::string& agent,
                          const std::vector<ResourceConversion>& conversions) override {
     probe_->log("updateAvailable " + agent);
-    return inner_->updateAvailable(agent, conversions);
+    return ForwardingAllocator::updateAvailable(agent, conversions);
   }
   Status recoverResources(const std::string& framework, const std::string& agent,
                           const std::string& role, const Resources& resources,
                           const std::optional<v1::Filters>& filters) override {
     probe_->log("recoverResources " + framework + " " + agent + " " + role + " " +
                 resources.toString());
-    return inner_->recoverResources(framework, agent, role, resources, filters);
+    return ForwardingAllocator::recoverResources(framework, agent, role, resources, filters);
   }
   Status suppressOffers(const std::string& framework, const std::set<std::string>& roles) override {
     probe_->log("suppressOffers " + framework);
-    return inner_->suppressOffers(framework, roles);
+    return ForwardingAllocator::suppressOffers(framework, roles);
   }
   Status reviveOffers(const std::string& framework, const std::set<std::string>& roles) override {
     probe_->log("reviveOffers " + framework);
-    return inner_->reviveOffers(framework, roles);
+    return ForwardingAllocator::reviveOffers(framework, roles);
   }
   Status updateQuota(const std::string& role, const Quota& quota) override {
     probe_->log("updateQuota " + role);
-    return inner_->updateQuota(role, quota);
+    return ForwardingAllocator::updateQuota(role, quota);
   }
   Status updateWeights(const std::map<std::string, double>& weights) override {
     probe_->log("updateWeights");
-    return inner_->updateWeights(weights);
+    return ForwardingAllocator::updateWeights(weights);
   }
   void pause() override {
     probe_->log("pause");
-    inner_->pause();
+    ForwardingAllocator::pause();
   }
   void resume() override {
     probe_->log("resume");
-    inner_->resume();
+    ForwardingAllocator::resume();
   }
   Status placementEvent(const std::string& agent, const std::string& role, PlacementEvent event,
                         Time startedAt) override {
     probe_->log("placementEvent " + agent + " " + role);
-    return inner_->placementEvent(agent, role, event, startedAt);
+    return ForwardingAllocator::placementEvent(agent, role, event, startedAt);
   }
   void allocate() override {
     offered_ = false;
-    inner_->allocate();
+    ForwardingAllocator::allocate();
     probe_->afterCycle(offered_);
   }
   void allocate(const std::set<std::string>& agents) override {
     offered_ = false;
-    inner_->allocate(agents);
+    ForwardingAllocator::allocate(agents);
     probe_->afterCycle(offered_);
-  }
-  std::map<std::string, double> metrics() const override { return inner_->metrics(); }
-  Result<DecisionExplanation> explainDecisions(const std::string& framework,
-                                               const std::optional<std::string>& agent) override {
-    return inner_->explainDecisions(framework, agent);
   }
 
  private:
-  std::unique_ptr<Allocator> inner_;
   std::shared_ptr<Probe> probe_;
   bool offered_ = false;  // Whichever thread runs the cycle: it offered something.
 };
