@@ -42,6 +42,18 @@ function resourcesText(resources) {
   return parts.length ? parts.join(' ') : '-';
 }
 
+// Mesos's full Resource objects (used_resources_full, offered_resources_full) that `pick`
+// keeps, summed per kind.
+function sumFull(list, pick) {
+  const out = {};
+  for (const r of list || []) {
+    if (pick(r) && r.scalar) out[r.name] = (out[r.name] || 0) + r.scalar.value;
+  }
+  return out;
+}
+const isRevocable = (r) => r.revocable !== undefined;
+const isReserved = (r) => (r.reservations || []).length > 0 || (r.role !== undefined && r.role !== '*');
+
 function sum(list, get) { return list.reduce((total, item) => total + (get(item) || 0), 0); }
 function metric(name) { return model.metrics ? (model.metrics[name] || 0) : 0; }
 function agents() { return model.master ? model.master.slaves : []; }
@@ -141,6 +153,16 @@ function noteChanges(before, after, metricsBefore, metricsAfter) {
     };
     diff(before.slaves, after.slaves, 'agent');
     diff(before.frameworks, after.frameworks, 'framework');
+    // A scheduler that goes leaves its framework disconnected until it fails over (a new
+    // scheduler subscribes with the framework's id) or its failover timeout ends it.
+    const connected = new Map(before.frameworks.map((f) => [f.id, f.connected]));
+    for (const f of after.frameworks) {
+      const was = connected.get(f.id);
+      if (was === true && f.connected === false) note('framework ' + f.id + ' disconnected');
+      if (was === false && f.connected === true) note('framework ' + f.id + ' failed over');
+    }
+    const leader = (state) => (state.leader_info || {}).id;
+    if (leader(before) !== leader(after)) note('leader ' + leader(after) + ' elected');
     const states = new Map();
     for (const f of before.frameworks) for (const t of f.tasks || []) states.set(f.id + '/' + t.id, t.state);
     for (const f of after.frameworks) {
@@ -347,7 +369,8 @@ class Table {
       const cells = this.columns.map((c, index) => {
         const content = fmt(c.get(row));
         const cell = el('td', {class: c.num ? 'num' : ''});
-        if (index === 0 && this.link) cell.append(el('a', {href: this.link(row), text: content}));
+        const href = c.href || (index === 0 ? this.link : null);
+        if (href) cell.append(el('a', {href: href(row), text: content}));
         else cell.textContent = content;
         return cell;
       });
@@ -384,12 +407,15 @@ function card(label, value, id) {
 function totalsTable() {
   const list = agents();
   const reserved = (a, k) => sum(Object.values(a.reserved_resources || {}), (r) => r[k]);
+  // Reserved and idle: what reservations hold that no task uses (on offer or not).
+  const idle = (a, k) => Math.max(0, reserved(a, k) - (sumFull(a.used_resources_full, isReserved)[k] || 0));
   const rows = KINDS.map((k) => [k,
     sum(list, (a) => a.resources[k]), sum(list, (a) => a.used_resources[k]),
-    sum(list, (a) => a.offered_resources[k]), sum(list, (a) => reserved(a, k)),
+    sum(list, (a) => a.offered_resources[k]), sum(list, (a) => reserved(a, k)), sum(list, (a) => idle(a, k)),
     metric('allocator/harvest/revocable/non_throttleable/allocated/' + k),
     metric('allocator/harvest/revocable/headroom/allocated/' + k)]);
-  const head = ['kind', 'total', 'used', 'offered', 'reserved', 'lent revocable', 'lent headroom'];
+  const head = ['kind', 'total', 'used', 'offered', 'reserved', 'reserved idle', 'lent revocable',
+                'lent headroom'];
   return el('table', {'data-testid': 'totals'},
             el('thead', {}, el('tr', {}, ...head.map((h, i) => el('th', {class: i ? 'num' : '', text: h})))),
             el('tbody', {}, ...rows.map((r) => el('tr', {'data-key': r[0]},
@@ -533,6 +559,10 @@ const views = {
                    text: 'total ' + resourcesText(agent.resources) + ' · used ' +
                          resourcesText(agent.used_resources) + ' · offered ' +
                          resourcesText(agent.offered_resources)}),
+          el('p', {'data-testid': 'agent-lent',
+                   text: 'lent as revocable: in use ' +
+                         resourcesText(sumFull(agent.used_resources_full, isRevocable)) +
+                         ' · offered ' + resourcesText(sumFull(agent.offered_resources_full, isRevocable))}),
           el('h2', {text: 'Reserved'}),
           ...(reserved.length ? reserved.map(([role, r]) => el('div', {text: role + ': ' + resourcesText(r)}))
                               : [el('div', {class: 'muted', text: 'nothing'})]),
@@ -576,12 +606,21 @@ const views = {
       if (!framework) return node.replaceChildren(el('p', {class: 'error', text: 'no framework ' + id}));
       const explain = model.explain && model.explain.framework_id === id ? model.explain : null;
       const decisions = explain ? explain.agents : [];
+      // The allocator's word on it, from the last cycle's explanation.
+      const suppressed = [...new Set(decisions.filter((d) => d.reason === 'suppressed' && d.role)
+                                              .map((d) => d.role))].sort();
+      const failover = framework.connected === false
+          ? 'disconnected: ends unless a scheduler fails over within ' + fmt(framework.failover_timeout) + ' s'
+          : 'connected (failover timeout ' + fmt(framework.failover_timeout) + ' s)';
       node.replaceChildren(
           el('h2', {text: 'Framework ' + framework.id + ' (' + framework.name + ')'}),
           el('p', {text: 'roles ' + rolesOf(framework) + ' · capabilities ' +
                          ((framework.capabilities || []).join(', ') || 'none') + ' · ' +
                          (framework.active ? 'active' : 'inactive') + ' · ' +
                          (framework.offers || []).length + ' offer(s) held'}),
+          el('p', {'data-testid': 'framework-state',
+                   text: failover + ' · suppressed roles: ' +
+                         (explain ? (suppressed.join(', ') || 'none') : 'loading')}),
           el('h2', {text: 'Why no offers? (per agent, last cycle)'}),
           explainTable(decisions),
           el('h2', {text: 'Tasks'}),
@@ -594,6 +633,21 @@ const views = {
     build() {
       const share = (r) => metric('allocator/harvest/roles/' + r.name + '/shares/dominant');
       const quota = (r, part) => resourcesText((r.quota || {})[part]);
+      // Mesos's consumed quota (reservations and unreserved allocations, every kind), from the
+      // allocator's gauges; headroom: what the guarantee still promises.
+      const consumed = (r) => {
+        const out = {};
+        for (const k of KINDS) {
+          out[k] = metric('allocator/harvest/quota/roles/' + r.name + '/resources/' + k + '/consumed');
+        }
+        return out;
+      };
+      const headroom = (r) => {
+        const out = {};
+        const taken = consumed(r);
+        for (const [k, v] of Object.entries((r.quota || {}).guarantee || {})) out[k] = Math.max(0, v - taken[k]);
+        return out;
+      };
       this.table = new Table('roles', [
         {label: 'role', get: (r) => r.name}, {label: 'weight', num: true, get: (r) => r.weight},
         {label: 'frameworks', num: true, get: (r) => r.frameworks.length},
@@ -601,6 +655,8 @@ const views = {
         {label: 'reserved', get: (r) => resourcesText(r.reserved)},
         {label: 'guarantee', get: (r) => quota(r, 'guarantee')},
         {label: 'limit', get: (r) => quota(r, 'limit')},
+        {label: 'consumed', get: (r) => (r.quota && r.quota.guarantee ? resourcesText(consumed(r)) : '-')},
+        {label: 'headroom', get: (r) => (r.quota && r.quota.guarantee ? resourcesText(headroom(r)) : '-')},
         {label: 'dominant share', num: true, get: share},
       ], (r) => r.name, null);
       return this.table.node;
@@ -614,6 +670,9 @@ const views = {
         {label: 'agent', get: (t) => t.slave_id}, {label: 'state', get: (t) => t.state},
         {label: 'cpus', num: true, get: (t) => (t.resources || {}).cpus},
         {label: 'mem', num: true, get: (t) => (t.resources || {}).mem},
+        {label: 'revocable', get: (t) => (t.revocable ? 'yes' : 'no')},
+        {label: 'sandbox', get: () => 'sandbox',
+         href: (t) => sandboxHash(t.slave_id, t.framework.id, t.executor_id || t.id)},
       ], (t) => t.framework.id + '/' + t.id, (t) => '#/agents/' + encodeURIComponent(t.slave_id));
       return this.table.node;
     },

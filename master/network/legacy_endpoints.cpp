@@ -107,6 +107,9 @@ void appendTask(std::string& out, const Master::TaskView& t) {
   appendMesosResources(out, t.resources);
   out += ",\"role\":";
   appendJsonString(out, t.role);
+  // Not in Mesos's task: whether it runs on lent (revocable) resources, for the web UI.
+  out += ",\"revocable\":";
+  out += boolean(!t.resources.revocable().empty());
   out += ",\"statuses\":[{\"state\":";
   appendJsonString(out, state);
   out += "}]}";

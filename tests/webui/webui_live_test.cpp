@@ -90,6 +90,9 @@ TEST_F(WebUiLiveTest, AgentJoiningTaskLaunchedAndAgentRemovedShowWithinTwoSecond
       page->waitUntil(textOf("agents-count") + " === '2'", kVisibleWithin);
   ASSERT_TRUE(joined) << "a2 did not show; the page says "
                       << *page->evaluate(textOf("agents-count"));
+  const std::string events = "document.querySelector('[data-testid=\"events\"]').textContent";
+  EXPECT_TRUE(page->waitUntil(events + ".includes('agent a2 added')", kVisibleWithin))
+      << *page->evaluate(events);
   // It came as an event the page read from the protobuf stream: AGENT_ADDED, type 4.
   EXPECT_TRUE(page->waitUntil("document.body.dataset.lastEvent === '4'", kVisibleWithin))
       << "the last event the page read is " << *page->evaluate("document.body.dataset.lastEvent");
@@ -117,6 +120,8 @@ TEST_F(WebUiLiveTest, AgentJoiningTaskLaunchedAndAgentRemovedShowWithinTwoSecond
   const std::optional<Duration> removed =
       page->waitUntil(textOf("agents-count") + " === '1'", kVisibleWithin);
   ASSERT_TRUE(removed) << "a2 is still shown";
+  EXPECT_TRUE(page->waitUntil(events + ".includes('agent a2 removed')", kVisibleWithin))
+      << *page->evaluate(events);
   EXPECT_EQ(page->evaluate(textOf("tasks-running")), "0");
   EXPECT_EQ(page->errors(), "");
   std::cout << "[ shown in  ] agent joined " << joined->millis() << " ms, task launched "

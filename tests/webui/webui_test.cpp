@@ -123,7 +123,8 @@ TEST_F(WebUiTest, OverviewShowsTheCountsAndTotalsOfMasterState) {
   EXPECT_EQ(testText(dom, "agents-count"), "2");
   EXPECT_EQ(testText(dom, "frameworks-count"), "1");
   EXPECT_EQ(testText(dom, "tasks-running"), "1");
-  // kind, total, used, offered, reserved, lent revocable, lent headroom.
+  // kind, total, used, offered, reserved, reserved idle, lent revocable, lent headroom: a1's
+  // 2 cpus reserved to analytics are all idle (t1 runs on unreserved cpus).
   double cpus = 0, used = 0;
   for (const Struct& agent : entries(state, "slaves")) {
     cpus += number(object(agent, "resources"), "cpus");
@@ -132,9 +133,17 @@ TEST_F(WebUiTest, OverviewShowsTheCountsAndTotalsOfMasterState) {
   EXPECT_EQ(cpus, 14);
   EXPECT_EQ(used, 1);
   EXPECT_EQ(rowCells(dom, "cpus"),
-            (std::vector<std::string>{"cpus", "14", "1", "0", "2", "0", "0"}));
+            (std::vector<std::string>{"cpus", "14", "1", "0", "2", "2", "0", "0"}));
   EXPECT_EQ(rowCells(dom, "mem"),
-            (std::vector<std::string>{"mem", "24576", "128", "0", "0", "0", "0"}));
+            (std::vector<std::string>{"mem", "24576", "128", "0", "0", "0", "0", "0"}));
+  // The leader and its version, as /master/state says them.
+  const Struct leader = object(state, "leader_info");
+  const std::regex shown("<span id=\"leader\">([^<]*)<");
+  std::smatch header;
+  ASSERT_TRUE(std::regex_search(dom, header, shown)) << dom;
+  EXPECT_EQ(header[1].str(), "leader " + field(object(leader, "address"), "hostname") + ":" +
+                                 std::to_string(master_.port()) + " · version " +
+                                 field(state, "version"));
   screenshot("/", "webui-overview.png");
 }
 
@@ -151,6 +160,7 @@ TEST_F(WebUiTest, AgentsPageAndAnAgentsOwnPage) {
   const std::string agent = page("/agents/a1");
   EXPECT_EQ(testText(agent, "agent-resources"),
             "total cpus:10 mem:16384 · used cpus:1 mem:128 · offered -");
+  EXPECT_EQ(testText(agent, "agent-lent"), "lent as revocable: in use - · offered -");
   EXPECT_NE(agent.find("t1 of " + framework_.id() + ": TASK_RUNNING, cpus:1 mem:128"),
             std::string::npos);
   EXPECT_NE(agent.find("analytics: cpus:2"), std::string::npos);
@@ -192,6 +202,8 @@ TEST_F(WebUiTest, FrameworksPageAndWhyAFrameworkGetsNoOffers) {
   ASSERT_EQ(a2.size(), 3u) << own;
   EXPECT_EQ(a1[1], "filtered");
   EXPECT_EQ(a2[1], "filtered");
+  EXPECT_EQ(testText(own, "framework-state"),
+            "connected (failover timeout 0 s) · suppressed roles: none");
   // Refused for 1000 s a few seconds ago.
   ASSERT_TRUE(a2[2].starts_with("remaining_seconds=")) << a2[2];
   const double remaining = std::stod(a2[2].substr(a2[2].find('=') + 1));
@@ -201,16 +213,29 @@ TEST_F(WebUiTest, FrameworksPageAndWhyAFrameworkGetsNoOffers) {
 }
 
 TEST_F(WebUiTest, RolesAndTasksPages) {
+  const http::ClientResponse quota = request(
+      master_.port(), "POST", "/api/v1", {{"Content-Type", kJsonType}, {"Accept", kJsonType}},
+      R"({"type":"UPDATE_QUOTA","update_quota":{"quota_configs":[{"role":"web",)"
+      R"("guarantees":{"cpus":{"value":3}},"limits":{"cpus":{"value":6}}}]}})");
+  ASSERT_EQ(quota.status, 200) << quota.body;
   const std::string roles = page("/roles");
-  // role, weight, frameworks, allocated, reserved, guarantee, limit, dominant share.
+  // role, weight, frameworks, allocated, reserved, guarantee, limit, consumed, headroom,
+  // dominant share: web's t1 consumes 1 of the 3 cpus guaranteed (and its mem), so 2 cpus
+  // are headroom.
   EXPECT_EQ(rowCells(roles, "web"),
-            (std::vector<std::string>{"web", "1", "1", "cpus:1 mem:128", "-", "-", "-", "0.07"}));
-  EXPECT_EQ(rowCells(roles, "analytics"),
-            (std::vector<std::string>{"analytics", "1", "0", "-", "cpus:2", "-", "-", "0"}));
+            (std::vector<std::string>{"web", "1", "1", "cpus:1 mem:128", "-", "cpus:3", "cpus:6",
+                                      "cpus:1 mem:128", "cpus:2", "0.07"}));
+  EXPECT_EQ(
+      rowCells(roles, "analytics"),
+      (std::vector<std::string>{"analytics", "1", "0", "-", "cpus:2", "-", "-", "-", "-", "0"}));
   const std::string tasks = page("/tasks");
   EXPECT_EQ(testText(tasks, "tasks-count"), "1 of 1");
   EXPECT_EQ(rowCells(tasks, framework_.id() + "/t1"),
-            (std::vector<std::string>{"t1", framework_.id(), "a1", "TASK_RUNNING", "1", "128"}));
+            (std::vector<std::string>{"t1", framework_.id(), "a1", "TASK_RUNNING", "1", "128", "no",
+                                      "sandbox"}));
+  EXPECT_NE(tasks.find("href=\"#/agents/a1/sandbox/" + framework_.id() + "/t1\""),
+            std::string::npos)
+      << tasks;
 }
 
 TEST(WebUiServingTest, TheUiIsBehindTheMastersAuthentication) {
