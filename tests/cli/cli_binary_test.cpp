@@ -131,6 +131,23 @@ TEST_F(CliBinaryTest, FindsTheLeaderThroughZooKeeper) {
               "WHAT                  COUNT\nagents                1")
         << url;
   }
+  // Mesos's flag name does the same.
+  const Exited byZk = runHarvest({"--zk=zk://ops:s3cret@" + servers + "/harvest", "state"});
+  EXPECT_EQ(byZk.code, 0) << byZk.err;
+  EXPECT_EQ(byZk.out.substr(0, byZk.out.find('\n', byZk.out.find("agents"))),
+            "WHAT                  COUNT\nagents                1");
+  const Exited both = runHarvest({"--master=127.0.0.1:" + std::to_string(port()),
+                                  "--zk=zk://ops:s3cret@" + servers + "/harvest", "state"});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_EQ(both.err, "harvest: bad value 'zk://ops:***@" + servers +
+                          "/harvest' for --zk: give --master or --zk, not both\n");
+  const Exited notZk = runHarvest({"--zk=" + servers, "state"});
+  EXPECT_EQ(notZk.code, 2);
+  EXPECT_EQ(notZk.err, "harvest: bad value '" + servers + "' for --zk: a zk:// URL\n");
+  const Exited badPath = runHarvest({"--zk=zk://ops:s3cret@" + servers + "/", "state"});
+  EXPECT_EQ(badPath.code, 2);
+  EXPECT_EQ(badPath.err.find("s3cret"), std::string::npos) << badPath.err;
+
   const Exited nobody = runHarvest(
       {"--timeout=1secs", "--master=zk://ops:s3cret@" + servers + "/elsewhere", "state"});
   EXPECT_NE(nobody.code, 0);

@@ -62,6 +62,17 @@ TEST_F(StandbyServerTest, CallsAreRedirectedToTheLeaderKeepingThePath) {
   EXPECT_EQ(*location(standby_->answer(get("/state?jsonp=x"))), "//master2.example:5051/state");
 }
 
+// A person opening a standby's web UI lands on the leader's, its files included.
+TEST_F(StandbyServerTest, TheWebUiIsRedirectedToTheLeaders) {
+  leadBy("master2.example", 5051);
+  for (const char* path : {"/", "/webui/app.js", "/webui/style.css"}) {
+    const http::Response response = standby_->answer(get(path));
+    EXPECT_EQ(response.status, 307) << path;
+    ASSERT_NE(location(response), nullptr) << path;
+    EXPECT_EQ(*location(response), std::string("//master2.example:5051") + path);
+  }
+}
+
 TEST_F(StandbyServerTest, RedirectEndpointsPointAtTheLeadersRoot) {
   leadBy("10.0.0.7", 5050);
   EXPECT_EQ(*location(standby_->answer(get("/master/redirect"))), "//10.0.0.7:5050");
