@@ -14,6 +14,7 @@
 
 #include "ha/leader_contender.h"
 #include "ha/master_info.h"
+#include "test_pki.h"
 #include "testing/cluster.h"
 #include "tests/ha/zookeeper_server.h"
 
@@ -156,6 +157,49 @@ TEST_F(CliBinaryTest, FindsTheLeaderThroughZooKeeper) {
             std::string::npos)
       << nobody.err;
   EXPECT_EQ(nobody.err.find("s3cret"), std::string::npos) << "the password is never printed";
+}
+
+// Over TLS with the --ssl_* flags every program takes: the master requires a client certificate
+// signed by its CA, so the CLI reaches it only with its own.
+TEST(CliTlsTest, ReachesAMasterThatRequiresClientCertificates) {
+  TestPki pki;
+  const PemFiles ca = pki.makeCa("ca");
+  const PemFiles masterCert = pki.issue(ca, "master");
+  const PemFiles operatorCert = pki.issue(ca, "operator");
+  NetworkOptions network;
+  network.tls.enabled = true;
+  network.tls.certFile = masterCert.certFile;
+  network.tls.keyFile = masterCert.keyFile;
+  network.tls.caFile = ca.certFile;
+  network.tls.requireCert = true;
+  MasterThread master(network);
+  const std::string at = "--master=127.0.0.1:" + std::to_string(master.port());
+  const std::vector<std::string> tls = {"--ssl_enabled", "--ssl_verify_cert",
+                                        "--ssl_ca_file=" + ca.certFile};
+
+  std::vector<std::string> withCert = tls;
+  withCert.insert(withCert.end(), {"--ssl_cert_file=" + operatorCert.certFile,
+                                   "--ssl_key_file=" + operatorCert.keyFile, at, "weights", "get"});
+  const Exited read = runHarvest(withCert);
+  EXPECT_EQ(read.code, 0) << read.err;
+  EXPECT_EQ(read.out, "ROLE  WEIGHT\n");
+
+  std::vector<std::string> withoutCert = tls;
+  withoutCert.insert(withoutCert.end(), {at, "weights", "get"});
+  const Exited refused = runHarvest(withoutCert);
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_EQ(refused.out, "");
+  const std::string address = "127.0.0.1:" + std::to_string(master.port());
+  EXPECT_TRUE(refused.err.starts_with("harvest: cannot reach the master at " + address +
+                                      ": TLS handshake with " + address + " failed"))
+      << refused.err;
+
+  const Exited plaintext = runHarvest({at, "weights", "get"});
+  EXPECT_EQ(plaintext.code, 1);
+  EXPECT_EQ(plaintext.out, "");
+  EXPECT_TRUE(plaintext.err.starts_with("harvest: the master at " + address + " did not answer"))
+      << plaintext.err;
+  master.stop();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -111,6 +112,46 @@ TEST_F(CliTest, JsonIsWhatTheMasterAnswered) {
                 .at("value")
                 .string_value(),
             "a1");
+}
+
+// The value at `path` (object keys; a number picks a list's entry) of a JSON text, as text.
+std::string at(const std::string& json, const std::vector<std::string>& path) {
+  google::protobuf::Value value;
+  *value.mutable_struct_value() = parseJson(json);
+  for (const std::string& step : path) {
+    if (value.has_list_value()) {
+      const size_t index = std::stoul(step);
+      if (index >= static_cast<size_t>(value.list_value().values_size()))
+        return "<no " + step + ">";
+      value = google::protobuf::Value(value.list_value().values(static_cast<int>(index)));
+    } else {
+      auto found = value.struct_value().fields().find(step);
+      if (found == value.struct_value().fields().end()) return "<no " + step + ">";
+      value = google::protobuf::Value(found->second);
+    }
+  }
+  if (value.has_string_value()) return value.string_value();
+  if (value.has_number_value()) return std::to_string(value.number_value());
+  return "<not text>";
+}
+
+TEST_F(CliTest, EveryReadingCommandAnswersJson) {
+  ASSERT_EQ(run(port(), {"weights", "set", "web=2"}).exit, 0);
+  ASSERT_EQ(run(port(), {"quota", "set", "web", "guarantees=cpus:1"}).exit, 0);
+  const std::map<std::vector<std::string>, std::pair<std::vector<std::string>, std::string>>
+      expected = {
+          {{"frameworks"}, {{"frameworks", "0", "framework_info", "name"}, "fw"}},
+          {{"tasks"}, {{"tasks", "0", "task_id", "value"}, "t1"}},
+          {{"roles"}, {{"roles", "0", "name"}, "web"}},
+          {{"weights", "get"}, {{"weight_infos", "0", "weight"}, "2.000000"}},
+          {{"quota", "get"}, {{"status", "infos", "0", "role"}, "web"}},
+          {{"state"}, {{"get_agents", "agents", "0", "agent_info", "hostname"}, "a1"}},
+      };
+  for (const auto& [command, answer] : expected) {
+    const Ran ran = run(port(), command, /*json=*/true);
+    ASSERT_EQ(ran.exit, 0) << command[0] << ": " << ran.err;
+    EXPECT_EQ(at(ran.out, answer.first), answer.second) << command[0] << ":\n" << ran.out;
+  }
 }
 
 TEST_F(CliTest, SetsAndReadsQuotaAndWeights) {
