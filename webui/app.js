@@ -141,7 +141,8 @@ async function readSandbox(route) {
 }
 
 // Events worth a line: what appeared or went between two polls, and counters that moved.
-function noteChanges(before, after, metricsBefore, metricsAfter) {
+// `seconds` since the reading before: the stream makes reads come closer than once a second.
+function noteChanges(before, after, metricsBefore, metricsAfter, seconds) {
   const time = new Date().toLocaleTimeString();
   const note = (text) => model.events.unshift(time + '  ' + text);
   if (before) {
@@ -179,9 +180,10 @@ function noteChanges(before, after, metricsBefore, metricsAfter) {
     if (rescinds > 0) note(rescinds + ' offer(s) rescinded');
     if (evictions > 0) note(evictions + ' task(s) evicted');
     const push = (series, value) => { series.push(value); if (series.length > HISTORY) series.shift(); };
-    push(model.offerRate, delta('master/offers_sent'));
-    push(model.rescindRate, rescinds);
-    push(model.evictionRate, evictions);
+    const perSecond = (count) => count / Math.max(seconds, 0.001);
+    push(model.offerRate, perSecond(delta('master/offers_sent')));
+    push(model.rescindRate, perSecond(rescinds));
+    push(model.evictionRate, perSecond(evictions));
   }
   model.cycleMs.push(metricsAfter['allocator/harvest/allocation_run_ms/p50'] || 0);
   if (model.cycleMs.length > HISTORY) model.cycleMs.shift();
@@ -214,8 +216,9 @@ async function readMaster() {
       model.explain = await getJson('/allocator/explain?framework=' + encodeURIComponent(route.id));
     }
     if (route.view === 'agent') model.roleHistory = await readRoleHistory(route.id);
-    noteChanges(model.master, master, model.metrics, metrics);
-    Object.assign(model, {master, roles, metrics, error: null, updated: Date.now()});
+    const now = Date.now();
+    noteChanges(model.master, master, model.metrics, metrics, (now - model.updated) / 1000);
+    Object.assign(model, {master, roles, metrics, error: null, updated: now});
     if (route.view === 'sandbox') await readSandbox(route);
   } catch (error) {
     model.error = String(error.message || error);

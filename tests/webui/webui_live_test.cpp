@@ -190,6 +190,29 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   if (kTimed) {
     EXPECT_LE(std::stoi(*at), 5000);
   }
+
+  // Only the rows in view are drawn (the scroller's height over 24 px, and 10 more).
+  const std::string rows = "document.querySelectorAll('[data-testid=\"agents\"] tr[data-key]')";
+  const std::optional<std::string> drawn = page->evaluate(rows + ".length");
+  ASSERT_TRUE(drawn.has_value());
+  EXPECT_GT(std::stoi(*drawn), 10);
+  EXPECT_LE(std::stoi(*drawn), 60);
+  const std::string firstRow = rows + "[0].dataset.key";
+  // Filtering keeps what matches in any column; a second click on a header sorts down.
+  ASSERT_TRUE(
+      page->evaluate("(() => { const f = document.querySelector('[data-testid=\"agents-filter\"]');"
+                     " f.value = 'agent-0199'; f.dispatchEvent(new Event('input')); })()"));
+  EXPECT_EQ(page->evaluate(textOf("agents-count")), "10 of " + count);
+  EXPECT_EQ(page->evaluate(firstRow), "agent-01990");
+  ASSERT_TRUE(page->evaluate("document.querySelector('[data-testid=\"agents\"] th').click()"));
+  EXPECT_EQ(page->evaluate(firstRow), "agent-01999");
+  ASSERT_TRUE(
+      page->evaluate("(() => { const f = document.querySelector('[data-testid=\"agents-filter\"]');"
+                     " f.value = ''; f.dispatchEvent(new Event('input')); })()"));
+  EXPECT_EQ(page->evaluate(textOf("agents-count")), count + " of " + count);
+  char last[16];
+  std::snprintf(last, sizeof last, "agent-%05d", kManyAgents - 1);
+  EXPECT_EQ(page->evaluate(firstRow), std::string(last));
   EXPECT_EQ(page->errors(), "");
 }
 

@@ -136,6 +136,17 @@ TEST_F(WebUiTest, OverviewShowsTheCountsAndTotalsOfMasterState) {
             (std::vector<std::string>{"cpus", "14", "1", "0", "2", "2", "0", "0"}));
   EXPECT_EQ(rowCells(dom, "mem"),
             (std::vector<std::string>{"mem", "24576", "128", "0", "0", "0", "0", "0"}));
+  // The live charts: one line each, with its latest value (nothing rescinded or evicted here).
+  size_t lines = 0;
+  for (size_t at = dom.find("<polyline"); at != std::string::npos;
+       at = dom.find("<polyline", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 4u);
+  EXPECT_NE(dom.find(">allocation cycle p50 ms (now "), std::string::npos);
+  EXPECT_NE(dom.find(">offers / s (now "), std::string::npos);
+  EXPECT_NE(dom.find(">rescinds / s (now 0)<"), std::string::npos);
+  EXPECT_NE(dom.find(">evictions / s (now 0)<"), std::string::npos);
   // The leader and its version, as /master/state says them.
   const Struct leader = object(state, "leader_info");
   const std::regex shown("<span id=\"leader\">([^<]*)<");
