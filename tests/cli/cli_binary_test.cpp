@@ -7,13 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ha/leader_contender.h"
 #include "ha/master_info.h"
+#include "master/ha/standby_server.h"
 #include "test_pki.h"
 #include "testing/cluster.h"
 #include "tests/ha/zookeeper_server.h"
@@ -157,6 +160,27 @@ TEST_F(CliBinaryTest, FindsTheLeaderThroughZooKeeper) {
             std::string::npos)
       << nobody.err;
   EXPECT_EQ(nobody.err.find("s3cret"), std::string::npos) << "the password is never printed";
+}
+
+// A standby answers with a redirect to the leader, which the program follows.
+TEST_F(CliBinaryTest, FollowsAStandbysRedirectToTheLeader) {
+  auto started = master::StandbyServer::start(http::ServerOptions{});
+  ASSERT_TRUE(started.ok()) << started.message();
+  std::unique_ptr<master::StandbyServer> standby = std::move(started).value();
+  auto leader = ha::makeMasterInfo("m1", "127.0.0.1", port(), "127.0.0.1", "test");
+  ASSERT_TRUE(leader.ok());
+  standby->setLeader(*leader);
+  std::atomic<bool> stop{false};
+  std::thread serving([&] {
+    while (!stop) standby->poll(Duration::milliseconds(20));
+  });
+  const Exited state =
+      runHarvest({"--master=127.0.0.1:" + std::to_string(standby->port()), "state"});
+  stop = true;
+  serving.join();
+  EXPECT_EQ(state.code, 0) << state.err;
+  EXPECT_EQ(state.out.substr(0, state.out.find('\n', state.out.find("agents"))),
+            "WHAT                  COUNT\nagents                1");
 }
 
 // Over TLS with the --ssl_* flags every program takes: the master requires a client certificate

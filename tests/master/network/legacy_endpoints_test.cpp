@@ -167,7 +167,7 @@ TEST_F(LegacyEndpointsTest, MasterStateHasMesossShape) {
             {"name": "mem", "type": "SCALAR", "scalar": {"value": 8192}}],
           "tasks": [{"id": "t1", "name": "t1", "framework_id": ")" +
                  web.id() + R"(", "executor_id": "t1", "slave_id": "a1", "state": "TASK_RUNNING",
-                     "resources": {"cpus": 1, "disk": 0, "gpus": 0, "mem": 128}, "role": "web",
+                     "resources": {"cpus": 1, "disk": 0, "gpus": 0, "mem": 128}, "role": "web", "revocable": false,
                      "statuses": [{"state": "TASK_RUNNING"}]}],
           "unreachable_tasks": [], "completed_tasks": [],
           "offers": [{"id": ")" +
