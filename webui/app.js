@@ -65,8 +65,13 @@ function rolesOf(framework) {
   return (framework.roles && framework.roles.length ? framework.roles : [framework.role]).join(',');
 }
 
+// A path of this master, as an address without the page's credentials: a page opened as
+// http://user:secret@host/ has them in its base address, and fetch() refuses a URL that
+// carries credentials (the browser still sends them, from its authentication of the origin).
+function ours(path) { return location.origin + path; }
+
 async function getJson(path) {
-  const response = await fetch(path, {cache: 'no-store'});
+  const response = await fetch(ours(path), {cache: 'no-store'});
   if (!response.ok) throw new Error(path + ' answered ' + response.status);
   return response.json();
 }
@@ -75,7 +80,7 @@ async function getJson(path) {
 // master is not unreadable for it.
 async function readRoleHistory(agent) {
   const path = '/allocator/role_history?agent=' + encodeURIComponent(agent);
-  const response = await fetch(path, {cache: 'no-store'});
+  const response = await fetch(ours(path), {cache: 'no-store'});
   if (response.status === 501) return {agent_id: agent, unsupported: true, roles: []};
   if (!response.ok) throw new Error(path + ' answered ' + response.status);
   return response.json();
@@ -297,7 +302,7 @@ class EventTypeReader {
 
 async function follow() {
   try {
-    const response = await fetch('/api/v1', {
+    const response = await fetch(ours('/api/v1'), {
       method: 'POST', cache: 'no-store', body: JSON.stringify({type: 'SUBSCRIBE'}),
       headers: {'Content-Type': 'application/json', 'Accept': 'application/x-protobuf'}});
     if (!response.ok || !response.body) throw new Error('SUBSCRIBE answered ' + response.status);

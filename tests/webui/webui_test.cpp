@@ -270,6 +270,28 @@ TEST(WebUiServingTest, TheUiIsBehindTheMastersAuthentication) {
             404);
 }
 
+// In a browser, with the credentials in the address: the page and every read it makes carry
+// them (the browser's authentication of the origin), and it shows the cluster.
+TEST(WebUiServingTest, APersonWithTheCredentialsSeesTheCluster) {
+  std::optional<std::string> chromium = findChromium();
+  if (!chromium) GTEST_SKIP() << "chromium is not installed (bash scripts/install-deps.sh does)";
+  TempFile credentials("credentials", "ops secret-o\n");
+  NetworkOptions network;
+  network.credentialsPath = credentials.path();
+  MasterThread master(network);
+  const std::string at = "127.0.0.1:" + std::to_string(master.port()) + "/#/";
+  PageRun run = loadPage(*chromium, "http://ops:secret-o@" + at, 1500);
+  ASSERT_TRUE(run.finished);
+  EXPECT_EQ(testText(run.dom, "agents-count"), "0");
+  EXPECT_EQ(testText(run.dom, "frameworks-count"), "0");
+  EXPECT_EQ(run.dom.find("cannot read the master"), std::string::npos) << run.dom;
+  EXPECT_FALSE(loggedErrors(run.log)) << run.log;
+  // Without them the master answers the page 401: nothing of the cluster is shown.
+  PageRun anonymous = loadPage(*chromium, "http://" + at, 1500);
+  EXPECT_EQ(anonymous.dom.find("agents-count"), std::string::npos) << anonymous.dom;
+  master.stop();
+}
+
 // The module without the role-history query (an allocator of another make): the one call it
 // lacks answers as Allocator's default does.
 class WithoutRoleHistory final : public ForwardingAllocator {
