@@ -184,11 +184,10 @@ TEST_F(WebUiLiveTest, AgentsPageOfTenThousandAgentsIsTimedFromNavigationToItsRow
   ASSERT_TRUE(at.has_value() && *at != "-1")
       << "the agents page never showed " << count << " agents";
   std::cout << "[ drawn at   ] " << *at << " ms after navigation\n";
-  // The target is 1 s; measured 0.35-0.5 s on a 2-core box at rest (docs/NUMBERS.md),
-  // and up to 2.7 s with the whole suite running beside it. The bound here is what a loaded CI
-  // machine always meets; the figure above is what to compare.
+  // The target: measured 0.35-0.5 s on a 2-core box (docs/NUMBERS.md). ctest runs this
+  // binary's tests alone (RUN_SERIAL): with the whole suite beside it the page took up to 2.7 s.
   if (kTimed) {
-    EXPECT_LE(std::stoi(*at), 5000);
+    EXPECT_LE(std::stoi(*at), 1000);
   }
 
   // Only the rows in view are drawn (the scroller's height over 24 px, and 10 more).
