@@ -15,6 +15,12 @@
 //       cgroups, the emptied container's removal. The victim exits at SIGTERM, so this is what
 //       an eviction adds to the victim's grace (target: p99 <= grace + 100 ms). 50 evictions
 //       per repetition; counters p50_ms and p99_ms.
+//   RecoverRunningTasks/<isolation>  an agent under the work dir of one killed with 100 running
+//       tasks (abandon(): what kill -9 leaves) is created, until it holds all 100 again: the
+//       checkpoint read, each task's identity checked and its monitor watched (pidfd), the
+//       books rebuilt. The 100 launches before and their kill after are untimed. One restart per
+//       iteration, 5 iterations (target: re-registered with all of them <= 2 s, none killed;
+//       the registration adds a round trip to the master).
 // isolation: 0 posix (process groups, /proc), 1 cgroups (v1; skipped where this process
 // cannot create cgroups). Each run's cgroups go under harvest-bench-<pid> and are removed.
 #include <benchmark/benchmark.h>
@@ -57,9 +63,11 @@ struct Bench {
   std::unique_ptr<ProcessAgent> agent;
   std::string refusal;
 
-  explicit Bench(bool cgroups, std::string_view total = "cpus:1000;mem:1000000") {
+  explicit Bench(bool cgroups, std::string_view total = "cpus:1000;mem:1000000",
+                 bool monitored = false) {
     ProcessAgentOptions options;
     options.workDir = scratch();
+    if (monitored) options.taskMonitor = TASK_MONITOR;
     options.isolation.isolation = cgroups ? Isolation::kCgroups : Isolation::kPosix;
     options.isolation.cgroupsRoot = "harvest-bench-" + std::to_string(::getpid());
     Result<Resources> resources = parseResources(total);
@@ -209,6 +217,43 @@ BENCHMARK(BM_EvictionToProcessGone)
     ->Arg(0)
     ->Arg(1)
     ->Iterations(50)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_RecoverRunningTasks(benchmark::State& state) {
+  const bool cgroups = state.range(0) == 1;
+  std::vector<double> millis;
+  for (auto _ : state) {
+    Bench killed(cgroups, "cpus:1000;mem:1000000", /*monitored=*/true);
+    if (!killed.agent) return state.SkipWithError(killed.refusal.c_str());
+    for (int i = 0; i < kTasks; ++i) {
+      killed.launch(i);
+      if (killed.statuses.last != TaskState::kRunning) {
+        return state.SkipWithError("a task did not reach TASK_RUNNING");
+      }
+    }
+    killed.agent->abandon();
+    killed.agent.reset();
+
+    const auto began = std::chrono::steady_clock::now();
+    Bench restarted(cgroups, "cpus:1000;mem:1000000", /*monitored=*/true);
+    const auto took = std::chrono::steady_clock::now() - began;
+    if (!restarted.agent) return state.SkipWithError(restarted.refusal.c_str());
+    if (restarted.agent->heldTasks().size() != static_cast<size_t>(kTasks)) {
+      return state.SkipWithError("the restarted agent does not hold every task");
+    }
+    const double seconds = std::chrono::duration<double>(took).count();
+    state.SetIterationTime(seconds);
+    millis.push_back(seconds * 1e3);
+    // Untimed, as `restarted` goes out of scope: it kills all 100 tasks.
+  }
+  reportPercentiles(state, millis);
+}
+BENCHMARK(BM_RecoverRunningTasks)
+    ->ArgName("cgroups")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(5)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -23,6 +23,7 @@ void MasterStats::add(const MasterStats& o) {
   tasksRunning += o.tasksRunning;
   tasksFinished += o.tasksFinished;
   tasksLost += o.tasksLost;
+  tasksGone += o.tasksGone;
   tasksEvicted += o.tasksEvicted;
   tasksKilled += o.tasksKilled;
   tasksError += o.tasksError;

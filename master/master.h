@@ -110,7 +110,7 @@ struct RecoveryStatus {
 struct MasterStats {
   uint64_t offersMade = 0, revocableOffersMade = 0, offersAccepted = 0, offersDeclined = 0;
   uint64_t offersRescinded = 0, offersExpired = 0;
-  uint64_t tasksLaunched = 0, tasksRunning = 0, tasksFinished = 0, tasksLost = 0;
+  uint64_t tasksLaunched = 0, tasksRunning = 0, tasksFinished = 0, tasksLost = 0, tasksGone = 0;
   uint64_t tasksEvicted = 0, tasksKilled = 0, tasksError = 0, tasksFailed = 0;
   uint64_t lostToRescindRace = 0;  // Launches that named an offer rescinded before them.
   uint64_t masterRestarts = 0;

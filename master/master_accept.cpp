@@ -148,10 +148,13 @@ void Master::launch(const FrameworkEntry& framework, const AcceptedOffers& accep
   const std::string& frameworkId = framework.id;
   // Found again: the scheduler callbacks of the phases before may have had the agent removed.
   const std::optional<AgentSlot> slot = agents_.slotOf(accepted.agent);
-  const bool killingCapable = std::ranges::any_of(
-      framework.info.capabilities(), [](const v1::FrameworkInfo::Capability& capability) {
-        return capability.type() == v1::FrameworkInfo::Capability::TASK_KILLING_STATE;
-      });
+  const auto capable = [&framework](v1::FrameworkInfo::Capability::Type type) {
+    return std::ranges::any_of(framework.info.capabilities(), [type](const auto& capability) {
+      return capability.type() == type;
+    });
+  };
+  const bool killingCapable = capable(v1::FrameworkInfo::Capability::TASK_KILLING_STATE);
+  const bool partitionAware = capable(v1::FrameworkInfo::Capability::PARTITION_AWARE);
   for (const PlannedLaunch& task : planned) {
     tasks_.put(TaskEntry{frameworkId, task.launch.task, accepted.agent, task.role,
                          task.launch.resources, TaskState::kStaging, loop_->now()},
@@ -159,7 +162,7 @@ void Master::launch(const FrameworkEntry& framework, const AcceptedOffers& accep
     ++stats_.tasksLaunched;
     if (observer_) observer_->taskAdded(frameworkId, task.launch.task);
     if (!slot) continue;
-    RunTask message{frameworkId, task.role, task.launch, {}, killingCapable};
+    RunTask message{frameworkId, task.role, task.launch, {}, killingCapable, partitionAware};
     // Hints: what the master believes runs revocably on the agent (the agent recomputes).
     if (task.launch.resources.revocable().empty()) {
       for (const TaskKey& key : tasks_.lentOn(*slot)) {

@@ -125,11 +125,12 @@ void Master::statusUpdate(const TaskStatus& status) {
         placement(task.agent, task.role, PlacementEvent::kTaskFinished);
         break;
       case TaskState::kLost:
+      case TaskState::kGone:
       case TaskState::kFailed:
       case TaskState::kError:
         placement(task.agent, task.role,
-                  status.reason == "REASON_CONTAINER_PREEMPTED" ? PlacementEvent::kTaskPreempted
-                                                                : PlacementEvent::kTaskFailed,
+                  status.reason == agent::kPreemptedReason ? PlacementEvent::kTaskPreempted
+                                                           : PlacementEvent::kTaskFailed,
                   task.launchedAt);
         break;
       case TaskState::kStaging:
@@ -143,7 +144,7 @@ void Master::statusUpdate(const TaskStatus& status) {
   countUpdate(status);
   // A task that never started holds nothing on the agent: give its resources back now.
   if ((status.state == TaskState::kLost || status.state == TaskState::kError) &&
-      status.reason != "REASON_CONTAINER_PREEMPTED") {
+      status.reason != agent::kPreemptedReason) {
     if (task.agentSlot &&
         !agents_.at(*task.agentSlot).holdsExecutor(status.framework, status.task)) {
       (void)allocator_->recoverResources(status.framework, task.agent, task.role, task.resources,
@@ -217,8 +218,9 @@ void Master::countUpdate(const TaskStatus& status) {
       ++stats_.tasksFailed;
       break;
     case TaskState::kLost:
-      ++stats_.tasksLost;
-      if (status.reason == "REASON_CONTAINER_PREEMPTED") {
+    case TaskState::kGone:
+      ++(status.state == TaskState::kLost ? stats_.tasksLost : stats_.tasksGone);
+      if (status.reason == agent::kPreemptedReason) {
         ++stats_.tasksEvicted;
         LOG(INFO) << "task " << status.task << " of framework " << status.framework
                   << " evicted from agent " << status.agent;

@@ -156,7 +156,8 @@ void SimFramework::update(const TaskStatus& status) {
     pending_.push_front(
         {spec_.spec.name() + "-" + std::to_string(nextTask_++), durationOf(), status.agent});
   }
-  const bool lost = status.state == TaskState::kLost || status.state == TaskState::kError;
+  const bool lost = status.state == TaskState::kLost || status.state == TaskState::kGone ||
+                    status.state == TaskState::kError;
   if (lost && active_ && spec_.spec.workload().retry_lost()) {
     pending_.push_front({status.task + "r", durationOf(), ""});
     ++retried_;

@@ -42,6 +42,7 @@ std::string metricsSnapshotJson(const AgentProcess& agent) {
   metrics["slave/tasks_failed"] = static_cast<double>(updatesIn(stats, TaskState::kFailed));
   metrics["slave/tasks_killed"] = static_cast<double>(updatesIn(stats, TaskState::kKilled));
   metrics["slave/tasks_lost"] = static_cast<double>(updatesIn(stats, TaskState::kLost));
+  metrics["slave/tasks_gone"] = static_cast<double>(updatesIn(stats, TaskState::kGone));
   metrics["slave/tasks_error"] = static_cast<double>(updatesIn(stats, TaskState::kError));
   metrics["slave/executors_preempted"] = static_cast<double>(stats.executorsPreempted);
 

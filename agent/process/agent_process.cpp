@@ -286,7 +286,7 @@ void AgentProcess::enqueue(v1::AgentCall call) {
 
 void AgentProcess::statusUpdate(const TaskStatus& status) {
   ++stats_.statusUpdates[status.state];
-  if (status.state == TaskState::kLost && status.reason == "REASON_CONTAINER_PREEMPTED") {
+  if (isPreemption(status.state, status.reason)) {
     ++stats_.executorsPreempted;
   }
   TaskStatus sent = status;
@@ -322,7 +322,12 @@ std::vector<HeldTask> AgentProcess::reportedTasks() const {
 void AgentProcess::sent(const v1::AgentCall& call) {
   if (call.type() == v1::AgentCall::STATUS &&
       isTerminal(taskStateFromProto(call.status().state()))) {
-    taskRoles_.erase({call.status().framework_id().value(), call.status().task_id().value()});
+    const std::string framework = call.status().framework_id().value();
+    const std::string task = call.status().task_id().value();
+    taskRoles_.erase({framework, task});
+    outbox_.pop_front();
+    agent_->statusDelivered(framework, task);
+    return;
   }
   outbox_.pop_front();
 }

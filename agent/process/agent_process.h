@@ -176,6 +176,8 @@ class AgentProcess final : public AgentReports {
   // AgentReports: what the agent learns, queued for the master.
   void statusUpdate(const TaskStatus& status) override;
   void resourcesFreed(const std::string& agent, const agent::Freed& freed) override;
+  // An update waits in the outbox until the master answers it (then AgentLink::statusDelivered).
+  bool queuesUpdates() const override { return true; }
 
  private:
   explicit AgentProcess(AgentProcessOptions options);

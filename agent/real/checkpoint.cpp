@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "agent/exec/sandbox.h"
@@ -75,6 +77,66 @@ bool parseProcess(const std::string& text, const std::string& agentId, Checkpoin
     ++seen;
   }
   return seen == 5;
+}
+
+// "key VALUE" lines; the key `last` takes the rest of the text (a message may hold anything).
+std::optional<std::map<std::string, std::string>> parseFields(const std::string& text,
+                                                              const std::string& last) {
+  std::map<std::string, std::string> fields;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t space = text.find(' ', at);
+    if (space == std::string::npos) return std::nullopt;
+    const std::string key = text.substr(at, space - at);
+    if (key == last) {
+      fields[key] = text.substr(space + 1);
+      return fields;
+    }
+    const size_t end = text.find('\n', space);
+    if (end == std::string::npos) return std::nullopt;
+    fields[key] = text.substr(space + 1, end - space - 1);
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+std::string killText(const CheckpointedKill& kill) {
+  return "grace " + std::to_string(kill.grace.nanos()) + "\nevicted " + (kill.evicted ? "1" : "0") +
+         "\nmessage " + kill.message;
+}
+
+std::optional<CheckpointedKill> parseKill(const std::string& text) {
+  const auto fields = parseFields(text, "message");
+  if (!fields || fields->size() != 3 || !fields->contains("grace") ||
+      !fields->contains("evicted")) {
+    return std::nullopt;
+  }
+  int64_t nanos = 0;
+  const std::string& grace = fields->at("grace");
+  auto [end, error] = std::from_chars(grace.data(), grace.data() + grace.size(), nanos);
+  const std::string& evicted = fields->at("evicted");
+  if (error != std::errc() || end != grace.data() + grace.size() || nanos < 0 ||
+      (evicted != "0" && evicted != "1")) {
+    return std::nullopt;
+  }
+  return CheckpointedKill{Duration::nanoseconds(nanos), evicted == "1", fields->at("message")};
+}
+
+std::string endText(const CheckpointedEnd& end) {
+  return std::string("state ") + toString(end.state) + "\nreason " + end.reason + "\nmessage " +
+         end.message;
+}
+
+std::optional<CheckpointedEnd> parseEnd(const std::string& text) {
+  const auto fields = parseFields(text, "message");
+  if (!fields || fields->size() != 3 || !fields->contains("state") || !fields->contains("reason")) {
+    return std::nullopt;
+  }
+  v1::TaskState state = v1::TASK_UNKNOWN;
+  if (!v1::TaskState_Parse(fields->at("state"), &state)) return std::nullopt;
+  const TaskState parsed = taskStateFromProto(state);
+  if (!isTerminal(parsed) || toString(parsed) != fields->at("state")) return std::nullopt;
+  return CheckpointedEnd{parsed, fields->at("reason"), fields->at("message")};
 }
 
 std::vector<fs::path> subdirectories(const fs::path& dir) {
@@ -161,6 +223,15 @@ Result<std::vector<CheckpointedTask>> AgentCheckpoint::tasks() const {
                                     "'; refusing to start (move it away to start afresh)");
         }
         task.run = std::move(decoded).value();
+        const std::optional<std::string> kill = readAll(run / "kill");
+        const std::optional<std::string> ended = readAll(run / "ended");
+        if (kill) task.kill = parseKill(*kill);
+        if (ended) task.ended = parseEnd(*ended);
+        if ((kill && !task.kill) || (ended && !task.ended)) {
+          return Status::corruption("the checkpoint in " + run.string() +
+                                    " has a corrupt kill or ended file; refusing to start (move "
+                                    "it away to start afresh)");
+        }
         out.push_back(std::move(task));
       }
     }
@@ -186,6 +257,21 @@ Status AgentCheckpoint::write(const CheckpointedTask& task) const {
   runTaskEvent(task.run, agentId_).SerializeToString(&bytes);
   if (Status written = writeAtomically(*run / "task", bytes); !written.ok()) return written;
   return writeAtomically(*run / "process", processText(agentId_, task));
+}
+
+Status AgentCheckpoint::writeKill(const std::string& framework, const std::string& task,
+                                  const std::string& containerId,
+                                  const CheckpointedKill& kill) const {
+  Result<fs::path> run = runDirectory(framework, task, containerId);
+  if (!run.ok()) return run.status();
+  return writeAtomically(*run / "kill", killText(kill));
+}
+
+Status AgentCheckpoint::writeEnd(const std::string& framework, const std::string& task,
+                                 const std::string& containerId, const CheckpointedEnd& end) const {
+  Result<fs::path> run = runDirectory(framework, task, containerId);
+  if (!run.ok()) return run.status();
+  return writeAtomically(*run / "ended", endText(end));
 }
 
 void AgentCheckpoint::forget(const std::string& framework, const std::string& task,

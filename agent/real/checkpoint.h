@@ -9,10 +9,16 @@
 //       process   text: "agent ID", "sandbox PATH", "cgroup 0|1", "monitor PID START",
 //                 "command PID START" (START: /proc/<pid>/stat field 22)
 //       status    written by the task's monitor when the command ends: its wait status
+//       kill      text, once the agent starts killing the task: "grace NANOS", "evicted 0|1",
+//                 "message TEXT" (an eviction's update): the next agent carries the kill on
+//       ended     text, once the container's processes are over: "state TASK_X",
+//                 "reason NAME" and "message TEXT", the final update the agent sent, kept
+//                 until the master has it (the update is sent again after a restart)
 //
 // Every file is written to a temporary name and renamed, so a reader sees a whole file or
 // none. No fsync: the checkpoint outlives the agent's process, not the machine, whose reboot
-// ends the tasks anyway (a new boot id). A container's directory goes once its end is reported.
+// ends the tasks anyway (a new boot id). A container's directory goes once the master has its
+// end (at once when updates are delivered as they are made).
 #pragma once
 
 #include <filesystem>
@@ -26,6 +32,24 @@
 
 namespace harvest::agent {
 
+// A kill the agent had started when it stopped.
+struct CheckpointedKill {
+  Duration grace;
+  // The ledger evicted the task: its update (TASK_LOST or TASK_GONE, with `message`) was sent
+  // at the eviction, and its end only frees its resources.
+  bool evicted = false;
+  std::string message;
+  bool operator==(const CheckpointedKill&) const = default;
+};
+
+// The final update of a container whose processes are over, not yet known to be delivered.
+struct CheckpointedEnd {
+  TaskState state = TaskState::kFinished;
+  std::string reason;
+  std::string message;
+  bool operator==(const CheckpointedEnd&) const = default;
+};
+
 // One container as checkpointed.
 struct CheckpointedTask {
   RunTask run;
@@ -33,6 +57,8 @@ struct CheckpointedTask {
   std::filesystem::path sandbox;
   bool cgroup = false;  // It runs in a container cgroup named after containerId.
   MonitoredPids pids;
+  std::optional<CheckpointedKill> kill;
+  std::optional<CheckpointedEnd> ended;
 };
 
 class AgentCheckpoint {
@@ -62,7 +88,12 @@ class AgentCheckpoint {
   }
   // Writes the container's task and process files (once its command runs).
   Status write(const CheckpointedTask& task) const;
-  // The container's end was reported: its directory goes.
+  // Records that the agent is killing the container's task (kill) / reported its end (ended).
+  Status writeKill(const std::string& framework, const std::string& task,
+                   const std::string& containerId, const CheckpointedKill& kill) const;
+  Status writeEnd(const std::string& framework, const std::string& task,
+                  const std::string& containerId, const CheckpointedEnd& end) const;
+  // The master has the container's end: its directory goes.
   void forget(const std::string& framework, const std::string& task,
               const std::string& containerId) const;
 

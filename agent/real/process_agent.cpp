@@ -177,6 +177,9 @@ ProcessAgent::~ProcessAgent() {
     for (const auto& [key, task] : tasks_) {
       if (!task.containerId.empty()) checkpoint_->forget(key.first, key.second, task.containerId);
     }
+    for (const auto& [key, ended] : undelivered_) {
+      checkpoint_->forget(key.first, key.second, ended.containerId);
+    }
     std::error_code error;
     std::filesystem::remove(checkpoint_->directory() / "boot_id", error);
   }
@@ -205,6 +208,15 @@ void ProcessAgent::report(const std::string& framework, const std::string& task,
                           const std::string& reason, const std::string& message) {
   if (!alive_ || reports_ == nullptr) return;
   reports_->statusUpdate(TaskStatus{task, framework, id(), state, reason, message, loop_->now()});
+}
+
+void ProcessAgent::reportSoon(const std::string& framework, const std::string& task,
+                              const CheckpointedEnd& end) {
+  loop_->after(Duration::zero(),
+               [this, lifetime = std::weak_ptr<char>(lifetime_), framework, task, end] {
+                 if (lifetime.expired()) return;
+                 report(framework, task, end.state, end.reason, end.message);
+               });
 }
 
 void ProcessAgent::runTask(const RunTask& message) {
@@ -253,6 +265,15 @@ void ProcessAgent::recover(CheckpointedTask saved) {
   const RunTask run = saved.run;
   const TaskKey key{run.framework, run.task.task};
   if (!run.task.command || tasks_.contains(key)) return;
+  if (saved.ended) {
+    // Over, and freed, before the agent stopped: only its update may still be news.
+    LOG(INFO) << "recovered task " << key.first << "/" << key.second << " ended "
+              << toString(saved.ended->state) << "; sending its update again";
+    undelivered_[key] = {saved.containerId, run.role, *saved.ended};
+    reportSoon(key.first, key.second, *saved.ended);
+    return;
+  }
+  const std::optional<CheckpointedKill> kill = saved.kill;
   addTask(run).recovered = std::move(saved);
   Result<LaunchOutcome> outcome = ledger_.launch(launchRequestOf(run));
   if (!outcome.ok() || outcome->state != LaunchState::kRunning) {
@@ -267,11 +288,27 @@ void ProcessAgent::recover(CheckpointedTask saved) {
       if (!dropped.ok()) LOG(ERROR) << dropped.message();
     }
     tasks_.erase(key);
-    report(key.first, key.second, TaskState::kFailed, "REASON_AGENT_RESTARTED",
-           "the recovered task no longer fits the agent's resources");
+    reportSoon(key.first, key.second,
+               {TaskState::kFailed, "REASON_AGENT_RESTARTED",
+                "the recovered task no longer fits the agent's resources"});
     return;
   }
   apply(outcome->effects);
+  if (!kill) return;
+  // The previous agent was killing it: carry on (the grace counted from now), from the loop's
+  // next turn, as an eviction tells its update again.
+  loop_->after(Duration::zero(), [this, lifetime = std::weak_ptr<char>(lifetime_), key, kill] {
+    if (lifetime.expired()) return;
+    LOG(INFO) << "recovered task " << key.first << "/" << key.second << " was being "
+              << (kill->evicted ? "evicted" : "killed") << "; carrying on";
+    if (kill->evicted) {
+      Result<Effects> evicted = ledger_.evict(key.first, key.second);
+      if (evicted.ok()) return apply(*evicted, kill->message);
+      LOG(WARNING) << "cannot evict the recovered task again: " << evicted.message();
+    }
+    auto found = tasks_.find(key);
+    if (found != tasks_.end() && found->second.process) stop(found->second, kill->grace);
+  });
 }
 
 void ProcessAgent::adopt(Task& entry) {
@@ -303,8 +340,9 @@ Result<std::unique_ptr<CommandProcess>> ProcessAgent::spawn(const std::string& f
     checkpoint_->forget(framework, task.run.task.task, task.containerId);
     return process;
   }
-  const Status written = checkpoint_->write({task.run, task.containerId, sandbox.directory(),
-                                             task.cgroup != nullptr, *(*process)->monitored()});
+  const Status written =
+      checkpoint_->write({task.run, task.containerId, sandbox.directory(), task.cgroup != nullptr,
+                          *(*process)->monitored(), std::nullopt, std::nullopt});
   if (!written.ok()) LOG(WARNING) << "not checkpointed, so not recoverable: " << written.message();
   return process;
 }
@@ -349,9 +387,14 @@ void ProcessAgent::executorGone(const TaskKey& key, const std::optional<Ending>&
   // Off the books first: the update then says the task holds nothing, and the freed
   // resources follow it.
   Result<Effects> effects = ledger_.executorTerminated(key.first, key.second);
-  if (auto found = tasks_.find(key); found != tasks_.end() && checkpoint_) {
-    if (!found->second.containerId.empty()) {
-      checkpoint_->forget(key.first, key.second, found->second.containerId);
+  if (auto found = tasks_.find(key); found != tasks_.end()) {
+    const Task& task = found->second;
+    if (ending) {
+      endReported(key, task, {ending->state, ending->reason, ending->message}, false);
+    } else if (task.eviction) {
+      endReported(key, task, *task.eviction, task.evictionDelivered);
+    } else if (checkpoint_ && !task.containerId.empty()) {
+      checkpoint_->forget(key.first, key.second, task.containerId);
     }
   }
   tasks_.erase(key);
@@ -363,7 +406,7 @@ void ProcessAgent::executorGone(const TaskKey& key, const std::optional<Ending>&
 void ProcessAgent::ended(const TaskKey& key, const CommandOutcome& outcome) {
   const Task& task = tasks_.at(key);
   // An evicted task's end was told with its TASK_LOST; only its resources are news now.
-  if (task.evicted) return executorGone(key, std::nullopt);
+  if (task.eviction) return executorGone(key, std::nullopt);
   if (task.memoryLimitation) {
     return executorGone(key, Ending{TaskState::kFailed, "REASON_CONTAINER_LIMITATION_MEMORY",
                                     *task.memoryLimitation});
@@ -384,7 +427,7 @@ void ProcessAgent::killTask(const std::string& framework, const std::string& tas
     return;
   }
   auto found = tasks_.find(key);
-  if (found == tasks_.end() || found->second.evicted || !found->second.process) return;
+  if (found == tasks_.end() || found->second.eviction || !found->second.process) return;
   Task& entry = found->second;
   if (!entry.process->killRequested() && entry.taskKillingState) {
     report(framework, task, TaskState::kKilling, "", "");
@@ -393,8 +436,43 @@ void ProcessAgent::killTask(const std::string& framework, const std::string& tas
 }
 
 void ProcessAgent::stop(Task& task, Duration grace) {
+  if (checkpoint_ && !task.containerId.empty() && !task.process->killRequested()) {
+    const CheckpointedKill kill{grace, task.eviction.has_value(),
+                                task.eviction ? task.eviction->message : ""};
+    if (Status written =
+            checkpoint_->writeKill(task.run.framework, task.run.task.task, task.containerId, kill);
+        !written.ok()) {
+      LOG(WARNING) << "kill not checkpointed: " << written.message();
+    }
+  }
   task.process->kill(loop_->now(), grace);
   schedulePoll();
+}
+
+void ProcessAgent::endReported(const TaskKey& key, const Task& task, const CheckpointedEnd& end,
+                               bool delivered) {
+  if (!checkpoint_ || task.containerId.empty()) return;
+  if (delivered || !alive_ || reports_ == nullptr || !reports_->queuesUpdates()) {
+    checkpoint_->forget(key.first, key.second, task.containerId);
+    return;
+  }
+  if (Status written = checkpoint_->writeEnd(key.first, key.second, task.containerId, end);
+      !written.ok()) {
+    LOG(WARNING) << "end not checkpointed: " << written.message();
+  }
+  undelivered_[key] = {task.containerId, task.run.role, end};
+}
+
+void ProcessAgent::statusDelivered(const std::string& framework, const std::string& task) {
+  const TaskKey key{framework, task};
+  if (auto ended = undelivered_.find(key); ended != undelivered_.end()) {
+    if (checkpoint_) checkpoint_->forget(framework, task, ended->second.containerId);
+    undelivered_.erase(ended);
+    return;
+  }
+  if (auto found = tasks_.find(key); found != tasks_.end() && found->second.eviction) {
+    found->second.evictionDelivered = true;
+  }
 }
 
 void ProcessAgent::tick() {
@@ -411,13 +489,15 @@ void ProcessAgent::apply(const Effects& effects, const std::string& evictionMess
   for (const Eviction& eviction : effects.evictions) {
     const TaskKey key{eviction.executor.framework, eviction.executor.executor};
     // The task is lost now; its resources come back when its process has exited.
-    report(key.first, key.second, TaskState::kLost, "REASON_CONTAINER_PREEMPTED", evictionMessage);
     auto found = tasks_.find(key);
+    const bool partitionAware = found != tasks_.end() && found->second.run.partitionAware;
+    const CheckpointedEnd told{preemptedState(partitionAware), kPreemptedReason, evictionMessage};
+    report(key.first, key.second, told.state, told.reason, told.message);
     if (found == tasks_.end() || !found->second.process) {
       executorGone(key, std::nullopt);
       continue;
     }
-    found->second.evicted = true;
+    found->second.eviction = told;
     stop(found->second, std::min(found->second.killGrace, options_.revocableKillGrace));
   }
   for (const StartedLaunch& launch : effects.started) {
@@ -576,7 +656,11 @@ const ContainerCgroup* ProcessAgent::cgroupOf(const std::string& framework,
 }
 
 std::vector<HeldTask> ProcessAgent::heldTasks() const {
-  return heldTasksOf(ledger_);
+  std::vector<HeldTask> held = heldTasksOf(ledger_);
+  for (const auto& [key, ended] : undelivered_) {
+    held.push_back({key.first, ended.role, key.second, Resources(), ended.end.state, true});
+  }
+  return held;
 }
 
 std::optional<pid_t> ProcessAgent::processGroupOf(const std::string& framework,

@@ -26,6 +26,11 @@
 // time) and reports the ones that ended meanwhile with their recorded exit status; or cleans up
 // (kCleanup): it kills every checkpointed command's group and removes their cgroups. A killed
 // agent (kill -9, or abandon()) leaves its tasks running; a destroyed one still kills them.
+// A kill or an eviction under way is checkpointed too, and the next agent carries it on (its
+// grace counted afresh). When the reports only queue updates (AgentProcess), a container's
+// checkpoint stays, with the final update sent, until the master has that update
+// (statusDelivered): an agent that dies in between sends it again, and lists the task as
+// ended when it registers, so the master never takes the task for lost.
 //
 // Nothing blocks and there are no threads: processes are reaped by a timer on the agent's
 // EventLoop (every pollInterval while any runs), whose clock must be a monotonic one.
@@ -103,8 +108,10 @@ class ProcessAgent final : public AgentLink {
   bool holdsExecutor(const std::string& framework, const std::string& task) const override {
     return ledger_.findExecutor(framework, task) != nullptr;
   }
+  // Its held tasks, and the ended ones whose final update the master may not have yet.
   std::vector<HeldTask> heldTasks() const override;
   Resources total() const override { return ledger_.total(); }
+  void statusDelivered(const std::string& framework, const std::string& task) override;
 
   // The task's process group (its leader's pid) while it runs; empty before it is spawned and
   // once it has been reaped.
@@ -173,8 +180,15 @@ class ProcessAgent final : public AgentLink {
     // The previous usage sample: the task's cpu seconds then, and when.
     std::optional<std::pair<Time, double>> lastCpu;
     std::optional<TaskStatistics> statistics;  // The latest sample's.
-    // The ledger evicted it: its end is a TASK_LOST already sent, and only frees resources.
-    bool evicted = false;
+    // The ledger evicted it: its end is this update, already sent, and only frees resources.
+    std::optional<CheckpointedEnd> eviction;
+    bool evictionDelivered = false;  // The master has that update.
+  };
+  // A container whose processes are over and whose final update the master may not have.
+  struct Undelivered {
+    std::string containerId;
+    std::string role;
+    CheckpointedEnd end;
   };
 
   ProcessAgent(v1::AgentInfo info, AgentLedger ledger, EventLoop* loop, AgentReports* reports,
@@ -193,8 +207,11 @@ class ProcessAgent final : public AgentLink {
   void apply(const Effects& effects,
              const std::string& evictionMessage = "evicted to make room for a regular task");
   void start(const std::string& framework, const std::string& task);
-  // SIGTERM now, SIGKILL once `grace` has run out.
+  // SIGTERM now, SIGKILL once `grace` has run out; checkpointed, so a next agent carries it on.
   void stop(Task& task, Duration grace);
+  // The container's checkpoint after its final update `end` went out: kept until delivered.
+  void endReported(const TaskKey& key, const Task& task, const CheckpointedEnd& end,
+                   bool delivered);
   void ended(const TaskKey& key, const CommandOutcome& outcome);
   // The final update an executor's end gives, if any.
   struct Ending {
@@ -208,6 +225,9 @@ class ProcessAgent final : public AgentLink {
   void schedulePoll();
   void report(const std::string& framework, const std::string& task, TaskState state,
               const std::string& reason, const std::string& message);
+  // From the loop's next turn: what recovery finds is told once the agent's owner holds it.
+  void reportSoon(const std::string& framework, const std::string& task,
+                  const CheckpointedEnd& end);
 
   v1::AgentInfo info_;
   AgentLedger ledger_;
@@ -220,6 +240,7 @@ class ProcessAgent final : public AgentLink {
   bool alive_ = true;
   bool pollScheduled_ = false;
   std::map<TaskKey, Task> tasks_;
+  std::map<TaskKey, Undelivered> undelivered_;
   // Poll timers left on the loop check it: they do nothing once the agent is gone.
   std::shared_ptr<char> lifetime_;
 };

@@ -19,6 +19,9 @@ class AgentReports {
   virtual void statusUpdate(const TaskStatus& status) = 0;
   // An executor ended (finished, killed or evicted): its resources are free again.
   virtual void resourcesFreed(const std::string& agent, const agent::Freed& freed) = 0;
+  // True when statusUpdate() only queues the update for the master: the agent then keeps
+  // what it would need to send it again after a restart until AgentLink::statusDelivered().
+  virtual bool queuesUpdates() const { return false; }
 };
 
 struct RunTask {
@@ -29,6 +32,9 @@ struct RunTask {
   // The framework has the TASK_KILLING_STATE capability: a real agent tells it TASK_KILLING
   // when it starts killing one of its tasks.
   bool taskKillingState = false;
+  // The framework has the PARTITION_AWARE capability: a task the agent preempts ends TASK_GONE
+  // rather than TASK_LOST.
+  bool partitionAware = false;
 };
 
 // A task as an agent reports it when it (re-)registers: one it holds resources for, running
@@ -64,6 +70,8 @@ class AgentLink {
   virtual bool holdsExecutor(const std::string& framework, const std::string& task) const = 0;
   virtual std::vector<HeldTask> heldTasks() const = 0;
   virtual Resources total() const = 0;
+  // The master has the task's final update (of reports that queue updates).
+  virtual void statusDelivered(const std::string& /*framework*/, const std::string& /*task*/) {}
 };
 
 }  // namespace harvest::agent

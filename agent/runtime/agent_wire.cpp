@@ -38,6 +38,7 @@ Result<HeldState> heldStateFromProto(v1::TaskState state) {
     case v1::TASK_FAILED:
     case v1::TASK_KILLED:
     case v1::TASK_LOST:
+    case v1::TASK_GONE:
     case v1::TASK_ERROR:
       return HeldState{taskStateFromProto(state), true};
     default:
@@ -68,6 +69,8 @@ v1::TaskState taskStateToProto(TaskState state) {
       return v1::TASK_UNKNOWN;
     case TaskState::kGoneByOperator:
       return v1::TASK_GONE_BY_OPERATOR;
+    case TaskState::kGone:
+      return v1::TASK_GONE;
     case TaskState::kStarting:
       return v1::TASK_STARTING;
     case TaskState::kKilling:
@@ -94,6 +97,8 @@ TaskState taskStateFromProto(v1::TaskState state) {
       return TaskState::kKilled;
     case v1::TASK_ERROR:
       return TaskState::kError;
+    case v1::TASK_GONE:
+      return TaskState::kGone;
     default:
       return TaskState::kLost;
   }
@@ -109,6 +114,10 @@ v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId) 
   if (message.taskKillingState) {
     run.mutable_framework()->add_capabilities()->set_type(
         v1::FrameworkInfo::Capability::TASK_KILLING_STATE);
+  }
+  if (message.partitionAware) {
+    run.mutable_framework()->add_capabilities()->set_type(
+        v1::FrameworkInfo::Capability::PARTITION_AWARE);
   }
   run.set_role(message.role);
   v1::TaskInfo& task = *run.mutable_task();
@@ -159,6 +168,9 @@ Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event) {
   for (const v1::FrameworkInfo::Capability& capability : run.framework().capabilities()) {
     if (capability.type() == v1::FrameworkInfo::Capability::TASK_KILLING_STATE) {
       out.taskKillingState = true;
+    }
+    if (capability.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE) {
+      out.partitionAware = true;
     }
   }
   for (const v1::Label& label : run.task().labels().labels()) {

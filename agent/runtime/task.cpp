@@ -22,6 +22,8 @@ const char* toString(TaskState state) {
       return "TASK_UNKNOWN";
     case TaskState::kGoneByOperator:
       return "TASK_GONE_BY_OPERATOR";
+    case TaskState::kGone:
+      return "TASK_GONE";
     case TaskState::kStarting:
       return "TASK_STARTING";
     case TaskState::kKilling:

@@ -24,6 +24,9 @@ enum class TaskState : uint8_t {
   kUnknown,
   // The operator marked the agent gone (MARK_AGENT_GONE): the task will not come back.
   kGoneByOperator,
+  // An agent preempted the task of a PARTITION_AWARE framework (Mesos's TASK_GONE: it will not
+  // come back); other frameworks are told TASK_LOST.
+  kGone,
   // A real agent's command is being started (sandbox made, process being spawned).
   kStarting,
   // A real agent is killing the task (SIGTERM sent, its grace running); sent only to
@@ -34,7 +37,16 @@ const char* toString(TaskState state);  // "TASK_RUNNING", ...
 inline bool isTerminal(TaskState state) {
   return state == TaskState::kFinished || state == TaskState::kFailed ||
          state == TaskState::kKilled || state == TaskState::kLost || state == TaskState::kError ||
-         state == TaskState::kGoneByOperator;
+         state == TaskState::kGoneByOperator || state == TaskState::kGone;
+}
+
+inline constexpr const char* kPreemptedReason = "REASON_CONTAINER_PREEMPTED";
+// The state an agent ends a preempted (evicted) task with, as Mesos's agent does.
+inline TaskState preemptedState(bool partitionAware) {
+  return partitionAware ? TaskState::kGone : TaskState::kLost;
+}
+inline bool isPreemption(TaskState state, const std::string& reason) {
+  return (state == TaskState::kLost || state == TaskState::kGone) && reason == kPreemptedReason;
 }
 
 struct TaskStatus {

@@ -36,10 +36,11 @@ void SimAgent::report(const std::string& framework, const std::string& task, Tas
 }
 
 void SimAgent::runTask(const RunTask& message) {
-  durations_[{message.framework, message.task.task}] = message.task.duration;
+  launched_[{message.framework, message.task.task}] = {message.task.duration,
+                                                       message.partitionAware};
   Result<agent::LaunchOutcome> outcome = ledger_.launch(launchRequestOf(message));
   if (!outcome.ok()) {
-    durations_.erase({message.framework, message.task.task});
+    launched_.erase({message.framework, message.task.task});
     report(message.framework, message.task.task, TaskState::kError, "REASON_TASK_INVALID",
            outcome.message());
     return;
@@ -49,7 +50,7 @@ void SimAgent::runTask(const RunTask& message) {
     case agent::LaunchState::kWaiting:  // Starts when the evictions it waits for complete.
       break;
     case agent::LaunchState::kRejected:
-      durations_.erase({message.framework, message.task.task});
+      launched_.erase({message.framework, message.task.task});
       report(message.framework, message.task.task, TaskState::kLost,
              "REASON_INSUFFICIENT_RESOURCES", outcome->message);
       break;
@@ -59,9 +60,9 @@ void SimAgent::runTask(const RunTask& message) {
 
 void SimAgent::started(const std::string& framework, const std::string& task) {
   report(framework, task, TaskState::kRunning, "", "");
-  auto duration = durations_.find({framework, task});
-  if (duration == durations_.end() || duration->second <= Duration::zero()) return;
-  loop_->after(duration->second, [this, framework, task] {
+  auto launched = launched_.find({framework, task});
+  if (launched == launched_.end() || launched->second.duration <= Duration::zero()) return;
+  loop_->after(launched->second.duration, [this, framework, task] {
     // Only if it still runs: it may have been killed or evicted meanwhile.
     const agent::Executor* executor = ledger_.findExecutor(framework, task);
     if (executor == nullptr || executor->evicting) return;
@@ -73,7 +74,7 @@ void SimAgent::finish(const std::string& framework, const std::string& task, Tas
                       const std::string& reason) {
   Result<agent::Effects> effects = ledger_.executorTerminated(framework, task);
   if (!effects.ok()) return;
-  durations_.erase({framework, task});
+  launched_.erase({framework, task});
   report(framework, task, state, reason, "");
   apply(*effects);
 }
@@ -84,7 +85,7 @@ void SimAgent::killTask(const std::string& framework, const std::string& task) {
     // Maybe still waiting for evictions: dropping it frees nothing it held.
     Result<agent::Effects> effects = ledger_.removeTask(framework, task);
     if (effects.ok()) {
-      durations_.erase({framework, task});
+      launched_.erase({framework, task});
       report(framework, task, TaskState::kKilled, "REASON_TASK_KILLED_DURING_LAUNCH", "");
       apply(*effects);
     }
@@ -103,11 +104,13 @@ void SimAgent::apply(const agent::Effects& effects) {
     const std::string framework = eviction.executor.framework;
     const std::string task = eviction.executor.executor;
     // The task is lost now; its resources come back when the executor has exited.
-    report(framework, task, TaskState::kLost, "REASON_CONTAINER_PREEMPTED",
+    auto launched = launched_.find({framework, task});
+    const bool partitionAware = launched != launched_.end() && launched->second.partitionAware;
+    report(framework, task, preemptedState(partitionAware), kPreemptedReason,
            "evicted to make room for a regular task");
     loop_->after(killGrace_, [this, framework, task] {
       Result<agent::Effects> freed = ledger_.executorTerminated(framework, task);
-      durations_.erase({framework, task});
+      launched_.erase({framework, task});
       if (freed.ok()) apply(*freed);
     });
   }
@@ -116,7 +119,7 @@ void SimAgent::apply(const agent::Effects& effects) {
   }
   for (const agent::LostLaunch& lost : effects.lost) {
     for (const std::string& task : lost.tasks) {
-      durations_.erase({lost.executor.framework, task});
+      launched_.erase({lost.executor.framework, task});
       report(lost.executor.framework, task, TaskState::kLost, lostReasonName(lost.reason),
              lost.message);
     }

@@ -66,7 +66,12 @@ class SimAgent final : public AgentLink {
   AgentReports* reports_;
   Duration killGrace_;
   bool alive_ = true;
-  std::map<std::pair<std::string, std::string>, Duration> durations_;  // Of launched tasks.
+  // What a launched task's simulation needs: how long it runs, and how its preemption is told.
+  struct Launched {
+    Duration duration;
+    bool partitionAware = false;
+  };
+  std::map<std::pair<std::string, std::string>, Launched> launched_;
 };
 
 }  // namespace harvest::agent

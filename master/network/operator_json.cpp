@@ -122,6 +122,7 @@ void addMasterCounts(const Master& master, Snapshot& snapshot) {
   snapshot.counter("master/tasks_launched", stats.tasksLaunched);
   snapshot.counter("master/tasks_finished", stats.tasksFinished);
   snapshot.counter("master/tasks_lost", stats.tasksLost);
+  snapshot.counter("master/tasks_gone", stats.tasksGone);
   snapshot.counter("master/tasks_evicted", stats.tasksEvicted);
   snapshot.counter("master/tasks_killed", stats.tasksKilled);
   snapshot.counter("master/tasks_error", stats.tasksError);

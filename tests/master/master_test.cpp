@@ -176,6 +176,42 @@ TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
             0);
 }
 
+// As Mesos: a PARTITION_AWARE framework hears that its evicted task is TASK_GONE (it will not
+// come back), counted as gone and as evicted rather than as lost.
+TEST_F(MasterTest, APartitionAwareBorrowerHearsItsEvictedTaskIsGone) {
+  RecordingScheduler borrower, owner;
+  v1::FrameworkInfo info = frameworkInfo("batch", /*revocable=*/true);
+  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::PARTITION_AWARE);
+  Result<std::string> b = master_->subscribe(info, &borrower);
+  ASSERT_TRUE(b.ok()) << b.message();
+  ASSERT_TRUE(
+      sim::addSimulatedAgent(*master_, "a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
+  cycle();
+  ASSERT_EQ(borrower.received.size(), 1u);
+  ASSERT_TRUE(master_
+                  ->accept(*b, {borrower.received[0].id},
+                           {{"r1", R("cpus:4;mem:4096").lentAs(Revocability::kNonThrottleable),
+                             Duration::zero()}},
+                           v1::Filters())
+                  .ok());
+  const std::string o = subscribe(&owner, "analytics");
+  cycle();
+  ASSERT_EQ(owner.received.size(), 1u);
+  ASSERT_TRUE(master_
+                  ->accept(o, {owner.received[0].id},
+                           {{"own", R("cpus(analytics):8;mem(analytics):8192"), Duration::zero()}},
+                           v1::Filters())
+                  .ok());
+  EXPECT_EQ(borrower.updates.back().state, TaskState::kGone);
+  EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
+  EXPECT_EQ(master_->stats().tasksGone, 1u);
+  EXPECT_EQ(master_->stats().tasksLost, 0u);
+  EXPECT_EQ(master_->stats().tasksEvicted, 1u);
+  loop_->runUntil(loop_->now() + Duration::seconds(2));  // The kill grace.
+  ASSERT_EQ(owner.updates.size(), 1u);
+  EXPECT_EQ(owner.updates[0].state, TaskState::kRunning);
+}
+
 TEST_F(MasterTest, RestartRebuildsTheSameAllocationsFromAgentsAndFrameworks) {
   RecordingScheduler owner, borrower;
   const std::string o = subscribe(&owner, "analytics");

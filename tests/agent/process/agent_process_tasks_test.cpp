@@ -207,6 +207,32 @@ TEST(AgentProcessTasksTest, QoSPreemptsThrottleableTasksUnderMemoryPressure) {
   std::filesystem::remove_all(options.workDir);
 }
 
+// Mesos tells a PARTITION_AWARE framework that its preempted task is TASK_GONE: the capability
+// crosses the wire in RUN_TASK, and the preemption counts as one all the same.
+TEST(AgentProcessTasksTest, APartitionAwareFrameworksPreemptedTaskIsGone) {
+  FakeMaster fake;
+  const AgentProcessOptions options = alwaysUnderMemoryPressure(fake.port());
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  RunTask slack = commandTask("f2", "slack", R("cpus:1;mem:64").lentAs(Revocability::kThrottleable),
+                              "sleep 30");
+  slack.partitionAware = true;
+  fake.send(runTaskEvent(slack, "a1"));
+  ASSERT_TRUE(agent->runUntil(
+      [&] {
+        const std::vector<v1::AgentCall> calls = fake.applied();
+        const v1::AgentCall* last = lastStatusOf(calls, "slack");
+        return last != nullptr && last->status().state() == v1::TASK_GONE;
+      },
+      kWait));
+  const std::vector<v1::AgentCall> calls = fake.applied();
+  const v1::AgentCall* gone = lastStatusOf(calls, "slack");
+  EXPECT_EQ(gone->status().reason(), "REASON_CONTAINER_PREEMPTED");
+  EXPECT_EQ(agent->stats().executorsPreempted, 1u);
+  EXPECT_EQ(agent->stats().qosPreemptions, 1u);
+  std::filesystem::remove_all(options.workDir);
+}
+
 // --qos_dry_run: the same pressure preempts nobody.
 TEST(AgentProcessTasksTest, QoSDryRunPreemptsNobody) {
   FakeMaster fake;
@@ -267,6 +293,51 @@ TEST(AgentProcessTasksTest, RestartedAgentReRegistersWithItsBootIdAndItsRunningT
             std::optional<pid_t>(group));
   second.reset();  // A stopped agent still ends its tasks.
   EXPECT_TRUE(testing::waitUntilGone(group, group));
+  std::filesystem::remove_all(options.workDir);
+}
+
+// The master answers no call (503) while a task ends, and the agent is killed: its final
+// update never left. The next agent registers with the task as ended (TASK_FAILED), sends the
+// update with its real status, and drops the container's checkpoint once the master has it.
+TEST(AgentProcessTasksTest, AnEndTheMasterNeverHadComesFromTheRestartedAgent) {
+  FakeMaster fake;
+  AgentProcessOptions options = processOptions(fake.port());
+  options.taskMonitor = TASK_MONITOR;
+  options.isolation.isolation = Isolation::kPosix;
+  auto first = start(options);
+  ASSERT_TRUE(first->runUntil([&] { return first->registered(); }, kWait));
+  fake.answerCalls(std::deque<int>(1000, 503));
+  fake.send(runTaskEvent(commandTask("f1", "t1", R("cpus:1"), "exit 3"), "a1"));
+  const std::filesystem::path frameworks = options.workDir / "meta/slaves/a1/frameworks";
+  const auto checkpointed = [&](const std::string& file) {
+    if (!std::filesystem::exists(frameworks)) return false;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(frameworks)) {
+      if (entry.path().filename() == file) return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(first->runUntil([&] { return checkpointed("ended"); }, kWait));
+  EXPECT_TRUE(fake.applied().empty());
+  const auto& processes = dynamic_cast<const ProcessAgent&>(first->agent());
+  const_cast<ProcessAgent&>(processes).abandon();
+  first.reset();
+  fake.answerCalls({});
+
+  auto second = start(options);
+  ASSERT_TRUE(second->runUntil([&] { return !fake.applied().empty(); }, kWait));
+  const v1::AgentCall::Register again = fake.registrations().back().register_();
+  ASSERT_EQ(again.tasks_size(), 1);
+  EXPECT_EQ(again.tasks(0).task_id().value(), "t1");
+  EXPECT_EQ(again.tasks(0).state(), v1::TASK_FAILED);
+  EXPECT_EQ(again.tasks(0).resources_size(), 0);
+  const std::vector<v1::AgentCall> calls = fake.applied();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_FAILED, false, ""}));
+  EXPECT_EQ(calls[0].status().message(), "Command exited with status 3");
+  ASSERT_TRUE(second->runUntil([&] { return !checkpointed("ended"); }, kWait));
+  EXPECT_TRUE(std::filesystem::is_empty(frameworks));
+  EXPECT_TRUE(second->agent().heldTasks().empty());
+  second.reset();
   std::filesystem::remove_all(options.workDir);
 }
 

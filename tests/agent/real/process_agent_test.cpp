@@ -102,9 +102,14 @@ class ProcessAgentTest : public ::testing::Test {
 
   // Starts framework rev's task `lender` on `lent` (role r1) with a shell command that prints
   // "ready" once its traps are set, and waits for that; its process group, 0 if it did not.
-  pid_t launchLender(const Resources& lent, const std::string& command, Duration grace) {
-    agent_->runTask(
-        {"rev", "r1", {"lender", lent, Duration::zero(), shellCommand(command), grace}, {}, false});
+  pid_t launchLender(const Resources& lent, const std::string& command, Duration grace,
+                     bool partitionAware = false) {
+    agent_->runTask({"rev",
+                     "r1",
+                     {"lender", lent, Duration::zero(), shellCommand(command), grace},
+                     {},
+                     false,
+                     partitionAware});
     recordIfStarted("rev", "lender");
     const std::optional<std::filesystem::path> sandbox = agent_->sandboxOf("rev", "lender");
     if (!sandbox || testing::waitForContent(*sandbox / "stdout", "ready") != "ready\n") return 0;
@@ -289,6 +294,25 @@ TEST_F(ProcessAgentTest, EvictionKillsTheProcessAndFreesOnlyAfterItExited) {
   agent_->killTask("owner", "regular");
   ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
   EXPECT_EQ(last("regular")->state, TaskState::kKilled);
+}
+
+// The lender's framework is PARTITION_AWARE: its evicted task is TASK_GONE, as Mesos says it.
+TEST_F(ProcessAgentTest, APartitionAwareFrameworksEvictedTaskIsGone) {
+  create("cpus:2;cpus(r1):8;mem(r1):8000");
+  const pid_t lender = launchLender(R("cpus:8;mem:1000").lentAs(Revocability::kNonThrottleable),
+                                    "echo ready; while :; do sleep 0.05; done",
+                                    Duration::seconds(5), /*partitionAware=*/true);
+  ASSERT_GT(lender, 0);
+  launch("owner", "regular", shellCommand("sleep 30"), "cpus(r1):4", std::nullopt, false, "r1");
+  EXPECT_EQ(statesOf("lender"),
+            (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING", "TASK_GONE"}));
+  EXPECT_EQ(last("lender")->reason, "REASON_CONTAINER_PREEMPTED");
+  ASSERT_TRUE(runUntil([&] { return !reports_.freed.empty(); }));
+  EXPECT_TRUE(waitUntilGone(lender, lender, Duration::zero()));
+  EXPECT_EQ(statesOf("lender").size(), 3u);
+  recordIfStarted("owner", "regular");
+  agent_->killTask("owner", "regular");
+  ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
 }
 
 // An evicted task that ignores SIGTERM and whose KillPolicy allows a minute is SIGKILLed once

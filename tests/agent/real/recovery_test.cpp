@@ -30,6 +30,9 @@ using testing::waitUntilGone;
 class Recorder : public AgentReports {
  public:
   void statusUpdate(const TaskStatus& status) override { statuses.push_back(status); }
+  // As AgentProcess, whose updates wait in its outbox until the master answers.
+  bool queuesUpdates() const override { return queues; }
+  bool queues = false;
   void resourcesFreed(const std::string& /*agent*/, const Freed& freed) override {
     this->freed.push_back(freed);
   }
@@ -49,12 +52,14 @@ class RecoveryTest : public ::testing::Test {
     options.isolation.isolation = Isolation::kPosix;
     options.taskMonitor = TASK_MONITOR;
     options.recover = mode;
-    Result<Resources> total = parseResources("cpus:4;mem:1024");
+    options.revocableKillGrace = Duration::milliseconds(300);
+    Result<Resources> total = parseResources(total_);
     return ProcessAgent::create(ledgerAgentInfo("a1"), *total, &loop_, &reports_, options);
   }
 
   void start(RecoverMode mode = RecoverMode::kReconnect) {
     reports_ = Recorder();
+    reports_.queues = queueUpdates_;
     Result<std::unique_ptr<ProcessAgent>> created = make(mode);
     ASSERT_TRUE(created.ok()) << created.message();
     agent_ = std::move(created).value();
@@ -66,12 +71,24 @@ class RecoveryTest : public ::testing::Test {
     agent_.reset();
   }
 
-  pid_t launch(const std::string& task, const std::string& script) {
-    Result<Resources> cpus = parseResources("cpus:1;mem:64");
+  pid_t launch(const std::string& task, const std::string& script,
+               std::optional<Duration> grace = std::nullopt) {
+    return launchAs("f1", "web", task, "cpus:1;mem:64", script, grace);
+  }
+
+  pid_t launchAs(const std::string& framework, const std::string& role, const std::string& task,
+                 std::string_view resources, const std::string& script,
+                 std::optional<Duration> grace = std::nullopt) {
+    // "lent:..." is lent as non-throttleable revocable.
+    const bool lent = resources.starts_with("lent:");
+    Result<Resources> parsed = parseResources(lent ? resources.substr(5) : resources);
+    EXPECT_TRUE(parsed.ok()) << parsed.message();
+    if (!parsed.ok()) return -1;
+    const Resources given = lent ? parsed->lentAs(Revocability::kNonThrottleable) : *parsed;
     RunTask run{
-        "f1", "web", {task, *cpus, Duration::zero(), shellCommand(script), std::nullopt}, {}, true};
+        framework, role, {task, given, Duration::zero(), shellCommand(script), grace}, {}, true};
     agent_->runTask(run);
-    const std::optional<pid_t> group = agent_->processGroupOf("f1", task);
+    const std::optional<pid_t> group = agent_->processGroupOf(framework, task);
     EXPECT_TRUE(group.has_value());
     if (!group) return -1;
     recordProcessGroup(*group);
@@ -97,6 +114,25 @@ class RecoveryTest : public ::testing::Test {
 
   std::filesystem::path metaDir() const { return workDir() / "meta/slaves/a1"; }
 
+  // The checkpoint's files of that name, one per container that has one.
+  std::vector<std::filesystem::path> checkpointFiles(const std::string& name) const {
+    std::vector<std::filesystem::path> found;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(metaDir())) {
+      if (entry.path().filename() == name) found.push_back(entry.path());
+    }
+    return found;
+  }
+
+  std::vector<std::string> statesOf(const std::string& task) const {
+    std::vector<std::string> out;
+    for (const TaskStatus& status : reports_.statuses) {
+      if (status.task == task) out.push_back(toString(status.state));
+    }
+    return out;
+  }
+
+  std::string total_ = "cpus:4;mem:1024";
+  bool queueUpdates_ = false;
   EventLoop loop_;
   Time start_ = monotonicNow();
   Recorder reports_;
@@ -146,6 +182,107 @@ TEST_F(RecoveryTest, TaskThatEndedWhileTheAgentWasGoneReportsItsRealStatus) {
   EXPECT_EQ(last("t2")->state, TaskState::kFinished);
   EXPECT_EQ(reports_.freed.size(), 2u);
   EXPECT_TRUE(agent_->heldTasks().empty());
+}
+
+// The agent dies while a task that ignores SIGTERM has its grace running: the next agent
+// carries the kill on (SIGKILL once the grace has run out again) instead of letting it run.
+TEST_F(RecoveryTest, AKillUnderWayWhenTheAgentDiesIsCarriedOnByTheNextOne) {
+  start();
+  const Duration grace = Duration::milliseconds(300);
+  const pid_t group = launch("t1", "trap '' TERM; echo ready; while :; do sleep 0.05; done", grace);
+  ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("f1", "t1") / "stdout", "ready"), "ready\n");
+  agent_->killTask("f1", "t1");
+  ASSERT_EQ(checkpointFiles("kill").size(), 1u);
+  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
+            "grace " + std::to_string(grace.nanos()) + "\nevicted 0\nmessage ");
+  killAgent();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // Past the grace: nobody kills.
+  EXPECT_EQ(::kill(-group, 0), 0);
+
+  loop_.runUntil(Time() + (monotonicNow() - start_));  // The loop's clock stamps the kill.
+  const Time restarted = monotonicNow();
+  start();
+  ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
+  EXPECT_GE(monotonicNow() - restarted, grace);
+  EXPECT_EQ(statesOf("t1"), std::vector<std::string>{"TASK_KILLED"});
+  EXPECT_EQ(last("t1")->message, "Command terminated with signal Killed");
+  EXPECT_TRUE(waitUntilGone(group, group));
+  EXPECT_TRUE(std::filesystem::is_empty(metaDir() / "frameworks"));
+}
+
+// The agent dies while it evicts a revocable task for the owner's launch: the next agent
+// evicts it again (its TASK_LOST told again, the master may not have had it), kills it within
+// the revocable grace, and frees its resources as an eviction's, never reporting it killed.
+TEST_F(RecoveryTest, AnEvictionUnderWayWhenTheAgentDiesIsCarriedOnAndToldAgain) {
+  total_ = "cpus:2;cpus(r1):8;mem(r1):8000";
+  start();
+  const pid_t lender =
+      launchAs("rev", "r1", "lender", "lent:cpus:8;mem:1000",
+               "trap '' TERM; echo ready; while :; do sleep 0.05; done", Duration::seconds(60));
+  ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("rev", "lender") / "stdout", "ready"),
+            "ready\n");
+  // The owner's task waits for the eviction, so it has no process yet.
+  agent_->runTask({"owner",
+                   "r1",
+                   {"regular", *parseResources("cpus(r1):4"), Duration::zero(),
+                    shellCommand("sleep 30"), std::nullopt},
+                   {},
+                   false});
+  EXPECT_EQ(agent_->processGroupOf("owner", "regular"), std::nullopt);
+  ASSERT_EQ(statesOf("lender"),
+            (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING", "TASK_LOST"}));
+  const std::string message = last("lender")->message;
+  ASSERT_EQ(checkpointFiles("kill").size(), 1u);
+  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
+            "grace 300000000\nevicted 1\nmessage " + message);
+  killAgent();
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_EQ(::kill(-lender, 0), 0);
+
+  loop_.runUntil(Time() + (monotonicNow() - start_));
+  start();
+  ASSERT_TRUE(runUntil([&] { return !reports_.freed.empty(); }));
+  EXPECT_EQ(statesOf("lender"), std::vector<std::string>{"TASK_LOST"});
+  EXPECT_EQ(last("lender")->reason, "REASON_CONTAINER_PREEMPTED");
+  EXPECT_EQ(last("lender")->message, message);
+  ASSERT_EQ(reports_.freed.size(), 1u);
+  EXPECT_TRUE(reports_.freed[0].wasEvicting);
+  EXPECT_TRUE(waitUntilGone(lender, lender));
+  EXPECT_TRUE(agent_->heldTasks().empty());
+}
+
+// Updates that wait in an outbox: a container's checkpoint keeps its final update until the
+// master has it. An agent killed before that sends it again after its restart and lists the
+// task as ended when it registers; delivered, the checkpoint goes.
+TEST_F(RecoveryTest, AnEndTheMasterHasNotHadIsSentAgainAfterARestart) {
+  queueUpdates_ = true;
+  start();
+  const pid_t group = launch("t1", "exit 3");
+  ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
+  ASSERT_EQ(checkpointFiles("ended").size(), 1u);
+  EXPECT_EQ(testing::readFile(checkpointFiles("ended")[0]),
+            "state TASK_FAILED\nreason \nmessage Command exited with status 3");
+  ASSERT_EQ(agent_->heldTasks().size(), 1u);
+  EXPECT_TRUE(agent_->heldTasks()[0].ended);
+  killAgent();
+  EXPECT_TRUE(waitUntilGone(group, group));
+
+  start();
+  ASSERT_EQ(agent_->heldTasks().size(), 1u);
+  const HeldTask held = agent_->heldTasks()[0];
+  EXPECT_EQ(held.task, "t1");
+  EXPECT_EQ(held.role, "web");
+  EXPECT_EQ(held.state, TaskState::kFailed);
+  EXPECT_TRUE(held.ended);
+  EXPECT_TRUE(held.resources.empty());
+  ASSERT_TRUE(runUntil([&] { return last("t1") != nullptr; }));
+  EXPECT_EQ(statesOf("t1"), std::vector<std::string>{"TASK_FAILED"});
+  EXPECT_EQ(last("t1")->message, "Command exited with status 3");
+  EXPECT_TRUE(reports_.freed.empty()) << "its resources were freed before the restart";
+
+  agent_->statusDelivered("f1", "t1");
+  EXPECT_TRUE(agent_->heldTasks().empty());
+  EXPECT_TRUE(std::filesystem::is_empty(metaDir() / "frameworks"));
 }
 
 TEST_F(RecoveryTest, CleanupKillsEveryRecoveredTaskAndTakesANewBoot) {
