@@ -3,7 +3,8 @@
 // revocable tasks when the host suffers:
 //
 //   * cpu: the share of time runnable tasks waited for a cpu (PSI `some avg10`,
-//     /proc/pressure/cpu, in percent). Crossing the high watermark starts relief; relief ends
+//     /proc/pressure/cpu, in percent; without PSI, an estimate of it from the run queue,
+//     agent/real/host_pressure.h). Crossing the high watermark starts relief; relief ends
 //     once it falls below the low watermark. While relieving, one victim per cool-down: PSI is
 //     a 10 s average, so the effect of a kill shows only later, and no kill is added while an
 //     earlier one is still in progress (it counts as released).
@@ -31,7 +32,9 @@ namespace harvest::agent {
 
 // What the host shows now.
 struct HostPressure {
-  std::optional<double> cpuSomeAvg10;  // Percent of time some task waited for a cpu; no PSI: none.
+  // Percent of time some task waited for a cpu (PSI's, or the run queue's estimate of it);
+  // neither readable: none, and the controller acts on memory only.
+  std::optional<double> cpuSomeAvg10;
   double memTotalMb = 0;
   double memAvailableMb = 0;
 };

@@ -10,7 +10,6 @@
 #include <thread>
 #include <utility>
 
-#include "agent/real/host_pressure.h"
 #include "agent/real/process_agent.h"
 #include "agent/runtime/agent_wire.h"
 #include "agent/sim/sim_agent.h"
@@ -134,7 +133,10 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::create(AgentProcessOptions o
   process->scheduleTick();
   if (process->processAgent_) {
     process->slack_ = std::move(slack);
-    if (o.qos) process->qos_.emplace(*o.qos);
+    if (o.qos) {
+      process->qos_.emplace(*o.qos);
+      process->hostPressure_.emplace(o.procRoot);
+    }
     // The sample also serves /monitor/statistics, so it runs whatever reads it.
     process->scheduleUsageSample();
   }
@@ -218,7 +220,7 @@ void AgentProcess::reportSlack(const ProcessAgent::RegularUsage& usage) {
 }
 
 void AgentProcess::relievePressure(const std::vector<ThrottleableUsage>& throttleable) {
-  Result<HostPressure> host = readHostPressure();
+  Result<HostPressure> host = hostPressure_->read(now());
   if (!host.ok()) {
     LOG_EVERY_N(WARNING, 60) << "QoS: " << host.message();
     return;

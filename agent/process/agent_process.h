@@ -47,6 +47,7 @@
 #include "agent/exec/isolation.h"
 #include "agent/measured_slack.h"
 #include "agent/pressure_qos.h"
+#include "agent/real/host_pressure.h"
 #include "agent/real/process_agent.h"
 #include "agent/runtime/agent_link.h"
 #include "common/event_loop.h"
@@ -96,6 +97,9 @@ struct AgentProcessOptions {
   // (agent/pressure_qos.h); unset: none. With qosDryRun it only logs whom it would preempt.
   std::optional<PressureQoSOptions> qos = std::nullopt;
   bool qosDryRun = false;
+  // Where the QoS controller reads the host's pressure (agent/real/host_pressure.h): /proc, or
+  // a folder laid out as it.
+  std::filesystem::path procRoot = "/proc";
   TaskRunner tasks = TaskRunner::kSimulated;
   // kProcesses: sandboxes go under it, laid out as Mesos's (agent/exec/sandbox.h).
   std::filesystem::path workDir = "/tmp/harvest-agent";
@@ -220,6 +224,7 @@ class AgentProcess final : public AgentReports {
   ProcessAgent* processAgent_ = nullptr;  // agent_, when tasks are processes.
   std::optional<MeasuredSlack> slack_;
   std::optional<PressureQoS> qos_;
+  std::optional<HostPressureReader> hostPressure_;  // With qos_.
   std::atomic<bool> stopped_{false};
   std::optional<uint16_t> httpPort_;
 

@@ -1,6 +1,9 @@
 #include "agent/real/host_pressure.h"
 
+#include <glog/logging.h>
+
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -27,7 +30,43 @@ std::optional<double> numberAfter(std::string_view text, std::string_view key) {
   return value;
 }
 
+// PSI's avg10 decays with a 10 s time constant; the run queue's estimate does the same.
+constexpr double kAverageSeconds = 10;
+
 }  // namespace
+
+const char* toString(CpuSignal signal) {
+  switch (signal) {
+    case CpuSignal::kPsi:
+      return "PSI (/proc/pressure/cpu)";
+    case CpuSignal::kRunQueue:
+      return "the run queue (/proc/stat procs_running, no PSI)";
+    case CpuSignal::kNone:
+      break;
+  }
+  return "none (no /proc/pressure/cpu or /proc/stat): memory only";
+}
+
+std::optional<RunQueue> runQueueOf(std::string_view stat) {
+  RunQueue queue;
+  std::optional<double> running;
+  size_t at = 0;
+  while (at < stat.size()) {
+    size_t end = stat.find('\n', at);
+    if (end == std::string_view::npos) end = stat.size();
+    const std::string_view line = stat.substr(at, end - at);
+    // "cpu0 ...", "cpu1 ...": one per cpu; "cpu " is the total.
+    if (line.starts_with("cpu") && line.size() > 3 && line[3] >= '0' && line[3] <= '9') {
+      ++queue.cpus;
+    } else if (line.starts_with("procs_running")) {
+      running = numberAfter(line, "procs_running");
+    }
+    at = end + 1;
+  }
+  if (!running || *running < 0 || queue.cpus == 0) return std::nullopt;
+  queue.runnable = static_cast<int>(*running);
+  return queue;
+}
 
 std::optional<double> psiSomeAvg10(std::string_view text) {
   // "some avg10=1.23 avg60=... total=..." on the first line.
@@ -45,6 +84,36 @@ HostPressure memoryOf(std::string_view meminfo) {
   out.memTotalMb = *total / 1024;  // kB.
   out.memAvailableMb = *available / 1024;
   return out;
+}
+
+Result<HostPressure> HostPressureReader::read(Time now) {
+  Result<HostPressure> read = readHostPressure(proc_);
+  if (!read.ok()) return read;
+  HostPressure host = *read;
+  CpuSignal signal = host.cpuSomeAvg10 ? CpuSignal::kPsi : CpuSignal::kNone;
+  if (!host.cpuSomeAvg10) {
+    const std::optional<std::string> stat = readText(proc_ / "stat");
+    if (const std::optional<RunQueue> queue = stat ? runQueueOf(*stat) : std::nullopt) {
+      signal = CpuSignal::kRunQueue;
+      // Someone waits now when more tasks than cpus are runnable, the reader not counted.
+      const double waiting = queue->runnable - 1 > queue->cpus ? 100.0 : 0.0;
+      if (!lastSample_) {
+        runQueueAverage_ = waiting;
+      } else {
+        const double seconds = static_cast<double>((now - *lastSample_).nanos()) / 1e9;
+        const double weight = 1 - std::exp(-std::max(seconds, 0.0) / kAverageSeconds);
+        runQueueAverage_ += weight * (waiting - runQueueAverage_);
+      }
+      lastSample_ = now;
+      host.cpuSomeAvg10 = runQueueAverage_;
+    }
+  }
+  if (!signalLogged_ || signal != signal_) {
+    LOG(INFO) << "QoS: the cpu signal is " << toString(signal);
+    signalLogged_ = true;
+  }
+  signal_ = signal;
+  return host;
 }
 
 Result<HostPressure> readHostPressure(const std::filesystem::path& proc) {

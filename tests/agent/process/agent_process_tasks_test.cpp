@@ -233,6 +233,41 @@ TEST(AgentProcessTasksTest, APartitionAwareFrameworksPreemptedTaskIsGone) {
   std::filesystem::remove_all(options.workDir);
 }
 
+// A host without PSI whose run queue is saturated (9 runnable on 2 cpus), with memory to
+// spare: the QoS controller preempts the throttleable task for cpu, from the run queue.
+TEST(AgentProcessTasksTest, WithoutPsiASaturatedRunQueuePreemptsForCpu) {
+  FakeMaster fake;
+  AgentProcessOptions options = processOptions(fake.port());
+  options.qos = PressureQoSOptions{};
+  options.usageInterval = Duration::milliseconds(50);
+  options.procRoot = options.workDir.string() + "-proc";
+  std::filesystem::create_directories(options.procRoot);
+  std::ofstream(options.procRoot / "meminfo") << "MemTotal: 8388608 kB\nMemAvailable: 8000000 kB\n";
+  std::ofstream(options.procRoot / "stat") << "cpu  1 1\ncpu0 1 1\ncpu1 1 1\nprocs_running 9\n";
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  fake.send(
+      runTaskEvent(commandTask("f2", "slack",
+                               R("cpus:1;mem:64").lentAs(Revocability::kThrottleable), "sleep 30"),
+                   "a1"));
+  ASSERT_TRUE(agent->runUntil(
+      [&] {
+        const std::vector<v1::AgentCall> calls = fake.applied();
+        const v1::AgentCall* last = lastStatusOf(calls, "slack");
+        return last != nullptr && last->status().state() == v1::TASK_LOST;
+      },
+      kWait));
+  const std::vector<v1::AgentCall> calls = fake.applied();
+  const v1::AgentCall* lost = lastStatusOf(calls, "slack");
+  EXPECT_EQ(lost->status().reason(), "REASON_CONTAINER_PREEMPTED");
+  EXPECT_EQ(lost->status().message().rfind("preempted by the agent's QoS controller: cpu ", 0), 0u)
+      << lost->status().message();
+  EXPECT_EQ(agent->stats().qosPreemptions, 1u);
+  agent.reset();
+  std::filesystem::remove_all(options.procRoot);
+  std::filesystem::remove_all(options.workDir);
+}
+
 // --qos_dry_run: the same pressure preempts nobody.
 TEST(AgentProcessTasksTest, QoSDryRunPreemptsNobody) {
   FakeMaster fake;

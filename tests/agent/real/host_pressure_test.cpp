@@ -1,10 +1,11 @@
-// The host's pressure as the kernel writes it: PSI's cpu file and /proc/meminfo, from sample
-// texts and from a folder laid out as /proc.
+// The host's pressure as the kernel writes it: PSI's cpu file, /proc/stat's run queue (without
+// PSI) and /proc/meminfo, from sample texts and from a folder laid out as /proc.
 #include "agent/real/host_pressure.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -42,6 +43,53 @@ TEST(HostPressureTest, ReadsAFolderLaidOutAsProc) {
   EXPECT_EQ(readHostPressure(proc)->cpuSomeAvg10, 70.0);
   std::filesystem::remove(proc / "meminfo");
   EXPECT_EQ(readHostPressure(proc).message(), "cannot read " + (proc / "meminfo").string());
+  std::filesystem::remove_all(proc);
+}
+
+TEST(HostPressureTest, RunQueueIsProcsRunningAndTheCpuLines) {
+  const std::string stat =
+      "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\ncpu1 5 0 5 50 0 0 0 0 0 0\n"
+      "intr 1 2 3\nctxt 99\nprocs_running 5\nprocs_blocked 0\n";
+  const std::optional<RunQueue> queue = runQueueOf(stat);
+  ASSERT_TRUE(queue.has_value());
+  EXPECT_EQ(queue->runnable, 5);
+  EXPECT_EQ(queue->cpus, 2);
+  EXPECT_EQ(runQueueOf("cpu0 1 2 3\n"), std::nullopt);               // No procs_running.
+  EXPECT_EQ(runQueueOf("procs_running 3\n"), std::nullopt);          // No cpu.
+  EXPECT_EQ(runQueueOf("cpu0 1\nprocs_running x\n"), std::nullopt);  // Unreadable.
+}
+
+// Without PSI the reader estimates it from the run queue: 100 while more tasks than cpus are
+// runnable (the reader aside), decaying as PSI's avg10 does (10 s time constant) once they
+// are not; PSI, once there, is read as it is.
+TEST(HostPressureTest, WithoutPsiTheRunQueueIsAveragedAsAvg10) {
+  const std::filesystem::path proc = std::filesystem::temp_directory_path() /
+                                     ("harvest-test-runqueue-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(proc / "pressure");
+  std::ofstream(proc / "meminfo") << "MemTotal: 2048 kB\nMemAvailable: 1024 kB\n";
+  const auto runnable = [&](int tasks) {
+    std::ofstream(proc / "stat") << "cpu  1 1\ncpu0 1 1\ncpu1 1 1\nprocs_running " << tasks << "\n";
+  };
+  HostPressureReader reader(proc);
+  runnable(4);  // The reader and 3 others on 2 cpus: one waits.
+  Result<HostPressure> first = reader.read(Time() + Duration::seconds(1));
+  ASSERT_TRUE(first.ok()) << first.message();
+  EXPECT_EQ(reader.cpuSignal(), CpuSignal::kRunQueue);
+  EXPECT_EQ(first->cpuSomeAvg10, 100.0);
+  EXPECT_EQ(first->memTotalMb, 2.0);
+  runnable(3);  // The reader and 2 others on 2 cpus: nobody waits.
+  const std::optional<double> later = reader.read(Time() + Duration::seconds(11))->cpuSomeAvg10;
+  ASSERT_TRUE(later.has_value());
+  EXPECT_NEAR(*later, 100 * std::exp(-1.0), 1e-9);
+  const std::optional<double> same = reader.read(Time() + Duration::seconds(11))->cpuSomeAvg10;
+  EXPECT_NEAR(*same, *later, 1e-9);  // No time passed: no weight.
+  std::ofstream(proc / "pressure/cpu") << "some avg10=12.50 avg60=1.00 avg300=0.00 total=9\n";
+  EXPECT_EQ(reader.read(Time() + Duration::seconds(12))->cpuSomeAvg10, 12.5);
+  EXPECT_EQ(reader.cpuSignal(), CpuSignal::kPsi);
+  std::filesystem::remove(proc / "pressure/cpu");
+  std::filesystem::remove(proc / "stat");
+  EXPECT_EQ(reader.read(Time() + Duration::seconds(13))->cpuSomeAvg10, std::nullopt);
+  EXPECT_EQ(reader.cpuSignal(), CpuSignal::kNone);
   std::filesystem::remove_all(proc);
 }
 
