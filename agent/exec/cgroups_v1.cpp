@@ -260,6 +260,12 @@ Result<pid_t> ContainerCgroup::spawnInside(const std::function<Result<pid_t>()>&
   return spawned;
 }
 
+std::vector<fs::path> ContainerCgroup::procsFiles() const {
+  std::vector<fs::path> files;
+  for (const fs::path& dir : distinct(paths_)) files.push_back(dir / "cgroup.procs");
+  return files;
+}
+
 Result<CgroupUsage> ContainerCgroup::usage() const {
   std::optional<std::string> cpuacct = readFile(paths_.cpuacct / "cpuacct.stat");
   if (!cpuacct) return Status::notFound("the cgroup of container " + containerId_ + " is gone");

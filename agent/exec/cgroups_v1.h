@@ -110,6 +110,9 @@ class ContainerCgroup {
   void abandon() { destroyed_ = true; }
   const std::string& containerId() const { return containerId_; }
   const CgroupDirs& paths() const { return paths_; }
+  // The cgroup.procs file of each of its hierarchies: a process that writes 0 to each joins it
+  // (the task monitor's command does, between fork and exec).
+  std::vector<std::filesystem::path> procsFiles() const;
 
  private:
   ContainerCgroup(std::string containerId, CgroupDirs mounts, CgroupDirs paths)

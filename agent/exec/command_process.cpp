@@ -244,8 +244,16 @@ Result<std::unique_ptr<CommandProcess>> CommandProcess::launchMonitored(
   std::vector<std::string> environment;
   environment.reserve(variables->size());
   for (const auto& [name, value] : *variables) environment.push_back(name + "=" + value);
-  std::vector<std::string> monitorArgv{plan.monitor.string(), plan.statusFile.string(),
-                                       programOf(command)};
+  // The monitor stays out of the container: only the command joins it (the monitor's --join),
+  // so the container's limits and its OOM killer never reach the process that records the end.
+  std::vector<std::string> monitorArgv{plan.monitor.string()};
+  if (cgroup) {
+    for (const std::filesystem::path& procs : cgroup->procsFiles()) {
+      monitorArgv.push_back("--join=" + procs.string());
+    }
+  }
+  monitorArgv.push_back(plan.statusFile.string());
+  monitorArgv.push_back(programOf(command));
   monitorArgv.insert(monitorArgv.end(), argv->begin(), argv->end());
 
   int pipeFds[2];
@@ -258,7 +266,7 @@ Result<std::unique_ptr<CommandProcess>> CommandProcess::launchMonitored(
     return spawn(plan.monitor.string(), std::move(monitorArgv), std::move(environment), sandbox,
                  writeEnd->get());
   };
-  Result<pid_t> monitorPid = cgroup ? cgroup->spawnInside(spawnMonitor) : spawnMonitor();
+  Result<pid_t> monitorPid = spawnMonitor();
   if (!monitorPid.ok()) return monitorPid.status();
   // Read before the monitor can be reaped: its start time is its own.
   const std::optional<ProcessIdentity> monitor = identify(*monitorPid);

@@ -136,6 +136,52 @@ TEST_F(ContainerCgroupTest, WritesLimitsAndTheProcessIsBornInside) {
   EXPECT_FALSE(std::filesystem::exists(container->paths().cpu));
 }
 
+// Under the task monitor only the command joins the container (between fork and exec): the
+// monitor, which must outlive whatever the container's limits do, stays where it was born.
+TEST_F(ContainerCgroupTest, AMonitoredCommandIsBornInsideAndItsMonitorStaysOut) {
+  auto container = make("monitored", {.cpus = 1, .memoryBytes = 64 << 20});
+  ASSERT_NE(container, nullptr);
+  const auto thread = static_cast<pid_t>(::syscall(SYS_gettid));
+  const std::string home = cgroupLineOf(thread, "memory");
+  const Sandbox sandbox = makeSandbox("monitored");
+  Result<std::unique_ptr<CommandProcess>> launched = CommandProcess::launchMonitored(
+      shellCommand("echo up; exec sleep 30"), sandbox, container.get(),
+      {TASK_MONITOR, sandbox.directory() / "status"});
+  ASSERT_TRUE(launched.ok()) << launched.message();
+  testing::recordProcessGroup((*launched)->pid());
+  waitForContent(sandbox.stdoutPath(), "up");
+  const pid_t pid = (*launched)->pid();
+  const pid_t monitor = (*launched)->monitored()->monitor.pid;
+  EXPECT_EQ(container->processes(), std::vector<pid_t>{pid});
+  const std::string inside =
+      "/" + std::filesystem::relative(container->paths().memory, agent_->mounts.memory).string();
+  EXPECT_EQ(cgroupLineOf(pid, "memory"), inside);
+  EXPECT_EQ(cgroupLineOf(pid, "cpu"),
+            "/" + std::filesystem::relative(container->paths().cpu, agent_->mounts.cpu).string());
+  EXPECT_EQ(cgroupLineOf(monitor, "memory"), home);
+  EXPECT_EQ(cgroupLineOf(thread, "memory"), home);
+
+  (*launched)->kill(monotonicNow(), Duration::zero());
+  ASSERT_TRUE(waitForOutcome(**launched).has_value());
+  EXPECT_EQ((*launched)->outcome()->message, "Command terminated with signal Terminated");
+  EXPECT_TRUE(container->destroy());
+}
+
+// A command that cannot join its container never runs: the monitor says why.
+TEST_F(ContainerCgroupTest, AMonitoredCommandThatCannotJoinItsContainerIsNotStarted) {
+  auto container = make("unjoinable", {.cpus = 1});
+  ASSERT_NE(container, nullptr);
+  const Sandbox sandbox = makeSandbox("unjoinable");
+  ASSERT_TRUE(container->destroy());  // Its cgroup.procs files are gone.
+  Result<std::unique_ptr<CommandProcess>> launched =
+      CommandProcess::launchMonitored(shellCommand("echo ran > ran"), sandbox, container.get(),
+                                      {TASK_MONITOR, sandbox.directory() / "status"});
+  ASSERT_FALSE(launched.ok());
+  EXPECT_NE(launched.message().find("cannot join the cgroup of '"), std::string::npos)
+      << launched.message();
+  EXPECT_FALSE(std::filesystem::exists(sandbox.directory() / "ran"));
+}
+
 TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
   auto container = make("measured", {.cpus = 1, .memoryBytes = 256 << 20});
   ASSERT_NE(container, nullptr);
