@@ -50,6 +50,11 @@ Result<Resources> fromProto(const v1::Resource& proto) {
   Result<PoolId> pool = poolOf(proto, what);
   if (!pool.ok()) return pool.status();
   key.pool = *pool;
+  if (proto.has_shared()) {
+    // Taking it as an exclusive resource would silently change what the framework asked for.
+    return Result<Resources>::invalidArgument(
+        what + " is shared (Resource.shared): shared resources are not supported");
+  }
   if (proto.has_revocable()) {
     key.revocability = proto.revocable().has_throttle_info() ? Revocability::kThrottleable
                                                              : Revocability::kNonThrottleable;

@@ -369,6 +369,44 @@ TEST(NetworkMasterTest, CreateAndDestroyAPersistentVolume) {
             R("cpus:8;mem:16384;disk:900") + resourcesOf(reservedDisk));
 }
 
+// A shared volume (SHARED_RESOURCES, which Harvest lacks) is refused with a 400 that says so,
+// never created as an exclusive one; the offer stays usable.
+TEST(NetworkMasterTest, CreatingASharedVolumeIsRefusedNotMadeExclusive) {
+  v1::FrameworkInfo info = frameworkInfo("web");
+  info.set_principal("ops");
+  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::SHARED_RESOURCES);
+  Cluster cluster("cpus:8;mem:16384;disk:1000", info);
+  const v1::Offer offer = cluster.framework.offer();
+  ResourceProtos volume = toProto(R("disk:100"));
+  v1::Resource::ReservationInfo& reservation = *volume.Mutable(0)->add_reservations();
+  reservation.set_type(v1::Resource::ReservationInfo::DYNAMIC);
+  reservation.set_role("web");
+  reservation.set_principal("ops");
+  ResourceProtos reserved = volume;
+  v1::Resource::DiskInfo& disk = *volume.Mutable(0)->mutable_disk();
+  disk.mutable_persistence()->set_id("v1");
+  disk.mutable_persistence()->set_principal("ops");
+  disk.mutable_volume()->set_container_path("data");
+  disk.mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
+  volume.Mutable(0)->mutable_shared();
+  v1::Offer::Operation reserve;
+  reserve.set_type(v1::Offer::Operation::RESERVE);
+  *reserve.mutable_reserve()->mutable_resources() = reserved;
+  v1::Offer::Operation create;
+  create.set_type(v1::Offer::Operation::CREATE);
+  *create.mutable_create()->mutable_volumes() = volume;
+  const http::ClientResponse refused =
+      cluster.framework.call(acceptCall(offer, {reserve, create}, 0));
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body.find("is shared (Resource.shared): shared resources are not supported"),
+            std::string::npos)
+      << refused.body;
+  // Nothing of the ACCEPT applied: the offer is still there, and unchanged.
+  EXPECT_EQ(cluster.framework.call(declineCall(offer, 0)).status, 202);
+  std::vector<v1::Offer> offers;
+  EXPECT_EQ(nextOffered(cluster.framework, &offers), R("cpus:8;mem:16384;disk:1000"));
+}
+
 TEST(NetworkMasterTest, AnOperationOnResourcesNotOfferedIsRefused) {
   Cluster cluster;
   const v1::Offer offer = cluster.framework.offer();
