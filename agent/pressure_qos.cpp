@@ -67,7 +67,7 @@ void PressureQoS::cpuVictim(Time now, const HostPressure& host,
       byLargestUse(tasks, [](const ThrottleableUsage& t) { return t.cpus; });
   if (order.empty()) return;
   out.push_back({order.front()->executor, "cpu pressure " + percent(pressure) +
-                                              " (PSI some avg10) above the high watermark " +
+                                              " (some avg10) above the high watermark " +
                                               percent(options_.cpuHighPercent)});
   lastCpuKill_ = now;
 }

@@ -49,6 +49,13 @@ struct FrameworkEntry {
   // Counts disconnections: a failover timer acts only for the latest one.
   uint64_t disconnections = 0;
   FrameworkSlot slot{};  // Set by the book.
+
+  bool has(v1::FrameworkInfo::Capability::Type capability) const {
+    for (const v1::FrameworkInfo::Capability& claimed : info.capabilities()) {
+      if (claimed.type() == capability) return true;
+    }
+    return false;
+  }
 };
 
 class FrameworkBook {

@@ -440,10 +440,7 @@ Status Master::kill(const std::string& frameworkId, const std::string& task, boo
     // Mesos answers a kill it cannot act on with an update, so the framework stops waiting
     // for one: TASK_UNKNOWN to a partition-aware framework, TASK_LOST to others.
     if (answerUnknown && entry && entry->scheduler) {
-      const bool partitionAware = std::ranges::any_of(
-          entry->info.capabilities(), [](const v1::FrameworkInfo::Capability& c) {
-            return c.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE;
-          });
+      const bool partitionAware = entry->has(v1::FrameworkInfo::Capability::PARTITION_AWARE);
       entry->scheduler->update(
           {task, frameworkId, "", partitionAware ? TaskState::kUnknown : TaskState::kLost,
            "REASON_RECONCILIATION", "the master does not know this task", loop_->now()});

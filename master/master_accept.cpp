@@ -148,13 +148,8 @@ void Master::launch(const FrameworkEntry& framework, const AcceptedOffers& accep
   const std::string& frameworkId = framework.id;
   // Found again: the scheduler callbacks of the phases before may have had the agent removed.
   const std::optional<AgentSlot> slot = agents_.slotOf(accepted.agent);
-  const auto capable = [&framework](v1::FrameworkInfo::Capability::Type type) {
-    return std::ranges::any_of(framework.info.capabilities(), [type](const auto& capability) {
-      return capability.type() == type;
-    });
-  };
-  const bool killingCapable = capable(v1::FrameworkInfo::Capability::TASK_KILLING_STATE);
-  const bool partitionAware = capable(v1::FrameworkInfo::Capability::PARTITION_AWARE);
+  const bool killingCapable = framework.has(v1::FrameworkInfo::Capability::TASK_KILLING_STATE);
+  const bool partitionAware = framework.has(v1::FrameworkInfo::Capability::PARTITION_AWARE);
   for (const PlannedLaunch& task : planned) {
     tasks_.put(TaskEntry{frameworkId, task.launch.task, accepted.agent, task.role,
                          task.launch.resources, TaskState::kStaging, loop_->now()},

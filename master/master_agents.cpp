@@ -99,9 +99,16 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> taken, const Adoption& pla
   AgentLink* agent = &agents_.at(slot);
   for (const HeldTask& task : plan.kept) {
     // The plan kept tasks of known frameworks only.
-    TaskEntry& entry = tasks_.put(TaskEntry{task.framework, task.task, id, task.role,
-                                            task.resources, task.state, loop_->now()},
-                                  *frameworks_.slotOf(task.framework), slot);
+    const FrameworkSlot framework = *frameworks_.slotOf(task.framework);
+    // A task the agent is evicting was told TASK_GONE if its framework is partition-aware.
+    const TaskState state =
+        task.state == TaskState::kLost && !task.ended &&
+                frameworks_.at(framework).has(v1::FrameworkInfo::Capability::PARTITION_AWARE)
+            ? TaskState::kGone
+            : task.state;
+    TaskEntry& entry = tasks_.put(
+        TaskEntry{task.framework, task.task, id, task.role, task.resources, state, loop_->now()},
+        framework, slot);
     // An ended task holds nothing; an evicted one may still have its TASK_LOST queued.
     entry.freed = task.ended;
     entry.updatesQueued = isTerminal(task.state);

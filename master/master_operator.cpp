@@ -76,9 +76,7 @@ Status Master::markAgentGone(const std::string& agentId) {
     TaskEntry* task = tasks_.find(key.frameworkSlot, key.task);
     if (task == nullptr || isTerminal(task->state)) continue;
     FrameworkEntry* entry = &frameworks_.at(key.frameworkSlot);
-    const bool partitionAware = std::ranges::any_of(entry->info.capabilities(), [](const auto& c) {
-      return c.type() == v1::FrameworkInfo::Capability::PARTITION_AWARE;
-    });
+    const bool partitionAware = entry->has(v1::FrameworkInfo::Capability::PARTITION_AWARE);
     const TaskStatus status{key.task,
                             key.framework,
                             agentId,

@@ -513,7 +513,8 @@ void AgentProcess::handleRunTask(const v1::AgentEvent& event) {
   }
   auto holds = [&] {
     for (const HeldTask& held : agent_->heldTasks()) {
-      if (held.framework == framework && held.task == task) return true;
+      // An earlier run of the task that ended does not make this launch a duplicate.
+      if (!held.ended && held.framework == framework && held.task == task) return true;
     }
     return false;
   };

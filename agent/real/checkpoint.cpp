@@ -203,8 +203,9 @@ Result<std::vector<CheckpointedTask>> AgentCheckpoint::tasks() const {
   for (const fs::path& framework : subdirectories(directory_ / "frameworks")) {
     for (const fs::path& executor : subdirectories(framework / "executors")) {
       for (const fs::path& run : subdirectories(executor / "runs")) {
-        std::optional<std::string> process = readAll(run / "process");
-        if (!process) {
+        const std::optional<std::string> process = readAll(run / "process");
+        const std::optional<std::string> ended = readAll(run / "ended");
+        if (!process && !ended) {
           // Its command never ran: the agent died between the two writes of a launch.
           LOG(WARNING) << "container " << run << " was never started; forgotten";
           fs::remove_all(run);
@@ -216,15 +217,15 @@ Result<std::vector<CheckpointedTask>> AgentCheckpoint::tasks() const {
         task.containerId = run.filename().string();
         Result<RunTask> decoded = Result<RunTask>::invalidArgument("unreadable");
         if (bytes && event.ParseFromString(*bytes)) decoded = runTaskFromEvent(event);
+        // A launch that failed before its command ran has an end and no process.
         if (!decoded.ok() || event.run_task().task().agent_id().value() != agentId_ ||
-            !parseProcess(*process, agentId_, task)) {
+            (process && !parseProcess(*process, agentId_, task))) {
           return Status::corruption("the checkpoint in " + run.string() +
                                     " is corrupt or belongs to another agent than '" + agentId_ +
                                     "'; refusing to start (move it away to start afresh)");
         }
         task.run = std::move(decoded).value();
         const std::optional<std::string> kill = readAll(run / "kill");
-        const std::optional<std::string> ended = readAll(run / "ended");
         if (kill) task.kill = parseKill(*kill);
         if (ended) task.ended = parseEnd(*ended);
         if ((kill && !task.kill) || (ended && !task.ended)) {
@@ -267,10 +268,15 @@ Status AgentCheckpoint::writeKill(const std::string& framework, const std::strin
   return writeAtomically(*run / "kill", killText(kill));
 }
 
-Status AgentCheckpoint::writeEnd(const std::string& framework, const std::string& task,
-                                 const std::string& containerId, const CheckpointedEnd& end) const {
-  Result<fs::path> run = runDirectory(framework, task, containerId);
+Status AgentCheckpoint::writeEnd(const RunTask& task, const std::string& containerId,
+                                 const CheckpointedEnd& end) const {
+  Result<fs::path> run = runDirectory(task.framework, task.task.task, containerId);
   if (!run.ok()) return run.status();
+  if (!fs::exists(*run / "task")) {
+    std::string bytes;
+    runTaskEvent(task, agentId_).SerializeToString(&bytes);
+    if (Status written = writeAtomically(*run / "task", bytes); !written.ok()) return written;
+  }
   return writeAtomically(*run / "ended", endText(end));
 }
 

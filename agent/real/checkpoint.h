@@ -91,8 +91,9 @@ class AgentCheckpoint {
   // Records that the agent is killing the container's task (kill) / reported its end (ended).
   Status writeKill(const std::string& framework, const std::string& task,
                    const std::string& containerId, const CheckpointedKill& kill) const;
-  Status writeEnd(const std::string& framework, const std::string& task,
-                  const std::string& containerId, const CheckpointedEnd& end) const;
+  // (With the task file, for a container whose command never ran.)
+  Status writeEnd(const RunTask& run, const std::string& containerId,
+                  const CheckpointedEnd& end) const;
   // The master has the container's end: its directory goes.
   void forget(const std::string& framework, const std::string& task,
               const std::string& containerId) const;

@@ -97,9 +97,8 @@ Result<HostPressure> HostPressureReader::read(Time now) {
       signal = CpuSignal::kRunQueue;
       // Someone waits now when more tasks than cpus are runnable, the reader not counted.
       const double waiting = queue->runnable - 1 > queue->cpus ? 100.0 : 0.0;
-      if (!lastSample_) {
-        runQueueAverage_ = waiting;
-      } else {
+      // As PSI's average, it starts at 0: one instant is not 10 s of waiting.
+      if (lastSample_) {
         const double seconds = static_cast<double>((now - *lastSample_).nanos()) / 1e9;
         const double weight = 1 - std::exp(-std::max(seconds, 0.0) / kAverageSeconds);
         runQueueAverage_ += weight * (waiting - runQueueAverage_);

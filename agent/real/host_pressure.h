@@ -5,8 +5,9 @@
 // `procs_running` counts the tasks runnable now, the reader among them. More of them than cpus
 // means some task waits for a cpu at that instant, which is what PSI's `some` counts over time;
 // HostPressureReader averages that indicator over the samples it takes with PSI's own 10 s
-// time constant, so the QoS controller's watermarks keep their meaning. It is an estimate: a
-// sample each --usage_interval sees instants, where PSI sees every scheduling event.
+// time constant, from 0 at its first sample, so the QoS controller's watermarks keep their
+// meaning (a saturated run queue crosses 60% after about 9 s, as PSI's avg10 would). It is an
+// estimate: a sample each --usage_interval sees instants, where PSI sees every scheduling event.
 #pragma once
 
 #include <filesystem>

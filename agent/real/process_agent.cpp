@@ -264,15 +264,15 @@ ProcessAgent::Task& ProcessAgent::addTask(const RunTask& message) {
 void ProcessAgent::recover(CheckpointedTask saved) {
   const RunTask run = saved.run;
   const TaskKey key{run.framework, run.task.task};
-  if (!run.task.command || tasks_.contains(key)) return;
   if (saved.ended) {
     // Over, and freed, before the agent stopped: only its update may still be news.
     LOG(INFO) << "recovered task " << key.first << "/" << key.second << " ended "
               << toString(saved.ended->state) << "; sending its update again";
-    undelivered_[key] = {saved.containerId, run.role, *saved.ended};
+    undelivered_.insert({key, {saved.containerId, run.role, *saved.ended}});
     reportSoon(key.first, key.second, *saved.ended);
     return;
   }
+  if (!run.task.command || tasks_.contains(key)) return;
   const std::optional<CheckpointedKill> kill = saved.kill;
   addTask(run).recovered = std::move(saved);
   Result<LaunchOutcome> outcome = ledger_.launch(launchRequestOf(run));
@@ -436,7 +436,9 @@ void ProcessAgent::killTask(const std::string& framework, const std::string& tas
 }
 
 void ProcessAgent::stop(Task& task, Duration grace) {
-  if (checkpoint_ && !task.containerId.empty() && !task.process->killRequested()) {
+  // Written again when an eviction overtakes a kill: the next agent must know it was one.
+  if (checkpoint_ && !task.containerId.empty() &&
+      (!task.process->killRequested() || task.eviction)) {
     const CheckpointedKill kill{grace, task.eviction.has_value(),
                                 task.eviction ? task.eviction->message : ""};
     if (Status written =
@@ -456,15 +458,15 @@ void ProcessAgent::endReported(const TaskKey& key, const Task& task, const Check
     checkpoint_->forget(key.first, key.second, task.containerId);
     return;
   }
-  if (Status written = checkpoint_->writeEnd(key.first, key.second, task.containerId, end);
-      !written.ok()) {
+  if (Status written = checkpoint_->writeEnd(task.run, task.containerId, end); !written.ok()) {
     LOG(WARNING) << "end not checkpointed: " << written.message();
   }
-  undelivered_[key] = {task.containerId, task.run.role, end};
+  undelivered_.insert({key, {task.containerId, task.run.role, end}});
 }
 
 void ProcessAgent::statusDelivered(const std::string& framework, const std::string& task) {
   const TaskKey key{framework, task};
+  // Updates reach the master in the order they were made: the oldest end of the task goes.
   if (auto ended = undelivered_.find(key); ended != undelivered_.end()) {
     if (checkpoint_) checkpoint_->forget(framework, task, ended->second.containerId);
     undelivered_.erase(ended);
@@ -657,7 +659,11 @@ const ContainerCgroup* ProcessAgent::cgroupOf(const std::string& framework,
 
 std::vector<HeldTask> ProcessAgent::heldTasks() const {
   std::vector<HeldTask> held = heldTasksOf(ledger_);
+  // Each task once: what a task runs as now says more than how an earlier run of it ended.
+  std::set<TaskKey> listed;
+  for (const HeldTask& task : held) listed.insert({task.framework, task.task});
   for (const auto& [key, ended] : undelivered_) {
+    if (!listed.insert(key).second) continue;
     held.push_back({key.first, ended.role, key.second, Resources(), ended.end.state, true});
   }
   return held;

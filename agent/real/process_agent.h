@@ -240,7 +240,8 @@ class ProcessAgent final : public AgentLink {
   bool alive_ = true;
   bool pollScheduled_ = false;
   std::map<TaskKey, Task> tasks_;
-  std::map<TaskKey, Undelivered> undelivered_;
+  // In the order the ends were reported (a task id may be launched again after an end).
+  std::multimap<TaskKey, Undelivered> undelivered_;
   // Poll timers left on the loop check it: they do nothing once the agent is gone.
   std::shared_ptr<char> lifetime_;
 };

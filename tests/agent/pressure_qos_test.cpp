@@ -93,7 +93,7 @@ TEST(PressureQoSTest, CpuReliefTakesOneVictimPerCooldown) {
                                              task("c", 3, 1.0, 10)};
   const std::vector<QoSVictim> first = qos.victims(at(0), memoryUse(0.5, 75), tasks);
   EXPECT_EQ(ids(first), (std::vector<std::string>{"b"}));
-  EXPECT_EQ(first[0].reason, "cpu pressure 75.0% (PSI some avg10) above the high watermark 60.0%");
+  EXPECT_EQ(first[0].reason, "cpu pressure 75.0% (some avg10) above the high watermark 60.0%");
   const std::vector<ThrottleableUsage> rest{task("a", 1, 0.5, 10), task("c", 3, 1.0, 10)};
   EXPECT_TRUE(qos.victims(at(5), memoryUse(0.5, 50), rest).empty());  // Cooling down.
   EXPECT_TRUE(

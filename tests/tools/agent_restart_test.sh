@@ -9,51 +9,7 @@
 # Usage: agent_restart_test.sh <harvest-master> <harvest-agent> <harvest-execute> <harvest>
 set -euo pipefail
 master_bin=$1 agent_bin=$2 execute_bin=$3 cli_bin=$4
-work=$(mktemp -d /tmp/harvest-test-agent-restart-XXXXXX)
-root="harvest-test-agent-restart-$$"
-pids=()
-agent_pid=
-# On any exit: the agent first gets SIGTERM (it kills its tasks and removes its cgroups), then
-# whatever this script started is killed by pid, then the tasks it read the pids of, and what
-# is left of the agent's cgroups under this run's root is removed.
-task_pids=()
-cleanup() {
-  if [ -n "$agent_pid" ] && kill -TERM "$agent_pid" 2>/dev/null; then
-    for _ in $(seq 1 100); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.05; done
-  fi
-  for pid in "${pids[@]}" "${task_pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  for dir in $(cgroup_dirs); do
-    [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
-  done
-  rm -rf "$work"
-}
-# The agent's cgroups root in each hierarchy it uses, under this process's own cgroup there.
-cgroup_dirs() {
-  for controller in cpu cpuacct memory; do
-    own=$(awk -F: -v c="$controller" '{n = split($2, names, ","); for (i = 1; i <= n; i++)
-      if (names[i] == c) print $3}' /proc/self/cgroup | head -1)
-    for mount in /sys/fs/cgroup/*; do
-      case ",$(basename "$mount")," in *",$controller,"*) echo "$mount${own%/}/$root" ;; esac
-    done
-  done
-}
-trap cleanup EXIT
-fail() {
-  echo "FAILED: $*"
-  for log in "$work"/*.log "$work"/*.out; do [ -f "$log" ] && { echo "== $log"; tail -20 "$log"; }; done
-  exit 1
-}
-# Waits up to 10 s for a pattern in a file.
-wait_for() {
-  for _ in $(seq 1 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-  fail "no '$2' in $1"
-}
-# Waits up to 10 s for a process to be gone.
-wait_gone() {
-  for _ in $(seq 1 200); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
-  fail "process $1 still runs"
-}
+source "$(dirname "$0")/real_cluster_lib.sh" agent-restart
 start_agent() {
   "$agent_bin" --master="$master" --id=a1 --tasks=processes --work_dir="$work/agent" --port=0 \
     --cgroups_root="$root" --resources='cpus:2;mem:512' >"$work/$1" 2>&1 &
@@ -63,11 +19,7 @@ start_agent() {
 }
 sandbox_of() { ls -d "$work"/agent/slaves/a1/frameworks/*/executors/"$1"/runs/*; }
 
-"$master_bin" --listen=127.0.0.1:0 --allocation_interval=100ms >"$work/master.log" 2>&1 &
-pids+=($!)
-wait_for "$work/master.log" "listening on 127.0.0.1:[0-9]"
-port=$(grep -o "listening on 127.0.0.1:[0-9]*" "$work/master.log" | head -1 | cut -d: -f2)
-master="127.0.0.1:$port"
+start_master
 start_agent agent.log
 
 # Two tasks: one sleeps on, one ends when its sandbox gets a file named go.
@@ -113,5 +65,5 @@ kill -TERM "$agent_pid"
 wait "$agent_pid" || fail "the agent exited $?"
 agent_pid=
 wait_gone "$sleeper"
-for dir in $(cgroup_dirs); do [ ! -e "$dir" ] || fail "$dir is left"; done
+no_cgroups_left
 echo "passed"

@@ -10,51 +10,8 @@
 # Usage: execute_cluster_test.sh <harvest-master> <harvest-agent> <harvest-execute>
 set -euo pipefail
 master_bin=$1 agent_bin=$2 execute_bin=$3
-work=$(mktemp -d /tmp/harvest-test-execute-XXXXXX)
-root="harvest-test-execute-$$"
-pids=()
-agent_pid=
-# On any exit: the agent first gets SIGTERM (it kills its tasks and removes its cgroups), then
-# whatever this script started is killed by pid, and what is left of the agent's cgroups under
-# this run's root (after a SIGKILL) is removed.
-cleanup() {
-  if [ -n "$agent_pid" ] && kill -TERM "$agent_pid" 2>/dev/null; then
-    for _ in $(seq 1 100); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.05; done
-  fi
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  for dir in $(cgroup_dirs); do
-    [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
-  done
-  rm -rf "$work"
-}
-# The agent's cgroups root in each hierarchy it uses, under this process's own cgroup there.
-cgroup_dirs() {
-  for controller in cpu cpuacct memory; do
-    own=$(awk -F: -v c="$controller" '{n = split($2, names, ","); for (i = 1; i <= n; i++)
-      if (names[i] == c) print $3}' /proc/self/cgroup | head -1)
-    for mount in /sys/fs/cgroup/*; do
-      case ",$(basename "$mount")," in *",$controller,"*) echo "$mount${own%/}/$root" ;; esac
-    done
-  done
-}
-trap cleanup EXIT
-fail() {
-  echo "FAILED: $*"
-  for log in "$work"/*.log "$work"/*.out; do [ -f "$log" ] && { echo "== $log"; tail -20 "$log"; }; done
-  exit 1
-}
-# Waits up to 10 s for a pattern in a file.
-wait_for() {
-  for _ in $(seq 1 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-  fail "no '$2' in $1"
-}
-
-"$master_bin" --listen=127.0.0.1:0 --allocation_interval=100ms >"$work/master.log" 2>&1 &
-pids+=($!)
-wait_for "$work/master.log" "listening on 127.0.0.1:[0-9]"
-port=$(grep -o "listening on 127.0.0.1:[0-9]*" "$work/master.log" | head -1 | cut -d: -f2)
-master="127.0.0.1:$port"
+source "$(dirname "$0")/real_cluster_lib.sh" execute
+start_master
 "$agent_bin" --master="$master" --id=a1 --tasks=processes --work_dir="$work/agent" --port=0 \
   --cgroups_root="$root" --resources='cpus:1;mem:512;cpus(analytics):2;mem(analytics):512' \
   >"$work/agent.log" 2>&1 &
@@ -115,5 +72,5 @@ out=$("$execute_bin" --master="$master" --name=x --command=true --resources='cpu
 kill -TERM "$agent_pid"
 wait "$agent_pid" || fail "the agent exited $?"
 agent_pid=
-for dir in $(cgroup_dirs); do [ ! -e "$dir" ] || fail "$dir is left"; done
+no_cgroups_left
 echo "passed"

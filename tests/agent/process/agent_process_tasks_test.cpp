@@ -157,15 +157,32 @@ AgentProcessOptions alwaysUnderMemoryPressure(uint16_t port) {
   return options;
 }
 
-const v1::AgentCall* lastStatusOf(const std::vector<v1::AgentCall>& calls,
-                                  const std::string& task) {
-  const v1::AgentCall* last = nullptr;
-  for (const v1::AgentCall& call : calls) {
+// The task's latest status the master has, if any.
+std::optional<v1::AgentCall::Status> lastStatus(FakeMaster& fake, const std::string& task) {
+  std::optional<v1::AgentCall::Status> last;
+  for (const v1::AgentCall& call : fake.applied()) {
     if (call.type() == v1::AgentCall::STATUS && call.status().task_id().value() == task) {
-      last = &call;
+      last = call.status();
     }
   }
   return last;
+}
+
+// Runs the agent until the master's latest status of `task` is `state`.
+bool runUntilState(AgentProcess& agent, FakeMaster& fake, const std::string& task,
+                   v1::TaskState state) {
+  return agent.runUntil(
+      [&] {
+        const std::optional<v1::AgentCall::Status> last = lastStatus(fake, task);
+        return last && last->state() == state;
+      },
+      kWait);
+}
+
+// What the QoS tests launch: a `sleep` on 1 cpu and 64 MB of usage slack (throttleable).
+RunTask slackTask() {
+  return commandTask("f2", "slack", R("cpus:1;mem:64").lentAs(Revocability::kThrottleable),
+                     "sleep 30");
 }
 
 // Under pressure the QoS controller preempts the throttleable revocable task (TASK_LOST,
@@ -177,10 +194,7 @@ TEST(AgentProcessTasksTest, QoSPreemptsThrottleableTasksUnderMemoryPressure) {
   auto agent = start(options);
   ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
   fake.send(runTaskEvent(commandTask("f1", "regular", R("cpus:1;mem:64"), "sleep 30"), "a1"));
-  fake.send(
-      runTaskEvent(commandTask("f2", "slack",
-                               R("cpus:1;mem:64").lentAs(Revocability::kThrottleable), "sleep 30"),
-                   "a1"));
+  fake.send(runTaskEvent(slackTask(), "a1"));
   ASSERT_TRUE(agent->runUntil(
       [&] {
         const std::vector<v1::AgentCall> calls = fake.applied();
@@ -190,19 +204,16 @@ TEST(AgentProcessTasksTest, QoSPreemptsThrottleableTasksUnderMemoryPressure) {
         });
       },
       kWait));
-  const std::vector<v1::AgentCall> calls = fake.applied();
-  const v1::AgentCall* lost = lastStatusOf(calls, "slack");
-  ASSERT_NE(lost, nullptr);
-  EXPECT_EQ(lost->status().state(), v1::TASK_LOST);
-  EXPECT_EQ(lost->status().reason(), "REASON_CONTAINER_PREEMPTED");
-  EXPECT_EQ(
-      lost->status().message().rfind("preempted by the agent's QoS controller: memory use ", 0), 0u)
-      << lost->status().message();
+  const std::optional<v1::AgentCall::Status> lost = lastStatus(fake, "slack");
+  ASSERT_TRUE(lost.has_value());
+  EXPECT_EQ(lost->state(), v1::TASK_LOST);
+  EXPECT_EQ(lost->reason(), "REASON_CONTAINER_PREEMPTED");
+  EXPECT_EQ(lost->message().rfind("preempted by the agent's QoS controller: memory use ", 0), 0u)
+      << lost->message();
   EXPECT_EQ(agent->stats().qosPreemptions, 1u);
   // Ten more samples: the regular task is never a victim.
   agent->runFor(Duration::milliseconds(500));
-  const std::vector<v1::AgentCall> later = fake.applied();
-  EXPECT_EQ(lastStatusOf(later, "regular")->status().state(), v1::TASK_RUNNING);
+  EXPECT_EQ(lastStatus(fake, "regular")->state(), v1::TASK_RUNNING);
   EXPECT_EQ(agent->stats().qosPreemptions, 1u);
   std::filesystem::remove_all(options.workDir);
 }
@@ -214,31 +225,23 @@ TEST(AgentProcessTasksTest, APartitionAwareFrameworksPreemptedTaskIsGone) {
   const AgentProcessOptions options = alwaysUnderMemoryPressure(fake.port());
   auto agent = start(options);
   ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
-  RunTask slack = commandTask("f2", "slack", R("cpus:1;mem:64").lentAs(Revocability::kThrottleable),
-                              "sleep 30");
+  RunTask slack = slackTask();
   slack.partitionAware = true;
   fake.send(runTaskEvent(slack, "a1"));
-  ASSERT_TRUE(agent->runUntil(
-      [&] {
-        const std::vector<v1::AgentCall> calls = fake.applied();
-        const v1::AgentCall* last = lastStatusOf(calls, "slack");
-        return last != nullptr && last->status().state() == v1::TASK_GONE;
-      },
-      kWait));
-  const std::vector<v1::AgentCall> calls = fake.applied();
-  const v1::AgentCall* gone = lastStatusOf(calls, "slack");
-  EXPECT_EQ(gone->status().reason(), "REASON_CONTAINER_PREEMPTED");
+  ASSERT_TRUE(runUntilState(*agent, fake, "slack", v1::TASK_GONE));
+  EXPECT_EQ(lastStatus(fake, "slack")->reason(), "REASON_CONTAINER_PREEMPTED");
   EXPECT_EQ(agent->stats().executorsPreempted, 1u);
   EXPECT_EQ(agent->stats().qosPreemptions, 1u);
   std::filesystem::remove_all(options.workDir);
 }
 
 // A host without PSI whose run queue is saturated (9 runnable on 2 cpus), with memory to
-// spare: the QoS controller preempts the throttleable task for cpu, from the run queue.
+// spare: the QoS controller preempts the throttleable task for cpu, from the run queue. (Low
+// watermarks: the estimate climbs as avg10 does, 60% would take 9 s.)
 TEST(AgentProcessTasksTest, WithoutPsiASaturatedRunQueuePreemptsForCpu) {
   FakeMaster fake;
   AgentProcessOptions options = processOptions(fake.port());
-  options.qos = PressureQoSOptions{};
+  options.qos = PressureQoSOptions{.cpuHighPercent = 1, .cpuLowPercent = 0.5};
   options.usageInterval = Duration::milliseconds(50);
   options.procRoot = options.workDir.string() + "-proc";
   std::filesystem::create_directories(options.procRoot);
@@ -246,22 +249,12 @@ TEST(AgentProcessTasksTest, WithoutPsiASaturatedRunQueuePreemptsForCpu) {
   std::ofstream(options.procRoot / "stat") << "cpu  1 1\ncpu0 1 1\ncpu1 1 1\nprocs_running 9\n";
   auto agent = start(options);
   ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
-  fake.send(
-      runTaskEvent(commandTask("f2", "slack",
-                               R("cpus:1;mem:64").lentAs(Revocability::kThrottleable), "sleep 30"),
-                   "a1"));
-  ASSERT_TRUE(agent->runUntil(
-      [&] {
-        const std::vector<v1::AgentCall> calls = fake.applied();
-        const v1::AgentCall* last = lastStatusOf(calls, "slack");
-        return last != nullptr && last->status().state() == v1::TASK_LOST;
-      },
-      kWait));
-  const std::vector<v1::AgentCall> calls = fake.applied();
-  const v1::AgentCall* lost = lastStatusOf(calls, "slack");
-  EXPECT_EQ(lost->status().reason(), "REASON_CONTAINER_PREEMPTED");
-  EXPECT_EQ(lost->status().message().rfind("preempted by the agent's QoS controller: cpu ", 0), 0u)
-      << lost->status().message();
+  fake.send(runTaskEvent(slackTask(), "a1"));
+  ASSERT_TRUE(runUntilState(*agent, fake, "slack", v1::TASK_LOST));
+  const v1::AgentCall::Status lost = *lastStatus(fake, "slack");
+  EXPECT_EQ(lost.reason(), "REASON_CONTAINER_PREEMPTED");
+  EXPECT_EQ(lost.message().rfind("preempted by the agent's QoS controller: cpu ", 0), 0u)
+      << lost.message();
   EXPECT_EQ(agent->stats().qosPreemptions, 1u);
   agent.reset();
   std::filesystem::remove_all(options.procRoot);
@@ -275,20 +268,10 @@ TEST(AgentProcessTasksTest, QoSDryRunPreemptsNobody) {
   options.qosDryRun = true;
   auto agent = start(options);
   ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
-  fake.send(
-      runTaskEvent(commandTask("f2", "slack",
-                               R("cpus:1;mem:64").lentAs(Revocability::kThrottleable), "sleep 30"),
-                   "a1"));
-  ASSERT_TRUE(agent->runUntil(
-      [&] {
-        const std::vector<v1::AgentCall> calls = fake.applied();
-        const v1::AgentCall* last = lastStatusOf(calls, "slack");
-        return last != nullptr && last->status().state() == v1::TASK_RUNNING;
-      },
-      kWait));
+  fake.send(runTaskEvent(slackTask(), "a1"));
+  ASSERT_TRUE(runUntilState(*agent, fake, "slack", v1::TASK_RUNNING));
   agent->runFor(Duration::milliseconds(500));
-  const std::vector<v1::AgentCall> calls = fake.applied();
-  EXPECT_EQ(lastStatusOf(calls, "slack")->status().state(), v1::TASK_RUNNING);
+  EXPECT_EQ(lastStatus(fake, "slack")->state(), v1::TASK_RUNNING);
   EXPECT_EQ(agent->stats().qosPreemptions, 0u);
   std::filesystem::remove_all(options.workDir);
 }

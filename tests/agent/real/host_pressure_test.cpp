@@ -59,9 +59,9 @@ TEST(HostPressureTest, RunQueueIsProcsRunningAndTheCpuLines) {
   EXPECT_EQ(runQueueOf("cpu0 1\nprocs_running x\n"), std::nullopt);  // Unreadable.
 }
 
-// Without PSI the reader estimates it from the run queue: 100 while more tasks than cpus are
-// runnable (the reader aside), decaying as PSI's avg10 does (10 s time constant) once they
-// are not; PSI, once there, is read as it is.
+// Without PSI the reader estimates it from the run queue: "some task waits" (more tasks than
+// cpus runnable, the reader aside) averaged as PSI's avg10 is (10 s time constant, from 0);
+// PSI, once there, is read as it is.
 TEST(HostPressureTest, WithoutPsiTheRunQueueIsAveragedAsAvg10) {
   const std::filesystem::path proc = std::filesystem::temp_directory_path() /
                                      ("harvest-test-runqueue-" + std::to_string(::getpid()));
@@ -70,25 +70,25 @@ TEST(HostPressureTest, WithoutPsiTheRunQueueIsAveragedAsAvg10) {
   const auto runnable = [&](int tasks) {
     std::ofstream(proc / "stat") << "cpu  1 1\ncpu0 1 1\ncpu1 1 1\nprocs_running " << tasks << "\n";
   };
+  const auto at = [](int seconds) { return Time() + Duration::seconds(seconds); };
   HostPressureReader reader(proc);
   runnable(4);  // The reader and 3 others on 2 cpus: one waits.
-  Result<HostPressure> first = reader.read(Time() + Duration::seconds(1));
+  Result<HostPressure> first = reader.read(at(1));
   ASSERT_TRUE(first.ok()) << first.message();
   EXPECT_EQ(reader.cpuSignal(), CpuSignal::kRunQueue);
-  EXPECT_EQ(first->cpuSomeAvg10, 100.0);
+  EXPECT_EQ(first->cpuSomeAvg10, 0.0);  // One instant is not 10 s of waiting.
   EXPECT_EQ(first->memTotalMb, 2.0);
+  const double saturated = *reader.read(at(11))->cpuSomeAvg10;
+  EXPECT_NEAR(saturated, 100 * (1 - std::exp(-1.0)), 1e-9);
+  EXPECT_NEAR(*reader.read(at(11))->cpuSomeAvg10, saturated, 1e-9);  // No time: no weight.
   runnable(3);  // The reader and 2 others on 2 cpus: nobody waits.
-  const std::optional<double> later = reader.read(Time() + Duration::seconds(11))->cpuSomeAvg10;
-  ASSERT_TRUE(later.has_value());
-  EXPECT_NEAR(*later, 100 * std::exp(-1.0), 1e-9);
-  const std::optional<double> same = reader.read(Time() + Duration::seconds(11))->cpuSomeAvg10;
-  EXPECT_NEAR(*same, *later, 1e-9);  // No time passed: no weight.
+  EXPECT_NEAR(*reader.read(at(21))->cpuSomeAvg10, saturated * std::exp(-1.0), 1e-9);
   std::ofstream(proc / "pressure/cpu") << "some avg10=12.50 avg60=1.00 avg300=0.00 total=9\n";
-  EXPECT_EQ(reader.read(Time() + Duration::seconds(12))->cpuSomeAvg10, 12.5);
+  EXPECT_EQ(reader.read(at(22))->cpuSomeAvg10, 12.5);
   EXPECT_EQ(reader.cpuSignal(), CpuSignal::kPsi);
   std::filesystem::remove(proc / "pressure/cpu");
   std::filesystem::remove(proc / "stat");
-  EXPECT_EQ(reader.read(Time() + Duration::seconds(13))->cpuSomeAvg10, std::nullopt);
+  EXPECT_EQ(reader.read(at(23))->cpuSomeAvg10, std::nullopt);
   EXPECT_EQ(reader.cpuSignal(), CpuSignal::kNone);
   std::filesystem::remove_all(proc);
 }

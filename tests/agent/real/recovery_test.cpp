@@ -285,6 +285,77 @@ TEST_F(RecoveryTest, AnEndTheMasterHasNotHadIsSentAgainAfterARestart) {
   EXPECT_TRUE(std::filesystem::is_empty(metaDir() / "frameworks"));
 }
 
+// The ledger evicts a task its framework was already killing (and that ignores SIGTERM): the
+// checkpointed kill says eviction from then on, so a next agent tells TASK_LOST, not KILLED.
+TEST_F(RecoveryTest, AnEvictionThatOvertakesAKillIsCheckpointedAsOne) {
+  total_ = "cpus:2;cpus(r1):8;mem(r1):8000";
+  start();
+  launchAs("rev", "r1", "lender", "lent:cpus:8;mem:1000",
+           "trap '' TERM; echo ready; while :; do sleep 0.05; done", Duration::seconds(60));
+  ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("rev", "lender") / "stdout", "ready"),
+            "ready\n");
+  agent_->killTask("rev", "lender");
+  ASSERT_EQ(checkpointFiles("kill").size(), 1u);
+  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
+            "grace 60000000000\nevicted 0\nmessage ");
+  agent_->runTask({"owner",
+                   "r1",
+                   {"regular", *parseResources("cpus(r1):4"), Duration::zero(),
+                    shellCommand("sleep 30"), std::nullopt},
+                   {},
+                   false});
+  EXPECT_EQ(last("lender")->state, TaskState::kLost);
+  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
+            "grace 300000000\nevicted 1\nmessage " + last("lender")->message);
+}
+
+// A launch that fails before its command runs has an end too: kept until the master has it,
+// and sent again by a restarted agent.
+TEST_F(RecoveryTest, AFailedLaunchsEndIsKeptUntilDelivered) {
+  queueUpdates_ = true;
+  start();
+  v1::CommandInfo missing;
+  missing.set_shell(false);
+  missing.set_value("/nonexistent/harvest-program");
+  agent_->runTask(
+      {"f1",
+       "web",
+       {"t1", *parseResources("cpus:1;mem:64"), Duration::zero(), missing, std::nullopt},
+       {},
+       false});
+  ASSERT_EQ(statesOf("t1"), (std::vector<std::string>{"TASK_STARTING", "TASK_FAILED"}));
+  const std::string message = last("t1")->message;
+  EXPECT_EQ(message.rfind("Failed to launch the command: ", 0), 0u) << message;
+  killAgent();
+
+  start();
+  ASSERT_TRUE(runUntil([&] { return last("t1") != nullptr; }));
+  EXPECT_EQ(statesOf("t1"), std::vector<std::string>{"TASK_FAILED"});
+  EXPECT_EQ(last("t1")->message, message);
+  agent_->statusDelivered("f1", "t1");
+  EXPECT_TRUE(std::filesystem::is_empty(metaDir() / "frameworks"));
+}
+
+// A task id launched again while the end of its earlier run is undelivered: the agent lists the
+// running one (once), and the delivery of the old end forgets only the old container.
+TEST_F(RecoveryTest, ATaskLaunchedAgainKeepsItsEarlierEndApart) {
+  queueUpdates_ = true;
+  start();
+  launch("t1", "exit 3");
+  ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
+  const pid_t group = launch("t1", "sleep 30");
+  ASSERT_GT(group, 0);
+  ASSERT_EQ(agent_->heldTasks().size(), 1u);
+  EXPECT_EQ(agent_->heldTasks()[0].state, TaskState::kRunning);
+  EXPECT_FALSE(agent_->heldTasks()[0].ended);
+  EXPECT_EQ(checkpointFiles("ended").size(), 1u);
+  EXPECT_EQ(checkpointFiles("process").size(), 2u);
+  agent_->statusDelivered("f1", "t1");  // The TASK_FAILED of the first run.
+  EXPECT_TRUE(checkpointFiles("ended").empty());
+  EXPECT_EQ(checkpointFiles("process").size(), 1u);
+  EXPECT_EQ(agent_->processGroupOf("f1", "t1"), std::optional<pid_t>(group));
+}
+
 TEST_F(RecoveryTest, CleanupKillsEveryRecoveredTaskAndTakesANewBoot) {
   start();
   const pid_t group = launch("t1", "sleep 30");
