@@ -87,6 +87,21 @@ TEST(AgentCgroupsRoot, RefusesPathsThatLeaveIt) {
   }
 }
 
+// A host with only the unified (v2) hierarchy: cgroup v1 isolation is unavailable, named,
+// so the agent falls back to posix (or refuses --isolation=cgroups/*), and creates nothing.
+TEST(AgentCgroupsRoot, AHostWithOnlyCgroupV2HasNoV1Isolation) {
+  const std::filesystem::path proc = std::filesystem::temp_directory_path() /
+                                     ("harvest-test-v2-proc-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(proc / "self");
+  std::ofstream(proc / "self/mounts")
+      << "proc /proc proc rw 0 0\ncgroup2 /sys/fs/cgroup cgroup2 rw,nsdelegate 0 0\n";
+  std::ofstream(proc / "self/cgroup") << "0::/user.slice\n";
+  Result<AgentCgroups> agent = prepareAgentCgroups("harvest-v2", "a1", proc);
+  EXPECT_EQ(agent.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(agent.message(), "no cgroup v1 hierarchy has the cpu controller mounted");
+  std::filesystem::remove_all(proc);
+}
+
 class ContainerCgroupTest : public ::testing::Test {
  protected:
   void SetUp() override {
