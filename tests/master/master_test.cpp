@@ -19,7 +19,37 @@ Resources R(std::string_view text) {
 using testkit::frameworkInfo;
 using testkit::RecordingScheduler;
 
-class MasterTest : public testkit::SimulatedMasterTest {};
+class MasterTest : public testkit::SimulatedMasterTest {
+ protected:
+  // On a1, all reserved to analytics: the borrower `b` runs r1 on 4 lent cpus of the idle
+  // reservation, then the owner subscribes and launches on all 8, so the agent evicts r1.
+  // Returns the owner's framework id.
+  std::string lendThenEvict(const std::string& b, RecordingScheduler& borrower,
+                            RecordingScheduler& owner) {
+    EXPECT_TRUE(
+        sim::addSimulatedAgent(*master_, "a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
+    cycle();
+    EXPECT_EQ(borrower.received.size(), 1u);
+    if (borrower.received.empty()) return "";
+    const Resources lent = R("cpus:4;mem:4096").lentAs(Revocability::kNonThrottleable);
+    EXPECT_TRUE(
+        master_
+            ->accept(b, {borrower.received[0].id}, {{"r1", lent, Duration::zero()}}, v1::Filters())
+            .ok());
+    EXPECT_EQ(borrower.updates.back().state, TaskState::kRunning);
+    const std::string o = subscribe(&owner, "analytics");
+    cycle();
+    EXPECT_EQ(owner.received.size(), 1u);
+    if (owner.received.empty()) return o;
+    EXPECT_TRUE(
+        master_
+            ->accept(o, {owner.received[0].id},
+                     {{"own", R("cpus(analytics):8;mem(analytics):8192"), Duration::zero()}},
+                     v1::Filters())
+            .ok());
+    return o;
+  }
+};
 
 TEST_F(MasterTest, OffersHaveUniqueIdsAndLaunchedTasksRun) {
   RecordingScheduler scheduler;
@@ -146,24 +176,8 @@ TEST_F(MasterTest, OwnerWakingRescindsRevocableOfferAndLaunchAfterRescindIsLost)
 TEST_F(MasterTest, LaunchBeforeRescindIsEvictedWhenTheOwnerLaunches) {
   RecordingScheduler borrower, owner;
   const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
-  ASSERT_TRUE(
-      sim::addSimulatedAgent(*master_, "a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
-  cycle();
-  ASSERT_EQ(borrower.received.size(), 1u);
-  const Resources lent = R("cpus:4;mem:4096").lentAs(Revocability::kNonThrottleable);
-  ASSERT_TRUE(
-      master_->accept(b, {borrower.received[0].id}, {{"r1", lent, Duration::zero()}}, v1::Filters())
-          .ok());
-  EXPECT_EQ(borrower.updates.back().state, TaskState::kRunning);
-  const std::string o = subscribe(&owner, "analytics");
-  cycle();
-  ASSERT_EQ(owner.received.size(), 1u);
   // The owner takes all 8 cpus: the agent must evict the borrower's 4-cpu executor.
-  ASSERT_TRUE(master_
-                  ->accept(o, {owner.received[0].id},
-                           {{"own", R("cpus(analytics):8;mem(analytics):8192"), Duration::zero()}},
-                           v1::Filters())
-                  .ok());
+  lendThenEvict(b, borrower, owner);
   EXPECT_EQ(borrower.updates.back().state, TaskState::kLost);
   EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
   // The owner's task waits for the eviction, then runs; nothing was rejected.
@@ -184,24 +198,7 @@ TEST_F(MasterTest, APartitionAwareBorrowerHearsItsEvictedTaskIsGone) {
   info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::PARTITION_AWARE);
   Result<std::string> b = master_->subscribe(info, &borrower);
   ASSERT_TRUE(b.ok()) << b.message();
-  ASSERT_TRUE(
-      sim::addSimulatedAgent(*master_, "a1", R("cpus(analytics):8;mem(analytics):8192")).ok());
-  cycle();
-  ASSERT_EQ(borrower.received.size(), 1u);
-  ASSERT_TRUE(master_
-                  ->accept(*b, {borrower.received[0].id},
-                           {{"r1", R("cpus:4;mem:4096").lentAs(Revocability::kNonThrottleable),
-                             Duration::zero()}},
-                           v1::Filters())
-                  .ok());
-  const std::string o = subscribe(&owner, "analytics");
-  cycle();
-  ASSERT_EQ(owner.received.size(), 1u);
-  ASSERT_TRUE(master_
-                  ->accept(o, {owner.received[0].id},
-                           {{"own", R("cpus(analytics):8;mem(analytics):8192"), Duration::zero()}},
-                           v1::Filters())
-                  .ok());
+  const std::string o = lendThenEvict(*b, borrower, owner);
   EXPECT_EQ(borrower.updates.back().state, TaskState::kGone);
   EXPECT_EQ(borrower.updates.back().reason, "REASON_CONTAINER_PREEMPTED");
   EXPECT_EQ(master_->stats().tasksGone, 1u);
