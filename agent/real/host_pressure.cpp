@@ -63,7 +63,11 @@ std::optional<RunQueue> runQueueOf(std::string_view stat) {
     }
     at = end + 1;
   }
-  if (!running || *running < 0 || queue.cpus == 0) return std::nullopt;
+  // A count of tasks: a whole number the kernel keeps far below a million.
+  if (!running || *running < 0 || *running > 1e6 || *running != std::floor(*running) ||
+      queue.cpus == 0) {
+    return std::nullopt;
+  }
   queue.runnable = static_cast<int>(*running);
   return queue;
 }

@@ -57,6 +57,8 @@ TEST(HostPressureTest, RunQueueIsProcsRunningAndTheCpuLines) {
   EXPECT_EQ(runQueueOf("cpu0 1 2 3\n"), std::nullopt);               // No procs_running.
   EXPECT_EQ(runQueueOf("procs_running 3\n"), std::nullopt);          // No cpu.
   EXPECT_EQ(runQueueOf("cpu0 1\nprocs_running x\n"), std::nullopt);  // Unreadable.
+  EXPECT_EQ(runQueueOf("cpu0 1\nprocs_running 2.5\n"), std::nullopt);
+  EXPECT_EQ(runQueueOf("cpu0 1\nprocs_running 1e300\n"), std::nullopt);
 }
 
 // Without PSI the reader estimates it from the run queue: "some task waits" (more tasks than
