@@ -145,6 +145,16 @@ TEST(RecoveryEndToEnd, FaultsAtRandomPointsLoseNothing) {
   FrameworkClient owner(cluster.port(), "owner", false, "cpus(owner):2;mem(owner):2048", 0, 0);
   batch.start();
 
+  // The first fault must find a saved role history to reload: on a slow machine (ASan) the
+  // first allocation can come later than the first fault point.
+  const std::string historyFile = dir + "/master/role-history.pb";
+  const auto settling = Clock::now();
+  while ((batch.launched() == 0 || !std::filesystem::exists(historyFile)) &&
+         secondsSince(settling) < 20) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::filesystem::exists(historyFile)) << "no role history saved in 20 s";
+
   std::vector<double> recoverySeconds;
   auto roleHistoryReloaded = [&](int i) {
     std::optional<std::string> metrics = get(cluster.port(), "/metrics/snapshot");
