@@ -207,7 +207,7 @@ void BM_EvictionToProcessGone(benchmark::State& state) {
     state.SetIterationTime(seconds);
     millis.push_back(seconds * 1e3);
     // Untimed: the owner's task ends too, so the next round starts on an empty reservation.
-    bench.agent->killTask("owner", "owner" + n);
+    bench.agent->killTask("owner", "owner" + n, std::nullopt);
     if (!bench.runUntilFreed(freedBefore + 2)) return state.SkipWithError("the owner did not end");
   }
   reportPercentiles(state, millis);

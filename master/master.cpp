@@ -433,7 +433,8 @@ Status Master::suppress(const std::string& frameworkId, const std::set<std::stri
   return allocator_->suppressOffers(frameworkId, roles);
 }
 
-Status Master::kill(const std::string& frameworkId, const std::string& task, bool answerUnknown) {
+Status Master::kill(const std::string& frameworkId, const std::string& task,
+                    std::optional<Duration> gracePeriod, bool answerUnknown) {
   FrameworkEntry* entry = framework(frameworkId);
   const TaskEntry* known = entry == nullptr ? nullptr : tasks_.find(entry->slot, task);
   if (known == nullptr) {
@@ -448,7 +449,7 @@ Status Master::kill(const std::string& frameworkId, const std::string& task, boo
     return Status::notFound("unknown task '" + task + "'");
   }
   if (isTerminal(known->state)) return Status();
-  if (known->agentSlot) agents_.at(*known->agentSlot).killTask(frameworkId, task);
+  if (known->agentSlot) agents_.at(*known->agentSlot).killTask(frameworkId, task, gracePeriod);
   return Status();
 }
 
@@ -469,7 +470,7 @@ Status Master::teardown(const std::string& frameworkId) {
   for (const TaskKey& key : tasks_.ofFramework(slot)) {
     const TaskEntry* task = tasks_.find(slot, key.task);
     if (task == nullptr || isTerminal(task->state)) continue;
-    if (task->agentSlot) agents_.at(*task->agentSlot).killTask(frameworkId, key.task);
+    if (task->agentSlot) agents_.at(*task->agentSlot).killTask(frameworkId, key.task, std::nullopt);
   }
   frameworks_.markRemoved(frameworkId);
   LOG(INFO) << "framework " << frameworkId << " torn down; " << own.size() << " offers recovered";

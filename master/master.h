@@ -199,8 +199,10 @@ class Master final : public AgentReports {
   Status revive(const std::string& framework, const std::set<std::string>& roles);
   Status suppress(const std::string& framework, const std::set<std::string>& roles);
   // A task the master does not know is answered with an update (TASK_UNKNOWN or TASK_LOST,
-  // as Mesos) when `answerUnknown`; either way the result is an error.
-  Status kill(const std::string& framework, const std::string& task, bool answerUnknown = true);
+  // as Mesos) when `answerUnknown`; either way the result is an error. A set `gracePeriod`
+  // (KILL.kill_policy) overrides the task's KillPolicy, also to hasten a kill under way.
+  Status kill(const std::string& framework, const std::string& task,
+              std::optional<Duration> gracePeriod, bool answerUnknown = true);
   // Settles the task's pending update if `uuid` is its uuid (a stale uuid changes nothing); a
   // terminal task is then forgotten (moved to the completed tasks) once its executor is freed.
   Status acknowledge(const std::string& framework, const std::string& task,

@@ -109,7 +109,7 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> taken, const Adoption& pla
     TaskEntry& entry = tasks_.put(
         TaskEntry{task.framework, task.task, id, task.role, task.resources, state, loop_->now()},
         framework, slot);
-    // An ended task holds nothing; an evicted one may still have its TASK_LOST queued.
+    // An ended task holds nothing; an evicted one may still have its TASK_LOST or TASK_GONE queued.
     entry.freed = task.ended;
     entry.updatesQueued = isTerminal(task.state);
     // Host affinity: what runs here marks the agent in use by its roles.
@@ -124,7 +124,7 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> taken, const Adoption& pla
     ++recovery_.rejectedAllocations;
     LOG(ERROR) << "agent " << id << " reports task " << task.task << " of unknown framework "
                << task.framework << ": allocation rejected, task killed";
-    agent->killTask(task.framework, task.task);
+    agent->killTask(task.framework, task.task, std::nullopt);
   }
   agent->setReports(this);
   LOG(INFO) << "agent " << id << " (" << agent->info().hostname() << ") taken in with "

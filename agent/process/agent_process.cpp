@@ -324,11 +324,11 @@ std::vector<HeldTask> AgentProcess::reportedTasks() const {
 void AgentProcess::sent(const v1::AgentCall& call) {
   if (call.type() == v1::AgentCall::STATUS &&
       isTerminal(taskStateFromProto(call.status().state()))) {
-    const std::string framework = call.status().framework_id().value();
-    const std::string task = call.status().task_id().value();
-    taskRoles_.erase({framework, task});
+    // Read before the pop: `call` may be the outbox's front.
+    Result<TaskStatus> status = statusFromCall(call);
+    taskRoles_.erase({call.status().framework_id().value(), call.status().task_id().value()});
     outbox_.pop_front();
-    agent_->statusDelivered(framework, task);
+    if (status.ok()) agent_->statusDelivered(*status);
     return;
   }
   outbox_.pop_front();
@@ -462,7 +462,7 @@ void AgentProcess::handleEvent(const v1::AgentEvent& event) {
         return;
       }
       VLOG(1) << "kill " << framework << "/" << task;
-      agent_->killTask(framework, task);
+      agent_->killTask(framework, task, gracePeriodOf(event.kill_task().kill_policy()));
       return;
     }
     case v1::AgentEvent::HEARTBEAT:

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -101,21 +102,21 @@ std::optional<std::map<std::string, std::string>> parseFields(const std::string&
 }
 
 std::string killText(const CheckpointedKill& kill) {
-  return "grace " + std::to_string(kill.grace.nanos()) + "\nevicted " + (kill.evicted ? "1" : "0") +
-         "\nmessage " + kill.message;
+  return "sigkill_at " + std::to_string(kill.sigkillAt.nanos()) + "\nevicted " +
+         (kill.evicted ? "1" : "0") + "\nmessage " + kill.message;
 }
 
 std::optional<CheckpointedKill> parseKill(const std::string& text) {
   const auto fields = parseFields(text, "message");
-  if (!fields || fields->size() != 3 || !fields->contains("grace") ||
+  if (!fields || fields->size() != 3 || !fields->contains("sigkill_at") ||
       !fields->contains("evicted")) {
     return std::nullopt;
   }
   int64_t nanos = 0;
-  const std::string& grace = fields->at("grace");
-  auto [end, error] = std::from_chars(grace.data(), grace.data() + grace.size(), nanos);
+  const std::string& sigkillAt = fields->at("sigkill_at");
+  auto [end, error] = std::from_chars(sigkillAt.data(), sigkillAt.data() + sigkillAt.size(), nanos);
   const std::string& evicted = fields->at("evicted");
-  if (error != std::errc() || end != grace.data() + grace.size() || nanos < 0 ||
+  if (error != std::errc() || end != sigkillAt.data() + sigkillAt.size() || nanos < 0 ||
       (evicted != "0" && evicted != "1")) {
     return std::nullopt;
   }
@@ -149,6 +150,12 @@ std::vector<fs::path> subdirectories(const fs::path& dir) {
 }
 
 }  // namespace
+
+Duration bootClockNow() {
+  timespec now{};
+  ::clock_gettime(CLOCK_BOOTTIME, &now);
+  return Duration::seconds(now.tv_sec) + Duration::nanoseconds(now.tv_nsec);
+}
 
 Result<AgentCheckpoint> AgentCheckpoint::open(const fs::path& workDir, const std::string& agentId) {
   if (Status valid = validatePathComponent("agent id", agentId); !valid.ok()) return valid;

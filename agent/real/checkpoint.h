@@ -9,8 +9,9 @@
 //       process   text: "agent ID", "sandbox PATH", "cgroup 0|1", "monitor PID START",
 //                 "command PID START" (START: /proc/<pid>/stat field 22)
 //       status    written by the task's monitor when the command ends: its wait status
-//       kill      text, once the agent starts killing the task: "grace NANOS", "evicted 0|1",
-//                 "message TEXT" (an eviction's update): the next agent carries the kill on
+//       kill      text, once the agent starts killing the task: "sigkill_at NANOS" (on
+//                 CLOCK_BOOTTIME), "evicted 0|1", "message TEXT" (an eviction's update): the
+//                 next agent carries the kill on, keeping to its deadline
 //       ended     text, once the container's processes are over: "state TASK_X",
 //                 "reason NAME" and "message TEXT", the final update the agent sent, kept
 //                 until the master has it (the update is sent again after a restart)
@@ -34,13 +35,19 @@ namespace harvest::agent {
 
 // A kill the agent had started when it stopped.
 struct CheckpointedKill {
-  Duration grace;
+  // When the task's processes get SIGKILL, on bootClockNow()'s clock: an agent that restarts
+  // keeps to it rather than granting a new grace (one restarting in a loop would never SIGKILL).
+  // Meaningful within one boot, as the adoption of the task's processes is.
+  Duration sigkillAt;
   // The ledger evicted the task: its update (TASK_LOST or TASK_GONE, with `message`) was sent
   // at the eviction, and its end only frees its resources.
   bool evicted = false;
   std::string message;
   bool operator==(const CheckpointedKill&) const = default;
 };
+
+// Time since boot (CLOCK_BOOTTIME), which every agent started in this boot reads alike.
+Duration bootClockNow();
 
 // The final update of a container whose processes are over, not yet known to be delivered.
 struct CheckpointedEnd {

@@ -295,19 +295,29 @@ void ProcessAgent::recover(CheckpointedTask saved) {
   }
   apply(outcome->effects);
   if (!kill) return;
-  // The previous agent was killing it: carry on (the grace counted from now), from the loop's
-  // next turn, as an eviction tells its update again.
+  tasks_.at(key).kill = kill;  // Its deadline stands.
+  // The previous agent was killing it: carry on, from the loop's next turn, as an eviction
+  // tells its update again.
   loop_->after(Duration::zero(), [this, lifetime = std::weak_ptr<char>(lifetime_), key, kill] {
     if (lifetime.expired()) return;
     LOG(INFO) << "recovered task " << key.first << "/" << key.second << " was being "
               << (kill->evicted ? "evicted" : "killed") << "; carrying on";
+    auto found = tasks_.find(key);
+    if (found == tasks_.end() || !found->second.process) return;
+    Task& task = found->second;
     if (kill->evicted) {
       Result<Effects> evicted = ledger_.evict(key.first, key.second);
-      if (evicted.ok()) return apply(*evicted, kill->message);
-      LOG(WARNING) << "cannot evict the recovered task again: " << evicted.message();
+      if (evicted.ok() && !evicted->evictions.empty()) return apply(*evicted, kill->message);
+      // Still an eviction whatever the ledger says now: told again as one, never as a kill.
+      LOG(WARNING) << "the recovered eviction of " << key.first << "/" << key.second
+                   << " is carried on outside the ledger: "
+                   << (evicted.ok() ? "it is already evicting" : evicted.message());
+      task.eviction =
+          CheckpointedEnd{preemptedState(task.run.partitionAware), kPreemptedReason, kill->message};
+      report(key.first, key.second, task.eviction->state, task.eviction->reason,
+             task.eviction->message);
     }
-    auto found = tasks_.find(key);
-    if (found != tasks_.end() && found->second.process) stop(found->second, kill->grace);
+    stop(task, std::max(kill->sigkillAt - bootClockNow(), Duration::zero()));
   });
 }
 
@@ -405,7 +415,8 @@ void ProcessAgent::executorGone(const TaskKey& key, const std::optional<Ending>&
 
 void ProcessAgent::ended(const TaskKey& key, const CommandOutcome& outcome) {
   const Task& task = tasks_.at(key);
-  // An evicted task's end was told with its TASK_LOST; only its resources are news now.
+  // An evicted task's end was told with its TASK_LOST or TASK_GONE; only its resources are news
+  // now.
   if (task.eviction) return executorGone(key, std::nullopt);
   if (task.memoryLimitation) {
     return executorGone(key, Ending{TaskState::kFailed, "REASON_CONTAINER_LIMITATION_MEMORY",
@@ -415,7 +426,8 @@ void ProcessAgent::ended(const TaskKey& key, const CommandOutcome& outcome) {
                            outcome.state == v1::TASK_FINISHED ? "" : outcome.message});
 }
 
-void ProcessAgent::killTask(const std::string& framework, const std::string& task) {
+void ProcessAgent::killTask(const std::string& framework, const std::string& task,
+                            std::optional<Duration> gracePeriod) {
   const TaskKey key{framework, task};
   if (ledger_.findExecutor(framework, task) == nullptr) {
     // Maybe still waiting for evictions: dropping it frees nothing it held.
@@ -432,22 +444,27 @@ void ProcessAgent::killTask(const std::string& framework, const std::string& tas
   if (!entry.process->killRequested() && entry.taskKillingState) {
     report(framework, task, TaskState::kKilling, "", "");
   }
-  stop(entry, entry.killGrace);
+  stop(entry, gracePeriod.value_or(entry.killGrace));
 }
 
 void ProcessAgent::stop(Task& task, Duration grace) {
-  // Written again when an eviction overtakes a kill: the next agent must know it was one.
-  if (checkpoint_ && !task.containerId.empty() &&
-      (!task.process->killRequested() || task.eviction)) {
-    const CheckpointedKill kill{grace, task.eviction.has_value(),
-                                task.eviction ? task.eviction->message : ""};
+  // An earlier deadline stands: a KILL's that hastened it, or the kill a previous agent began.
+  const Duration now = bootClockNow();
+  Duration sigkillAt = now + grace;
+  if (task.kill) sigkillAt = std::min(sigkillAt, task.kill->sigkillAt);
+  const CheckpointedKill kill{sigkillAt, task.eviction.has_value(),
+                              task.eviction ? task.eviction->message : ""};
+  // Written again when an eviction overtakes a kill (the next agent must know it was one) or a
+  // KILL hastens it.
+  if (checkpoint_ && !task.containerId.empty() && kill != task.kill) {
     if (Status written =
             checkpoint_->writeKill(task.run.framework, task.run.task.task, task.containerId, kill);
         !written.ok()) {
       LOG(WARNING) << "kill not checkpointed: " << written.message();
     }
   }
-  task.process->kill(loop_->now(), grace);
+  task.kill = kill;
+  task.process->kill(loop_->now(), std::max(sigkillAt - now, Duration::zero()));
   schedulePoll();
 }
 
@@ -464,15 +481,20 @@ void ProcessAgent::endReported(const TaskKey& key, const Task& task, const Check
   undelivered_.insert({key, {task.containerId, task.run.role, end}});
 }
 
-void ProcessAgent::statusDelivered(const std::string& framework, const std::string& task) {
-  const TaskKey key{framework, task};
-  // Updates reach the master in the order they were made: the oldest end of the task goes.
-  if (auto ended = undelivered_.find(key); ended != undelivered_.end()) {
-    if (checkpoint_) checkpoint_->forget(framework, task, ended->second.containerId);
+void ProcessAgent::statusDelivered(const TaskStatus& status) {
+  const TaskKey key{status.framework, status.task};
+  const CheckpointedEnd delivered{status.state, status.reason, status.message};
+  // Updates reach the master in the order they were made: the oldest end of the task that says
+  // the same goes. Ends that kept nothing (a refused launch) match none.
+  auto [first, last] = undelivered_.equal_range(key);
+  for (auto ended = first; ended != last; ++ended) {
+    if (ended->second.end != delivered) continue;
+    if (checkpoint_) checkpoint_->forget(key.first, key.second, ended->second.containerId);
     undelivered_.erase(ended);
     return;
   }
-  if (auto found = tasks_.find(key); found != tasks_.end() && found->second.eviction) {
+  if (auto found = tasks_.find(key);
+      found != tasks_.end() && found->second.eviction && *found->second.eviction == delivered) {
     found->second.evictionDelivered = true;
   }
 }

@@ -8,8 +8,8 @@
 // status N" / "Command terminated with signal S"). A kill sends TASK_KILLING to frameworks
 // with that capability, SIGTERM to the group, SIGKILL once the task's kill grace (its
 // KillPolicy's, else the agent's) has run out, and TASK_KILLED when the group's leader is gone.
-// An eviction kills the same way after its TASK_LOST (REASON_CONTAINER_PREEMPTED), and the
-// executor's resources are freed only once its process has exited.
+// An eviction kills the same way after its TASK_LOST or TASK_GONE (REASON_CONTAINER_PREEMPTED), and
+// the executor's resources are freed only once its process has exited.
 //
 // Isolation (agent/exec/isolation.h): with cgroups each task runs in its own container cgroup
 // with its cpu weight and memory limit; a task the memory cgroup's OOM killer ends is
@@ -93,7 +93,8 @@ class ProcessAgent final : public AgentLink {
   const AgentLedger& ledger() const { return ledger_; }
 
   void runTask(const RunTask& message) override;
-  void killTask(const std::string& framework, const std::string& task) override;
+  void killTask(const std::string& framework, const std::string& task,
+                std::optional<Duration> gracePeriod) override;
   void tick() override;
   // The agent is gone: its processes are killed at once, without reports.
   void shutdown() override;
@@ -111,7 +112,7 @@ class ProcessAgent final : public AgentLink {
   // Its held tasks, and the ended ones whose final update the master may not have yet.
   std::vector<HeldTask> heldTasks() const override;
   Resources total() const override { return ledger_.total(); }
-  void statusDelivered(const std::string& framework, const std::string& task) override;
+  void statusDelivered(const TaskStatus& status) override;
 
   // The task's process group (its leader's pid) while it runs; empty before it is spawned and
   // once it has been reaped.
@@ -145,8 +146,9 @@ class ProcessAgent final : public AgentLink {
   };
   // Nullopt before the task's first sample, and once it has ended.
   const TaskStatistics* statisticsOf(const std::string& framework, const std::string& task) const;
-  // The QoS controller's kill: the task is TASK_LOST (REASON_CONTAINER_PREEMPTED, `why` in its
-  // message) and its process killed as an eviction is. False if it is not a running executor.
+  // The QoS controller's kill: the task is TASK_LOST or TASK_GONE (REASON_CONTAINER_PREEMPTED,
+  // `why` in its message) and its process killed as an eviction is. False if it is not a running
+  // executor.
   bool preempt(const ExecutorRef& executor, const std::string& why);
 
   // What isolates tasks: asked for, or picked at creation.
@@ -183,6 +185,8 @@ class ProcessAgent final : public AgentLink {
     // The ledger evicted it: its end is this update, already sent, and only frees resources.
     std::optional<CheckpointedEnd> eviction;
     bool evictionDelivered = false;  // The master has that update.
+    // The kill under way (as checkpointed): its deadline is the earliest any kill gave.
+    std::optional<CheckpointedKill> kill;
   };
   // A container whose processes are over and whose final update the master may not have.
   struct Undelivered {

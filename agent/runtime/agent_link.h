@@ -3,11 +3,13 @@
 // through it; what the agent learns comes back through AgentReports.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/ledger.h"
 #include "agent/runtime/task.h"
+#include "common/time.h"
 #include "protos/mesos.pb.h"
 #include "resources/resources.h"
 
@@ -59,7 +61,10 @@ class AgentLink {
   // exactly this, never a capability the agent did not claim.
   virtual const v1::AgentInfo& info() const = 0;
   virtual void runTask(const RunTask& message) = 0;
-  virtual void killTask(const std::string& framework, const std::string& task) = 0;
+  // `gracePeriod`, when set, overrides the task's KillPolicy (Mesos's KILL.kill_policy): a
+  // later, shorter one hastens a kill already under way.
+  virtual void killTask(const std::string& framework, const std::string& task,
+                        std::optional<Duration> gracePeriod) = 0;
   // Periodic housekeeping (a simulated agent times out waiting launches here).
   virtual void tick() {}
   virtual void shutdown() = 0;
@@ -70,8 +75,8 @@ class AgentLink {
   virtual bool holdsExecutor(const std::string& framework, const std::string& task) const = 0;
   virtual std::vector<HeldTask> heldTasks() const = 0;
   virtual Resources total() const = 0;
-  // The master has the task's final update (of reports that queue updates).
-  virtual void statusDelivered(const std::string& /*framework*/, const std::string& /*task*/) {}
+  // The master has this final update of a task (of reports that queue updates).
+  virtual void statusDelivered(const TaskStatus& /*status*/) {}
 };
 
 }  // namespace harvest::agent

@@ -159,12 +159,7 @@ Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event) {
   if (!resources.ok()) return resources.status();
   out.task.resources = *resources;
   if (run.task().has_command()) out.task.command = run.task().command();
-  if (run.task().has_kill_policy() && run.task().kill_policy().has_grace_period()) {
-    // A negative grace counts as none, as Mesos's executors take it.
-    out.task.killGrace =
-        std::max(Duration::nanoseconds(run.task().kill_policy().grace_period().nanoseconds()),
-                 Duration::zero());
-  }
+  out.task.killGrace = gracePeriodOf(run.task().kill_policy());
   for (const v1::FrameworkInfo::Capability& capability : run.framework().capabilities()) {
     if (capability.type() == v1::FrameworkInfo::Capability::TASK_KILLING_STATE) {
       out.taskKillingState = true;
@@ -194,11 +189,22 @@ Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event) {
   return out;
 }
 
-v1::AgentEvent killTaskEvent(const std::string& framework, const std::string& task) {
+std::optional<Duration> gracePeriodOf(const v1::KillPolicy& policy) {
+  if (!policy.has_grace_period()) return std::nullopt;
+  // A negative grace counts as none, as Mesos's executors take it.
+  return std::max(Duration::nanoseconds(policy.grace_period().nanoseconds()), Duration::zero());
+}
+
+v1::AgentEvent killTaskEvent(const std::string& framework, const std::string& task,
+                             std::optional<Duration> gracePeriod) {
   v1::AgentEvent event;
   event.set_type(v1::AgentEvent::KILL_TASK);
   event.mutable_kill_task()->mutable_framework_id()->set_value(framework);
   event.mutable_kill_task()->mutable_task_id()->set_value(task);
+  if (gracePeriod) {
+    event.mutable_kill_task()->mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(
+        gracePeriod->nanos());
+  }
   return event;
 }
 

@@ -3,6 +3,7 @@
 // a round trip is exact; malformed input from the network is an error, never a crash.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,12 @@ TaskState taskStateFromProto(v1::TaskState state);
 v1::AgentEvent runTaskEvent(const RunTask& message, const std::string& agentId);
 Result<RunTask> runTaskFromEvent(const v1::AgentEvent& event);
 
-v1::AgentEvent killTaskEvent(const std::string& framework, const std::string& task);
+// A KillPolicy's grace period, if it names one; a negative one is 0.
+std::optional<Duration> gracePeriodOf(const v1::KillPolicy& policy);
+
+// A set `gracePeriod` travels as the Kill's kill_policy (the scheduler's KILL override).
+v1::AgentEvent killTaskEvent(const std::string& framework, const std::string& task,
+                             std::optional<Duration> gracePeriod);
 
 v1::AgentCall statusCall(const std::string& agentId, uint64_t sequence, const TaskStatus& status,
                          bool holdsResources);

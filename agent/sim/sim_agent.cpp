@@ -79,7 +79,8 @@ void SimAgent::finish(const std::string& framework, const std::string& task, Tas
   apply(*effects);
 }
 
-void SimAgent::killTask(const std::string& framework, const std::string& task) {
+void SimAgent::killTask(const std::string& framework, const std::string& task,
+                        std::optional<Duration> gracePeriod) {
   const agent::Executor* executor = ledger_.findExecutor(framework, task);
   if (executor == nullptr) {
     // Maybe still waiting for evictions: dropping it frees nothing it held.
@@ -91,7 +92,7 @@ void SimAgent::killTask(const std::string& framework, const std::string& task) {
     }
     return;
   }
-  loop_->after(killGrace_,
+  loop_->after(gracePeriod.value_or(killGrace_),
                [this, framework, task] { finish(framework, task, TaskState::kKilled, ""); });
 }
 

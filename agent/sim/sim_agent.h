@@ -36,7 +36,8 @@ class SimAgent final : public AgentLink {
 
   // RunTaskMessage: one task per executor (the executor id is the task id).
   void runTask(const RunTask& message) override;
-  void killTask(const std::string& framework, const std::string& task) override;
+  void killTask(const std::string& framework, const std::string& task,
+                std::optional<Duration> gracePeriod) override;
   // Ledger waits time out on ticks.
   void tick() override;
   // The agent is gone: its executors end without reports (the master declares them lost).

@@ -8,6 +8,7 @@
 #include <array>
 #include <random>
 
+#include "agent/runtime/agent_wire.h"
 #include "common/results.h"
 #include "master/network/http_status.h"
 #include "resources/proto/convert.h"
@@ -565,10 +566,7 @@ http::Response NetworkMaster::accept(const std::string& framework,
     launch.duration = duration->value_or(Duration::zero());
     // What an agent running real processes starts, and how long a kill may take (negative: none).
     if (task.has_command()) launch.command = task.command();
-    if (task.has_kill_policy() && task.kill_policy().has_grace_period()) {
-      launch.killGrace = std::max(
-          Duration::nanoseconds(task.kill_policy().grace_period().nanoseconds()), Duration::zero());
-    }
+    launch.killGrace = agent::gracePeriodOf(task.kill_policy());
     return Status();
   };
   for (const v1::Offer::Operation& operation : call.operations()) {
@@ -670,12 +668,13 @@ http::Response NetworkMaster::dispatch(const v1::scheduler::Call& call,
     case Call::KILL:
       // Unknown or finished tasks are not an error of the call (Mesos answers 202 too); an
       // unknown one gets its TASK_LOST / TASK_UNKNOWN update.
-      (void)master_->kill(framework, call.kill().task_id().value());
+      (void)master_->kill(framework, call.kill().task_id().value(),
+                          agent::gracePeriodOf(call.kill().kill_policy()));
       break;
     case Call::SHUTDOWN:
       // One executor per task here: shutting the executor down kills its task. Mesos says
       // nothing about an unknown executor, so neither does this.
-      (void)master_->kill(framework, call.shutdown().executor_id().value(),
+      (void)master_->kill(framework, call.shutdown().executor_id().value(), std::nullopt,
                           /*answerUnknown=*/false);
       break;
     case Call::ACKNOWLEDGE:

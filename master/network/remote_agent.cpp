@@ -40,8 +40,9 @@ void RemoteAgent::runTask(const RunTask& message) {
   send(agent::runTaskEvent(message, registration_.id));
 }
 
-void RemoteAgent::killTask(const std::string& framework, const std::string& task) {
-  send(agent::killTaskEvent(framework, task));
+void RemoteAgent::killTask(const std::string& framework, const std::string& task,
+                           std::optional<Duration> gracePeriod) {
+  send(agent::killTaskEvent(framework, task, gracePeriod));
 }
 
 void RemoteAgent::shutdown() {

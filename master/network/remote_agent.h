@@ -53,7 +53,8 @@ class RemoteAgent final : public AgentLink {
   const std::string& id() const override { return registration_.id; }
   const v1::AgentInfo& info() const override { return registration_.info; }
   void runTask(const RunTask& message) override;
-  void killTask(const std::string& framework, const std::string& task) override;
+  void killTask(const std::string& framework, const std::string& task,
+                std::optional<Duration> gracePeriod) override;
   void shutdown() override;
   void setReports(AgentReports* reports) override { reports_ = reports; }
   bool holdsExecutor(const std::string& framework, const std::string& task) const override;

@@ -24,7 +24,7 @@ class FakeAgent final : public AgentLink {
   const std::string& id() const override { return id_; }
   const v1::AgentInfo& info() const override { return info_; }
   void runTask(const agent::RunTask&) override {}
-  void killTask(const std::string&, const std::string&) override {}
+  void killTask(const std::string&, const std::string&, std::optional<Duration>) override {}
   void shutdown() override {}
   void setReports(agent::AgentReports*) override {}
   bool holdsExecutor(const std::string&, const std::string&) const override { return false; }

@@ -51,8 +51,9 @@ class ReportingEnded final : public AgentLink {
   const std::string& id() const override { return agent_->id(); }
   const v1::AgentInfo& info() const override { return agent_->info(); }
   void runTask(const RunTask& message) override { agent_->runTask(message); }
-  void killTask(const std::string& framework, const std::string& task) override {
-    agent_->killTask(framework, task);
+  void killTask(const std::string& framework, const std::string& task,
+                std::optional<Duration> gracePeriod) override {
+    agent_->killTask(framework, task, gracePeriod);
   }
   void shutdown() override { agent_->shutdown(); }
   void setReports(AgentReports* reports) override { agent_->setReports(reports); }
@@ -305,7 +306,7 @@ TEST_F(MasterRecoveryTest, ATaskThatEndedWhileNoMasterRanIsReconciledWithItsEnd)
       master_->visitTask(web_, "t0", [&](const Master::TaskView& t) { t0Agent = t.agent; }));
   auto agents = crashAndRestart();
   for (auto& agent : agents) {
-    if (agent->id() == t0Agent) agent->killTask(web_, "t0");
+    if (agent->id() == t0Agent) agent->killTask(web_, "t0", std::nullopt);
   }
   loop_.runUntil(loop_.now() + Duration::seconds(3));  // Past the kill grace: t0 has ended.
   Recorder web;
@@ -378,7 +379,7 @@ TEST_F(MasterRecoveryTest, AnEndedTasksUpdateBeforeItsSchedulerIsBackIsHeldForIt
   auto agents = crashAndRestart();
   for (auto& agent : agents) {
     if (agent->id() == t0Agent) {
-      agent->killTask(web_, "t0");
+      agent->killTask(web_, "t0", std::nullopt);
       loop_.runUntil(loop_.now() + Duration::seconds(3));
       agent = std::make_unique<ReportingEnded>(
           std::move(agent), std::vector<HeldTask>{ended(web_, "t0", TaskState::kKilled)});

@@ -37,7 +37,8 @@ wait_for "$(sandbox_of sleeper)/pid" "[0-9]"
 wait_for "$(sandbox_of ender)/pid" "[0-9]"
 sleeper=$(cat "$(sandbox_of sleeper)/pid")
 ender=$(cat "$(sandbox_of ender)/pid")
-task_pids+=("$sleeper" "$ender")
+track_task "$sleeper"
+track_task "$ender"
 
 # A third ignores SIGTERM and is killed after 200ms: the agent is killed in its grace.
 "$execute_bin" --master="$master" --name=stubborn --resources='cpus:0.5;mem:64' --kill_after=200ms \
@@ -47,12 +48,13 @@ pids+=($stubborn_execute)
 wait_for "$work/stubborn.out" "TASK_RUNNING for task 'stubborn'"
 wait_for "$(sandbox_of stubborn)/pid" "[0-9]"
 stubborn=$(cat "$(sandbox_of stubborn)/pid")
-task_pids+=("$stubborn")
-wait_for "$(ls -d "$work"/agent/meta/slaves/a1/frameworks/*/executors/stubborn/runs/*)/kill" "grace"
+track_task "$stubborn"
+wait_for "$(ls -d "$work"/agent/meta/slaves/a1/frameworks/*/executors/stubborn/runs/*)/kill" "sigkill_at"
 
 # kill -9: the tasks run on without an agent; the ender ends meanwhile.
 kill -KILL "$agent_pid"
 wait "$agent_pid" 2>/dev/null || true
+forget "$agent_pid"
 agent_pid=
 kill -0 "$sleeper" || fail "the sleeper ($sleeper) died with the agent"
 sleep 1.2  # Past the stubborn task's grace: with no agent, nobody kills it.
@@ -85,6 +87,7 @@ echo "$tasks" | grep -q "sleeper.*TASK_RUNNING" || fail "the master's tasks: $ta
 # The agent stops cleanly: it kills the sleeper and removes its cgroups.
 kill -TERM "$agent_pid"
 wait "$agent_pid" || fail "the agent exited $?"
+forget "$agent_pid"
 agent_pid=
 wait_gone "$sleeper"
 no_cgroups_left

@@ -56,6 +56,7 @@ kill -0 "$victim" || fail "batch's process $victim is not running"
   fail "owner's last update"
 rc=0
 wait "$batch_pid" || rc=$?
+forget "$batch_pid"
 [ "$rc" = 1 ] || fail "batch exited $rc"
 [ "$(tail -1 "$work/batch.out")" = "Received status update TASK_LOST for task 'batch', reason REASON_CONTAINER_PREEMPTED, message 'evicted to make room for a regular task'" ] ||
   fail "batch's last update"
@@ -71,6 +72,7 @@ out=$("$execute_bin" --master="$master" --name=x --command=true --resources='cpu
 # The agent stops cleanly and removes its cgroups.
 kill -TERM "$agent_pid"
 wait "$agent_pid" || fail "the agent exited $?"
+forget "$agent_pid"
 agent_pid=
 no_cgroups_left
 echo "passed"

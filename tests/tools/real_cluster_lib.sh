@@ -1,8 +1,10 @@
 # What the real-cluster test scripts share (sourced, after `set -euo pipefail`): a work dir and
 # a cgroups root named for this run, and on any exit a cleanup that stops only what the script
 # started: the agent first gets SIGTERM (it kills its tasks and removes its cgroups), then every
-# pid in `pids` and `task_pids` is killed, and what is left of the agent's cgroups under this
-# run's root (after a SIGKILL) is removed.
+# pid in `pids` (the script's children) and `task_pids` (tasks, tracked with their start time by
+# track_task) is killed, and what is left of the agent's cgroups under this run's root (after a
+# SIGKILL) is removed. A pid seen gone (wait_gone, forget) is dropped, and a task's only killed
+# while its start time is still the one tracked: never a process that reused the pid.
 #
 # Usage: source real_cluster_lib.sh NAME; then start_master sets $master (HOST:PORT).
 work=$(mktemp -d "/tmp/harvest-test-$1-XXXXXX")
@@ -14,7 +16,10 @@ cleanup() {
   if [ -n "$agent_pid" ] && kill -TERM "$agent_pid" 2>/dev/null; then
     for _ in $(seq 1 100); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.05; done
   fi
-  for pid in "${pids[@]}" "${task_pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for task in "${task_pids[@]}"; do
+    [ "$(start_time_of "${task%%:*}")" = "${task#*:}" ] && kill -KILL "${task%%:*}" 2>/dev/null
+  done
   wait 2>/dev/null || true
   for dir in $(cgroup_dirs); do
     [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -32,6 +37,18 @@ cgroup_dirs() {
   done
 }
 trap cleanup EXIT
+# /proc/PID/stat's field 22 (the start time), counted after the command name's parenthesis.
+start_time_of() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+track_task() { task_pids+=("$1:$(start_time_of "$1")"); }
+# The process is gone: its pid is no longer this script's to kill.
+forget() {
+  local kept=() entry
+  for entry in "${pids[@]}"; do [ "$entry" = "$1" ] || kept+=("$entry"); done
+  pids=("${kept[@]}")
+  kept=()
+  for entry in "${task_pids[@]}"; do [ "${entry%%:*}" = "$1" ] || kept+=("$entry"); done
+  task_pids=("${kept[@]}")
+}
 fail() {
   echo "FAILED: $*"
   for log in "$work"/*.log "$work"/*.out; do [ -f "$log" ] && { echo "== $log"; tail -20 "$log"; }; done
@@ -44,7 +61,7 @@ wait_for() {
 }
 # Waits up to 10 s for a process to be gone.
 wait_gone() {
-  for _ in $(seq 1 200); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
+  for _ in $(seq 1 200); do kill -0 "$1" 2>/dev/null || { forget "$1"; return 0; }; sleep 0.05; done
   fail "process $1 still runs"
 }
 # Starts the master ($master_bin) on a free loopback port.

@@ -89,13 +89,39 @@ TEST(AgentProcessTasksTest, ProcessTaskKilledWithTaskKillingState) {
   message.taskKillingState = true;
   fake.send(runTaskEvent(message, "a1"));
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 2; }, kWait));
-  fake.send(killTaskEvent("f1", "t1"));
+  fake.send(killTaskEvent("f1", "t1", std::nullopt));
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 5; }, kWait));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[2]), (StatusSeen{3, "t1", v1::TASK_KILLING, true, ""}));
   EXPECT_EQ(statusOf(calls[3]), (StatusSeen{4, "t1", v1::TASK_KILLED, false, ""}));
   EXPECT_EQ(calls[3].status().message(), "Command terminated with signal Terminated");
   EXPECT_EQ(calls[4].type(), v1::AgentCall::FREED);
+  std::filesystem::remove_all(options.workDir);
+}
+
+// A KILL_TASK carrying a kill policy overrides the task's: grace 0 SIGKILLs a task that ignores
+// SIGTERM and whose own grace is a minute.
+TEST(AgentProcessTasksTest, KillPolicyOfTheKillOverridesTheTasks) {
+  FakeMaster fake;
+  const AgentProcessOptions options = processOptions(fake.port());
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+
+  // It says when SIGTERM is ignored: a kill before would end it with SIGTERM.
+  const std::filesystem::path ready = options.workDir / "ignoring-term";
+  RunTask message =
+      commandTask("f1", "t1", R("cpus:1"),
+                  "trap '' TERM; touch " + ready.string() + "; while :; do sleep 0.05; done");
+  message.task.killGrace = Duration::seconds(60);
+  fake.send(runTaskEvent(message, "a1"));
+  ASSERT_TRUE(agent->runUntil(
+      [&] { return fake.applied().size() == 2 && std::filesystem::exists(ready); }, kWait));
+  fake.send(killTaskEvent("f1", "t1", Duration::zero()));
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 4; }, kWait));
+  std::vector<v1::AgentCall> calls = fake.applied();
+  EXPECT_EQ(statusOf(calls[2]), (StatusSeen{3, "t1", v1::TASK_KILLED, false, ""}));
+  EXPECT_EQ(calls[2].status().message(), "Command terminated with signal Killed");
+  EXPECT_EQ(calls[3].type(), v1::AgentCall::FREED);
   std::filesystem::remove_all(options.workDir);
 }
 

@@ -167,7 +167,7 @@ TEST(AgentProcessTest, KillTaskEndsTheTaskAfterTheGrace) {
 
   fake.send(runTask("f1", "batch", "t1", "cpus:2", Duration::zero()));  // Runs until killed.
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 1; }, kWait));
-  v1::AgentEvent kill = killTaskEvent("f1", "t1");
+  v1::AgentEvent kill = killTaskEvent("f1", "t1", std::nullopt);
   fake.send(kill);
   const auto killSent = std::chrono::steady_clock::now();
   // Still running, and holding its resources, during the grace.
@@ -291,7 +291,7 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
   EXPECT_EQ(countType(fake.applied(), v1::AgentCall::FREED), 0u);
 
   // Sequence numbers go on from there.
-  fake.send(killTaskEvent("f1", "t1"));
+  fake.send(killTaskEvent("f1", "t1", std::nullopt));
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 5; }, kWait));
   std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[3]), (StatusSeen{2, "t1", v1::TASK_KILLED, false, ""}));
@@ -317,7 +317,7 @@ TEST(AgentProcessTest, CallsCarryTheirRegistrationsId) {
   fake.closeStream();
   ASSERT_TRUE(agent->runUntil(
       [&] { return fake.registrations().size() == 2 && agent->registered(); }, kWait));
-  fake.send(killTaskEvent("f1", "t1"));
+  fake.send(killTaskEvent("f1", "t1", std::nullopt));
   ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 3; }, kWait));
   const std::vector<v1::AgentCall> calls = fake.applied();
   EXPECT_EQ(statusOf(calls[0]), (StatusSeen{1, "t1", v1::TASK_RUNNING, true, ""}));

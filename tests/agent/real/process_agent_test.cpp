@@ -227,7 +227,7 @@ TEST_F(ProcessAgentTest, KillWithGraceHonoured) {
   ASSERT_EQ(testing::waitForContent(*sandbox / "stdout", "ready"), "ready\n");
   const pid_t group = *agent_->processGroupOf("f1", "polite");
   const Time killedAt = monotonicNow();
-  agent_->killTask("f1", "polite");
+  agent_->killTask("f1", "polite", std::nullopt);
   ASSERT_TRUE(runUntil([&] { return ended("polite"); }));
   EXPECT_LT(monotonicNow() - killedAt, Duration::seconds(2));
   EXPECT_EQ(statesOf("polite"), (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING",
@@ -248,7 +248,7 @@ TEST_F(ProcessAgentTest, KillWithGraceIgnoredEscalatesAfterTheGrace) {
   ASSERT_EQ(testing::waitForContent(*sandbox / "stdout", "ready"), "ready\n");
   loop_.runUntil(loopTime());  // The agent's clock (the loop's) stamps the kill: bring it to now.
   const Time killedAt = monotonicNow();
-  agent_->killTask("f1", "stubborn");
+  agent_->killTask("f1", "stubborn", std::nullopt);
   ASSERT_TRUE(runUntil([&] { return ended("stubborn"); }));
   const Duration took = monotonicNow() - killedAt;
   EXPECT_GE(took, grace);
@@ -257,6 +257,28 @@ TEST_F(ProcessAgentTest, KillWithGraceIgnoredEscalatesAfterTheGrace) {
             (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING", "TASK_KILLED"}));
   EXPECT_EQ(last("stubborn")->message, "Command terminated with signal Killed");
   EXPECT_EQ(reports_.freed.size(), 1u);
+}
+
+// KILL.kill_policy overrides the task's own grace: a second KILL with grace 0 during the
+// first one's 30 s grace SIGKILLs at once, and the framework hears TASK_KILLING only once.
+TEST_F(ProcessAgentTest, ALaterKillWithAShorterGraceHastensTheKillUnderWay) {
+  launch("f1", "stubborn", shellCommand("trap '' TERM; echo ready; while :; do sleep 0.05; done"),
+         "cpus:1", Duration::seconds(30), /*killingState=*/true);
+  const std::optional<std::filesystem::path> sandbox = agent_->sandboxOf("f1", "stubborn");
+  ASSERT_TRUE(sandbox.has_value());
+  ASSERT_EQ(testing::waitForContent(*sandbox / "stdout", "ready"), "ready\n");
+  const pid_t group = *agent_->processGroupOf("f1", "stubborn");
+  loop_.runUntil(loopTime());
+  agent_->killTask("f1", "stubborn", std::nullopt);
+  EXPECT_FALSE(runUntil([&] { return ended("stubborn"); }, Duration::milliseconds(300)));
+  const Time hastenedAt = monotonicNow();
+  agent_->killTask("f1", "stubborn", Duration::zero());
+  ASSERT_TRUE(runUntil([&] { return ended("stubborn"); }));
+  EXPECT_LT(monotonicNow() - hastenedAt, Duration::seconds(1));
+  EXPECT_EQ(statesOf("stubborn"), (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING",
+                                                            "TASK_KILLING", "TASK_KILLED"}));
+  EXPECT_EQ(last("stubborn")->message, "Command terminated with signal Killed");
+  EXPECT_TRUE(waitUntilGone(group, group));
 }
 
 // The ledger evicts a revocable task for a regular launch: TASK_LOST at once, its process
@@ -291,7 +313,7 @@ TEST_F(ProcessAgentTest, EvictionKillsTheProcessAndFreesOnlyAfterItExited) {
   recordIfStarted("owner", "regular");
   ASSERT_TRUE(agent_->processGroupOf("owner", "regular").has_value());
 
-  agent_->killTask("owner", "regular");
+  agent_->killTask("owner", "regular", std::nullopt);
   ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
   EXPECT_EQ(last("regular")->state, TaskState::kKilled);
 }
@@ -311,7 +333,7 @@ TEST_F(ProcessAgentTest, APartitionAwareFrameworksEvictedTaskIsGone) {
   EXPECT_TRUE(waitUntilGone(lender, lender, Duration::zero()));
   EXPECT_EQ(statesOf("lender").size(), 3u);
   recordIfStarted("owner", "regular");
-  agent_->killTask("owner", "regular");
+  agent_->killTask("owner", "regular", std::nullopt);
   ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
 }
 
@@ -336,7 +358,7 @@ TEST_F(ProcessAgentTest, EvictionGraceIsCappedByTheRevocableKillGrace) {
   EXPECT_TRUE(waitUntilGone(lender, lender, Duration::zero()));
   EXPECT_EQ(statesOf("regular"), (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING"}));
   recordIfStarted("owner", "regular");
-  agent_->killTask("owner", "regular");
+  agent_->killTask("owner", "regular", std::nullopt);
   ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
 }
 
@@ -377,7 +399,7 @@ TEST_F(ProcessAgentCgroupsTest, EachTaskRunsInItsContainerWithItsLimitsUntilItsE
   EXPECT_EQ(regular->processes(), std::vector<pid_t>{*agent_->processGroupOf("f1", "regular")});
   const std::filesystem::path regularDir = regular->paths().memory;
 
-  agent_->killTask("f1", "regular");
+  agent_->killTask("f1", "regular", std::nullopt);
   ASSERT_TRUE(runUntil([&] { return ended("regular"); }));
   EXPECT_EQ(last("regular")->state, TaskState::kKilled);
   EXPECT_FALSE(std::filesystem::exists(regularDir)) << "gone before the task's end is told";

@@ -123,6 +123,25 @@ class RecoveryTest : public ::testing::Test {
     return found;
   }
 
+  // The one kill file: how long after `since` (on bootClockNow()'s clock) its SIGKILL is due,
+  // and the rest of the file.
+  std::pair<Duration, std::string> killFile(Duration since) const {
+    const std::vector<std::filesystem::path> files = checkpointFiles("kill");
+    EXPECT_EQ(files.size(), 1u);
+    if (files.size() != 1) return {};
+    const std::string text = testing::readFile(files[0]);
+    const size_t line = text.find('\n');
+    EXPECT_EQ(text.rfind("sigkill_at ", 0), 0u) << text;
+    if (text.rfind("sigkill_at ", 0) != 0 || line == std::string::npos) return {{}, text};
+    return {Duration::nanoseconds(std::stoll(text.substr(11, line - 11))) - since,
+            text.substr(line + 1)};
+  }
+  // Due `grace` after `since`, as a kill given that grace just after `since` is.
+  void expectDue(const std::pair<Duration, std::string>& kill, Duration grace) const {
+    EXPECT_GE(kill.first, grace);
+    EXPECT_LT(kill.first, grace + Duration::milliseconds(250));
+  }
+
   std::vector<std::string> statesOf(const std::string& task) const {
     std::vector<std::string> out;
     for (const TaskStatus& status : reports_.statuses) {
@@ -157,7 +176,7 @@ TEST_F(RecoveryTest, RunningTaskSurvivesTheAgentAndIsAdoptedWithItsPid) {
 
   // The recovered task is killed as any other: TASK_KILLING (the framework's capability was
   // checkpointed), SIGTERM to its group, TASK_KILLED from the status its monitor recorded.
-  agent_->killTask("f1", "t1");
+  agent_->killTask("f1", "t1", std::nullopt);
   ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
   ASSERT_EQ(reports_.statuses.size(), 2u);
   EXPECT_EQ(reports_.statuses[0].state, TaskState::kKilling);
@@ -185,29 +204,58 @@ TEST_F(RecoveryTest, TaskThatEndedWhileTheAgentWasGoneReportsItsRealStatus) {
 }
 
 // The agent dies while a task that ignores SIGTERM has its grace running: the next agent
-// carries the kill on (SIGKILL once the grace has run out again) instead of letting it run.
+// carries the kill on instead of letting it run, keeping to its deadline (here past: SIGKILL at
+// once, not after a new grace).
 TEST_F(RecoveryTest, AKillUnderWayWhenTheAgentDiesIsCarriedOnByTheNextOne) {
   start();
-  const Duration grace = Duration::milliseconds(300);
+  const Duration grace = Duration::milliseconds(1500);
   const pid_t group = launch("t1", "trap '' TERM; echo ready; while :; do sleep 0.05; done", grace);
   ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("f1", "t1") / "stdout", "ready"), "ready\n");
-  agent_->killTask("f1", "t1");
-  ASSERT_EQ(checkpointFiles("kill").size(), 1u);
-  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
-            "grace " + std::to_string(grace.nanos()) + "\nevicted 0\nmessage ");
+  const Duration killedAt = bootClockNow();
+  agent_->killTask("f1", "t1", std::nullopt);
+  const auto kill = killFile(killedAt);
+  expectDue(kill, grace);
+  EXPECT_EQ(kill.second, "evicted 0\nmessage ");
   killAgent();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // Past the grace: nobody kills.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1700));  // Past the grace: nobody kills.
   EXPECT_EQ(::kill(-group, 0), 0);
 
   loop_.runUntil(Time() + (monotonicNow() - start_));  // The loop's clock stamps the kill.
   const Time restarted = monotonicNow();
   start();
   ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
-  EXPECT_GE(monotonicNow() - restarted, grace);
+  EXPECT_LT(monotonicNow() - restarted, Duration::seconds(1));
   EXPECT_EQ(statesOf("t1"), std::vector<std::string>{"TASK_KILLED"});
   EXPECT_EQ(last("t1")->message, "Command terminated with signal Killed");
   EXPECT_TRUE(waitUntilGone(group, group));
   EXPECT_TRUE(std::filesystem::is_empty(metaDir() / "frameworks"));
+}
+
+// A KILL that shortens the grace of a kill under way is checkpointed again: an agent killed
+// then SIGKILLs the task as soon as it is back, not after the task's own 60 s.
+TEST_F(RecoveryTest, AKillHastenedByALaterKillIsCheckpointedWithTheShorterGrace) {
+  start();
+  const pid_t group =
+      launch("t1", "trap '' TERM; echo ready; while :; do sleep 0.05; done", Duration::seconds(60));
+  ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("f1", "t1") / "stdout", "ready"), "ready\n");
+  const Duration killedAt = bootClockNow();
+  agent_->killTask("f1", "t1", std::nullopt);
+  expectDue(killFile(killedAt), Duration::seconds(60));
+  agent_->killTask("f1", "t1", Duration::milliseconds(200));
+  agent_->killTask("f1", "t1", Duration::seconds(10));  // Longer: the earlier deadline stands.
+  const auto kill = killFile(killedAt);
+  expectDue(kill, Duration::milliseconds(200));
+  EXPECT_EQ(kill.second, "evicted 0\nmessage ");
+  killAgent();
+  EXPECT_EQ(::kill(-group, 0), 0);
+
+  loop_.runUntil(Time() + (monotonicNow() - start_));
+  const Time restarted = monotonicNow();
+  start();
+  ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
+  EXPECT_LT(monotonicNow() - restarted, Duration::seconds(1));
+  EXPECT_EQ(last("t1")->message, "Command terminated with signal Killed");
+  EXPECT_TRUE(waitUntilGone(group, group));
 }
 
 // The agent dies while it evicts a revocable task for the owner's launch: the next agent
@@ -222,6 +270,7 @@ TEST_F(RecoveryTest, AnEvictionUnderWayWhenTheAgentDiesIsCarriedOnAndToldAgain) 
   ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("rev", "lender") / "stdout", "ready"),
             "ready\n");
   // The owner's task waits for the eviction, so it has no process yet.
+  const Duration evictedAt = bootClockNow();
   agent_->runTask({"owner",
                    "r1",
                    {"regular", *parseResources("cpus(r1):4"), Duration::zero(),
@@ -232,9 +281,9 @@ TEST_F(RecoveryTest, AnEvictionUnderWayWhenTheAgentDiesIsCarriedOnAndToldAgain) 
   ASSERT_EQ(statesOf("lender"),
             (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING", "TASK_LOST"}));
   const std::string message = last("lender")->message;
-  ASSERT_EQ(checkpointFiles("kill").size(), 1u);
-  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
-            "grace 300000000\nevicted 1\nmessage " + message);
+  const auto kill = killFile(evictedAt);
+  expectDue(kill, Duration::milliseconds(300));
+  EXPECT_EQ(kill.second, "evicted 1\nmessage " + message);
   killAgent();
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   EXPECT_EQ(::kill(-lender, 0), 0);
@@ -280,7 +329,7 @@ TEST_F(RecoveryTest, AnEndTheMasterHasNotHadIsSentAgainAfterARestart) {
   EXPECT_EQ(last("t1")->message, "Command exited with status 3");
   EXPECT_TRUE(reports_.freed.empty()) << "its resources were freed before the restart";
 
-  agent_->statusDelivered("f1", "t1");
+  agent_->statusDelivered(*last("t1"));
   EXPECT_TRUE(agent_->heldTasks().empty());
   EXPECT_TRUE(std::filesystem::is_empty(metaDir() / "frameworks"));
 }
@@ -294,10 +343,11 @@ TEST_F(RecoveryTest, AnEvictionThatOvertakesAKillIsCheckpointedAsOne) {
            "trap '' TERM; echo ready; while :; do sleep 0.05; done", Duration::seconds(60));
   ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("rev", "lender") / "stdout", "ready"),
             "ready\n");
-  agent_->killTask("rev", "lender");
-  ASSERT_EQ(checkpointFiles("kill").size(), 1u);
-  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
-            "grace 60000000000\nevicted 0\nmessage ");
+  const Duration killedAt = bootClockNow();
+  agent_->killTask("rev", "lender", std::nullopt);
+  const auto killed = killFile(killedAt);
+  expectDue(killed, Duration::seconds(60));
+  EXPECT_EQ(killed.second, "evicted 0\nmessage ");
   agent_->runTask({"owner",
                    "r1",
                    {"regular", *parseResources("cpus(r1):4"), Duration::zero(),
@@ -305,8 +355,9 @@ TEST_F(RecoveryTest, AnEvictionThatOvertakesAKillIsCheckpointedAsOne) {
                    {},
                    false});
   EXPECT_EQ(last("lender")->state, TaskState::kLost);
-  EXPECT_EQ(testing::readFile(checkpointFiles("kill")[0]),
-            "grace 300000000\nevicted 1\nmessage " + last("lender")->message);
+  const auto evicted = killFile(killedAt);
+  expectDue(evicted, Duration::milliseconds(300));
+  EXPECT_EQ(evicted.second, "evicted 1\nmessage " + last("lender")->message);
 }
 
 // A launch that fails before its command runs has an end too: kept until the master has it,
@@ -332,7 +383,7 @@ TEST_F(RecoveryTest, AFailedLaunchsEndIsKeptUntilDelivered) {
   ASSERT_TRUE(runUntil([&] { return last("t1") != nullptr; }));
   EXPECT_EQ(statesOf("t1"), std::vector<std::string>{"TASK_FAILED"});
   EXPECT_EQ(last("t1")->message, message);
-  agent_->statusDelivered("f1", "t1");
+  agent_->statusDelivered(*last("t1"));
   EXPECT_TRUE(std::filesystem::is_empty(metaDir() / "frameworks"));
 }
 
@@ -343,6 +394,7 @@ TEST_F(RecoveryTest, ATaskLaunchedAgainKeepsItsEarlierEndApart) {
   start();
   launch("t1", "exit 3");
   ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
+  const TaskStatus firstEnd = *last("t1");
   const pid_t group = launch("t1", "sleep 30");
   ASSERT_GT(group, 0);
   ASSERT_EQ(agent_->heldTasks().size(), 1u);
@@ -350,10 +402,35 @@ TEST_F(RecoveryTest, ATaskLaunchedAgainKeepsItsEarlierEndApart) {
   EXPECT_FALSE(agent_->heldTasks()[0].ended);
   EXPECT_EQ(checkpointFiles("ended").size(), 1u);
   EXPECT_EQ(checkpointFiles("process").size(), 2u);
-  agent_->statusDelivered("f1", "t1");  // The TASK_FAILED of the first run.
+  agent_->statusDelivered(firstEnd);  // The TASK_FAILED of the first run.
   EXPECT_TRUE(checkpointFiles("ended").empty());
   EXPECT_EQ(checkpointFiles("process").size(), 1u);
   EXPECT_EQ(agent_->processGroupOf("f1", "t1"), std::optional<pid_t>(group));
+}
+
+// An end that kept nothing (a launch refused for want of a command) is delivered while a later
+// run's end waits: that end, and its checkpoint, stay until its own delivery.
+TEST_F(RecoveryTest, ADeliveredEndForgetsOnlyTheEndItSays) {
+  queueUpdates_ = true;
+  start();
+  agent_->runTask({"f1",
+                   "web",
+                   {"t1", *parseResources("cpus:1"), Duration::zero(), std::nullopt, std::nullopt},
+                   {},
+                   false});
+  ASSERT_EQ(statesOf("t1"), std::vector<std::string>{"TASK_ERROR"});
+  const TaskStatus refused = *last("t1");
+  launch("t1", "exit 3");
+  ASSERT_TRUE(runUntil([&] { return last("t1") && last("t1")->state == TaskState::kFailed; }));
+  const TaskStatus failed = *last("t1");
+  ASSERT_EQ(checkpointFiles("ended").size(), 1u);
+  agent_->statusDelivered(refused);
+  EXPECT_EQ(checkpointFiles("ended").size(), 1u);
+  ASSERT_EQ(agent_->heldTasks().size(), 1u);
+  EXPECT_TRUE(agent_->heldTasks()[0].ended);
+  agent_->statusDelivered(failed);
+  EXPECT_TRUE(checkpointFiles("ended").empty());
+  EXPECT_TRUE(agent_->heldTasks().empty());
 }
 
 TEST_F(RecoveryTest, CleanupKillsEveryRecoveredTaskAndTakesANewBoot) {

@@ -517,6 +517,7 @@ TEST(NetworkMasterTest, KillAndShutdownReachTheAgent) {
   ASSERT_TRUE(killed.has_value());
   EXPECT_EQ(killed->framework_id().value(), cluster.framework.id());
   EXPECT_EQ(killed->task_id().value(), "t1");
+  EXPECT_FALSE(killed->has_kill_policy());
   cluster.agent.finish(tasks[0], TaskState::kKilled);
   v1::TaskStatus status = cluster.framework.update();
   EXPECT_EQ(status.task_id().value(), "t1");
@@ -536,6 +537,26 @@ TEST(NetworkMasterTest, KillAndShutdownReachTheAgent) {
   kill.mutable_kill()->mutable_task_id()->set_value("nope");
   EXPECT_EQ(cluster.framework.call(kill).status, 202);
   EXPECT_FALSE(cluster.agent.next(Duration::milliseconds(100)).has_value());
+}
+
+// KILL.kill_policy overrides the task's grace at the agent (a negative grace is 0), also for a
+// task already being killed.
+TEST(NetworkMasterTest, KillPolicyOfAKillReachesTheAgent) {
+  Cluster cluster;
+  ASSERT_EQ(launchRunning(cluster, {"t1"}).size(), 1u);
+  for (const auto& [given, sent] :
+       std::vector<std::pair<int64_t, int64_t>>{{250'000'000, 250'000'000}, {-5, 0}}) {
+    Call kill;
+    kill.set_type(Call::KILL);
+    kill.mutable_kill()->mutable_task_id()->set_value("t1");
+    kill.mutable_kill()->mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(given);
+    ASSERT_EQ(cluster.framework.call(kill).status, 202);
+    std::optional<v1::AgentEvent::Kill> killed = cluster.agent.expectKillTask();
+    ASSERT_TRUE(killed.has_value());
+    EXPECT_EQ(killed->task_id().value(), "t1");
+    ASSERT_TRUE(killed->kill_policy().has_grace_period()) << given;
+    EXPECT_EQ(killed->kill_policy().grace_period().nanoseconds(), sent);
+  }
 }
 
 TEST(NetworkMasterTest, ReconcileSendsTheStateOfEveryTaskOfTheFramework) {
