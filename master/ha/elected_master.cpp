@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -59,6 +60,8 @@ std::unique_ptr<ha::ZooKeeperSession> connectRetrying(const ElectionOptions& ele
 
 int serveWhenElected(const ElectionOptions& election, NetworkOptions network,
                      const MasterOptions& master, const std::atomic<bool>& stop) {
+  network.processStartTime =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   http::ServerOptions standbyOptions;
   standbyOptions.address = network.address;
   standbyOptions.port = network.port;

@@ -630,7 +630,7 @@ std::string NetworkMaster::masterStateJson() const {
   out += ",\"build_time\":" + std::to_string(HARVEST_BUILD_TIME) + ",\"build_user\":";
   appendJsonString(out, HARVEST_BUILD_USER);
   out += ",\"start_time\":";
-  appendMesosNumber(out, context_.unixEpochOffset);
+  appendMesosNumber(out, startTime());
   out += ",\"elected_time\":";
   appendMesosNumber(out, context_.unixEpochOffset);
   out += ",\"id\":";

@@ -84,6 +84,10 @@ struct NetworkOptions {
   std::map<std::string, std::string> flags;
   // Allocation cycles on a worker thread, so they never hold up the sockets (see above).
   bool allocationThread = true;
+  // Unix time the process started, when that was before this master began to lead (a standby
+  // elected later); 0: when this master started. Mesos's start_time; elected_time is the
+  // master's own start.
+  double processStartTime = 0;
 };
 
 struct NetworkCounters {
@@ -129,6 +133,9 @@ class NetworkMaster {
   Time realNow() const;
   double unixNow() const {
     return context_.unixEpochOffset + realNow().sinceEpoch().secondsDouble();
+  }
+  double startTime() const {
+    return options_.processStartTime > 0 ? options_.processStartTime : context_.unixEpochOffset;
   }
   void advanceClock();
   // The table of every endpoint: which method and path, how its caller authenticates, and

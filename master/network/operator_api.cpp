@@ -158,6 +158,14 @@ http::Response OperatorApi::answer(const Call& call, Format format, const std::s
       response.set_type(Response::GET_QUOTA);
       *response.mutable_get_quota() = quota();
       return ok(response, format);
+    case Call::GET_EXECUTORS:
+      response.set_type(Response::GET_EXECUTORS);
+      response.mutable_get_executors();
+      return ok(response, format);
+    case Call::GET_MASTER:
+      response.set_type(Response::GET_MASTER);
+      *response.mutable_get_master() = masterInfo();
+      return ok(response, format);
     case Call::GET_MAINTENANCE_SCHEDULE:
       response.set_type(Response::GET_MAINTENANCE_SCHEDULE);
       *response.mutable_get_maintenance_schedule() = schedule();
@@ -612,6 +620,14 @@ v1::master::Response::GetQuota OperatorApi::quota() const {
       }
     }
   }
+  return out;
+}
+
+v1::master::Response::GetMaster OperatorApi::masterInfo() const {
+  v1::master::Response::GetMaster out;
+  *out.mutable_master_info() = network_->context_.masterInfo;
+  out.set_start_time(network_->startTime());
+  out.set_elected_time(network_->context_.unixEpochOffset);  // The master's clock starts then.
   return out;
 }
 

@@ -86,6 +86,7 @@ class OperatorApi final : public MasterObserver {
   v1::master::Response::GetRoles roles() const;
   v1::master::Response::GetQuota quota() const;
   v1::master::Response::GetFlags flags() const;
+  v1::master::Response::GetMaster masterInfo() const;
   v1::master::Response::GetMetrics metrics() const;
   v1::master::Response::GetMaintenanceSchedule schedule() const;
 

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -190,6 +191,25 @@ TEST_F(Failover, StandbysRedirectAndOneTakesOverWithTheAgentWhenTheLeaderIsKille
   // The new leader read the first one's state from ZooKeeper (no --work_dir anywhere): it
   // expects the agent back.
   EXPECT_TRUE(expectsOneAgent(newLeader));
+  // GET_MASTER: the standby's process started with the others, before the first leader was
+  // killed; it was elected after that.
+  {
+    auto connected = http::Connection::connect("127.0.0.1", newLeader, Duration::seconds(1));
+    ASSERT_TRUE(connected.ok()) << connected.message();
+    http::Connection connection = std::move(connected).value();
+    auto answer = connection.request("POST", "/api/v1", {{"Content-Type", "application/json"}},
+                                     R"({"type":"GET_MASTER"})", Duration::seconds(2));
+    ASSERT_TRUE(answer.ok()) << answer.message();
+    ASSERT_EQ(answer->status, 200) << answer->body;
+    const auto number = [&](const std::string& field) {
+      const size_t at = answer->body.find("\"" + field + "\":");
+      return at == std::string::npos
+                 ? -1.0
+                 : std::strtod(answer->body.c_str() + at + field.size() + 3, nullptr);
+    };
+    EXPECT_GT(number("start_time"), 0) << answer->body;
+    EXPECT_GE(number("elected_time") - number("start_time"), 0.5) << answer->body;
+  }
   // The agent follows the leader.
   const auto electedAt = std::chrono::steady_clock::now();
   ASSERT_TRUE(waitUntil([&] { return agentConnected(newLeader); }, std::chrono::seconds(20)));

@@ -72,6 +72,29 @@ TEST(OperatorApiTest, GetVersionFlagsAndMetrics) {
   }
 }
 
+// GET_MASTER: the MasterInfo SUBSCRIBED carries, and the times /state shows. GET_EXECUTORS:
+// none, as Mesos's master lists no command executors.
+TEST(OperatorApiTest, GetMasterAndGetExecutors) {
+  MasterThread master;
+  const std::string state = request(master.port(), "GET", "/state").body;
+  for (Format format : {Format::kJson, Format::kProtobuf}) {
+    const Response response = call(master.port(), ofType(OperatorCall::GET_MASTER), format);
+    ASSERT_EQ(response.type(), Response::GET_MASTER);
+    const v1::MasterInfo& info = response.get_master().master_info();
+    EXPECT_EQ(info.port(), master.port());
+    EXPECT_EQ(info.address().ip(), "127.0.0.1");
+    EXPECT_NE(state.find("\"id\":\"" + info.id() + "\""), std::string::npos) << state;
+    EXPECT_NE(state.find("\"pid\":\"" + info.pid() + "\""), std::string::npos) << state;
+    // A master that was not a standby first started when it began to lead.
+    EXPECT_EQ(response.get_master().start_time(), response.get_master().elected_time());
+    EXPECT_GT(response.get_master().start_time(), 1.7e9);
+  }
+  const http::ClientResponse executors =
+      postApi(master.port(), R"({"type":"GET_EXECUTORS"})", kJsonType);
+  EXPECT_EQ(executors.status, 200);
+  EXPECT_EQ(executors.body, R"({"type":"GET_EXECUTORS","get_executors":{}})");
+}
+
 TEST(OperatorApiTest, GetStateAgentsFrameworksAndTasksDescribeTheCluster) {
   Cluster cluster;
   launchRunning(cluster, "t1", "cpus:1;mem:128");
@@ -147,7 +170,7 @@ TEST(OperatorApiTest, BadCallsAreRefusedWithAReason) {
   EXPECT_EQ(noAgentBinary.status, 400);
   EXPECT_EQ(noAgentBinary.body,
             "Failed to validate master::Call: missing mark_agent_gone.agent_id");
-  EXPECT_EQ(postApi(master.port(), R"({"type":"GET_EXECUTORS"})", kJsonType).status, 501);
+  EXPECT_EQ(postApi(master.port(), R"({"type":"GET_LOGGING_LEVEL"})", kJsonType).status, 501);
   EXPECT_EQ(request(master.port(), "GET", "/api/v1").status, 405);
   EXPECT_EQ(postApi(master.port(), R"({"type":"GET_HEALTH"})", kJsonType, {{"Accept", "text/html"}})
                 .status,
