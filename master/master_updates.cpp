@@ -220,7 +220,7 @@ void Master::countUpdate(const TaskStatus& status) {
     case TaskState::kLost:
     case TaskState::kGone:
       ++(status.state == TaskState::kLost ? stats_.tasksLost : stats_.tasksGone);
-      if (status.reason == agent::kPreemptedReason) {
+      if (agent::isPreemption(status.state, status.reason)) {
         ++stats_.tasksEvicted;
         LOG(INFO) << "task " << status.task << " of framework " << status.framework
                   << " evicted from agent " << status.agent;

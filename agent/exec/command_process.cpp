@@ -262,11 +262,8 @@ Result<std::unique_ptr<CommandProcess>> CommandProcess::launchMonitored(
   }
   const Descriptor readEnd(pipeFds[0]);
   std::optional<Descriptor> writeEnd(std::in_place, pipeFds[1]);
-  const auto spawnMonitor = [&]() -> Result<pid_t> {
-    return spawn(plan.monitor.string(), std::move(monitorArgv), std::move(environment), sandbox,
-                 writeEnd->get());
-  };
-  Result<pid_t> monitorPid = spawnMonitor();
+  Result<pid_t> monitorPid = spawn(plan.monitor.string(), std::move(monitorArgv),
+                                   std::move(environment), sandbox, writeEnd->get());
   if (!monitorPid.ok()) return monitorPid.status();
   // Read before the monitor can be reaped: its start time is its own.
   const std::optional<ProcessIdentity> monitor = identify(*monitorPid);

@@ -111,10 +111,7 @@ Result<HostPressure> HostPressureReader::read(Time now) {
       host.cpuSomeAvg10 = runQueueAverage_;
     }
   }
-  if (!signalLogged_ || signal != signal_) {
-    LOG(INFO) << "QoS: the cpu signal is " << toString(signal);
-    signalLogged_ = true;
-  }
+  if (signal != signal_) LOG(INFO) << "QoS: the cpu signal is " << toString(signal);
   signal_ = signal;
   return host;
 }

@@ -39,12 +39,11 @@ class HostPressureReader {
   // `now` on a monotonic clock: the run queue's average weighs each sample by the time since
   // the previous one.
   Result<HostPressure> read(Time now);
-  CpuSignal cpuSignal() const { return signal_; }
+  CpuSignal cpuSignal() const { return signal_.value_or(CpuSignal::kNone); }
 
  private:
   std::filesystem::path proc_;
-  CpuSignal signal_ = CpuSignal::kNone;
-  bool signalLogged_ = false;
+  std::optional<CpuSignal> signal_;  // Unset before the first read.
   std::optional<Time> lastSample_;
   double runQueueAverage_ = 0;
 };

@@ -76,13 +76,14 @@ void cleanUp(const std::vector<CheckpointedTask>& tasks, const AgentCheckpoint& 
   for (const CheckpointedTask& task : tasks) {
     Result<std::filesystem::path> run =
         checkpoint.runDirectory(task.run.framework, task.run.task.task, task.containerId);
-    if (run.ok()) {
+    // An ended container's processes are over: only its checkpoint is left to forget.
+    if (run.ok() && !task.ended) {
       // Dropping the adopted process SIGKILLs its group (if the pid is still the command's)
       // and waits for its monitor.
       CommandProcess::adopt(task.pids, AgentCheckpoint::statusFile(*run)).reset();
+      LOG(INFO) << "recover=cleanup: killed task " << task.run.framework << "/"
+                << task.run.task.task << " (process group " << task.pids.command.pid << ")";
     }
-    LOG(INFO) << "recover=cleanup: killed task " << task.run.framework << "/" << task.run.task.task
-              << " (process group " << task.pids.command.pid << ")";
     checkpoint.forget(task.run.framework, task.run.task.task, task.containerId);
   }
 }
@@ -138,8 +139,11 @@ Result<std::unique_ptr<ProcessAgent>> ProcessAgent::create(v1::AgentInfo info,
   Result<std::optional<AgentCheckpoint>> checkpoint =
       openCheckpoint(options, info.id().value(), &recovered);
   if (!checkpoint.ok()) return checkpoint.status();
+  // The cgroups of tasks that still run; an ended container's go.
   std::set<std::string> keep;
-  for (const CheckpointedTask& task : recovered) keep.insert(task.containerId);
+  for (const CheckpointedTask& task : recovered) {
+    if (!task.ended) keep.insert(task.containerId);
+  }
   Result<std::optional<AgentCgroups>> cgroups =
       isolationFor(options.isolation, info.id().value(), keep);
   if (!cgroups.ok()) return cgroups.status();
@@ -346,10 +350,8 @@ Result<std::unique_ptr<CommandProcess>> ProcessAgent::spawn(const std::string& f
   Result<std::unique_ptr<CommandProcess>> process =
       CommandProcess::launchMonitored(task.command, sandbox, task.cgroup.get(),
                                       {options_.taskMonitor, AgentCheckpoint::statusFile(*run)});
-  if (!process.ok()) {
-    checkpoint_->forget(framework, task.run.task.task, task.containerId);
-    return process;
-  }
+  // A failed launch's run directory stays: its end is kept there (or it goes) as any task's.
+  if (!process.ok()) return process;
   const Status written =
       checkpoint_->write({task.run, task.containerId, sandbox.directory(), task.cgroup != nullptr,
                           *(*process)->monitored(), std::nullopt, std::nullopt});
