@@ -184,6 +184,10 @@ class Master final : public AgentReports {
   // The agent's total as the allocator has it: its static total with the reservations and
   // volumes made since replayed over it.
   Resources currentTotal(const AgentLink& agent) const;
+  // Volumes the conversions create must have persistence ids the agent does not hold already
+  // (nor another of them), as Mesos requires: two volumes of one id would be one volume.
+  Status checkPersistenceIds(const AgentLink& agent,
+                             const std::vector<ResourceConversion>& conversions) const;
   AgentLink* agentLink(const std::string& id) { return agents_.find(id); }
 
   // Scheduler calls.

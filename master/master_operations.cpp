@@ -105,6 +105,9 @@ Status Master::applyOperations(const std::string& frameworkId,
       converted += c.converted;
     }
     if (!fits) continue;
+    if (const AgentLink* agent = agents_.find(offer.agent)) {
+      if (Status s = checkPersistenceIds(*agent, conversions); !s.ok()) return s;
+    }
     if (Status s = allocator_->updateAllocation(frameworkId, offer.agent, offer.role,
                                                 offer.resources, conversions);
         !s.ok()) {

@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <set>
 
 #include "master/master.h"
 
@@ -52,6 +53,7 @@ Status Master::convertAvailable(const std::string& agentId,
                                 const std::vector<ResourceConversion>& conversions) {
   const std::optional<AgentSlot> slot = agents_.slotOf(agentId);
   if (!slot) return Status::notFound("unknown agent '" + agentId + "'");
+  if (Status s = checkPersistenceIds(agents_.at(*slot), conversions); !s.ok()) return s;
   if (Status s = allocator_->updateAvailable(agentId, conversions); !s.ok()) {
     // As Mesos: outstanding offers on the agent are rescinded to free what the operation
     // needs, and it is tried once more.
@@ -65,6 +67,42 @@ Status Master::convertAvailable(const std::string& agentId,
   agents_.recordConversions(agentId, conversions);
   saveState();  // At once: a reservation must survive a crash right after it.
   agentChanged(agentId);
+  return Status();
+}
+
+namespace {
+
+// The persistence ids of the volumes in `resources`.
+std::set<std::string> persistenceIds(const Resources& resources) {
+  std::set<std::string> ids;
+  for (const Resources::ScalarEntry& entry : resources.scalars()) {
+    if (entry.key.volume == kNoVolume) continue;
+    v1::Resource::DiskInfo disk;
+    if (disk.ParseFromString(volumes::get(entry.key.volume))) ids.insert(disk.persistence().id());
+  }
+  return ids;
+}
+
+}  // namespace
+
+Status Master::checkPersistenceIds(const AgentLink& agent,
+                                   const std::vector<ResourceConversion>& conversions) const {
+  std::set<std::string> inUse = persistenceIds(currentTotal(agent));
+  for (const ResourceConversion& conversion : conversions) {
+    const std::set<std::string> consumed = persistenceIds(conversion.consumed);
+    const std::set<std::string> made = persistenceIds(conversion.converted);
+    // A DESTROY frees its id for a later CREATE of the same call.
+    for (const std::string& id : consumed) {
+      if (!made.contains(id)) inUse.erase(id);
+    }
+    for (const std::string& id : made) {
+      if (consumed.contains(id)) continue;  // Not a new volume.
+      if (!inUse.insert(id).second) {
+        return Status::invalidArgument("persistence id '" + id + "' is already in use on agent '" +
+                                       agent.id() + "'");
+      }
+    }
+  }
   return Status();
 }
 

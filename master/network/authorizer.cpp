@@ -63,6 +63,9 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   if (Status s = read(acls.update_weights(), &out.weightRules_, "update_weights"); !s.ok()) {
     return s;
   }
+  if (Status s = read(acls.create_volumes(), &out.createVolumeRules_, "create_volumes"); !s.ok()) {
+    return s;
+  }
   // Rules whose patterns are names or "*": agent ids, principals.
   auto readNames = [&](const auto& rules, auto names, Rules* into, const char* kind) -> Status {
     for (const auto& rule : rules) {
@@ -101,6 +104,11 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   }
   if (Status s = readNames(acls.teardown_frameworks(), principals, &out.teardownRules_,
                            "teardown_frameworks");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = readNames(acls.destroy_volumes(), principals, &out.destroyVolumeRules_,
+                           "destroy_volumes");
       !s.ok()) {
     return s;
   }

@@ -42,6 +42,12 @@ class Authorizer {
   bool mayManageAgent(const std::string& principal, const std::string& agentId) const {
     return allowedName(manageAgentRules_, principal, agentId);
   }
+  bool mayCreateVolume(const std::string& principal, const std::string& role) const {
+    return allowed(createVolumeRules_, principal, role);
+  }
+  bool mayDestroyVolumeOf(const std::string& principal, const std::string& creator) const {
+    return allowedName(destroyVolumeRules_, principal, creator);
+  }
 
  private:
   using Rules = std::map<std::string, std::vector<std::string>>;  // principal -> patterns
@@ -59,6 +65,8 @@ class Authorizer {
   Rules unreserveRules_;  // principal -> reserver principals, or "*"
   Rules teardownRules_;   // principal -> framework principals, or "*"
   Rules manageAgentRules_;
+  Rules createVolumeRules_;
+  Rules destroyVolumeRules_;  // principal -> volume creators' principals, or "*"
 };
 
 }  // namespace harvest::master

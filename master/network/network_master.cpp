@@ -11,51 +11,12 @@
 #include "agent/runtime/agent_wire.h"
 #include "common/results.h"
 #include "master/network/http_status.h"
+#include "master/network/offer_operations.h"
 #include "resources/proto/convert.h"
 #include "webui/web_assets.h"
 
 namespace harvest::master {
 namespace {
-
-// The resources of a RESERVE/UNRESERVE with the newest reservation taken off each.
-Result<Resources> withoutLastReservation(const ResourceProtos& protos) {
-  ResourceProtos popped = protos;
-  for (v1::Resource& resource : popped) {
-    if (resource.reservations_size() == 0) {
-      return Result<Resources>::invalidArgument("resource '" + resource.name() +
-                                                "' is not reserved");
-    }
-    resource.mutable_reservations()->RemoveLast();
-  }
-  return fromProto(popped);
-}
-
-// Volumes without their persistence: what CREATE consumes and DESTROY gives back.
-Result<Resources> withoutPersistence(const ResourceProtos& protos) {
-  ResourceProtos plain = protos;
-  for (v1::Resource& resource : plain) {
-    if (!resource.has_disk() || !resource.disk().has_persistence()) {
-      return Result<Resources>::invalidArgument("resource '" + resource.name() +
-                                                "' is not a persistent volume");
-    }
-    resource.clear_disk();
-  }
-  return fromProto(plain);
-}
-
-// An offer operation as a conversion: RESERVE and CREATE turn the plain form of `protos`
-// (as `plainOf` strips it) into `protos`; UNRESERVE and DESTROY the other way round.
-Result<ResourceConversion> conversionOf(const ResourceProtos& protos,
-                                        Result<Resources> (*plainOf)(const ResourceProtos&),
-                                        bool adds, const std::string& name) {
-  Result<Resources> rich = fromProto(protos);
-  Result<Resources> plain = plainOf(protos);
-  if (!rich.ok() || !plain.ok()) {
-    return Result<ResourceConversion>::invalidArgument(
-        "bad " + name + ": " + (rich.ok() ? plain.message() : rich.message()));
-  }
-  return adds ? ResourceConversion{*plain, *rich} : ResourceConversion{*rich, *plain};
-}
 
 // MasterInfo as Mesos fills it: `ip` is the IPv4 address as its bytes lie in memory in network
 // order, read as a host integer (0 for a listen address that is not IPv4).
@@ -611,6 +572,11 @@ http::Response NetworkMaster::accept(const std::string& framework,
         Result<ResourceConversion> conversion =
             conversionOf(protos, &withoutPersistence, create, create ? "CREATE" : "DESTROY");
         if (!conversion.ok()) return refuse(400, conversion.message());
+        if (std::optional<std::string> refused =
+                volumeRefusal(authorizer_, info ? info->principal() : principal,
+                              credentials_.has_value(), protos, create)) {
+          return refuse(403, *refused);
+        }
         conversions.push_back(*conversion);
         break;
       }

@@ -103,73 +103,12 @@ void OperatorApi::handle(const http::Request& request, http::Responder& responde
 }
 
 http::Response OperatorApi::answer(const Call& call, Format format, const std::string& principal) {
-  Master& master = network_->master();
-  Response response;
+  if (std::optional<Response> read = answerRead(call.type())) return ok(*read, format);
   auto missing = [&](const char* field) {
     return network_->refuse(400, "Failed to validate master::Call: expecting '" +
                                      std::string(field) + "' to be present");
   };
   switch (call.type()) {
-    case Call::GET_HEALTH:
-      response.set_type(Response::GET_HEALTH);
-      response.mutable_get_health()->set_healthy(true);
-      return ok(response, format);
-    case Call::GET_FLAGS:
-      response.set_type(Response::GET_FLAGS);
-      *response.mutable_get_flags() = flags();
-      return ok(response, format);
-    case Call::GET_VERSION:
-      response.set_type(Response::GET_VERSION);
-      response.mutable_get_version()->mutable_version_info()->set_version(harvestVersion());
-      return ok(response, format);
-    case Call::GET_METRICS:
-      response.set_type(Response::GET_METRICS);
-      *response.mutable_get_metrics() = metrics();
-      return ok(response, format);
-    case Call::GET_STATE:
-      response.set_type(Response::GET_STATE);
-      *response.mutable_get_state() = state();
-      return ok(response, format);
-    case Call::GET_AGENTS:
-      response.set_type(Response::GET_AGENTS);
-      *response.mutable_get_agents() = agents();
-      return ok(response, format);
-    case Call::GET_FRAMEWORKS:
-      response.set_type(Response::GET_FRAMEWORKS);
-      *response.mutable_get_frameworks() = frameworks();
-      return ok(response, format);
-    case Call::GET_TASKS:
-      response.set_type(Response::GET_TASKS);
-      *response.mutable_get_tasks() = tasks();
-      return ok(response, format);
-    case Call::GET_ROLES:
-      response.set_type(Response::GET_ROLES);
-      *response.mutable_get_roles() = roles();
-      return ok(response, format);
-    case Call::GET_WEIGHTS:
-      response.set_type(Response::GET_WEIGHTS);
-      for (const auto& [role, weight] : master.weights()) {
-        auto* info = response.mutable_get_weights()->add_weight_infos();
-        info->set_role(role);
-        info->set_weight(weight);
-      }
-      return ok(response, format);
-    case Call::GET_QUOTA:
-      response.set_type(Response::GET_QUOTA);
-      *response.mutable_get_quota() = quota();
-      return ok(response, format);
-    case Call::GET_EXECUTORS:
-      response.set_type(Response::GET_EXECUTORS);
-      response.mutable_get_executors();
-      return ok(response, format);
-    case Call::GET_MASTER:
-      response.set_type(Response::GET_MASTER);
-      *response.mutable_get_master() = masterInfo();
-      return ok(response, format);
-    case Call::GET_MAINTENANCE_SCHEDULE:
-      response.set_type(Response::GET_MAINTENANCE_SCHEDULE);
-      *response.mutable_get_maintenance_schedule() = schedule();
-      return ok(response, format);
     case Call::UPDATE_WEIGHTS:
       if (!call.has_update_weights()) return missing("update_weights");
       return updateWeights(call.update_weights(), principal);
@@ -184,6 +123,14 @@ http::Response OperatorApi::answer(const Call& call, Format format, const std::s
       if (!call.has_unreserve_resources()) return missing("unreserve_resources");
       return reserve(call.unreserve_resources().agent_id().value(),
                      call.unreserve_resources().resources(), false, principal);
+    case Call::CREATE_VOLUMES:
+      if (!call.has_create_volumes()) return missing("create_volumes");
+      return volumes(call.create_volumes().agent_id().value(), call.create_volumes().volumes(),
+                     true, principal);
+    case Call::DESTROY_VOLUMES:
+      if (!call.has_destroy_volumes()) return missing("destroy_volumes");
+      return volumes(call.destroy_volumes().agent_id().value(), call.destroy_volumes().volumes(),
+                     false, principal);
     case Call::UPDATE_MAINTENANCE_SCHEDULE:
     case Call::START_MAINTENANCE:
     case Call::STOP_MAINTENANCE:
@@ -199,6 +146,74 @@ http::Response OperatorApi::answer(const Call& call, Format format, const std::s
                               "Failed to validate master::Call: expecting 'type' to be present");
     default:
       return text(501, "call " + Call::Type_Name(call.type()) + " is not implemented");
+  }
+}
+
+std::optional<Response> OperatorApi::answerRead(Call::Type type) const {
+  Response response;
+  switch (type) {
+    case Call::GET_HEALTH:
+      response.set_type(Response::GET_HEALTH);
+      response.mutable_get_health()->set_healthy(true);
+      return response;
+    case Call::GET_FLAGS:
+      response.set_type(Response::GET_FLAGS);
+      *response.mutable_get_flags() = flags();
+      return response;
+    case Call::GET_VERSION:
+      response.set_type(Response::GET_VERSION);
+      response.mutable_get_version()->mutable_version_info()->set_version(harvestVersion());
+      return response;
+    case Call::GET_METRICS:
+      response.set_type(Response::GET_METRICS);
+      *response.mutable_get_metrics() = metrics();
+      return response;
+    case Call::GET_STATE:
+      response.set_type(Response::GET_STATE);
+      *response.mutable_get_state() = state();
+      return response;
+    case Call::GET_AGENTS:
+      response.set_type(Response::GET_AGENTS);
+      *response.mutable_get_agents() = agents();
+      return response;
+    case Call::GET_FRAMEWORKS:
+      response.set_type(Response::GET_FRAMEWORKS);
+      *response.mutable_get_frameworks() = frameworks();
+      return response;
+    case Call::GET_TASKS:
+      response.set_type(Response::GET_TASKS);
+      *response.mutable_get_tasks() = tasks();
+      return response;
+    case Call::GET_ROLES:
+      response.set_type(Response::GET_ROLES);
+      *response.mutable_get_roles() = roles();
+      return response;
+    case Call::GET_WEIGHTS:
+      response.set_type(Response::GET_WEIGHTS);
+      for (const auto& [role, weight] : network_->master().weights()) {
+        auto* info = response.mutable_get_weights()->add_weight_infos();
+        info->set_role(role);
+        info->set_weight(weight);
+      }
+      return response;
+    case Call::GET_QUOTA:
+      response.set_type(Response::GET_QUOTA);
+      *response.mutable_get_quota() = quota();
+      return response;
+    case Call::GET_EXECUTORS:
+      response.set_type(Response::GET_EXECUTORS);
+      response.mutable_get_executors();
+      return response;
+    case Call::GET_MASTER:
+      response.set_type(Response::GET_MASTER);
+      *response.mutable_get_master() = masterInfo();
+      return response;
+    case Call::GET_MAINTENANCE_SCHEDULE:
+      response.set_type(Response::GET_MAINTENANCE_SCHEDULE);
+      *response.mutable_get_maintenance_schedule() = schedule();
+      return response;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -281,59 +296,6 @@ http::Response OperatorApi::updateQuota(const Call::UpdateQuota& call,
     return network_->refuse(httpStatus(s.code()), s.message());
   }
   return text(200, "");
-}
-
-http::Response OperatorApi::reserve(const std::string& agent,
-                                    const google::protobuf::RepeatedPtrField<v1::Resource>& given,
-                                    bool reserve, const std::string& principal) {
-  const char* name = reserve ? "RESERVE_RESOURCES" : "UNRESERVE_RESOURCES";
-  if (given.empty()) return network_->refuse(400, std::string(name) + " names no resources");
-  ResourceProtos reserved;
-  ResourceProtos plain;
-  for (const v1::Resource& resource : given) {
-    v1::Resource full = withReservationsStack(resource);
-    if (full.reservations_size() == 0) {
-      return network_->refuse(
-          400, std::string(name) + ": resource '" + full.name() + "' is not reserved");
-    }
-    const v1::Resource::ReservationInfo& last = full.reservations(full.reservations_size() - 1);
-    if (last.type() != v1::Resource::ReservationInfo::DYNAMIC) {
-      return network_->refuse(400, std::string(name) + ": the reservation of '" + full.name() +
-                                       "' to role '" + last.role() + "' is not dynamic");
-    }
-    if (!network_->authorizer_.mayReserve(principal, last.role())) {
-      return network_->refuse(
-          403, "principal '" + principal + "' may not reserve for role '" + last.role() + "'");
-    }
-    if (reserve && network_->credentials_ && last.principal() != principal) {
-      return network_->refuse(400, "RESERVE_RESOURCES: the reservation's principal '" +
-                                       last.principal() + "' is not the caller '" + principal +
-                                       "'");
-    }
-    if (!reserve && !network_->authorizer_.mayUnreserveFrom(principal, last.principal())) {
-      return network_->refuse(403, "principal '" + principal +
-                                       "' may not unreserve what principal '" + last.principal() +
-                                       "' reserved");
-    }
-    *reserved.Add() = full;
-    full.mutable_reservations()->RemoveLast();
-    *plain.Add() = full;
-  }
-  Result<Resources> rich = fromProto(reserved);
-  Result<Resources> bare = fromProto(plain);
-  if (!rich.ok() || !bare.ok()) {
-    return network_->refuse(
-        400, std::string(name) + ": " + (rich.ok() ? bare.message() : rich.message()));
-  }
-  const ResourceConversion conversion =
-      reserve ? ResourceConversion{*bare, *rich} : ResourceConversion{*rich, *bare};
-  if (Status s = network_->master().convertAvailable(agent, {conversion}); !s.ok()) {
-    // An agent without what the conversion consumes answers 409 Conflict, as Mesos's
-    // reservation endpoints do; the allocator calls that an invalid argument.
-    const int status = s.code() == StatusCode::kInvalidArgument ? 409 : httpStatus(s.code());
-    return network_->refuse(status, std::string(name) + ": " + s.message());
-  }
-  return text(202, "");
 }
 
 http::Response OperatorApi::teardown(const std::string& framework, const std::string& principal) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ class OperatorApi final : public MasterObserver {
 
   http::Response answer(const v1::master::Call& call, wire::Format format,
                         const std::string& principal);
+  // The answer to a reading call (GET_*), or nothing for a call that changes something.
+  std::optional<v1::master::Response> answerRead(v1::master::Call::Type type) const;
   // The changes: each checks permission (403) and validity (400) before applying anything.
   http::Response updateWeights(const v1::master::Call::UpdateWeights& call,
                                const std::string& principal);
@@ -64,6 +67,10 @@ class OperatorApi final : public MasterObserver {
   http::Response reserve(const std::string& agent,
                          const google::protobuf::RepeatedPtrField<v1::Resource>& resources,
                          bool reserve, const std::string& principal);
+  // CREATE_VOLUMES (`create`) and DESTROY_VOLUMES.
+  http::Response volumes(const std::string& agent,
+                         const google::protobuf::RepeatedPtrField<v1::Resource>& volumes,
+                         bool create, const std::string& principal);
   http::Response teardown(const std::string& framework, const std::string& principal);
   http::Response maintenance(const v1::master::Call& call, const std::string& principal);
   http::Response markAgentGone(const std::string& agent, const std::string& principal);

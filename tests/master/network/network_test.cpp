@@ -359,6 +359,17 @@ TEST(NetworkMasterTest, CreateAndDestroyAPersistentVolume) {
   EXPECT_EQ(offeredVolume->disk().volume().container_path(), "data");
   EXPECT_EQ(offeredVolume->scalar().value(), 100);
 
+  // A second volume of the same persistence id (elsewhere in the container) is refused, as
+  // Mesos refuses it: the two would be one volume. Nothing of that ACCEPT applies.
+  ResourceProtos twin = volume;
+  twin.Mutable(0)->mutable_disk()->mutable_volume()->set_container_path("other");
+  *create.mutable_create()->mutable_volumes() = twin;
+  const http::ClientResponse duplicate =
+      cluster.framework.call(acceptCall(offers[0], {reserve, create}, 0));
+  EXPECT_EQ(duplicate.status, 400);
+  EXPECT_EQ(duplicate.body,
+            "operations refused: persistence id 'v1' is already in use on agent 'a1'");
+
   v1::Offer::Operation destroy;
   destroy.set_type(v1::Offer::Operation::DESTROY);
   *destroy.mutable_destroy()->add_volumes() = *offeredVolume;

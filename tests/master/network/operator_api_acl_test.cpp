@@ -16,10 +16,14 @@ TEST(OperatorApiTest, TheOperatorAclRulesAreParsedAndMatched) {
           .ok());
   EXPECT_FALSE(
       Authorizer::parse(R"({"update_quotas": [{"principal": "ops", "roles": ["/"]}]})").ok());
+  EXPECT_FALSE(
+      Authorizer::parse(R"({"destroy_volumes": [{"principal": "ops", "principals": [""]}]})").ok());
   Result<Authorizer> acls = Authorizer::parse(R"({"permissive": false,
       "update_quotas": [{"principal": "ops", "roles": ["team/*"]}],
       "teardown_frameworks": [{"principal": "ops", "principals": ["*"]}],
-      "manage_agents": [{"principal": "ops", "agent_ids": ["a1"]}]})");
+      "manage_agents": [{"principal": "ops", "agent_ids": ["a1"]}],
+      "create_volumes": [{"principal": "ops", "roles": ["db/*"]}],
+      "destroy_volumes": [{"principal": "ops", "principals": ["ops"]}]})");
   ASSERT_TRUE(acls.ok()) << acls.message();
   EXPECT_TRUE(acls->mayUpdateQuota("ops", "team/a"));
   EXPECT_FALSE(acls->mayUpdateQuota("ops", "team"));
@@ -29,6 +33,10 @@ TEST(OperatorApiTest, TheOperatorAclRulesAreParsedAndMatched) {
   EXPECT_FALSE(acls->mayUnreserveFrom("ops", "anyone"));
   EXPECT_TRUE(acls->mayManageAgent("ops", "a1"));
   EXPECT_FALSE(acls->mayManageAgent("ops", "a2"));
+  EXPECT_TRUE(acls->mayCreateVolume("ops", "db/x"));
+  EXPECT_FALSE(acls->mayCreateVolume("ops", "web"));
+  EXPECT_TRUE(acls->mayDestroyVolumeOf("ops", "ops"));
+  EXPECT_FALSE(acls->mayDestroyVolumeOf("ops", "dev"));
 }
 
 class OperatorApiAclTest : public ::testing::Test {
@@ -48,7 +56,9 @@ class OperatorApiAclTest : public ::testing::Test {
           "update_weights": [{"principal": "alice", "roles": ["a"]}],
           "teardown_frameworks": [{"principal": "alice", "principals": ["alice"]},
                                   {"principal": "bob", "principals": ["bob"]}],
-          "manage_agents": [{"principal": "alice", "agent_ids": ["a1"]}]})"),
+          "manage_agents": [{"principal": "alice", "agent_ids": ["a1"]}],
+          "create_volumes": [{"principal": "alice", "roles": ["a"]}],
+          "destroy_volumes": [{"principal": "alice", "principals": ["alice"]}]})"),
         master_(networkOptions()),
         agent_(master_.port(), "a1", "cpus:8;mem:1024", basicAuth("agents", "secret-g")) {
     EXPECT_EQ(agent_.registerAgent(), 200);
@@ -114,6 +124,26 @@ TEST_F(OperatorApiAclTest, ATenantCannotUnreserveAnotherTenantsReservation) {
                     .total_resources()),
             expected);
   EXPECT_EQ(status(reserveCall(false, "a1", "shared", "bob"), bob_), 202);
+}
+
+// Volumes need create_volumes for their role, the caller's own name on them, and
+// destroy_volumes for whoever created them.
+TEST_F(OperatorApiAclTest, VolumesNeedTheirAclsAndTheCallersName) {
+  FakeAgent disks(master_.port(), "a2", "cpus:1;mem:64;disk(a):100;disk(b):100",
+                  basicAuth("agents", "secret-g"));
+  ASSERT_EQ(disks.registerAgent(), 200);
+  EXPECT_EQ(status(volumesCall(true, "a2", volumeOf("b", "vb", "alice", 50)), alice_), 403);
+  EXPECT_EQ(status(volumesCall(true, "a2", volumeOf("a", "va", "bob", 50)), alice_), 403);
+  EXPECT_EQ(status(volumesCall(true, "a2", volumeOf("b", "vb", "bob", 50)), bob_), 403);
+  EXPECT_EQ(status(volumesCall(true, "a2", volumeOf("a", "va", "alice", 50)), alice_), 202);
+  EXPECT_EQ(status(volumesCall(false, "a2", volumeOf("a", "va", "alice", 50)), bob_), 403);
+  EXPECT_EQ(status(volumesCall(false, "a2", volumeOf("a", "va", "alice", 50)), alice_), 202);
+  EXPECT_EQ(resourcesOf(call(master_.port(), ofType(OperatorCall::GET_AGENTS), Format::kJson,
+                             nullptr, alice_)
+                            .get_agents()
+                            .agents(1)
+                            .total_resources()),
+            R("cpus:1;mem:64;disk(a):100;disk(b):100"));
 }
 
 TEST_F(OperatorApiAclTest, ATenantCannotTearDownAnotherTenantsFramework) {

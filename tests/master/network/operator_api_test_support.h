@@ -105,6 +105,39 @@ inline OperatorCall reserveCall(bool reserve, const std::string& agent, const st
   return out;
 }
 
+// A persistent volume `id` of disk:`mb` reserved statically for `role`, created by `creator`.
+inline ResourceProtos volumeOf(const std::string& role, const std::string& id,
+                               const std::string& creator, double mb) {
+  ResourceProtos out;
+  v1::Resource& volume = *out.Add();
+  volume.set_name("disk");
+  volume.set_type(v1::Value::SCALAR);
+  volume.mutable_scalar()->set_value(mb);
+  v1::Resource::ReservationInfo& reservation = *volume.add_reservations();
+  reservation.set_type(v1::Resource::ReservationInfo::STATIC);
+  reservation.set_role(role);
+  volume.mutable_disk()->mutable_persistence()->set_id(id);
+  if (!creator.empty()) volume.mutable_disk()->mutable_persistence()->set_principal(creator);
+  volume.mutable_disk()->mutable_volume()->set_container_path("data");
+  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
+  return out;
+}
+
+inline OperatorCall volumesCall(bool create, const std::string& agent,
+                                const ResourceProtos& volumes) {
+  OperatorCall out = ofType(create ? OperatorCall::CREATE_VOLUMES : OperatorCall::DESTROY_VOLUMES);
+  auto fill = [&](auto* body) {
+    body->mutable_agent_id()->set_value(agent);
+    *body->mutable_volumes() = volumes;
+  };
+  if (create) {
+    fill(out.mutable_create_volumes());
+  } else {
+    fill(out.mutable_destroy_volumes());
+  }
+  return out;
+}
+
 inline OperatorCall teardownCall(const std::string& framework) {
   OperatorCall out = ofType(OperatorCall::TEARDOWN);
   out.mutable_teardown()->mutable_framework_id()->set_value(framework);

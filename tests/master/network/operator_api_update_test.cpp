@@ -159,6 +159,79 @@ TEST(OperatorApiTest, ReserveAndUnreserveChangeTheAgentsResources) {
   EXPECT_EQ(status, 404);
 }
 
+// ---- Volumes -------------------------------------------------------------------------------
+
+// CREATE_VOLUMES turns reserved disk into a persistent volume (rescinding an offer that holds
+// it), DESTROY_VOLUMES turns it back; what the agent lacks, a volume a task uses, or a
+// persistence id in use is refused and changes nothing.
+TEST(OperatorApiTest, CreateAndDestroyVolumesChangeTheAgentsResources) {
+  MasterThread master;
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  FrameworkClient framework(master.port());
+  ASSERT_EQ(framework.subscribe(frameworkInfo("db")), 200);
+  std::vector<v1::Offer> offers;
+  ASSERT_EQ(nextOffered(framework, &offers), R("cpus:8;mem:1024;disk(db):1000"));
+  const auto total = [&] {
+    return resourcesOf(call(master.port(), ofType(OperatorCall::GET_AGENTS), Format::kJson)
+                           .get_agents()
+                           .agents(0)
+                           .total_resources());
+  };
+
+  const ResourceProtos v1 = volumeOf("db", "v1", "", 400);
+  int status = 0;
+  call(master.port(), volumesCall(true, "a1", v1), Format::kJson, &status);
+  EXPECT_EQ(status, 202);
+  EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):600") + resourcesOf(v1));
+  // The offer that held the disk was rescinded; the next one holds the volume.
+  EXPECT_EQ(nextOffered(framework, &offers), R("cpus:8;mem:1024;disk(db):600") + resourcesOf(v1));
+
+  // The same id again (a different volume) conflicts with the one there, whatever disk is left.
+  ResourceProtos twin = volumeOf("db", "v1", "", 100);
+  twin.Mutable(0)->mutable_disk()->mutable_volume()->set_container_path("other");
+  const http::ClientResponse duplicate =
+      postApi(master.port(), jsonOf(volumesCall(true, "a1", twin)), kJsonType);
+  EXPECT_EQ(duplicate.status, 409);
+  EXPECT_EQ(duplicate.body, "CREATE_VOLUMES: persistence id 'v1' is already in use on agent 'a1'");
+  // More disk than is reserved: a conflict.
+  call(master.port(), volumesCall(true, "a1", volumeOf("db", "v2", "", 700)), Format::kJson,
+       &status);
+  EXPECT_EQ(status, 409);
+  // Not a persistent volume.
+  ResourceProtos plain = volumeOf("db", "v3", "", 10);
+  plain.Mutable(0)->clear_disk();
+  const http::ClientResponse notVolume =
+      postApi(master.port(), jsonOf(volumesCall(true, "a1", plain)), kJsonType);
+  EXPECT_EQ(notVolume.status, 400);
+  EXPECT_EQ(notVolume.body, "bad CREATE_VOLUMES: resource 'disk' is not a persistent volume");
+  call(master.port(), volumesCall(true, "nowhere", volumeOf("db", "v4", "", 10)), Format::kJson,
+       &status);
+  EXPECT_EQ(status, 404);
+  EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):600") + resourcesOf(v1));
+  // The CREATE that lacked disk rescinded the offer to try again: a new offer comes.
+  ASSERT_EQ(nextOffered(framework, &offers), R("cpus:8;mem:1024;disk(db):600") + resourcesOf(v1));
+
+  // A task uses the volume: it cannot be destroyed until the task has ended.
+  ASSERT_EQ(
+      framework.call(acceptCall(offers[0], {launch({taskInfo("t1", "a1", "cpus:1")})}, 0)).status,
+      202);
+  v1::TaskInfo user = taskInfo("t2", "a1", "cpus:1");
+  *user.mutable_resources()->Add() = v1.Get(0);
+  ASSERT_EQ(nextOffered(framework, &offers), R("cpus:7;mem:1024;disk(db):600") + resourcesOf(v1));
+  ASSERT_EQ(framework.call(acceptCall(offers[0], {launch({user})}, 0)).status, 202);
+  std::optional<RunTask> t1 = agent.expectRunTask();
+  std::optional<RunTask> t2 = agent.expectRunTask();
+  ASSERT_TRUE(t1 && t2);
+  call(master.port(), volumesCall(false, "a1", v1), Format::kJson, &status);
+  EXPECT_EQ(status, 409);
+  EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):600") + resourcesOf(v1));
+  agent.finish(*t2, TaskState::kFinished);
+  call(master.port(), volumesCall(false, "a1", v1), Format::kProtobuf, &status);
+  EXPECT_EQ(status, 202);
+  EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):1000"));
+}
+
 // ---- Agents --------------------------------------------------------------------------------
 
 TEST(OperatorApiTest, MarkAgentGoneEndsItsTasksAndRefusesTheAgentAfterwards) {
