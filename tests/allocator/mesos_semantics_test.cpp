@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "allocator_test_support.h"
+#include "resources/proto/convert.h"
 
 namespace harvest {
 namespace {
@@ -293,6 +294,36 @@ TEST_F(MesosSemanticsTest, MultiRoleFrameworkNeverGetsAnAgentWithoutMultiRole) {
   EXPECT_TRUE(cycle().empty());
   addFramework("plain", {"r"});
   expectOffer(cycle(), "plain", "r", "old", "cpus:2;mem:1024");
+}
+
+// A refined reservation (a, then a/b) is offered only to frameworks with RESERVATION_REFINEMENT,
+// as Mesos's allocator filters it; the agent's other resources go to either.
+TEST_F(MesosSemanticsTest, RefinedReservationsGoOnlyToFrameworksWithReservationRefinement) {
+  initialize();
+  v1::Resource refined;
+  refined.set_name("mem");
+  refined.set_type(v1::Value::SCALAR);
+  refined.mutable_scalar()->set_value(64);
+  refined.add_reservations()->set_role("a");
+  refined.mutable_reservations(0)->set_type(v1::Resource::ReservationInfo::STATIC);
+  v1::Resource::ReservationInfo& inner = *refined.add_reservations();
+  inner.set_type(v1::Resource::ReservationInfo::DYNAMIC);
+  inner.set_role("a/b");
+  inner.set_principal("ops");
+  ResourceProtos protos;
+  *protos.Add() = refined;
+  const Resources refinedMem = *fromProto(protos);
+  ASSERT_TRUE(allocator_->addAgent("a1", agentInfo("a1"), std::nullopt, R("cpus:2") + refinedMem, {})
+                  .ok());
+  addFramework("old", {"a/b"});
+  expectOffer(cycle(), "old", "a/b", "a1", "cpus:2");
+  v1::FrameworkInfo refining = framework({"a/b"});
+  refining.add_capabilities()->set_type(v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
+  ASSERT_TRUE(allocator_->addFramework("new", refining, {}, true, {}).ok());
+  const std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  EXPECT_EQ(offers[0].framework, "new");
+  EXPECT_EQ(offers[0].resources, refinedMem);
 }
 
 // Item 9: with roles a (weight 3), a/c and b, a's own allocation competes with a/c at the
