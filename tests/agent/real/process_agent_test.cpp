@@ -274,7 +274,7 @@ TEST_F(ProcessAgentTest, ALaterKillWithAShorterGraceHastensTheKillUnderWay) {
   const Time hastenedAt = monotonicNow();
   agent_->killTask("f1", "stubborn", Duration::zero());
   ASSERT_TRUE(runUntil([&] { return ended("stubborn"); }));
-  EXPECT_LT(monotonicNow() - hastenedAt, Duration::seconds(1));
+  EXPECT_LT(monotonicNow() - hastenedAt, Duration::seconds(5));  // Not the task's own 30 s.
   EXPECT_EQ(statesOf("stubborn"), (std::vector<std::string>{"TASK_STARTING", "TASK_RUNNING",
                                                             "TASK_KILLING", "TASK_KILLED"}));
   EXPECT_EQ(last("stubborn")->message, "Command terminated with signal Killed");

@@ -139,7 +139,7 @@ class RecoveryTest : public ::testing::Test {
   // Due `grace` after `since`, as a kill given that grace just after `since` is.
   void expectDue(const std::pair<Duration, std::string>& kill, Duration grace) const {
     EXPECT_GE(kill.first, grace);
-    EXPECT_LT(kill.first, grace + Duration::milliseconds(250));
+    EXPECT_LT(kill.first, grace + Duration::seconds(1));
   }
 
   std::vector<std::string> statesOf(const std::string& task) const {
@@ -208,7 +208,7 @@ TEST_F(RecoveryTest, TaskThatEndedWhileTheAgentWasGoneReportsItsRealStatus) {
 // once, not after a new grace).
 TEST_F(RecoveryTest, AKillUnderWayWhenTheAgentDiesIsCarriedOnByTheNextOne) {
   start();
-  const Duration grace = Duration::milliseconds(1500);
+  const Duration grace = Duration::seconds(2);
   const pid_t group = launch("t1", "trap '' TERM; echo ready; while :; do sleep 0.05; done", grace);
   ASSERT_EQ(testing::waitForContent(*agent_->sandboxOf("f1", "t1") / "stdout", "ready"), "ready\n");
   const Duration killedAt = bootClockNow();
@@ -217,14 +217,14 @@ TEST_F(RecoveryTest, AKillUnderWayWhenTheAgentDiesIsCarriedOnByTheNextOne) {
   expectDue(kill, grace);
   EXPECT_EQ(kill.second, "evicted 0\nmessage ");
   killAgent();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1700));  // Past the grace: nobody kills.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2200));  // Past the grace: nobody kills.
   EXPECT_EQ(::kill(-group, 0), 0);
 
   loop_.runUntil(Time() + (monotonicNow() - start_));  // The loop's clock stamps the kill.
   const Time restarted = monotonicNow();
   start();
   ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
-  EXPECT_LT(monotonicNow() - restarted, Duration::seconds(1));
+  EXPECT_LT(monotonicNow() - restarted, grace);  // Not a new grace.
   EXPECT_EQ(statesOf("t1"), std::vector<std::string>{"TASK_KILLED"});
   EXPECT_EQ(last("t1")->message, "Command terminated with signal Killed");
   EXPECT_TRUE(waitUntilGone(group, group));
@@ -253,7 +253,7 @@ TEST_F(RecoveryTest, AKillHastenedByALaterKillIsCheckpointedWithTheShorterGrace)
   const Time restarted = monotonicNow();
   start();
   ASSERT_TRUE(runUntil([&] { return last("t1") && isTerminal(last("t1")->state); }));
-  EXPECT_LT(monotonicNow() - restarted, Duration::seconds(1));
+  EXPECT_LT(monotonicNow() - restarted, Duration::seconds(5));  // Not the task's own 60 s.
   EXPECT_EQ(last("t1")->message, "Command terminated with signal Killed");
   EXPECT_TRUE(waitUntilGone(group, group));
 }
