@@ -365,6 +365,7 @@ class StateFileWriter {
     std::string text = "registered " + std::to_string(agent.registered() ? 1 : 0) + "\n" +
                        "outbox " + std::to_string(agent.outbox().size()) + "\n";
     for (const harvest::agent::HeldTask& task : agent.agent().heldTasks()) {
+      if (task.ended) continue;  // Only its final update is left, not a task it holds.
       text += "task " + task.framework + " " + task.task + " " +
               harvest::agent::toString(task.state) + "\n";
     }

@@ -321,14 +321,31 @@ std::vector<HeldTask> AgentProcess::reportedTasks() const {
   return tasks;
 }
 
+bool AgentProcess::launchedAgain(const std::pair<std::string, std::string>& key) const {
+  for (const HeldTask& held : agent_->heldTasks()) {
+    if (!held.ended && held.framework == key.first && held.task == key.second) return true;
+  }
+  for (const v1::AgentCall& queued : outbox_) {
+    if (queued.type() == v1::AgentCall::STATUS &&
+        isTerminal(taskStateFromProto(queued.status().state())) &&
+        queued.status().framework_id().value() == key.first &&
+        queued.status().task_id().value() == key.second) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void AgentProcess::sent(const v1::AgentCall& call) {
   if (call.type() == v1::AgentCall::STATUS &&
       isTerminal(taskStateFromProto(call.status().state()))) {
     // Read before the pop: `call` may be the outbox's front.
     Result<TaskStatus> status = statusFromCall(call);
-    taskRoles_.erase({call.status().framework_id().value(), call.status().task_id().value()});
+    const std::pair<std::string, std::string> key{call.status().framework_id().value(),
+                                                  call.status().task_id().value()};
     outbox_.pop_front();
     if (status.ok()) agent_->statusDelivered(*status);
+    if (!launchedAgain(key)) taskRoles_.erase(key);
     return;
   }
   outbox_.pop_front();

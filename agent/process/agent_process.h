@@ -210,6 +210,9 @@ class AgentProcess final : public AgentReports {
   std::vector<HeldTask> reportedTasks() const;
   // A call left the outbox (answered or refused).
   void sent(const v1::AgentCall& call);
+  // The task id was launched again after the end just delivered: it is held, or a later end of
+  // it is queued, so its role is still needed.
+  bool launchedAgain(const std::pair<std::string, std::string>& key) const;
   http::Headers requestHeaders() const;
   // The delay to wait now; *backoff doubles, up to the maximum.
   Duration nextBackoff(Duration* backoff) const;
@@ -245,8 +248,9 @@ class AgentProcess final : public AgentReports {
 
   std::optional<http::Connection> calls_;  // Keep-alive connection for calls.
   std::deque<v1::AgentCall> outbox_;
-  // The role of each task launched here, until a terminal STATUS about it leaves the outbox:
-  // a STATUS does not carry it, and a registration reports ended tasks with their role.
+  // The role of each task launched here, until its last terminal STATUS leaves the outbox (a
+  // task id may be launched again meanwhile): a STATUS does not carry it, and a registration
+  // reports ended tasks with their role.
   std::map<std::pair<std::string, std::string>, std::string> taskRoles_;
   uint64_t nextSequence_ = 1;
   Time nextCall_;

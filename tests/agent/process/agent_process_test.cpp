@@ -307,6 +307,38 @@ TEST(AgentProcessTest, ReRegistersAfterTheStreamClosesWithWhatItHolds) {
   EXPECT_TRUE(third->tasks.empty());
 }
 
+// A task id launched again before its first end was delivered: that delivery leaves the
+// relaunch's role, so the relaunch's own end, still queued at the next registration, is listed
+// with it (before, it was left out of the registration).
+TEST(AgentProcessTest, ARelaunchKeepsItsRoleWhenTheEarlierEndIsDelivered) {
+  FakeMaster fake;
+  auto agent = start(optionsFor(fake.port()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+  const auto holdCalls = [&] { fake.answerCalls(std::deque<int>(10000, 503)); };
+
+  holdCalls();
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::milliseconds(50)));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->outbox().size() == 3; }, kWait));  // Its end.
+  fake.send(runTask("f1", "batch", "t1", "cpus:1", Duration::zero()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->outbox().size() == 4; }, kWait));
+  fake.answerCalls({});
+  ASSERT_TRUE(agent->runUntil([&] { return agent->outbox().empty(); }, kWait));
+
+  holdCalls();
+  fake.send(killTaskEvent("f1", "t1", Duration::zero()));
+  ASSERT_TRUE(agent->runUntil([&] { return agent->outbox().size() == 2; }, kWait));
+  fake.closeStream();
+  ASSERT_TRUE(agent->runUntil(
+      [&] { return fake.registrations().size() == 2 && agent->registered(); }, kWait));
+  Result<AgentRegistration> again = registrationFromCall(fake.registrations()[1]);
+  ASSERT_TRUE(again.ok()) << again.message();
+  ASSERT_EQ(again->tasks.size(), 1u);
+  EXPECT_EQ(again->tasks[0].task, "t1");
+  EXPECT_EQ(again->tasks[0].role, "batch");
+  EXPECT_EQ(again->tasks[0].state, TaskState::kKilled);
+  EXPECT_TRUE(again->tasks[0].ended);
+}
+
 TEST(AgentProcessTest, CallsCarryTheirRegistrationsId) {
   FakeMaster fake;
   auto agent = start(optionsFor(fake.port()));
