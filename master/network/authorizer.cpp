@@ -66,6 +66,9 @@ Result<Authorizer> Authorizer::parse(std::string_view json, const std::string& s
   if (Status s = read(acls.create_volumes(), &out.createVolumeRules_, "create_volumes"); !s.ok()) {
     return s;
   }
+  if (Status s = read(acls.resize_volumes(), &out.resizeVolumeRules_, "resize_volumes"); !s.ok()) {
+    return s;
+  }
   // Rules whose patterns are names or "*": agent ids, principals.
   auto readNames = [&](const auto& rules, auto names, Rules* into, const char* kind) -> Status {
     for (const auto& rule : rules) {

@@ -48,6 +48,9 @@ class Authorizer {
   bool mayDestroyVolumeOf(const std::string& principal, const std::string& creator) const {
     return allowedName(destroyVolumeRules_, principal, creator);
   }
+  bool mayResizeVolume(const std::string& principal, const std::string& role) const {
+    return allowed(resizeVolumeRules_, principal, role);
+  }
 
  private:
   using Rules = std::map<std::string, std::vector<std::string>>;  // principal -> patterns
@@ -67,6 +70,7 @@ class Authorizer {
   Rules manageAgentRules_;
   Rules createVolumeRules_;
   Rules destroyVolumeRules_;  // principal -> volume creators' principals, or "*"
+  Rules resizeVolumeRules_;
 };
 
 }  // namespace harvest::master

@@ -506,6 +506,69 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
   });
 }
 
+std::optional<http::Response> NetworkMaster::resourceOperation(
+    const v1::Offer::Operation& operation, const std::string& principal,
+    std::vector<ResourceConversion>* conversions) {
+  switch (operation.type()) {
+    case v1::Offer::Operation::RESERVE:
+    case v1::Offer::Operation::UNRESERVE: {
+      const bool reserve = operation.type() == v1::Offer::Operation::RESERVE;
+      const ResourceProtos protos = withReservationsStack(
+          reserve ? operation.reserve().resources() : operation.unreserve().resources());
+      for (const v1::Resource& resource : protos) {
+        const std::string role =
+            resource.reservations_size() > 0
+                ? resource.reservations(resource.reservations_size() - 1).role()
+                : "";
+        if (!authorizer_.mayReserve(principal, role)) {
+          return refuse(403,
+                        "principal '" + principal + "' may not reserve for role '" + role + "'");
+        }
+      }
+      Result<ResourceConversion> conversion =
+          conversionOf(protos, &withoutLastReservation, reserve, reserve ? "RESERVE" : "UNRESERVE");
+      if (!conversion.ok()) return refuse(400, conversion.message());
+      conversions->push_back(*conversion);
+      break;
+    }
+    case v1::Offer::Operation::CREATE:
+    case v1::Offer::Operation::DESTROY: {
+      const bool create = operation.type() == v1::Offer::Operation::CREATE;
+      const ResourceProtos protos = withReservationsStack(create ? operation.create().volumes()
+                                                                 : operation.destroy().volumes());
+      Result<ResourceConversion> conversion =
+          conversionOf(protos, &withoutPersistence, create, create ? "CREATE" : "DESTROY");
+      if (!conversion.ok()) return refuse(400, conversion.message());
+      if (std::optional<std::string> refused =
+              volumeRefusal(authorizer_, principal, credentials_.has_value(), protos, create)) {
+        return refuse(403, *refused);
+      }
+      conversions->push_back(*conversion);
+      break;
+    }
+    case v1::Offer::Operation::GROW_VOLUME:
+    case v1::Offer::Operation::SHRINK_VOLUME: {
+      const bool grow = operation.type() == v1::Offer::Operation::GROW_VOLUME;
+      const v1::Resource& volume =
+          grow ? operation.grow_volume().volume() : operation.shrink_volume().volume();
+      Result<ResourceConversion> conversion =
+          grow ? growConversion(volume, operation.grow_volume().addition(), "GROW_VOLUME")
+               : shrinkConversion(volume, operation.shrink_volume().subtract().value(),
+                                  "SHRINK_VOLUME");
+      if (!conversion.ok()) return refuse(400, conversion.message());
+      if (std::optional<std::string> refused = resizeRefusal(authorizer_, principal, volume)) {
+        return refuse(403, *refused);
+      }
+      conversions->push_back(*conversion);
+      break;
+    }
+    default:
+      return refuse(400, "operation " + v1::Offer::Operation::Type_Name(operation.type()) +
+                             " is not supported");
+  }
+  return std::nullopt;
+}
+
 http::Response NetworkMaster::accept(const std::string& framework,
                                      const v1::scheduler::Call::Accept& call,
                                      const std::string& principal) {
@@ -543,46 +606,11 @@ http::Response NetworkMaster::accept(const std::string& framework,
           if (s = addTask(task); !s.ok()) break;
         }
         break;
-      case v1::Offer::Operation::RESERVE:
-      case v1::Offer::Operation::UNRESERVE: {
-        const bool reserve = operation.type() == v1::Offer::Operation::RESERVE;
-        const ResourceProtos protos = withReservationsStack(
-            reserve ? operation.reserve().resources() : operation.unreserve().resources());
-        for (const v1::Resource& resource : protos) {
-          const std::string role =
-              resource.reservations_size() > 0
-                  ? resource.reservations(resource.reservations_size() - 1).role()
-                  : "";
-          if (!authorizer_.mayReserve(info ? info->principal() : principal, role)) {
-            return refuse(403, "principal '" + (info ? info->principal() : principal) +
-                                   "' may not reserve for role '" + role + "'");
-          }
-        }
-        Result<ResourceConversion> conversion = conversionOf(
-            protos, &withoutLastReservation, reserve, reserve ? "RESERVE" : "UNRESERVE");
-        if (!conversion.ok()) return refuse(400, conversion.message());
-        conversions.push_back(*conversion);
-        break;
-      }
-      case v1::Offer::Operation::CREATE:
-      case v1::Offer::Operation::DESTROY: {
-        const bool create = operation.type() == v1::Offer::Operation::CREATE;
-        const ResourceProtos protos = withReservationsStack(create ? operation.create().volumes()
-                                                                   : operation.destroy().volumes());
-        Result<ResourceConversion> conversion =
-            conversionOf(protos, &withoutPersistence, create, create ? "CREATE" : "DESTROY");
-        if (!conversion.ok()) return refuse(400, conversion.message());
-        if (std::optional<std::string> refused =
-                volumeRefusal(authorizer_, info ? info->principal() : principal,
-                              credentials_.has_value(), protos, create)) {
-          return refuse(403, *refused);
-        }
-        conversions.push_back(*conversion);
-        break;
-      }
       default:
-        return refuse(400, "operation " + v1::Offer::Operation::Type_Name(operation.type()) +
-                               " is not supported");
+        if (std::optional<http::Response> refused =
+                resourceOperation(operation, info ? info->principal() : principal, &conversions)) {
+          return *refused;
+        }
     }
     if (!s.ok()) return refuse(400, s.message());
   }

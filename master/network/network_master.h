@@ -186,6 +186,11 @@ class NetworkMaster {
                  http::Responder& responder);
   // The answer to one non-SUBSCRIBE call of a subscribed framework.
   http::Response dispatch(const v1::scheduler::Call& call, const std::string& principal);
+  // An ACCEPT's RESERVE, UNRESERVE, CREATE, DESTROY, GROW_VOLUME or SHRINK_VOLUME as a
+  // conversion, checked (400) and authorized for `principal` (403); the refusal, or nothing.
+  std::optional<http::Response> resourceOperation(const v1::Offer::Operation& operation,
+                                                  const std::string& principal,
+                                                  std::vector<ResourceConversion>* conversions);
   http::Response accept(const std::string& framework, const v1::scheduler::Call::Accept& accept,
                         const std::string& principal);
   // permissionDenied unless the ACLs let the framework's principal use every role it names.

@@ -25,6 +25,18 @@ Result<ResourceConversion> conversionOf(const ResourceProtos& protos,
                                         Result<Resources> (*plainOf)(const ResourceProtos&),
                                         bool adds, const std::string& name);
 
+// GROW_VOLUME: `volume` (with its reservation stack) and `addition` (plain disk of the same
+// reservations) become the volume `addition` larger. SHRINK_VOLUME: the volume becomes
+// `subtract` smaller, which comes back as plain disk of its reservations; `subtract` must be
+// positive and less than the volume. Each refused with the reason, named after `name`.
+Result<ResourceConversion> growConversion(const v1::Resource& volume, const v1::Resource& addition,
+                                          const std::string& name);
+Result<ResourceConversion> shrinkConversion(const v1::Resource& volume, double subtract,
+                                            const std::string& name);
+// Why `principal` may not grow or shrink `volume` (resize_volumes for its role), or nothing.
+std::optional<std::string> resizeRefusal(const Authorizer& authorizer, const std::string& principal,
+                                         const v1::Resource& volume);
+
 // Why `principal` may not CREATE (`create`) or DESTROY these volumes (each with its full
 // reservation stack), or nothing: CREATE needs create_volumes for the volume's role and, when
 // `authenticated`, a volume naming a principal must name the caller; DESTROY needs

@@ -9,6 +9,7 @@
 #include "common/results.h"
 #include "master/network/http_status.h"
 #include "master/network/network_master.h"
+#include "master/network/offer_operations.h"
 #include "net/recordio.h"
 #include "resources/proto/convert.h"
 #include "resources/roles.h"
@@ -131,6 +132,18 @@ http::Response OperatorApi::answer(const Call& call, Format format, const std::s
       if (!call.has_destroy_volumes()) return missing("destroy_volumes");
       return volumes(call.destroy_volumes().agent_id().value(), call.destroy_volumes().volumes(),
                      false, principal);
+    case Call::GROW_VOLUME:
+      if (!call.has_grow_volume()) return missing("grow_volume");
+      return resize(
+          call.grow_volume().agent_id().value(), call.grow_volume().volume(),
+          growConversion(call.grow_volume().volume(), call.grow_volume().addition(), "GROW_VOLUME"),
+          principal);
+    case Call::SHRINK_VOLUME:
+      if (!call.has_shrink_volume()) return missing("shrink_volume");
+      return resize(call.shrink_volume().agent_id().value(), call.shrink_volume().volume(),
+                    shrinkConversion(call.shrink_volume().volume(),
+                                     call.shrink_volume().subtract().value(), "SHRINK_VOLUME"),
+                    principal);
     case Call::UPDATE_MAINTENANCE_SCHEDULE:
     case Call::START_MAINTENANCE:
     case Call::STOP_MAINTENANCE:

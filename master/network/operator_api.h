@@ -71,6 +71,9 @@ class OperatorApi final : public MasterObserver {
   http::Response volumes(const std::string& agent,
                          const google::protobuf::RepeatedPtrField<v1::Resource>& volumes,
                          bool create, const std::string& principal);
+  // GROW_VOLUME and SHRINK_VOLUME, as conversions the caller has checked.
+  http::Response resize(const std::string& agent, const v1::Resource& volume,
+                        const Result<ResourceConversion>& conversion, const std::string& principal);
   http::Response teardown(const std::string& framework, const std::string& principal);
   http::Response maintenance(const v1::master::Call& call, const std::string& principal);
   http::Response markAgentGone(const std::string& agent, const std::string& principal);

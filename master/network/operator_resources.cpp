@@ -1,7 +1,7 @@
 // The operator calls that change an agent's resources: RESERVE_RESOURCES and
-// UNRESERVE_RESOURCES, CREATE_VOLUMES and DESTROY_VOLUMES. Each is checked whole (400), then
-// authorized (403), then applied through the master, which rescinds offers holding what it
-// needs; what the agent does not have free is a conflict (409).
+// UNRESERVE_RESOURCES, CREATE_VOLUMES and DESTROY_VOLUMES, GROW_VOLUME and SHRINK_VOLUME. Each is
+// checked whole (400), then authorized (403), then applied through the master, which rescinds
+// offers holding what it needs; what the agent does not have free is a conflict (409).
 #include "master/network/http_status.h"
 #include "master/network/network_master.h"
 #include "master/network/offer_operations.h"
@@ -80,6 +80,22 @@ http::Response OperatorApi::volumes(const std::string& agent,
     // is not there) is a conflict.
     const int status = s.code() == StatusCode::kInvalidArgument ? 409 : httpStatus(s.code());
     return network_->refuse(status, name + ": " + s.message());
+  }
+  return http::Response::text(202, "");
+}
+
+http::Response OperatorApi::resize(const std::string& agent, const v1::Resource& volume,
+                                   const Result<ResourceConversion>& conversion,
+                                   const std::string& principal) {
+  if (!conversion.ok()) return network_->refuse(400, conversion.message());
+  if (agent.empty()) return network_->refuse(400, "a volume's resize names no agent");
+  if (std::optional<std::string> refused =
+          resizeRefusal(network_->authorizer_, principal, volume)) {
+    return network_->refuse(403, *refused);
+  }
+  if (Status s = network_->master().convertAvailable(agent, {*conversion}); !s.ok()) {
+    const int status = s.code() == StatusCode::kInvalidArgument ? 409 : httpStatus(s.code());
+    return network_->refuse(status, s.message());
   }
   return http::Response::text(202, "");
 }

@@ -380,6 +380,70 @@ TEST(NetworkMasterTest, CreateAndDestroyAPersistentVolume) {
             R("cpus:8;mem:16384;disk:900") + resourcesOf(reservedDisk));
 }
 
+// GROW_VOLUME takes plain disk of the volume's reservation into it; SHRINK_VOLUME gives part of
+// it back as such disk. A shrink by the whole volume, or a grow by unreserved disk, is refused.
+TEST(NetworkMasterTest, GrowAndShrinkAPersistentVolume) {
+  v1::FrameworkInfo info = frameworkInfo("web");
+  info.set_principal("ops");
+  Cluster cluster("cpus:8;mem:16384;disk:1000", info);
+  const v1::Offer first = cluster.framework.offer();
+  ResourceProtos reservedDisk = toProto(R("disk:150"));
+  v1::Resource::ReservationInfo& reservation = *reservedDisk.Mutable(0)->add_reservations();
+  reservation.set_type(v1::Resource::ReservationInfo::DYNAMIC);
+  reservation.set_role("web");
+  reservation.set_principal("ops");
+  ResourceProtos volume = reservedDisk;
+  volume.Mutable(0)->mutable_scalar()->set_value(100);
+  v1::Resource::DiskInfo& disk = *volume.Mutable(0)->mutable_disk();
+  disk.mutable_persistence()->set_id("v1");
+  disk.mutable_persistence()->set_principal("ops");
+  disk.mutable_volume()->set_container_path("data");
+  v1::Offer::Operation reserve;
+  reserve.set_type(v1::Offer::Operation::RESERVE);
+  *reserve.mutable_reserve()->mutable_resources() = reservedDisk;
+  v1::Offer::Operation create;
+  create.set_type(v1::Offer::Operation::CREATE);
+  *create.mutable_create()->mutable_volumes() = volume;
+  ASSERT_EQ(cluster.framework.call(acceptCall(first, {reserve, create}, 0)).status, 202);
+  std::vector<v1::Offer> offers;
+  ResourceProtos rest = reservedDisk;
+  rest.Mutable(0)->mutable_scalar()->set_value(50);
+  ASSERT_EQ(nextOffered(cluster.framework, &offers),
+            R("cpus:8;mem:16384;disk:850") + resourcesOf(volume) + resourcesOf(rest));
+
+  v1::Offer::Operation grow;
+  grow.set_type(v1::Offer::Operation::GROW_VOLUME);
+  *grow.mutable_grow_volume()->mutable_volume() = volume.Get(0);
+  *grow.mutable_grow_volume()->mutable_addition() = toProto(R("disk:50")).Get(0);
+  const http::ClientResponse unreserved = cluster.framework.call(acceptCall(offers[0], {grow}, 0));
+  EXPECT_EQ(unreserved.status, 400);
+  EXPECT_EQ(unreserved.body, "GROW_VOLUME: the addition must have the volume's reservations");
+  *grow.mutable_grow_volume()->mutable_addition() = rest.Get(0);
+  ASSERT_EQ(cluster.framework.call(acceptCall(offers[0], {grow}, 0)).status, 202);
+  ResourceProtos grown = volume;
+  grown.Mutable(0)->mutable_scalar()->set_value(150);
+  ASSERT_EQ(nextOffered(cluster.framework, &offers),
+            R("cpus:8;mem:16384;disk:850") + resourcesOf(grown));
+
+  v1::Offer::Operation shrink;
+  shrink.set_type(v1::Offer::Operation::SHRINK_VOLUME);
+  *shrink.mutable_shrink_volume()->mutable_volume() = grown.Get(0);
+  shrink.mutable_shrink_volume()->mutable_subtract()->set_value(150);
+  const http::ClientResponse whole = cluster.framework.call(acceptCall(offers[0], {shrink}, 0));
+  EXPECT_EQ(whole.status, 400);
+  EXPECT_EQ(whole.body,
+            "SHRINK_VOLUME: the amount to subtract must be positive and less than the volume's "
+            "size");
+  shrink.mutable_shrink_volume()->mutable_subtract()->set_value(30);
+  ASSERT_EQ(cluster.framework.call(acceptCall(offers[0], {shrink}, 0)).status, 202);
+  ResourceProtos shrunk = volume;
+  shrunk.Mutable(0)->mutable_scalar()->set_value(120);
+  ResourceProtos freed = reservedDisk;
+  freed.Mutable(0)->mutable_scalar()->set_value(30);
+  EXPECT_EQ(nextOffered(cluster.framework, &offers),
+            R("cpus:8;mem:16384;disk:850") + resourcesOf(shrunk) + resourcesOf(freed));
+}
+
 // A shared volume (SHARED_RESOURCES, which Harvest lacks) is refused with a 400 that says so,
 // never created as an exclusive one; the offer stays usable.
 TEST(NetworkMasterTest, CreatingASharedVolumeIsRefusedNotMadeExclusive) {

@@ -23,7 +23,8 @@ TEST(OperatorApiTest, TheOperatorAclRulesAreParsedAndMatched) {
       "teardown_frameworks": [{"principal": "ops", "principals": ["*"]}],
       "manage_agents": [{"principal": "ops", "agent_ids": ["a1"]}],
       "create_volumes": [{"principal": "ops", "roles": ["db/*"]}],
-      "destroy_volumes": [{"principal": "ops", "principals": ["ops"]}]})");
+      "destroy_volumes": [{"principal": "ops", "principals": ["ops"]}],
+      "resize_volumes": [{"principal": "ops", "roles": ["db"]}]})");
   ASSERT_TRUE(acls.ok()) << acls.message();
   EXPECT_TRUE(acls->mayUpdateQuota("ops", "team/a"));
   EXPECT_FALSE(acls->mayUpdateQuota("ops", "team"));
@@ -37,6 +38,8 @@ TEST(OperatorApiTest, TheOperatorAclRulesAreParsedAndMatched) {
   EXPECT_FALSE(acls->mayCreateVolume("ops", "web"));
   EXPECT_TRUE(acls->mayDestroyVolumeOf("ops", "ops"));
   EXPECT_FALSE(acls->mayDestroyVolumeOf("ops", "dev"));
+  EXPECT_TRUE(acls->mayResizeVolume("ops", "db"));
+  EXPECT_FALSE(acls->mayResizeVolume("ops", "db/x"));
 }
 
 class OperatorApiAclTest : public ::testing::Test {
@@ -137,6 +140,12 @@ TEST_F(OperatorApiAclTest, VolumesNeedTheirAclsAndTheCallersName) {
   EXPECT_EQ(status(volumesCall(true, "a2", volumeOf("b", "vb", "bob", 50)), bob_), 403);
   EXPECT_EQ(status(volumesCall(true, "a2", volumeOf("a", "va", "alice", 50)), alice_), 202);
   EXPECT_EQ(status(volumesCall(false, "a2", volumeOf("a", "va", "alice", 50)), bob_), 403);
+  // Nobody has resize_volumes here: not permissive, so a resize is refused.
+  OperatorCall shrink = ofType(OperatorCall::SHRINK_VOLUME);
+  shrink.mutable_shrink_volume()->mutable_agent_id()->set_value("a2");
+  *shrink.mutable_shrink_volume()->mutable_volume() = volumeOf("a", "va", "alice", 50).Get(0);
+  shrink.mutable_shrink_volume()->mutable_subtract()->set_value(10);
+  EXPECT_EQ(status(shrink, alice_), 403);
   EXPECT_EQ(status(volumesCall(false, "a2", volumeOf("a", "va", "alice", 50)), alice_), 202);
   EXPECT_EQ(resourcesOf(call(master_.port(), ofType(OperatorCall::GET_AGENTS), Format::kJson,
                              nullptr, alice_)

@@ -232,6 +232,49 @@ TEST(OperatorApiTest, CreateAndDestroyVolumesChangeTheAgentsResources) {
   EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):1000"));
 }
 
+// GROW_VOLUME and SHRINK_VOLUME on a volume no task uses: as the offer operations.
+TEST(OperatorApiTest, GrowAndShrinkVolumeChangeItsSize) {
+  MasterThread master;
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  int status = 0;
+  const ResourceProtos v1 = volumeOf("db", "v1", "", 400);
+  call(master.port(), volumesCall(true, "a1", v1), Format::kJson, &status);
+  ASSERT_EQ(status, 202);
+  OperatorCall grow = ofType(OperatorCall::GROW_VOLUME);
+  grow.mutable_grow_volume()->mutable_agent_id()->set_value("a1");
+  *grow.mutable_grow_volume()->mutable_volume() = v1.Get(0);
+  v1::Resource addition = v1.Get(0);
+  addition.clear_disk();
+  addition.mutable_scalar()->set_value(100);
+  *grow.mutable_grow_volume()->mutable_addition() = addition;
+  call(master.port(), grow, Format::kJson, &status);
+  EXPECT_EQ(status, 202);
+  const auto total = [&] {
+    return resourcesOf(call(master.port(), ofType(OperatorCall::GET_AGENTS), Format::kJson)
+                           .get_agents()
+                           .agents(0)
+                           .total_resources());
+  };
+  ResourceProtos grown = v1;
+  grown.Mutable(0)->mutable_scalar()->set_value(500);
+  EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):500") + resourcesOf(grown));
+
+  OperatorCall shrink = ofType(OperatorCall::SHRINK_VOLUME);
+  shrink.mutable_shrink_volume()->mutable_agent_id()->set_value("a1");
+  *shrink.mutable_shrink_volume()->mutable_volume() = grown.Get(0);
+  shrink.mutable_shrink_volume()->mutable_subtract()->set_value(200);
+  call(master.port(), shrink, Format::kProtobuf, &status);
+  EXPECT_EQ(status, 202);
+  ResourceProtos shrunk = v1;
+  shrunk.Mutable(0)->mutable_scalar()->set_value(300);
+  EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):700") + resourcesOf(shrunk));
+  // The volume as it was is no longer there: a conflict, nothing changed.
+  call(master.port(), shrink, Format::kJson, &status);
+  EXPECT_EQ(status, 409);
+  EXPECT_EQ(total(), R("cpus:8;mem:1024;disk(db):700") + resourcesOf(shrunk));
+}
+
 // ---- Agents --------------------------------------------------------------------------------
 
 TEST(OperatorApiTest, MarkAgentGoneEndsItsTasksAndRefusesTheAgentAfterwards) {
