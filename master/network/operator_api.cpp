@@ -137,13 +137,13 @@ http::Response OperatorApi::answer(const Call& call, Format format, const std::s
       return resize(
           call.grow_volume().agent_id().value(), call.grow_volume().volume(),
           growConversion(call.grow_volume().volume(), call.grow_volume().addition(), "GROW_VOLUME"),
-          principal);
+          "GROW_VOLUME", principal);
     case Call::SHRINK_VOLUME:
       if (!call.has_shrink_volume()) return missing("shrink_volume");
       return resize(call.shrink_volume().agent_id().value(), call.shrink_volume().volume(),
                     shrinkConversion(call.shrink_volume().volume(),
                                      call.shrink_volume().subtract().value(), "SHRINK_VOLUME"),
-                    principal);
+                    "SHRINK_VOLUME", principal);
     case Call::UPDATE_MAINTENANCE_SCHEDULE:
     case Call::START_MAINTENANCE:
     case Call::STOP_MAINTENANCE:

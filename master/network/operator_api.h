@@ -71,9 +71,13 @@ class OperatorApi final : public MasterObserver {
   http::Response volumes(const std::string& agent,
                          const google::protobuf::RepeatedPtrField<v1::Resource>& volumes,
                          bool create, const std::string& principal);
-  // GROW_VOLUME and SHRINK_VOLUME, as conversions the caller has checked.
+  // GROW_VOLUME and SHRINK_VOLUME (`name`), as conversions the caller has made.
   http::Response resize(const std::string& agent, const v1::Resource& volume,
-                        const Result<ResourceConversion>& conversion, const std::string& principal);
+                        const Result<ResourceConversion>& conversion, const std::string& name,
+                        const std::string& principal);
+  // The conversion applied to what the agent has free: 202, or the refusal named after `name`.
+  http::Response convertOnAgent(const std::string& agent, const ResourceConversion& conversion,
+                                const std::string& name);
   http::Response teardown(const std::string& framework, const std::string& principal);
   http::Response maintenance(const v1::master::Call& call, const std::string& principal);
   http::Response markAgentGone(const std::string& agent, const std::string& principal);

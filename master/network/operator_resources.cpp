@@ -16,7 +16,6 @@ http::Response OperatorApi::reserve(const std::string& agent,
   const char* name = reserve ? "RESERVE_RESOURCES" : "UNRESERVE_RESOURCES";
   if (given.empty()) return network_->refuse(400, std::string(name) + " names no resources");
   ResourceProtos reserved;
-  ResourceProtos plain;
   for (const v1::Resource& resource : given) {
     v1::Resource full = withReservationsStack(resource);
     if (full.reservations_size() == 0) {
@@ -42,23 +41,23 @@ http::Response OperatorApi::reserve(const std::string& agent,
                                        "' may not unreserve what principal '" + last.principal() +
                                        "' reserved");
     }
-    *reserved.Add() = full;
-    full.mutable_reservations()->RemoveLast();
-    *plain.Add() = full;
+    *reserved.Add() = std::move(full);
   }
-  Result<Resources> rich = fromProto(reserved);
-  Result<Resources> bare = fromProto(plain);
-  if (!rich.ok() || !bare.ok()) {
-    return network_->refuse(
-        400, std::string(name) + ": " + (rich.ok() ? bare.message() : rich.message()));
-  }
-  const ResourceConversion conversion =
-      reserve ? ResourceConversion{*bare, *rich} : ResourceConversion{*rich, *bare};
+  Result<ResourceConversion> conversion =
+      conversionOf(reserved, &withoutLastReservation, reserve, name);
+  if (!conversion.ok()) return network_->refuse(400, conversion.message());
+  return convertOnAgent(agent, *conversion, name);
+}
+
+http::Response OperatorApi::convertOnAgent(const std::string& agent,
+                                           const ResourceConversion& conversion,
+                                           const std::string& name) {
   if (Status s = network_->master().convertAvailable(agent, {conversion}); !s.ok()) {
-    // An agent without what the conversion consumes answers 409 Conflict, as Mesos's
-    // reservation endpoints do; the allocator calls that an invalid argument.
+    // An agent without what the conversion consumes (a volume a task uses, disk that is not
+    // there) answers 409 Conflict, as Mesos's reservation endpoints do; the allocator calls that
+    // an invalid argument.
     const int status = s.code() == StatusCode::kInvalidArgument ? 409 : httpStatus(s.code());
-    return network_->refuse(status, std::string(name) + ": " + s.message());
+    return network_->refuse(status, name + ": " + s.message());
   }
   return http::Response::text(202, "");
 }
@@ -75,29 +74,19 @@ http::Response OperatorApi::volumes(const std::string& agent,
           network_->authorizer_, principal, network_->credentials_.has_value(), protos, create)) {
     return network_->refuse(403, name + ": " + *refused);
   }
-  if (Status s = network_->master().convertAvailable(agent, {*conversion}); !s.ok()) {
-    // As for reservations: what the agent does not have free (a volume a task uses, disk that
-    // is not there) is a conflict.
-    const int status = s.code() == StatusCode::kInvalidArgument ? 409 : httpStatus(s.code());
-    return network_->refuse(status, name + ": " + s.message());
-  }
-  return http::Response::text(202, "");
+  return convertOnAgent(agent, *conversion, name);
 }
 
 http::Response OperatorApi::resize(const std::string& agent, const v1::Resource& volume,
                                    const Result<ResourceConversion>& conversion,
-                                   const std::string& principal) {
+                                   const std::string& name, const std::string& principal) {
   if (!conversion.ok()) return network_->refuse(400, conversion.message());
-  if (agent.empty()) return network_->refuse(400, "a volume's resize names no agent");
+  if (agent.empty()) return network_->refuse(400, name + " names no agent");
   if (std::optional<std::string> refused =
           resizeRefusal(network_->authorizer_, principal, volume)) {
     return network_->refuse(403, *refused);
   }
-  if (Status s = network_->master().convertAvailable(agent, {*conversion}); !s.ok()) {
-    const int status = s.code() == StatusCode::kInvalidArgument ? 409 : httpStatus(s.code());
-    return network_->refuse(status, s.message());
-  }
-  return http::Response::text(202, "");
+  return convertOnAgent(agent, *conversion, name);
 }
 
 }  // namespace harvest::master

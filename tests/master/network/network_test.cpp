@@ -319,23 +319,34 @@ TEST(NetworkMasterTest, ReserveAndUnreserveChangeTheFollowingOffers) {
   EXPECT_EQ(nextOffered(cluster.framework, &offers), R("cpus:8;mem:16384"));
 }
 
+// disk:`mb` reserved dynamically for web by ops.
+ResourceProtos webDisk(double mb) {
+  ResourceProtos out = toProto(R("disk:" + std::to_string(mb)));
+  v1::Resource::ReservationInfo& reservation = *out.Mutable(0)->add_reservations();
+  reservation.set_type(v1::Resource::ReservationInfo::DYNAMIC);
+  reservation.set_role("web");
+  reservation.set_principal("ops");
+  return out;
+}
+
+// `reserved` as the persistent volume v1 of ops, at container path "data".
+ResourceProtos volumeV1(ResourceProtos reserved) {
+  v1::Resource::DiskInfo& disk = *reserved.Mutable(0)->mutable_disk();
+  disk.mutable_persistence()->set_id("v1");
+  disk.mutable_persistence()->set_principal("ops");
+  disk.mutable_volume()->set_container_path("data");
+  disk.mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
+  return reserved;
+}
+
 TEST(NetworkMasterTest, CreateAndDestroyAPersistentVolume) {
   v1::FrameworkInfo info = frameworkInfo("web");
   info.set_principal("ops");
   Cluster cluster("cpus:8;mem:16384;disk:1000", info);
   const v1::Offer first = cluster.framework.offer();
   // disk:100 reserved for web, then a volume on it, in one ACCEPT (operations apply in order).
-  ResourceProtos reservedDisk = toProto(R("disk:100"));
-  v1::Resource::ReservationInfo& reservation = *reservedDisk.Mutable(0)->add_reservations();
-  reservation.set_type(v1::Resource::ReservationInfo::DYNAMIC);
-  reservation.set_role("web");
-  reservation.set_principal("ops");
-  ResourceProtos volume = reservedDisk;
-  v1::Resource::DiskInfo& disk = *volume.Mutable(0)->mutable_disk();
-  disk.mutable_persistence()->set_id("v1");
-  disk.mutable_persistence()->set_principal("ops");
-  disk.mutable_volume()->set_container_path("data");
-  disk.mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
+  const ResourceProtos reservedDisk = webDisk(100);
+  const ResourceProtos volume = volumeV1(reservedDisk);
   v1::Offer::Operation reserve;
   reserve.set_type(v1::Offer::Operation::RESERVE);
   *reserve.mutable_reserve()->mutable_resources() = reservedDisk;
@@ -387,17 +398,8 @@ TEST(NetworkMasterTest, GrowAndShrinkAPersistentVolume) {
   info.set_principal("ops");
   Cluster cluster("cpus:8;mem:16384;disk:1000", info);
   const v1::Offer first = cluster.framework.offer();
-  ResourceProtos reservedDisk = toProto(R("disk:150"));
-  v1::Resource::ReservationInfo& reservation = *reservedDisk.Mutable(0)->add_reservations();
-  reservation.set_type(v1::Resource::ReservationInfo::DYNAMIC);
-  reservation.set_role("web");
-  reservation.set_principal("ops");
-  ResourceProtos volume = reservedDisk;
-  volume.Mutable(0)->mutable_scalar()->set_value(100);
-  v1::Resource::DiskInfo& disk = *volume.Mutable(0)->mutable_disk();
-  disk.mutable_persistence()->set_id("v1");
-  disk.mutable_persistence()->set_principal("ops");
-  disk.mutable_volume()->set_container_path("data");
+  const ResourceProtos reservedDisk = webDisk(150);
+  const ResourceProtos volume = volumeV1(webDisk(100));
   v1::Offer::Operation reserve;
   reserve.set_type(v1::Offer::Operation::RESERVE);
   *reserve.mutable_reserve()->mutable_resources() = reservedDisk;
@@ -452,17 +454,8 @@ TEST(NetworkMasterTest, CreatingASharedVolumeIsRefusedNotMadeExclusive) {
   info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::SHARED_RESOURCES);
   Cluster cluster("cpus:8;mem:16384;disk:1000", info);
   const v1::Offer offer = cluster.framework.offer();
-  ResourceProtos volume = toProto(R("disk:100"));
-  v1::Resource::ReservationInfo& reservation = *volume.Mutable(0)->add_reservations();
-  reservation.set_type(v1::Resource::ReservationInfo::DYNAMIC);
-  reservation.set_role("web");
-  reservation.set_principal("ops");
-  ResourceProtos reserved = volume;
-  v1::Resource::DiskInfo& disk = *volume.Mutable(0)->mutable_disk();
-  disk.mutable_persistence()->set_id("v1");
-  disk.mutable_persistence()->set_principal("ops");
-  disk.mutable_volume()->set_container_path("data");
-  disk.mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
+  const ResourceProtos reserved = webDisk(100);
+  ResourceProtos volume = volumeV1(reserved);
   volume.Mutable(0)->mutable_shared();
   v1::Offer::Operation reserve;
   reserve.set_type(v1::Offer::Operation::RESERVE);
