@@ -7,6 +7,9 @@ namespace harvest::agent {
 Footprint Footprint::of(const Resources& resources) {
   Footprint out;
   for (const auto& entry : resources.scalars()) {
+    // A shared volume's disk is set aside once, however many tasks use it: no task takes it
+    // from another (Resources::agentForm leaves it out of the regular room likewise).
+    if (entry.key.shared) continue;
     out.scalars.set(entry.key.kind, out.scalars.get(entry.key.kind) + entry.amount);
   }
   for (const auto& entry : resources.ranges()) {

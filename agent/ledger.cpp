@@ -201,16 +201,17 @@ Result<LaunchOutcome> AgentLedger::launch(LaunchRequest request) {
       break;
     }
     case Revocability::kRegular: {
-      if (!regularFree_.contains(resources)) {
+      const Resources booked = resources.agentForm();
+      if (!regularFree_.contains(booked)) {
         return reject(LostReason::kInsufficientResources,
-                      "does not fit even after every eviction: needs " + resources.toString() +
+                      "does not fit even after every eviction: needs " + booked.toString() +
                           ", room for regular tasks " + regularFree_.toString());
       }
       evictFor(outcome.id, footprint, request, outcome.effects);
       // Before booking the launch: a displaced launch may share its ports, and taking those
       // out of a book that already holds them would lose the launch's.
       if (waitingRevocable_ > 0) displaceRevocable(footprint, outcome.effects);
-      regularFree_ -= resources;
+      regularFree_ -= booked;
       break;
     }
   }
@@ -466,7 +467,7 @@ void AgentLedger::dropWaiting(size_t position, LostReason reason, std::string me
   waiting_ -= waiting.footprint;
   if (waiting.revocability == Revocability::kRegular) {
     waitingRegular_ -= waiting.footprint;
-    regularFree_ += waiting.resources;
+    regularFree_ += waiting.resources.agentForm();
   } else {
     --waitingRevocable_;
   }
@@ -555,7 +556,7 @@ Result<Effects> AgentLedger::executorTerminated(std::string_view framework,
   Executor& gone = entry.executor;
   if (Footprint* book = bookOf(entry)) *book -= gone.footprint;
   if (Quantities* book = throttleBookOf(entry)) *book -= gone.footprint.scalars;
-  if (gone.revocability == Revocability::kRegular) regularFree_ += gone.resources;
+  if (gone.revocability == Revocability::kRegular) regularFree_ += gone.resources.agentForm();
   removeCandidate(slot);
   for (const TaskSpec& task : gone.tasks) forgetTask(findTask(framework, task.id));
   executorIndex_.erase(hashIds(gone.ref.framework, gone.ref.executor), slot);
@@ -593,7 +594,7 @@ Result<Effects> AgentLedger::removeTask(std::string_view framework, std::string_
     waiting_ -= footprint;
     if (waiting->revocability == Revocability::kRegular) {
       waitingRegular_ -= footprint;
-      regularFree_ += spec->resources;
+      regularFree_ += spec->resources.agentForm();
     }
     waiting->tasks.erase(spec);
     forgetTask(found);
@@ -616,7 +617,9 @@ Result<Effects> AgentLedger::removeTask(std::string_view framework, std::string_
   executor.footprint -= footprint;
   if (Footprint* book = bookOf(entry)) *book -= footprint;
   if (Quantities* book = throttleBookOf(entry)) *book -= footprint.scalars;
-  if (executor.revocability == Revocability::kRegular) regularFree_ += spec->resources;
+  if (executor.revocability == Revocability::kRegular) {
+    regularFree_ += spec->resources.agentForm();
+  }
   if (entry.candidate != kNoCandidate) {
     candidates_.update(entry.candidate, executor.footprint.scalars);
   }

@@ -23,7 +23,9 @@
 //       waiting fits once the evictions in flight complete, so a waiting launch never needs
 //       a further eviction and never waits forever for room (only for executors to exit).
 //   R3  regular executors and regular waiting launches fit in total key by key (a task on
-//       cpus(role1) needs role1's reservation, not any cpus).
+//       cpus(role1) needs role1's reservation, not any cpus), booked as the agent holds
+//       them (Resources::agentForm): dynamic reservations and volumes are the master's, so
+//       they count as the static resources under them, and a shared volume not at all.
 //
 // Launches (executors are the unit: an executor holds its tasks' resources, all of one
 // class, and its start time breaks eviction ties):

@@ -49,7 +49,7 @@ Status AgentLedger::sumExecutors(RecomputedBooks& books) const {
     switch (executor.revocability) {
       case Revocability::kRegular:
         books.occupied += executor.footprint;
-        books.regular += executor.resources;
+        books.regular += executor.resources.agentForm();
         break;
       case Revocability::kNonThrottleable:
         (executor.evicting ? books.evicting : books.occupiedRev) += executor.footprint;
@@ -100,7 +100,7 @@ Status AgentLedger::sumWaitingLaunches(RecomputedBooks& books) const {
     books.waiting += launch.footprint;
     if (launch.revocability == Revocability::kRegular) {
       books.waitingRegular += launch.footprint;
-      books.regular += launch.resources;
+      books.regular += launch.resources.agentForm();
     }
     if (overlaps(shapedAfter, launch.footprint.shaped)) {
       return Status::internal("R2: waiting launch " + std::to_string(launch.id) + " shares values");

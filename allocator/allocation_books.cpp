@@ -110,7 +110,7 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
   if (agent.overcommitted) {
     // What comes back may still be beyond the total: only what the total holds is free.
     const Resources allocated = allocationsOn(agent);
-    agent.setAvailable(agent.total - allocated);
+    agent.setAvailable(agent.total.nonShared() - allocated);
     agent.overcommitted = !agent.total.contains(allocated);
   } else {
     agent.available += resources;

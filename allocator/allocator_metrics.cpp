@@ -106,7 +106,8 @@ void HierarchicalAllocator::addRegularResourceMetrics(std::map<std::string, doub
   for (const auto& agent : agents_) {
     if (!agent) continue;
     // Past a shrunken total, total - available no longer counts everything allocated.
-    allocated += (agent->overcommitted ? allocationsOn(*agent) : agent->total - agent->available)
+    allocated += (agent->overcommitted ? allocationsOn(*agent)
+                                       : agent->total - agent->shared - agent->available)
                      .quantities();
   }
   for (const auto& [kind, amount] : regular_.total()) {

@@ -59,7 +59,8 @@ struct FrameworkState {
   bool gpu = false;
   bool multiRole = false;
   bool refinement = false;
-  bool regionAware = false;  // REGION_AWARE: may be offered agents of other regions.
+  bool sharedResources = false;  // SHARED_RESOURCES: may be offered shared volumes.
+  bool regionAware = false;      // REGION_AWARE: may be offered agents of other regions.
   // Known only from usage an agent reported before the master added the framework: it holds
   // that usage (charged to its roles, released with the agent or the tasks) and is never
   // offered anything; addFramework() adopts it.
@@ -113,6 +114,8 @@ struct AgentState {
   bool hasGpus = false;
   // In a fault domain region other than the master's: only REGION_AWARE frameworks get it.
   bool remoteRegion = false;
+  // `total` holds shared volumes (see `shared`): read on every offer, so kept with the flags.
+  bool hasShared = false;
   // Some allocation was tracked that `available` did not hold (usage reported beyond it): two
   // allocations may then share ports or set items, and returning one adds fewer values to
   // `available` than it counts, so availableQuantities is recomputed instead of added to.
@@ -142,7 +145,18 @@ struct AgentState {
   const void* hotEnd() const { return &info; }
 
   v1::AgentInfo info;
-  Resources total;  // Regular resources, reserved ones included.
+  Resources total;  // Regular resources, reserved ones and shared volumes included.
+  // The shared volumes of `total`. As in Mesos they stay offerable while tasks use them, so
+  // they are never in `available` nor booked as allocated (nor in shares or quota use beyond
+  // their reservation): each cycle adds them to at most one offer per agent, for a framework
+  // with SHARED_RESOURCES.
+  Resources shared;
+  uint64_t sharedOfferedInRun = 0;
+  void setTotal(Resources resources) {
+    total = std::move(resources);
+    shared = total.shared();
+    hasShared = !shared.empty();
+  }
   void setAvailable(Resources resources) {
     available = std::move(resources);
     availableQuantities = available.quantities();

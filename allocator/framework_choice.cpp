@@ -54,22 +54,39 @@ void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolR
 
 }  // namespace
 
+bool HierarchicalAllocator::mayTake(const FrameworkState& framework, const RoleState& role,
+                                    const ResourceKey& key) const {
+  if (key.revocable()) return false;
+  if (!key.reserved()) return true;
+  // Ownership first: most roles own none of an agent's reservations, and it spares them
+  // the pool table lookup of the refinement check.
+  const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : RoleIdx(UINT32_MAX);
+  if (std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) ==
+      role.selfAndAncestors.end()) {
+    return false;
+  }
+  return framework.refinement || pools::get(key.pool).stack.size() <= 1;
+}
+
 Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
                                              const FrameworkState& framework,
                                              RoleIdx roleIdx) const {
   const RoleState& role = roles_[roleIdx];
-  return agent.available.filter([&](const ResourceKey& key) {
-    if (key.revocable()) return false;
-    if (!key.reserved()) return true;
-    // Ownership first: most roles own none of an agent's reservations, and it spares them
-    // the pool table lookup of the refinement check.
-    const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : RoleIdx(UINT32_MAX);
-    if (std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) ==
-        role.selfAndAncestors.end()) {
-      return false;
-    }
-    return framework.refinement || pools::get(key.pool).stack.size() <= 1;
-  });
+  return agent.available.filter(
+      [&](const ResourceKey& key) { return mayTake(framework, role, key); });
+}
+
+void HierarchicalAllocator::addSharedVolumes(AgentState& agent, const FrameworkState& framework,
+                                             RoleIdx roleIdx, Resources& offer) {
+  // Mesos offers a shared volume once per agent per cycle, so that two offers of one cycle
+  // do not both hold it; in use or not, it is offered again in the next.
+  if (!framework.sharedResources || agent.sharedOfferedInRun == allocationRuns_) return;
+  const RoleState& role = roles_[roleIdx];
+  const Resources volumes =
+      agent.shared.filter([&](const ResourceKey& key) { return mayTake(framework, role, key); });
+  if (volumes.empty()) return;
+  agent.sharedOfferedInRun = allocationRuns_;
+  offer += volumes;
 }
 
 bool HierarchicalAllocator::offerable(const Resources& resources) const {
@@ -267,6 +284,10 @@ void HierarchicalAllocator::makeOffer(AgentIdx agentIdx, ChosenOffer& choice, Pe
   if (affinity_) affinity_->offered(choice.role, agentIdx, choice.preferred);
   if constexpr (kExplain) decisions_.offered(agentIdx, choice.framework, choice.role);
   quota.offered(choice.role, pending.resources);
+  if (agents_[agentIdx]->hasShared) {
+    addSharedVolumes(*agents_[agentIdx], *frameworks_[choice.framework], choice.role,
+                     pending.resources);
+  }
 }
 
 template bool HierarchicalAllocator::chooseOffer<false>(const QuotaHeadroom&, AgentIdx, RoleIdx,

@@ -346,6 +346,7 @@ Status HierarchicalAllocator::addFramework(
   framework->multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
   framework->refinement =
       hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
+  framework->sharedResources = hasCapability(info, v1::FrameworkInfo::Capability::SHARED_RESOURCES);
   framework->ownMinimums = std::move(ownMinimums).value();
   if (!framework->ownMinimums.empty()) ++frameworksWithOwnMinimums_;
   framework->constrainedRoles = std::move(constrainedRoles).value();
@@ -372,7 +373,7 @@ Status HierarchicalAllocator::addFramework(
       // Counted already if the agent reported it when it was added.
       const Holder holder{index, roleIds_.at(role)};
       if (agents_[agent->second]->allocations.count(holder) == 0) {
-        trackAllocation(agent->second, holder, resources.regular());
+        trackAllocation(agent->second, holder, resources.regular().nonShared());
       }
       if (agents_[agent->second]->revocable.heldBy(holder.framework, holder.role).empty()) {
         grantRevocable(agent->second, holder, resources.revocable());
@@ -512,6 +513,7 @@ Status HierarchicalAllocator::updateFramework(const std::string& id, const v1::F
   framework.regionAware = hasCapability(info, v1::FrameworkInfo::Capability::REGION_AWARE);
   framework.multiRole = hasCapability(info, v1::FrameworkInfo::Capability::MULTI_ROLE);
   framework.refinement = hasCapability(info, v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
+  framework.sharedResources = hasCapability(info, v1::FrameworkInfo::Capability::SHARED_RESOURCES);
   if (!framework.ownMinimums.empty()) --frameworksWithOwnMinimums_;
   framework.ownMinimums = std::move(ownMinimums).value();
   if (!framework.ownMinimums.empty()) ++frameworksWithOwnMinimums_;
@@ -536,8 +538,11 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
   if (roleIt == roleIds_.end()) return Status::failedPrecondition("unknown role '" + role + "'");
   AgentState& state = *agents_[*agent];
   const Holder holder{*framework, roleIt->second};
+  // An offer's shared volumes are the agent's, never booked as the holder's.
+  const Resources offeredHeld = offered.nonShared();
   auto held = state.allocations.find(holder);
-  if (held == state.allocations.end() || !held->second.contains(offered)) {
+  if (held == state.allocations.end() || !held->second.contains(offeredHeld) ||
+      !state.shared.contains(offered.shared())) {
     return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
                                       offered.toString() + " on agent '" + agentId +
                                       "' under role '" + role + "'");
@@ -555,11 +560,11 @@ Status HierarchicalAllocator::updateAllocation(const std::string& frameworkId,
   // The converted resources stay allocated, so what is available does not change.
   Resources availableBefore = state.available;
   Quantities availableQuantitiesBefore = state.availableQuantities;
-  untrackAllocation(*agent, holder, offered);
+  untrackAllocation(*agent, holder, offeredHeld);
   addReservations(state.total, -1);
-  state.total = state.total - offered + after;
+  state.setTotal(state.total - offered + after);
   addReservations(state.total, +1);
-  trackAllocation(*agent, holder, after);
+  trackAllocation(*agent, holder, after.nonShared());
   state.available = std::move(availableBefore);
   state.availableQuantities = std::move(availableQuantitiesBefore);
   worklist_.mark(*agent);
@@ -571,7 +576,9 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
   Result<AgentIdx> agent = agentIndex(agentId);
   if (!agent.ok()) return agent.status();
   AgentState& state = *agents_[*agent];
-  Resources available = state.available;
+  // Shared volumes are available whoever uses them: an operation may consume them too.
+  const Resources before = state.available + state.shared;
+  Resources available = before;
   for (const ResourceConversion& c : conversions) {
     if (!available.contains(c.consumed)) {
       return Status::failedPrecondition("agent '" + agentId + "' does not have " +
@@ -585,9 +592,9 @@ Status HierarchicalAllocator::updateAvailable(const std::string& agentId,
   }
   // Conversions change only what is available; the allocated part of the total stays.
   addReservations(state.total, -1);
-  state.total = state.total - state.available + available;
+  state.setTotal(state.total - before + available);
   addReservations(state.total, +1);
-  state.setAvailable(std::move(available));
+  state.setAvailable(available.nonShared());
   state.revocableDirty = true;
   worklist_.mark(*agent);
   return Status();
@@ -606,7 +613,8 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   if (roleIt == roleIds_.end()) return Status::failedPrecondition("unknown role '" + role + "'");
   AgentState& state = *agents_[*agent];
   const Holder holder{*framework, roleIt->second};
-  const Resources regular = resources.regular();
+  // Shared volumes were never booked as the holder's: they stay the agent's.
+  const Resources regular = resources.regular().nonShared();
   const Resources revocable = resources.revocable();
   auto held = state.allocations.find(holder);
   if (!regular.empty() && (held == state.allocations.end() || !held->second.contains(regular))) {
@@ -636,7 +644,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
       state.earliestFilterEnd = AgentState::kFilterEndUnknown;  // Its old end goes.
       state.forgetRefusal(filter);
     }
-    filter.refused = resources;
+    filter.refused = resources.nonShared();
     filter.expiry = options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     filter.createdAfterRun = allocationRuns_;
     filter.coveringEpoch = 0;

@@ -60,7 +60,7 @@ Status HierarchicalAllocator::addAgent(
   for (const auto& [framework, byRole] : usedByFramework) {
     for (const auto& [role, resources] : byRole) {
       if (Status valid = roles::validate(role); !valid.ok()) return valid;
-      used += resources.regular();
+      used += resources.regular().nonShared();
     }
   }
   if (!total.contains(used)) {
@@ -77,8 +77,8 @@ Status HierarchicalAllocator::addAgent(
   agent->refinement = hasCapability(info, v1::AgentInfo::Capability::RESERVATION_REFINEMENT);
   agent->hasGpus = total.scalar(kinds::kGpus).isPositive();
   agent->remoteRegion = remoteRegion(info);
-  agent->total = total;
-  agent->setAvailable(total);
+  agent->setTotal(total);
+  agent->setAvailable(total.nonShared());
   agent->unavailability = unavailability;
   agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
@@ -100,7 +100,7 @@ Status HierarchicalAllocator::addAgent(
     const FrameworkIdx holder = placeholderFor(framework);
     for (const auto& [role, resources] : byRole) {
       const RoleIdx roleIdx = roleFor(role).value();
-      trackAllocation(index, Holder{holder, roleIdx}, resources.regular());
+      trackAllocation(index, Holder{holder, roleIdx}, resources.regular().nonShared());
       grantRevocable(index, Holder{holder, roleIdx}, resources.revocable());
     }
   }
@@ -195,8 +195,8 @@ Status HierarchicalAllocator::updateAgent(const std::string& id, const v1::Agent
     regular_.replaceTotal(before, after);
     addReservations(agent.total, -1);
     addReservations(*total, +1);
-    agent.total = *total;
-    agent.setAvailable(*total - allocated);
+    agent.setTotal(*total);
+    agent.setAvailable(total->nonShared() - allocated);
     agent.overcommitted = !total->contains(allocated);
     agent.hasGpus = total->scalar(kinds::kGpus).isPositive();
   }

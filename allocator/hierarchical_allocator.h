@@ -150,8 +150,15 @@ class HierarchicalAllocator final : public Allocator {
   uint32_t frameworkRoles() const;
 
   bool nested(RoleIdx role) const { return roles_[role].selfAndAncestors.size() > 1; }
+  // Whether a framework's role may be offered resources of `key`: regular, and unreserved or
+  // reserved to the role or an ancestor in a form the framework reads (refinement).
+  bool mayTake(const FrameworkState& framework, const RoleState& role,
+               const ResourceKey& key) const;
   Resources eligibleFor(const AgentState& agent, const FrameworkState& framework,
                         RoleIdx role) const;
+  // Adds the agent's shared volumes the framework may take to its offer (see AgentState).
+  void addSharedVolumes(AgentState& agent, const FrameworkState& framework, RoleIdx role,
+                        Resources& offer);
   bool offerable(const Resources& resources) const;
   bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
   // Drops the agent's ended filters and wakes it when the next one ends.

@@ -37,7 +37,10 @@ namespace harvest {
 // change, and an older module would offer agents a framework's constraints exclude.
 // 8: Allocator gained roleHistory() (the master's read-only query for the web UI's agent
 // page): a new virtual shifts the vtable a master calls through.
-inline constexpr uint32_t kModuleApiVersion = 8;
+// 9: ResourceKey gained `shared` (shared persistent volumes): an older module would take a
+// shared volume as an exclusive one, booking it to one framework and never offering it again
+// while in use.
+inline constexpr uint32_t kModuleApiVersion = 9;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
 inline constexpr const char* kModuleSymbol = "harvest_allocator_module_v1";

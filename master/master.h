@@ -188,6 +188,15 @@ class Master final : public AgentReports {
   // (nor another of them), as Mesos requires: two volumes of one id would be one volume.
   Status checkPersistenceIds(const AgentLink& agent,
                              const std::vector<ResourceConversion>& conversions) const;
+  // Mesos: a volume a live task uses cannot be destroyed ("Persistent volumes in use"). Only a
+  // shared volume can be both in use and in an offer or available, so only those are looked up.
+  Status checkSharedVolumesUnused(AgentSlot agent,
+                                  const std::vector<ResourceConversion>& conversions) const;
+  // After the conversions destroyed shared volumes: other outstanding offers still hold them, and
+  // are rescinded, as Mesos does.
+  void rescindOffersHoldingDestroyed(AgentSlot agent,
+                                     const std::vector<ResourceConversion>& conversions,
+                                     const std::string& keptOffer);
   AgentLink* agentLink(const std::string& id) { return agents_.find(id); }
 
   // Scheduler calls.

@@ -105,8 +105,10 @@ Status Master::applyOperations(const std::string& frameworkId,
       converted += c.converted;
     }
     if (!fits) continue;
-    if (const AgentLink* agent = agents_.find(offer.agent)) {
-      if (Status s = checkPersistenceIds(*agent, conversions); !s.ok()) return s;
+    const std::optional<AgentSlot> slot = agents_.slotOf(offer.agent);
+    if (slot) {
+      if (Status s = checkPersistenceIds(agents_.at(*slot), conversions); !s.ok()) return s;
+      if (Status s = checkSharedVolumesUnused(*slot, conversions); !s.ok()) return s;
     }
     if (Status s = allocator_->updateAllocation(frameworkId, offer.agent, offer.role,
                                                 offer.resources, conversions);
@@ -116,6 +118,8 @@ Status Master::applyOperations(const std::string& frameworkId,
     offer.resources = std::move(converted);
     agents_.recordConversions(offer.agent, conversions);
     saveState();  // At once: a reservation must survive a crash right after it.
+    // Last: rescinding may move the offers in the book, `offer` among them.
+    if (slot) rescindOffersHoldingDestroyed(*slot, conversions, id);
     return Status();
   }
   return Status::invalidArgument("the operations' resources are not in the named offers");

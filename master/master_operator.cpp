@@ -54,6 +54,7 @@ Status Master::convertAvailable(const std::string& agentId,
   const std::optional<AgentSlot> slot = agents_.slotOf(agentId);
   if (!slot) return Status::notFound("unknown agent '" + agentId + "'");
   if (Status s = checkPersistenceIds(agents_.at(*slot), conversions); !s.ok()) return s;
+  if (Status s = checkSharedVolumesUnused(*slot, conversions); !s.ok()) return s;
   if (Status s = allocator_->updateAvailable(agentId, conversions); !s.ok()) {
     // As Mesos: outstanding offers on the agent are rescinded to free what the operation
     // needs, and it is tried once more.
@@ -64,6 +65,7 @@ Status Master::convertAvailable(const std::string& agentId,
       return again;
     }
   }
+  rescindOffersHoldingDestroyed(*slot, conversions, "");
   agents_.recordConversions(agentId, conversions);
   saveState();  // At once: a reservation must survive a crash right after it.
   agentChanged(agentId);
@@ -104,6 +106,58 @@ Status Master::checkPersistenceIds(const AgentLink& agent,
     }
   }
   return Status();
+}
+
+namespace {
+
+// The shared volumes the conversions consume and do not make again, one Resources each.
+std::vector<Resources> destroyedShared(const std::vector<ResourceConversion>& conversions) {
+  Resources consumed, made;
+  for (const ResourceConversion& conversion : conversions) {
+    consumed += conversion.consumed.shared();
+    made += conversion.converted.shared();
+  }
+  const Resources destroyed = consumed - made;
+  std::vector<Resources> out;
+  for (const Resources::ScalarEntry& entry : destroyed.scalars()) {
+    out.emplace_back().addScalar(entry.key, entry.amount);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Master::checkSharedVolumesUnused(AgentSlot slot,
+                                        const std::vector<ResourceConversion>& conversions) const {
+  const std::vector<Resources> destroyed = destroyedShared(conversions);
+  if (destroyed.empty()) return Status();
+  for (const TaskKey& key : tasks_.onAgent(slot)) {
+    const TaskEntry* task = tasks_.find(key.frameworkSlot, key.task);
+    if (task == nullptr || isTerminal(task->state)) continue;
+    for (const Resources& volume : destroyed) {
+      if (task->resources.contains(volume)) {
+        return Status::failedPrecondition("Persistent volumes in use");
+      }
+    }
+  }
+  return Status();
+}
+
+void Master::rescindOffersHoldingDestroyed(AgentSlot slot,
+                                           const std::vector<ResourceConversion>& conversions,
+                                           const std::string& keptOffer) {
+  const std::vector<Resources> destroyed = destroyedShared(conversions);
+  if (destroyed.empty()) return;
+  for (const std::string& id : offers_.idsOnAgent(slot)) {
+    const OfferBook::Outstanding* outstanding = offers_.findOutstanding(id);
+    if (id == keptOffer || outstanding == nullptr) continue;
+    for (const Resources& volume : destroyed) {
+      if (outstanding->offer.resources.contains(volume)) {
+        rescindOffer(id, /*expired=*/false);
+        break;
+      }
+    }
+  }
 }
 
 Status Master::markAgentGone(const std::string& agentId) {

@@ -46,7 +46,17 @@ void appendKeyText(std::string& out, const ResourceKey& key) {
   if (key.revocability == Revocability::kNonThrottleable) out += "{REV}";
   if (key.revocability == Revocability::kThrottleable) out += "{REV,THROTTLE}";
   if (key.volume != kNoVolume) out += "[volume " + std::to_string(key.volume) + "]";
+  if (key.shared) out += "<SHARED>";
   out += ":";
+}
+
+// A shared resource is held or not: a second copy adds nothing (see resources.h).
+void addAmount(Resources::ScalarEntry& mine, Scalar amount) {
+  if (!mine.key.shared) {
+    mine.amount += amount;
+  } else if (mine.amount < amount) {
+    mine.amount = amount;
+  }
 }
 
 }  // namespace
@@ -55,7 +65,7 @@ void Resources::addScalar(ResourceKey key, Scalar amount) {
   if (!amount.isPositive()) return;
   auto it = findKey(scalars_, key);
   if (it != scalars_.end() && it->key == key) {
-    it->amount += amount;
+    addAmount(*it, amount);
   } else {
     scalars_.insert(it, ScalarEntry{key, amount});
   }
@@ -85,7 +95,7 @@ void Resources::addSet(ResourceKey key, std::vector<std::string> items) {
 
 Resources& Resources::operator+=(const Resources& other) {
   mergeInto(scalars_, other.scalars_,
-            [](ScalarEntry& mine, const ScalarEntry& theirs) { mine.amount += theirs.amount; });
+            [](ScalarEntry& mine, const ScalarEntry& theirs) { addAmount(mine, theirs.amount); });
   mergeInto(ranges_, other.ranges_,
             [](RangesEntry& mine, const RangesEntry& theirs) { mine.ranges += theirs.ranges; });
   mergeInto(sets_, other.sets_, [](SetEntry& mine, const SetEntry& theirs) {
@@ -99,7 +109,7 @@ Resources& Resources::operator-=(const Resources& other) {
     auto it = findKey(scalars_, theirs.key);
     if (it == scalars_.end() || it->key != theirs.key) continue;
     it->amount -= theirs.amount;
-    if (!it->amount.isPositive()) scalars_.erase(it);
+    if (!it->amount.isPositive() || it->key.shared) scalars_.erase(it);
   }
   for (const RangesEntry& theirs : other.ranges_) {
     auto it = findKey(ranges_, theirs.key);
@@ -129,6 +139,8 @@ bool Resources::contains(const Resources& other) const {
     if (mine == scalars_.end() || mine->key != theirs.key || mine->amount < theirs.amount) {
       return false;
     }
+    // A shared volume is held whole or not at all: a part of it is another resource.
+    if (theirs.key.shared && mine->amount != theirs.amount) return false;
   }
   for (const RangesEntry& theirs : other.ranges_) {
     auto it = findKey(ranges_, theirs.key);
@@ -206,6 +218,39 @@ Resources Resources::revocable() const {
 Resources Resources::ofClass(Revocability revocability) const {
   return filter(
       [revocability](const ResourceKey& key) { return key.revocability == revocability; });
+}
+
+Resources Resources::shared() const {
+  return filter([](const ResourceKey& key) { return key.shared; });
+}
+Resources Resources::nonShared() const {
+  return filter([](const ResourceKey& key) { return !key.shared; });
+}
+
+Resources Resources::agentForm() const {
+  Resources out;
+  auto rekey = [](ResourceKey key) {
+    key.volume = kNoVolume;
+    if (key.reserved()) {
+      const std::vector<Reservation>& stack = pools::get(key.pool).stack;
+      std::vector<Reservation> staticPart;
+      for (const Reservation& r : stack) {
+        if (r.type != Reservation::Type::kStatic) break;
+        staticPart.push_back(r);
+      }
+      if (staticPart.size() != stack.size()) {
+        // A prefix of an interned stack was valid when the stack was: interning cannot fail.
+        key.pool = staticPart.empty() ? kUnreservedPool : pools::intern(staticPart).value();
+      }
+    }
+    return key;
+  };
+  for (const ScalarEntry& entry : scalars_) {
+    if (!entry.key.shared) out.addScalar(rekey(entry.key), entry.amount);
+  }
+  for (const RangesEntry& entry : ranges_) out.addRanges(rekey(entry.key), entry.ranges);
+  for (const SetEntry& entry : sets_) out.addSet(rekey(entry.key), entry.items);
+  return out;
 }
 
 Resources Resources::lentAs(Revocability revocability) const {

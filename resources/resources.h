@@ -1,9 +1,14 @@
 // Resources: the hot-path resource model, separate from the protos.
 //
 // A resource is identified by a ResourceKey: its kind (interned name), its pool (reservation
-// stack, 0 = unreserved), its revocability class and its volume (persistent disk identity).
-// Amounts with equal keys merge; different keys never do. Scalars are fixed point (Scalar);
-// ranges are interval sets; sets are sorted string lists.
+// stack, 0 = unreserved), its revocability class, its volume (persistent disk identity) and
+// whether it is shared. Amounts with equal keys merge; different keys never do. Scalars are
+// fixed point (Scalar); ranges are interval sets; sets are sorted string lists.
+//
+// A shared resource (a shared persistent volume, SHARED_RESOURCES) is one thing however many
+// hold it: adding it to resources that hold it changes nothing, subtracting it removes it,
+// and holding it means holding it whole. So books that sum what several tasks use count a
+// shared volume once, as Mesos's de-duplicating sum of used resources does.
 //
 // Entries are kept sorted by key in small inline vectors, so arithmetic is a linear merge
 // without hashing, and a typical agent's resources (cpus, mem, disk, ports) need no heap.
@@ -33,6 +38,7 @@ enum class Revocability : uint8_t { kRegular = 0, kNonThrottleable = 1, kThrottl
 struct ResourceKey {
   KindId kind = 0;
   Revocability revocability = Revocability::kRegular;
+  bool shared = false;  // Only persistent volumes are (validated where resources come in).
   PoolId pool = kUnreservedPool;
   VolumeId volume = kNoVolume;
 
@@ -132,6 +138,13 @@ class Resources {
   Resources regular() const;  // Not revocable.
   Resources revocable() const;
   Resources ofClass(Revocability revocability) const;
+  Resources shared() const;
+  Resources nonShared() const;
+  // As an agent books them: the master keeps dynamic reservations and volumes (the agent's
+  // total holds its static resources only), so each entry is re-keyed to its static
+  // reservations with no volume; shared volumes, whose disk no task takes from the others,
+  // are left out.
+  Resources agentForm() const;
   // The same amounts re-keyed as unreserved resources of `revocability`: how idle reserved
   // resources are lent out (the borrower does not get the owner's reservation).
   Resources lentAs(Revocability revocability) const;

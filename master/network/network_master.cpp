@@ -508,7 +508,7 @@ void NetworkMaster::subscribe(const v1::scheduler::Call& call, Format format,
 
 std::optional<http::Response> NetworkMaster::resourceOperation(
     const v1::Offer::Operation& operation, const std::string& principal,
-    std::vector<ResourceConversion>* conversions) {
+    const v1::FrameworkInfo* framework, std::vector<ResourceConversion>* conversions) {
   switch (operation.type()) {
     case v1::Offer::Operation::RESERVE:
     case v1::Offer::Operation::UNRESERVE: {
@@ -542,6 +542,12 @@ std::optional<http::Response> NetworkMaster::resourceOperation(
       if (std::optional<std::string> refused =
               volumeRefusal(authorizer_, principal, credentials_.has_value(), protos, create)) {
         return refuse(403, *refused);
+      }
+      if (create && framework != nullptr) {
+        if (std::optional<std::string> refused =
+                sharedVolumeRefusal(conversion->converted, *framework)) {
+          return refuse(400, *refused);
+        }
       }
       conversions->push_back(*conversion);
       break;
@@ -607,8 +613,8 @@ http::Response NetworkMaster::accept(const std::string& framework,
         }
         break;
       default:
-        if (std::optional<http::Response> refused =
-                resourceOperation(operation, info ? info->principal() : principal, &conversions)) {
+        if (std::optional<http::Response> refused = resourceOperation(
+                operation, info ? info->principal() : principal, info, &conversions)) {
           return *refused;
         }
     }

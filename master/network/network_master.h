@@ -187,9 +187,11 @@ class NetworkMaster {
   // The answer to one non-SUBSCRIBE call of a subscribed framework.
   http::Response dispatch(const v1::scheduler::Call& call, const std::string& principal);
   // An ACCEPT's RESERVE, UNRESERVE, CREATE, DESTROY, GROW_VOLUME or SHRINK_VOLUME as a
-  // conversion, checked (400) and authorized for `principal` (403); the refusal, or nothing.
+  // conversion, checked (400, for `framework`'s capabilities too) and authorized for
+  // `principal` (403); the refusal, or nothing.
   std::optional<http::Response> resourceOperation(const v1::Offer::Operation& operation,
                                                   const std::string& principal,
+                                                  const v1::FrameworkInfo* framework,
                                                   std::vector<ResourceConversion>* conversions);
   http::Response accept(const std::string& framework, const v1::scheduler::Call::Accept& accept,
                         const std::string& principal);

@@ -24,6 +24,7 @@ Result<Resources> withoutPersistence(const ResourceProtos& protos) {
                                                 "' is not a persistent volume");
     }
     resource.clear_disk();
+    resource.clear_shared();  // Only the volume is shared, not the disk under it.
   }
   return fromProto(plain);
 }
@@ -57,6 +58,12 @@ Result<v1::Resource> resizable(const v1::Resource& given, const std::string& nam
   }
   if (volume.type() != v1::Value::SCALAR || !(volume.scalar().value() > 0)) {
     return Result<v1::Resource>::invalidArgument(name + ": the volume has no size");
+  }
+  // Mesos's words: tasks using a shared volume would see it change under them.
+  if (volume.has_shared()) {
+    return Result<v1::Resource>::invalidArgument(
+        std::string(name == "GROW_VOLUME" ? "Growing" : "Shrinking") +
+        " a shared persistent volume is not supported");
   }
   return volume;
 }
@@ -146,6 +153,18 @@ std::optional<std::string> volumeRefusal(const Authorizer& authorizer, const std
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> sharedVolumeRefusal(const Resources& volumes,
+                                               const v1::FrameworkInfo& framework) {
+  const Resources shared = volumes.shared();
+  if (shared.empty()) return std::nullopt;
+  for (const v1::FrameworkInfo::Capability& capability : framework.capabilities()) {
+    if (capability.type() == v1::FrameworkInfo::Capability::SHARED_RESOURCES) return std::nullopt;
+  }
+  return "Create volume operation for '" + shared.toString() +
+         "' has been attempted by framework '" + framework.id().value() +
+         "' with no SHARED_RESOURCES capability";
 }
 
 }  // namespace harvest::master

@@ -45,4 +45,9 @@ std::optional<std::string> volumeRefusal(const Authorizer& authorizer, const std
                                          bool authenticated, const ResourceProtos& volumes,
                                          bool create);
 
+// Mesos: a framework creates shared volumes only with the SHARED_RESOURCES capability (the
+// operator API may create them for anyone). Why not, or nothing.
+std::optional<std::string> sharedVolumeRefusal(const Resources& volumes,
+                                               const v1::FrameworkInfo& framework);
+
 }  // namespace harvest::master

@@ -51,9 +51,19 @@ Result<Resources> fromProto(const v1::Resource& proto) {
   if (!pool.ok()) return pool.status();
   key.pool = *pool;
   if (proto.has_shared()) {
-    // Taking it as an exclusive resource would silently change what the framework asked for.
-    return Result<Resources>::invalidArgument(
-        what + " is shared (Resource.shared): shared resources are not supported");
+    // Mesos's rules and words: only persistent volumes can be shared, and volumes are never
+    // revocable.
+    if (proto.name() != "disk") {
+      return Result<Resources>::invalidArgument("Resource " + proto.name() + " cannot be shared");
+    }
+    if (!proto.has_disk() || !proto.disk().has_persistence() || proto.type() != v1::Value::SCALAR) {
+      return Result<Resources>::invalidArgument("Only persistent volumes can be shared");
+    }
+    if (proto.has_revocable()) {
+      return Result<Resources>::invalidArgument(
+          "Persistent volumes cannot be created from revocable resources");
+    }
+    key.shared = true;
   }
   if (proto.has_revocable()) {
     key.revocability = proto.revocable().has_throttle_info() ? Revocability::kThrottleable
@@ -132,6 +142,7 @@ ResourceProtos toProto(const Resources& resources, const std::string& allocation
       proto->mutable_revocable();
     }
     if (key.volume != kNoVolume) proto->mutable_disk()->ParseFromString(volumes::get(key.volume));
+    if (key.shared) proto->mutable_shared();
     if (!allocationRole.empty()) proto->mutable_allocation_info()->set_role(allocationRole);
     return proto;
   };

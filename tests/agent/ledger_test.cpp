@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "resources/parse.h"
+#include "resources/proto/convert.h"
 
 namespace harvest::agent {
 namespace {
@@ -494,6 +495,57 @@ TEST_F(LedgerTest, EvictIsIdempotent) {
   Result<Effects> again = ledger_->evict("rev", "a");
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->evictions.empty());
+  check();
+}
+
+}  // namespace
+}  // namespace harvest::agent
+
+namespace harvest::agent {
+namespace {
+
+// A persistent volume on web's dynamic reservation, shared or not.
+Resources webVolume(const std::string& id, double size, bool shared) {
+  v1::Resource volume;
+  volume.set_name("disk");
+  volume.set_type(v1::Value::SCALAR);
+  volume.mutable_scalar()->set_value(size);
+  auto* reservation = volume.add_reservations();
+  reservation->set_type(v1::Resource::ReservationInfo::DYNAMIC);
+  reservation->set_role("web");
+  reservation->set_principal("ops");
+  volume.mutable_disk()->mutable_persistence()->set_id(id);
+  volume.mutable_disk()->mutable_volume()->set_container_path("data");
+  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
+  if (shared) volume.mutable_shared();
+  return fromProto(volume).value();
+}
+
+// The master keeps dynamic reservations and volumes; the agent's total is its static
+// resources. A task on them is booked as the static resources under them (before, it was
+// refused as not fitting), and a shared volume two tasks use takes nothing from either.
+TEST_F(LedgerTest, TasksOnTheMastersReservationsAndVolumesAreBookedAsTheResourcesUnderThem) {
+  init("cpus:4;mem:1024;disk:1000");
+  const Resources shared = webVolume("logs", 64, true);
+  auto run = [this](const std::string& task, const Resources& resources) {
+    Result<LaunchOutcome> outcome =
+        ledger_->launch(LaunchRequest{"fw", task, "web", {{task, resources}}, {}});
+    EXPECT_TRUE(outcome.ok()) << outcome.message();
+    check();
+    return outcome.ok() ? outcome->state : LaunchState::kRejected;
+  };
+  EXPECT_EQ(
+      run("a", parse("cpus(web,ops):1;mem(web,ops):256") + webVolume("data", 100, false) + shared),
+      LaunchState::kRunning);
+  EXPECT_EQ(run("b", parse("cpus:1;mem:256") + shared), LaunchState::kRunning);
+  EXPECT_EQ(ledger_->occupied().scalars.get(kinds::kDisk), units(100));
+  EXPECT_EQ(run("c", parse("disk:901")), LaunchState::kRejected);
+  EXPECT_EQ(run("d", parse("disk:900")), LaunchState::kRunning);
+  // What a task ends with is what it was launched with, for the master's books.
+  Result<Effects> ended = ledger_->removeTask("fw", "b");
+  ASSERT_TRUE(ended.ok()) << ended.message();
+  ASSERT_EQ(ended->freed.size(), 1u);
+  EXPECT_EQ(ended->freed[0].resources, parse("cpus:1;mem:256") + shared);
   check();
 }
 

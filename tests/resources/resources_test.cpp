@@ -237,23 +237,6 @@ TEST(ResourcesProtoTest, RefinedReservationStack) {
   EXPECT_EQ(pools::parent(pools::parent(pool)), kUnreservedPool);
 }
 
-// Harvest has no shared resources (SHARED_RESOURCES): a shared volume is refused, never taken
-// as an exclusive one.
-TEST(ResourcesProtoTest, RefusesSharedResources) {
-  v1::Resource volume;
-  volume.set_name("disk");
-  volume.set_type(v1::Value::SCALAR);
-  volume.mutable_scalar()->set_value(64);
-  volume.mutable_disk()->mutable_persistence()->set_id("v1");
-  volume.mutable_disk()->mutable_volume()->set_container_path("data");
-  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
-  ASSERT_TRUE(fromProto(volume).ok());
-  volume.mutable_shared();
-  EXPECT_EQ(fromProto(volume).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(fromProto(volume).message(),
-            "resource 'disk' is shared (Resource.shared): shared resources are not supported");
-}
-
 TEST(ResourcesProtoTest, RejectsBadProtos) {
   v1::Resource proto;
   proto.set_name("cpus");

@@ -446,35 +446,6 @@ TEST(NetworkMasterTest, GrowAndShrinkAPersistentVolume) {
             R("cpus:8;mem:16384;disk:850") + resourcesOf(shrunk) + resourcesOf(freed));
 }
 
-// A shared volume (SHARED_RESOURCES, which Harvest lacks) is refused with a 400 that says so,
-// never created as an exclusive one; the offer stays usable.
-TEST(NetworkMasterTest, CreatingASharedVolumeIsRefusedNotMadeExclusive) {
-  v1::FrameworkInfo info = frameworkInfo("web");
-  info.set_principal("ops");
-  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::SHARED_RESOURCES);
-  Cluster cluster("cpus:8;mem:16384;disk:1000", info);
-  const v1::Offer offer = cluster.framework.offer();
-  const ResourceProtos reserved = webDisk(100);
-  ResourceProtos volume = volumeV1(reserved);
-  volume.Mutable(0)->mutable_shared();
-  v1::Offer::Operation reserve;
-  reserve.set_type(v1::Offer::Operation::RESERVE);
-  *reserve.mutable_reserve()->mutable_resources() = reserved;
-  v1::Offer::Operation create;
-  create.set_type(v1::Offer::Operation::CREATE);
-  *create.mutable_create()->mutable_volumes() = volume;
-  const http::ClientResponse refused =
-      cluster.framework.call(acceptCall(offer, {reserve, create}, 0));
-  EXPECT_EQ(refused.status, 400);
-  EXPECT_NE(refused.body.find("is shared (Resource.shared): shared resources are not supported"),
-            std::string::npos)
-      << refused.body;
-  // Nothing of the ACCEPT applied: the offer is still there, and unchanged.
-  EXPECT_EQ(cluster.framework.call(declineCall(offer, 0)).status, 202);
-  std::vector<v1::Offer> offers;
-  EXPECT_EQ(nextOffered(cluster.framework, &offers), R("cpus:8;mem:16384;disk:1000"));
-}
-
 TEST(NetworkMasterTest, AnOperationOnResourcesNotOfferedIsRefused) {
   Cluster cluster;
   const v1::Offer offer = cluster.framework.offer();

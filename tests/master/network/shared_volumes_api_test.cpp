@@ -1,0 +1,168 @@
+// Shared persistent volumes (SHARED_RESOURCES) over the network, as Mesos serves them: created
+// by a framework that has the capability or by the operator, used by several tasks at once,
+// offered again while in use, and destroyed only once no live task uses them, which rescinds
+// the other offers that hold them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "operator_api_test_support.h"
+
+namespace harvest::master::operator_api {
+namespace {
+
+ResourceProtos sharedVolumeOf(const std::string& role, const std::string& id, double mb) {
+  ResourceProtos volume = volumeOf(role, id, "", mb);
+  volume.Mutable(0)->mutable_shared();
+  return volume;
+}
+
+v1::FrameworkInfo sharing(const std::string& role) {
+  v1::FrameworkInfo info = frameworkInfo(role);
+  info.add_capabilities()->set_type(v1::FrameworkInfo::Capability::SHARED_RESOURCES);
+  return info;
+}
+
+// A task of cpus:1;mem:64 that also uses `volume`.
+v1::TaskInfo taskUsing(const std::string& id, const ResourceProtos& volume) {
+  v1::TaskInfo task = taskInfo(id, "a1", "cpus:1;mem:64");
+  *task.mutable_resources()->Add() = volume.Get(0);
+  return task;
+}
+
+v1::Offer::Operation operation(v1::Offer::Operation::Type type, const ResourceProtos& volume) {
+  v1::Offer::Operation out;
+  out.set_type(type);
+  if (type == v1::Offer::Operation::CREATE) *out.mutable_create()->mutable_volumes() = volume;
+  if (type == v1::Offer::Operation::DESTROY) *out.mutable_destroy()->mutable_volumes() = volume;
+  if (type == v1::Offer::Operation::GROW_VOLUME) {
+    *out.mutable_grow_volume()->mutable_volume() = volume.Get(0);
+    *out.mutable_grow_volume()->mutable_addition() = toProto(R("disk(db):10")).Get(0);
+  }
+  return out;
+}
+
+// Through ACCEPT: CREATE needs the capability; two tasks of one ACCEPT use one volume, which
+// the next offer holds again; it cannot be grown, nor destroyed while a task uses it.
+TEST(SharedVolumesApiTest, TwoTasksOfOneAcceptShareAVolumeThatIsOfferedAgain) {
+  MasterThread master;
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  FrameworkClient plain(master.port());
+  ASSERT_EQ(plain.subscribe(frameworkInfo("db")), 200);
+  const ResourceProtos volume = sharedVolumeOf("db", "v1", 400);
+  std::vector<v1::Offer> offers;
+  ASSERT_EQ(nextOffered(plain, &offers), R("cpus:8;mem:1024;disk(db):1000"));
+  const http::ClientResponse refused =
+      plain.call(acceptCall(offers[0], {operation(v1::Offer::Operation::CREATE, volume)}, 0));
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.body, "Create volume operation for '" + resourcesOf(volume).toString() +
+                              "' has been attempted by framework '" + plain.id() +
+                              "' with no SHARED_RESOURCES capability");
+  ASSERT_EQ(plain.call(declineCall(offers[0], 1000)).status, 202);
+
+  FrameworkClient framework(master.port());
+  ASSERT_EQ(framework.subscribe(sharing("db")), 200);
+  ASSERT_EQ(nextOffered(framework, &offers), R("cpus:8;mem:1024;disk(db):1000"));
+  ASSERT_EQ(
+      framework.call(acceptCall(offers[0], {operation(v1::Offer::Operation::CREATE, volume)}, 0))
+          .status,
+      202);
+  ASSERT_EQ(nextOffered(framework, &offers),
+            R("cpus:8;mem:1024;disk(db):600") + resourcesOf(volume));
+  const http::ClientResponse grow = framework.call(
+      acceptCall(offers[0], {operation(v1::Offer::Operation::GROW_VOLUME, volume)}, 0));
+  EXPECT_EQ(grow.status, 400);
+  EXPECT_EQ(grow.body, "Growing a shared persistent volume is not supported");
+
+  ASSERT_EQ(framework
+                .call(acceptCall(offers[0],
+                                 {launch({taskUsing("t1", volume), taskUsing("t2", volume)})}, 0))
+                .status,
+            202);
+  std::optional<RunTask> t1 = agent.expectRunTask();
+  std::optional<RunTask> t2 = agent.expectRunTask();
+  ASSERT_TRUE(t1 && t2);
+  EXPECT_EQ(t1->task.resources, R("cpus:1;mem:64") + resourcesOf(volume));
+  EXPECT_EQ(t2->task.resources, R("cpus:1;mem:64") + resourcesOf(volume));
+  ASSERT_EQ(nextOffered(framework, &offers),
+            R("cpus:6;mem:896;disk(db):600") + resourcesOf(volume));
+
+  const http::ClientResponse inUse =
+      framework.call(acceptCall(offers[0], {operation(v1::Offer::Operation::DESTROY, volume)}, 0));
+  EXPECT_EQ(inUse.status, 409);
+  EXPECT_EQ(inUse.body, "operations refused: Persistent volumes in use");
+  agent.finish(*t1, TaskState::kFinished);
+  agent.finish(*t2, TaskState::kFinished);
+  ASSERT_EQ(
+      framework.call(acceptCall(offers[0], {operation(v1::Offer::Operation::DESTROY, volume)}, 0))
+          .status,
+      202);
+  // The tasks' resources came back in offers of their own, each holding the volume again; the
+  // DESTROY rescinded those, and everything comes back as one offer without the volume.
+  Resources offered;
+  for (int events = 0; events < 5 && offered != R("cpus:8;mem:1024;disk(db):1000"); ++events) {
+    offered = nextOffered(framework, &offers);
+  }
+  EXPECT_EQ(offered, R("cpus:8;mem:1024;disk(db):1000"));
+}
+
+// Through the operator API: CREATE_VOLUMES of a shared volume needs no framework's capability;
+// DESTROY_VOLUMES waits for the last task using it, then rescinds the offer that holds it.
+TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) {
+  MasterThread master;
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  const ResourceProtos volume = sharedVolumeOf("db", "v1", 400);
+  int status = 0;
+  call(master.port(), volumesCall(true, "a1", volume), Format::kJson, &status);
+  ASSERT_EQ(status, 202);
+
+  FrameworkClient framework(master.port());
+  ASSERT_EQ(framework.subscribe(sharing("db")), 200);
+  std::vector<v1::Offer> offers;
+  ASSERT_EQ(nextOffered(framework, &offers),
+            R("cpus:8;mem:1024;disk(db):600") + resourcesOf(volume));
+  ASSERT_EQ(framework.call(acceptCall(offers[0], {launch({taskUsing("t1", volume)})}, 0)).status,
+            202);
+  ASSERT_EQ(nextOffered(framework, &offers),
+            R("cpus:7;mem:960;disk(db):600") + resourcesOf(volume));
+  ASSERT_EQ(framework.call(acceptCall(offers[0], {launch({taskUsing("t2", volume)})}, 0)).status,
+            202);
+  std::optional<RunTask> t1 = agent.expectRunTask();
+  std::optional<RunTask> t2 = agent.expectRunTask();
+  ASSERT_TRUE(t1 && t2);
+  ASSERT_EQ(nextOffered(framework, &offers),
+            R("cpus:6;mem:896;disk(db):600") + resourcesOf(volume));
+  const std::string holding = offers[0].id().value();
+
+  const http::ClientResponse inUse =
+      postApi(master.port(), jsonOf(volumesCall(false, "a1", volume)), kJsonType);
+  EXPECT_EQ(inUse.status, 409);
+  EXPECT_EQ(inUse.body, "DESTROY_VOLUMES: Persistent volumes in use");
+  agent.finish(*t1, TaskState::kFinished);
+  call(master.port(), volumesCall(false, "a1", volume), Format::kJson, &status);
+  EXPECT_EQ(status, 409);
+  agent.finish(*t2, TaskState::kFinished);
+  call(master.port(), volumesCall(false, "a1", volume), Format::kProtobuf, &status);
+  EXPECT_EQ(status, 202);
+  // Offers made as the tasks ended hold the volume too: each is rescinded.
+  std::vector<std::string> rescinded;
+  while (std::optional<Event> rescind =
+             framework.waitFor(Event::RESCIND, Duration::milliseconds(300))) {
+    rescinded.push_back(rescind->rescind().offer_id().value());
+  }
+  EXPECT_NE(std::find(rescinded.begin(), rescinded.end(), holding), rescinded.end());
+  const Resources total =
+      resourcesOf(call(master.port(), ofType(OperatorCall::GET_AGENTS), Format::kJson)
+                      .get_agents()
+                      .agents(0)
+                      .total_resources());
+  EXPECT_EQ(total, R("cpus:8;mem:1024;disk(db):1000"));
+}
+
+}  // namespace
+}  // namespace harvest::master::operator_api
