@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,58 @@ TEST(AgentProcessTasksTest, ProcessTasksRunTheirCommand) {
   std::string line;
   std::getline(out, line);
   EXPECT_EQ(line, "on stdout");
+  std::filesystem::remove_all(options.workDir);
+}
+
+// Persistent volume `id` of disk:`mb` on web's dynamic reservation of ops, shared or not.
+Resources webVolume(const std::string& id, double mb, bool shared) {
+  v1::Resource volume;
+  volume.set_name("disk");
+  volume.set_type(v1::Value::SCALAR);
+  volume.mutable_scalar()->set_value(mb);
+  auto* reservation = volume.add_reservations();
+  reservation->set_type(v1::Resource::ReservationInfo::DYNAMIC);
+  reservation->set_role("web");
+  reservation->set_principal("ops");
+  volume.mutable_disk()->mutable_persistence()->set_id(id);
+  volume.mutable_disk()->mutable_volume()->set_container_path(id);
+  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
+  if (shared) volume.mutable_shared();
+  return fromProto(volume).value();
+}
+
+// The master keeps dynamic reservations and volumes, the agent only its static resources: tasks
+// on what the master made run for real (they were refused as not fitting), two of them on one
+// shared volume at once, and each frees exactly what it was launched with.
+TEST(AgentProcessTasksTest, TasksOnTheMastersReservationsAndVolumesRun) {
+  FakeMaster fake;
+  AgentProcessOptions options = processOptions(fake.port());
+  options.total = R("cpus:4;mem:1024;disk:1000");
+  auto agent = start(options);
+  ASSERT_TRUE(agent->runUntil([&] { return agent->registered(); }, kWait));
+
+  const Resources shared = webVolume("logs", 64, true);
+  const Resources first =
+      R("cpus(web,ops):1;mem(web,ops):128") + webVolume("data", 500, false) + shared;
+  const Resources second = R("cpus:1;mem:128") + shared;
+  fake.send(runTaskEvent(commandTask("f1", "t1", first, "sleep 0.3"), "a1"));
+  fake.send(runTaskEvent(commandTask("f1", "t2", second, "sleep 0.3"), "a1"));
+  // STARTING, RUNNING, FINISHED and FREED of each.
+  ASSERT_TRUE(agent->runUntil([&] { return fake.applied().size() == 8; }, kWait));
+  std::map<std::string, std::vector<v1::TaskState>> states;
+  std::map<std::string, Resources> freed;
+  for (const v1::AgentCall& call : fake.applied()) {
+    if (call.type() == v1::AgentCall::FREED) {
+      freed[call.freed().executor_id().value()] = freedFromCall(call)->resources;
+    } else {
+      states[call.status().task_id().value()].push_back(call.status().state());
+    }
+  }
+  const std::vector<v1::TaskState> ran{v1::TASK_STARTING, v1::TASK_RUNNING, v1::TASK_FINISHED};
+  EXPECT_EQ(states["t1"], ran);
+  EXPECT_EQ(states["t2"], ran);
+  EXPECT_EQ(freed["t1"], first);
+  EXPECT_EQ(freed["t2"], second);
   std::filesystem::remove_all(options.workDir);
 }
 
