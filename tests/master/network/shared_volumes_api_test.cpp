@@ -138,6 +138,13 @@ TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) 
   ASSERT_EQ(nextOffered(framework, &offers),
             R("cpus:6;mem:896;disk(db):600") + resourcesOf(volume));
   const std::string holding = offers[0].id().value();
+  // /master/state counts the volume once in what the framework's two tasks use, as Mesos does.
+  const std::optional<Struct> listed = frameworkInState(master.port(), framework.id());
+  ASSERT_TRUE(listed.has_value());
+  EXPECT_EQ(number(object(*listed, "used_resources"), "disk"), 400);
+  EXPECT_EQ(number(object(*listed, "used_resources"), "cpus"), 2);
+  EXPECT_NE(toJson(listed->fields().at("used_resources_full")).find(R"("shared":{})"),
+            std::string::npos);
 
   const http::ClientResponse inUse =
       postApi(master.port(), jsonOf(volumesCall(false, "a1", volume)), kJsonType);
