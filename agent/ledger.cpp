@@ -8,6 +8,17 @@
 namespace harvest::agent {
 namespace {
 
+// What the tasks other than `gone` hold: a shared volume another of them uses stays, which
+// subtracting `gone`'s resources would take away.
+Resources resourcesOfOthers(const std::vector<TaskSpec>& tasks,
+                            std::vector<TaskSpec>::const_iterator gone) {
+  Resources out;
+  for (auto it = tasks.begin(); it != tasks.end(); ++it) {
+    if (it != gone) out += it->resources;
+  }
+  return out;
+}
+
 const char* className(Revocability revocability) {
   switch (revocability) {
     case Revocability::kRegular:
@@ -589,7 +600,7 @@ Result<Effects> AgentLedger::removeTask(std::string_view framework, std::string_
                              [&](const TaskSpec& t) { return t.id == task; });
     CHECK(spec != waiting->tasks.end()) << "task index names a task not in its launch";
     const Footprint footprint = Footprint::of(spec->resources);
-    waiting->resources -= spec->resources;
+    waiting->resources = resourcesOfOthers(waiting->tasks, spec);
     waiting->footprint -= footprint;
     waiting_ -= footprint;
     if (waiting->revocability == Revocability::kRegular) {
@@ -613,7 +624,7 @@ Result<Effects> AgentLedger::removeTask(std::string_view framework, std::string_
                            [&](const TaskSpec& t) { return t.id == task; });
   CHECK(spec != executor.tasks.end()) << "task index names a task its executor does not run";
   const Footprint footprint = Footprint::of(spec->resources);
-  executor.resources -= spec->resources;
+  executor.resources = resourcesOfOthers(executor.tasks, spec);
   executor.footprint -= footprint;
   if (Footprint* book = bookOf(entry)) *book -= footprint;
   if (Quantities* book = throttleBookOf(entry)) *book -= footprint.scalars;

@@ -148,9 +148,10 @@ struct AgentState {
   Resources total;  // Regular resources, reserved ones and shared volumes included.
   // The shared volumes of `total`. As in Mesos they stay offerable while tasks use them, so
   // they are never in `available` nor booked as allocated (nor in shares or quota use beyond
-  // their reservation): each cycle adds them to at most one offer per agent, for a framework
+  // their reservation): each cycle adds each of them to at most one offer, for a framework
   // with SHARED_RESOURCES.
   Resources shared;
+  Resources sharedOffered;  // Those offered in cycle number sharedOfferedInRun.
   uint64_t sharedOfferedInRun = 0;
   void setTotal(Resources resources) {
     total = std::move(resources);

@@ -78,14 +78,19 @@ Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
 
 void HierarchicalAllocator::addSharedVolumes(AgentState& agent, const FrameworkState& framework,
                                              RoleIdx roleIdx, Resources& offer) {
-  // Mesos offers a shared volume once per agent per cycle, so that two offers of one cycle
-  // do not both hold it; in use or not, it is offered again in the next.
-  if (!framework.sharedResources || agent.sharedOfferedInRun == allocationRuns_) return;
+  // Mesos offers a shared volume in one offer per agent per cycle, so that two offers of one
+  // cycle do not both hold it; in use or not, it is offered again in the next.
+  if (!framework.sharedResources) return;
+  if (agent.sharedOfferedInRun != allocationRuns_) {
+    agent.sharedOfferedInRun = allocationRuns_;
+    agent.sharedOffered.clear();
+  }
   const RoleState& role = roles_[roleIdx];
-  const Resources volumes =
-      agent.shared.filter([&](const ResourceKey& key) { return mayTake(framework, role, key); });
+  const Resources volumes = agent.shared.filter([&](const ResourceKey& key) {
+    return mayTake(framework, role, key);
+  }) - agent.sharedOffered;
   if (volumes.empty()) return;
-  agent.sharedOfferedInRun = allocationRuns_;
+  agent.sharedOffered += volumes;
   offer += volumes;
 }
 

@@ -636,7 +636,10 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
     CHECK(state.revocable.release(holder.framework, holder.role, revocable).ok());
     untrackRevocable(holder, revocable);
   }
-  if (seconds > 0 && !resources.empty() && !frameworks_[holder.framework]->placeholder) {
+  // What a filter refuses: a shared volume stays the agent's, and an empty `refused` would
+  // read as no filter at all.
+  Resources refused = resources.nonShared();
+  if (seconds > 0 && !refused.empty() && !frameworks_[holder.framework]->placeholder) {
     OfferFilter& filter = state.filters[holder];
     if (filter.refused.empty()) {
       ++roles_[holder.role].activeFilters;
@@ -644,7 +647,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
       state.earliestFilterEnd = AgentState::kFilterEndUnknown;  // Its old end goes.
       state.forgetRefusal(filter);
     }
-    filter.refused = resources.nonShared();
+    filter.refused = std::move(refused);
     filter.expiry = options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     filter.createdAfterRun = allocationRuns_;
     filter.coveringEpoch = 0;

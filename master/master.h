@@ -193,10 +193,11 @@ class Master final : public AgentReports {
   Status checkSharedVolumesUnused(AgentSlot agent,
                                   const std::vector<ResourceConversion>& conversions) const;
   // After the conversions destroyed shared volumes: other outstanding offers still hold them, and
-  // are rescinded, as Mesos does.
+  // are rescinded, as Mesos does; those of `acceptedOffers` (the ACCEPT applying them) only lose
+  // them.
   void rescindOffersHoldingDestroyed(AgentSlot agent,
                                      const std::vector<ResourceConversion>& conversions,
-                                     const std::string& keptOffer);
+                                     const std::vector<std::string>& acceptedOffers);
   AgentLink* agentLink(const std::string& id) { return agents_.find(id); }
 
   // Scheduler calls.

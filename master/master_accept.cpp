@@ -10,6 +10,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "master/master.h"
@@ -115,12 +116,16 @@ std::vector<Master::PlannedLaunch> Master::planLaunches(const FrameworkEntry& fr
 
 void Master::returnUnused(const std::string& frameworkId, const AcceptedOffers& accepted,
                           const std::vector<PlannedLaunch>& planned, const v1::Filters& filters) {
+  // What each role's tasks use, taken out of that role's offers in turn: once in all, not once
+  // from every offer (which would keep back from the allocator what no task uses).
+  std::map<std::string, Resources> needed;
+  for (const PlannedLaunch& task : planned) needed[task.role] += task.launch.resources;
   for (const Offer& offer : accepted.offers) {
     Resources unused = offer.resources;
-    for (const PlannedLaunch& task : planned) {
-      if (task.role == offer.role) {
-        unused -= (task.launch.resources - (task.launch.resources - unused));
-      }
+    if (auto need = needed.find(offer.role); need != needed.end()) {
+      const Resources taken = need->second - (need->second - unused);
+      unused -= taken;
+      need->second -= taken;
     }
     if (!unused.empty()) {
       (void)allocator_->recoverResources(frameworkId, offer.agent, offer.role, unused, filters);

@@ -119,7 +119,7 @@ Status Master::applyOperations(const std::string& frameworkId,
     agents_.recordConversions(offer.agent, conversions);
     saveState();  // At once: a reservation must survive a crash right after it.
     // Last: rescinding may move the offers in the book, `offer` among them.
-    if (slot) rescindOffersHoldingDestroyed(*slot, conversions, id);
+    if (slot) rescindOffersHoldingDestroyed(*slot, conversions, offerIds);
     return Status();
   }
   return Status::invalidArgument("the operations' resources are not in the named offers");

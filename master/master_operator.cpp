@@ -65,7 +65,7 @@ Status Master::convertAvailable(const std::string& agentId,
       return again;
     }
   }
-  rescindOffersHoldingDestroyed(*slot, conversions, "");
+  rescindOffersHoldingDestroyed(*slot, conversions, {});
   agents_.recordConversions(agentId, conversions);
   saveState();  // At once: a reservation must survive a crash right after it.
   agentChanged(agentId);
@@ -132,8 +132,9 @@ Status Master::checkSharedVolumesUnused(AgentSlot slot,
   const std::vector<Resources> destroyed = destroyedShared(conversions);
   if (destroyed.empty()) return Status();
   for (const TaskKey& key : tasks_.onAgent(slot)) {
+    // Until the agent frees an ended task, its executor may still be using the volume.
     const TaskEntry* task = tasks_.find(key.frameworkSlot, key.task);
-    if (task == nullptr || isTerminal(task->state)) continue;
+    if (task == nullptr || task->freed) continue;
     for (const Resources& volume : destroyed) {
       if (task->resources.contains(volume)) {
         return Status::failedPrecondition("Persistent volumes in use");
@@ -145,17 +146,23 @@ Status Master::checkSharedVolumesUnused(AgentSlot slot,
 
 void Master::rescindOffersHoldingDestroyed(AgentSlot slot,
                                            const std::vector<ResourceConversion>& conversions,
-                                           const std::string& keptOffer) {
+                                           const std::vector<std::string>& acceptedOffers) {
   const std::vector<Resources> destroyed = destroyedShared(conversions);
   if (destroyed.empty()) return;
   for (const std::string& id : offers_.idsOnAgent(slot)) {
     const OfferBook::Outstanding* outstanding = offers_.findOutstanding(id);
-    if (id == keptOffer || outstanding == nullptr) continue;
+    if (outstanding == nullptr) continue;
+    const bool accepted =
+        std::find(acceptedOffers.begin(), acceptedOffers.end(), id) != acceptedOffers.end();
     for (const Resources& volume : destroyed) {
-      if (outstanding->offer.resources.contains(volume)) {
-        rescindOffer(id, /*expired=*/false);
-        break;
+      if (!outstanding->offer.resources.contains(volume)) continue;
+      if (accepted) {
+        // Named by the ACCEPT being applied, which goes on with them: they lose the volume.
+        offers_.findMutable(id)->resources -= volume;
+        continue;
       }
+      rescindOffer(id, /*expired=*/false);
+      break;
     }
   }
 }

@@ -242,8 +242,7 @@ void Master::saveState() {
     q->set_role(role);
     Resources guarantee;
     for (const auto& [kind, amount] : quota.guarantee) {
-      guarantee.addScalar(ResourceKey{kind, Revocability::kRegular, kUnreservedPool, kNoVolume},
-                          amount);
+      guarantee.addScalar(ResourceKey{.kind = kind}, amount);
     }
     *q->mutable_guarantee() = toProto(guarantee);
     if (quota.limit) {
@@ -253,8 +252,7 @@ void Master::saveState() {
           q->add_zero_limit_kinds(kinds::name(kind));
           continue;
         }
-        limit.addScalar(ResourceKey{kind, Revocability::kRegular, kUnreservedPool, kNoVolume},
-                        amount);
+        limit.addScalar(ResourceKey{.kind = kind}, amount);
       }
       *q->mutable_limit() = toProto(limit);
       q->set_has_limit(true);

@@ -585,8 +585,7 @@ v1::master::Response::GetQuota OperatorApi::quota() const {
     Resources guarantee;
     for (const auto& [kind, amount] : quota.guarantee) {
       (*config.mutable_guarantees())[kinds::name(kind)].set_value(amount.toDouble());
-      guarantee.addScalar(ResourceKey{kind, Revocability::kRegular, kUnreservedPool, kNoVolume},
-                          amount);
+      guarantee.addScalar(ResourceKey{.kind = kind}, amount);
     }
     *info.mutable_guarantee() = toProto(guarantee);
     if (quota.limit) {

@@ -538,14 +538,39 @@ TEST_F(LedgerTest, TasksOnTheMastersReservationsAndVolumesAreBookedAsTheResource
       run("a", parse("cpus(web,ops):1;mem(web,ops):256") + webVolume("data", 100, false) + shared),
       LaunchState::kRunning);
   EXPECT_EQ(run("b", parse("cpus:1;mem:256") + shared), LaunchState::kRunning);
+  // The shared volume's disk is booked by no task (the master offers it as nothing else).
   EXPECT_EQ(ledger_->occupied().scalars.get(kinds::kDisk), units(100));
   EXPECT_EQ(run("c", parse("disk:901")), LaunchState::kRejected);
-  EXPECT_EQ(run("d", parse("disk:900")), LaunchState::kRunning);
+  EXPECT_EQ(run("d", parse("disk:836")), LaunchState::kRunning);
   // What a task ends with is what it was launched with, for the master's books.
   Result<Effects> ended = ledger_->removeTask("fw", "b");
   ASSERT_TRUE(ended.ok()) << ended.message();
   ASSERT_EQ(ended->freed.size(), 1u);
   EXPECT_EQ(ended->freed[0].resources, parse("cpus:1;mem:256") + shared);
+  check();
+}
+
+// Two tasks of one executor use one shared volume: the first one's end leaves the volume with
+// the executor, which frees it with its last task.
+TEST_F(LedgerTest, AnExecutorKeepsASharedVolumeUntilItsLastTaskUsingItEnds) {
+  init("cpus:4;mem:1024;disk:1000");
+  const Resources shared = webVolume("logs", 64, true);
+  const Resources first = parse("cpus:1") + shared;
+  const Resources second = parse("mem:128") + shared;
+  Result<LaunchOutcome> launched =
+      ledger_->launch(LaunchRequest{"fw", "e", "web", {{"t1", first}, {"t2", second}}, {}});
+  ASSERT_TRUE(launched.ok()) << launched.message();
+  ASSERT_EQ(launched->state, LaunchState::kRunning);
+  check();
+  ASSERT_TRUE(ledger_->removeTask("fw", "t1").ok());
+  check();
+  const Executor* executor = ledger_->findExecutor("fw", "e");
+  ASSERT_NE(executor, nullptr);
+  EXPECT_EQ(executor->resources, second);
+  Result<Effects> ended = ledger_->executorTerminated("fw", "e");
+  ASSERT_TRUE(ended.ok()) << ended.message();
+  ASSERT_EQ(ended->freed.size(), 1u);
+  EXPECT_EQ(ended->freed[0].resources, second);
   check();
 }
 

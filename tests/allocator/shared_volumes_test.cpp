@@ -132,6 +132,42 @@ TEST_F(SharedVolumesTest, ASharedVolumeGoesInOneOfferPerAgentPerCycle) {
   EXPECT_EQ(offers[0].resources, R("cpus:1;mem:512") + volume);
 }
 
+// The one-offer rule is per volume, as Mesos keeps it: an agent's volume of another role still
+// goes with that role's offer in the same cycle.
+TEST_F(SharedVolumesTest, EachSharedVolumeGoesInOneOfferOfTheCycle) {
+  initialize();
+  const Resources webVolume = sharedVolume("v1", 64, "web");
+  const Resources dbVolume = sharedVolume("v2", 32, "db");
+  addAgentWith("agent", R("cpus:2;mem:1024;cpus(db):1;mem(db):256") + webVolume + dbVolume);
+  // web's guarantee takes the unreserved resources in stage 1; db's reservation goes in stage 2.
+  const Quantities all = R("cpus:2;mem:1024").quantities();
+  ASSERT_TRUE(allocator_->updateQuota("web", Quota{all, all}).ok());
+  addSharingFramework("w", "web");
+  addSharingFramework("d", "db");
+  const std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 2u);
+  EXPECT_EQ(offers[0].framework, "w");
+  EXPECT_EQ(offers[0].resources, R("cpus:2;mem:1024") + webVolume);
+  EXPECT_EQ(offers[1].framework, "d");
+  EXPECT_EQ(offers[1].resources, R("cpus(db):1;mem(db):256") + dbVolume);
+}
+
+// Giving back only a shared volume (an ACCEPT that used all else) leaves no filter: a filter
+// refusing nothing would count as one and hide the framework's real one.
+TEST_F(SharedVolumesTest, GivingBackOnlyASharedVolumeSetsNoFilter) {
+  initialize();
+  const Resources volume = sharedVolume("v1", 64);
+  addAgentWith("agent", R("cpus:2;mem:1024") + volume);
+  addSharingFramework("sharing", "web");
+  const std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  giveBack(offers[0], volume, 5);
+  EXPECT_EQ(metric("offer_filters/roles/web/active"), 0);
+  giveBack(offers[0], R("cpus:2;mem:1024"), 5);
+  EXPECT_EQ(metric("offer_filters/roles/web/active"), 1);
+  EXPECT_TRUE(cycle().empty());
+}
+
 // CREATE of a shared volume out of an offer's reserved disk, then DESTROY of it: the volume
 // leaves the holder's allocation for the agent's shared volumes, and comes back as disk.
 TEST_F(SharedVolumesTest, CreateAndDestroyASharedVolumeInAnOffer) {

@@ -150,7 +150,11 @@ TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) 
       postApi(master.port(), jsonOf(volumesCall(false, "a1", volume)), kJsonType);
   EXPECT_EQ(inUse.status, 409);
   EXPECT_EQ(inUse.body, "DESTROY_VOLUMES: Persistent volumes in use");
-  agent.finish(*t1, TaskState::kFinished);
+  // An ended task whose executor has not exited (the agent has not freed it) still uses it.
+  ASSERT_EQ(agent.status(*t1, TaskState::kFinished), 202);
+  call(master.port(), volumesCall(false, "a1", volume), Format::kJson, &status);
+  EXPECT_EQ(status, 409);
+  ASSERT_EQ(agent.freed(*t1), 202);
   call(master.port(), volumesCall(false, "a1", volume), Format::kJson, &status);
   EXPECT_EQ(status, 409);
   agent.finish(*t2, TaskState::kFinished);
@@ -169,6 +173,45 @@ TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) 
                       .agents(0)
                       .total_resources());
   EXPECT_EQ(total, R("cpus:8;mem:1024;disk(db):1000"));
+}
+
+// Two offers of one agent both hold the volume (it is offered again each cycle); an ACCEPT of
+// both that destroys it and launches goes on with both, neither rescinded, as in Mesos.
+TEST(SharedVolumesApiTest, AnAcceptOfTwoOffersHoldingAVolumeItDestroysLaunchesFromBoth) {
+  MasterThread master;
+  FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  const ResourceProtos volume = sharedVolumeOf("db", "v1", 400);
+  int status = 0;
+  call(master.port(), volumesCall(true, "a1", volume), Format::kJson, &status);
+  ASSERT_EQ(status, 202);
+  FrameworkClient framework(master.port());
+  ASSERT_EQ(framework.subscribe(sharing("db")), 200);
+  std::vector<v1::Offer> offers;
+  ASSERT_EQ(nextOffered(framework, &offers),
+            R("cpus:8;mem:1024;disk(db):600") + resourcesOf(volume));
+  ASSERT_EQ(
+      framework.call(acceptCall(offers[0], {launch({taskInfo("t0", "a1", "cpus:1;mem:64")})}, 0))
+          .status,
+      202);
+  std::optional<RunTask> t0 = agent.expectRunTask();
+  ASSERT_TRUE(t0);
+  std::vector<v1::Offer> first;
+  ASSERT_EQ(nextOffered(framework, &first), R("cpus:7;mem:960;disk(db):600") + resourcesOf(volume));
+  agent.finish(*t0, TaskState::kFinished);
+  std::vector<v1::Offer> second;
+  ASSERT_EQ(nextOffered(framework, &second), R("cpus:1;mem:64") + resourcesOf(volume));
+
+  v1::Offer::Operation destroy = operation(v1::Offer::Operation::DESTROY, volume);
+  Call accept = acceptCall(first[0], {destroy, launch({taskInfo("t1", "a1", "cpus:8;mem:64")})}, 0);
+  *accept.mutable_accept()->add_offer_ids() = second[0].id();
+  const http::ClientResponse accepted = framework.call(accept);
+  ASSERT_EQ(accepted.status, 202) << accepted.body;
+  std::optional<RunTask> t1 = agent.expectRunTask();
+  ASSERT_TRUE(t1);
+  EXPECT_EQ(t1->task.resources, R("cpus:8;mem:64"));
+  EXPECT_FALSE(framework.waitFor(Event::RESCIND, Duration::milliseconds(300)).has_value());
+  EXPECT_EQ(nextOffered(framework, &offers), R("mem:960;disk(db):1000"));
 }
 
 }  // namespace
