@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -212,6 +213,34 @@ TEST(SharedVolumesApiTest, AnAcceptOfTwoOffersHoldingAVolumeItDestroysLaunchesFr
   EXPECT_EQ(t1->task.resources, R("cpus:8;mem:64"));
   EXPECT_FALSE(framework.waitFor(Event::RESCIND, Duration::milliseconds(300)).has_value());
   EXPECT_EQ(nextOffered(framework, &offers), R("mem:960;disk(db):1000"));
+}
+
+// A shared volume survives a master restart as shared: replayed over the agent's static
+// resources when it registers again, and offered to a framework with SHARED_RESOURCES.
+TEST(SharedVolumesApiTest, ASharedVolumeSurvivesAMasterRestart) {
+  const std::string workDir = testing::TempDir() + "/shared-volume-restart";
+  std::filesystem::remove_all(workDir);
+  MasterOptions options = fastOptions();
+  options.workDir = workDir;
+  const ResourceProtos volume = sharedVolumeOf("db", "v1", 400);
+  {
+    MasterThread master({}, options);
+    FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
+    ASSERT_EQ(agent.registerAgent(), 200);
+    int status = 0;
+    call(master.port(), volumesCall(true, "a1", volume), Format::kJson, &status);
+    ASSERT_EQ(status, 202);
+  }
+  MasterThread restarted({}, options);
+  FakeAgent agent(restarted.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
+  ASSERT_EQ(agent.registerAgent(), 200);
+  FrameworkClient framework(restarted.port());
+  ASSERT_EQ(framework.subscribe(sharing("db")), 200);
+  std::vector<v1::Offer> offers;
+  EXPECT_EQ(nextOffered(framework, &offers),
+            R("cpus:8;mem:1024;disk(db):600") + resourcesOf(volume));
+  restarted.stop();
+  std::filesystem::remove_all(workDir);
 }
 
 }  // namespace
