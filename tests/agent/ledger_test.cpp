@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "resources/parse.h"
-#include "resources/proto/convert.h"
+#include "testing/volumes/volume_protos.h"
 
 namespace harvest::agent {
 namespace {
@@ -504,21 +504,9 @@ TEST_F(LedgerTest, EvictIsIdempotent) {
 namespace harvest::agent {
 namespace {
 
-// A persistent volume on web's dynamic reservation, shared or not.
+// A persistent volume on web's dynamic reservation of ops, shared or not.
 Resources webVolume(const std::string& id, double size, bool shared) {
-  v1::Resource volume;
-  volume.set_name("disk");
-  volume.set_type(v1::Value::SCALAR);
-  volume.mutable_scalar()->set_value(size);
-  auto* reservation = volume.add_reservations();
-  reservation->set_type(v1::Resource::ReservationInfo::DYNAMIC);
-  reservation->set_role("web");
-  reservation->set_principal("ops");
-  volume.mutable_disk()->mutable_persistence()->set_id(id);
-  volume.mutable_disk()->mutable_volume()->set_container_path("data");
-  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
-  if (shared) volume.mutable_shared();
-  return fromProto(volume).value();
+  return testing_volumes::volumeResources(id, size, shared, "web", "ops");
 }
 
 // The master keeps dynamic reservations and volumes; the agent's total is its static

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "allocator_test_support.h"
-#include "resources/proto/convert.h"
+#include "testing/volumes/volume_protos.h"
 
 namespace harvest {
 namespace {
@@ -13,20 +13,9 @@ using testing_support::AllocatorTest;
 using testing_support::R;
 using testing_support::RecordedOffer;
 
-// A shared volume of `size` disk on web's dynamic reservation.
+// A shared volume of `size` disk on `role`'s dynamic reservation.
 Resources sharedVolume(const std::string& id, double size, const std::string& role = "web") {
-  v1::Resource volume;
-  volume.set_name("disk");
-  volume.set_type(v1::Value::SCALAR);
-  volume.mutable_scalar()->set_value(size);
-  auto* reservation = volume.add_reservations();
-  reservation->set_type(v1::Resource::ReservationInfo::DYNAMIC);
-  reservation->set_role(role);
-  volume.mutable_disk()->mutable_persistence()->set_id(id);
-  volume.mutable_disk()->mutable_volume()->set_container_path("data");
-  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
-  volume.mutable_shared();
-  return fromProto(volume).value();
+  return testing_volumes::volumeResources(id, size, true, role);
 }
 
 // The reserved disk a shared volume is made of: what CREATE consumes and DESTROY gives back.

@@ -6,29 +6,19 @@
 #include "resources/parse.h"
 #include "resources/proto/convert.h"
 #include "resources/resources.h"
+#include "testing/volumes/volume_protos.h"
 
 namespace harvest {
 namespace {
 
-v1::Resource volumeProto(const std::string& id, double size) {
-  v1::Resource volume;
-  volume.set_name("disk");
-  volume.set_type(v1::Value::SCALAR);
-  volume.mutable_scalar()->set_value(size);
-  auto* reservation = volume.add_reservations();
-  reservation->set_type(v1::Resource::ReservationInfo::DYNAMIC);
-  reservation->set_role("web");
-  volume.mutable_disk()->mutable_persistence()->set_id(id);
-  volume.mutable_disk()->mutable_volume()->set_container_path("data");
-  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
-  volume.mutable_shared();
-  return volume;
+using testing_volumes::volumeProto;
+
+v1::Resource sharedProto(const std::string& id, double size) {
+  return volumeProto(id, size, true);
 }
 
 Resources shared(const std::string& id, double size) {
-  Result<Resources> out = fromProto(volumeProto(id, size));
-  EXPECT_TRUE(out.ok()) << out.message();
-  return out.ok() ? *out : Resources();
+  return testing_volumes::volumeResources(id, size, true);
 }
 
 TEST(SharedVolumesTest, ASharedVolumeIsKeyedSharedAndWrittenBackShared) {
@@ -43,9 +33,7 @@ TEST(SharedVolumesTest, ASharedVolumeIsKeyedSharedAndWrittenBackShared) {
   EXPECT_TRUE(back[0].has_shared());
   EXPECT_EQ(back[0].disk().persistence().id(), "v1");
   // The same volume without `shared` is another resource.
-  v1::Resource exclusive = volumeProto("v1", 64);
-  exclusive.clear_shared();
-  EXPECT_NE(*fromProto(exclusive), volume);
+  EXPECT_NE(testing_volumes::volumeResources("v1", 64), volume);
 }
 
 // Mesos's rules and messages: only persistent volumes can be shared, never revocably.
@@ -57,12 +45,12 @@ TEST(SharedVolumesTest, OnlyPersistentVolumesCanBeShared) {
   cpus.mutable_shared();
   EXPECT_EQ(fromProto(cpus).message(), "Resource cpus cannot be shared");
 
-  v1::Resource plainDisk = volumeProto("v1", 64);
+  v1::Resource plainDisk = sharedProto("v1", 64);
   plainDisk.clear_disk();
   EXPECT_EQ(fromProto(plainDisk).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fromProto(plainDisk).message(), "Only persistent volumes can be shared");
 
-  v1::Resource revocable = volumeProto("v1", 64);
+  v1::Resource revocable = sharedProto("v1", 64);
   revocable.mutable_revocable();
   EXPECT_EQ(fromProto(revocable).message(),
             "Persistent volumes cannot be created from revocable resources");
@@ -94,9 +82,7 @@ TEST(SharedVolumesTest, ASharedVolumeIsHeldOnceHoweverManyAddIt) {
 // The agent books what the master converted as the static resources under it (the master
 // keeps dynamic reservations and volumes), and a shared volume not at all.
 TEST(SharedVolumesTest, TheAgentFormDropsDynamicStateAndSharedVolumes) {
-  v1::Resource exclusive = volumeProto("v2", 100);
-  exclusive.clear_shared();
-  const Resources dynamicVolume = fromProto(exclusive).value();
+  const Resources dynamicVolume = testing_volumes::volumeResources("v2", 100);
   EXPECT_EQ(dynamicVolume.agentForm(), parseResources("disk:100").value());
   EXPECT_EQ((parseResources("cpus(web):2;mem:64").value() + shared("v1", 64)).agentForm(),
             parseResources("cpus(web):2;mem:64").value());

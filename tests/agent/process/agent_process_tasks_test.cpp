@@ -12,6 +12,7 @@
 
 #include "fake_master.h"
 #include "resources/proto/convert.h"
+#include "testing/volumes/volume_protos.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {
@@ -80,19 +81,7 @@ TEST(AgentProcessTasksTest, ProcessTasksRunTheirCommand) {
 
 // Persistent volume `id` of disk:`mb` on web's dynamic reservation of ops, shared or not.
 Resources webVolume(const std::string& id, double mb, bool shared) {
-  v1::Resource volume;
-  volume.set_name("disk");
-  volume.set_type(v1::Value::SCALAR);
-  volume.mutable_scalar()->set_value(mb);
-  auto* reservation = volume.add_reservations();
-  reservation->set_type(v1::Resource::ReservationInfo::DYNAMIC);
-  reservation->set_role("web");
-  reservation->set_principal("ops");
-  volume.mutable_disk()->mutable_persistence()->set_id(id);
-  volume.mutable_disk()->mutable_volume()->set_container_path(id);
-  volume.mutable_disk()->mutable_volume()->set_mode(v1::Resource::DiskInfo::Volume::RW);
-  if (shared) volume.mutable_shared();
-  return fromProto(volume).value();
+  return testing_volumes::volumeResources(id, mb, shared, "web", "ops");
 }
 
 // The master keeps dynamic reservations and volumes, the agent only its static resources: tasks

@@ -27,6 +27,24 @@ v1::FrameworkInfo sharing(const std::string& role) {
   return info;
 }
 
+// A master; agent a1 with cpus:8;mem:1024;disk(db):1000, on which the operator made the shared
+// volume v1 of 400; and a subscribed framework of db with SHARED_RESOURCES.
+struct SharedVolumeCluster {
+  SharedVolumeCluster()
+      : agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000"), framework(master.port()) {
+    EXPECT_EQ(agent.registerAgent(), 200);
+    int status = 0;
+    call(master.port(), volumesCall(true, "a1", volume), Format::kJson, &status);
+    EXPECT_EQ(status, 202);
+    EXPECT_EQ(framework.subscribe(sharing("db")), 200);
+  }
+  ~SharedVolumeCluster() { master.stop(); }
+  MasterThread master;
+  FakeAgent agent;
+  FrameworkClient framework;
+  const ResourceProtos volume = sharedVolumeOf("db", "v1", 400);
+};
+
 // A task of cpus:1;mem:64 that also uses `volume`.
 v1::TaskInfo taskUsing(const std::string& id, const ResourceProtos& volume) {
   v1::TaskInfo task = taskInfo(id, "a1", "cpus:1;mem:64");
@@ -114,16 +132,12 @@ TEST(SharedVolumesApiTest, TwoTasksOfOneAcceptShareAVolumeThatIsOfferedAgain) {
 // Through the operator API: CREATE_VOLUMES of a shared volume needs no framework's capability;
 // DESTROY_VOLUMES waits for the last task using it, then rescinds the offer that holds it.
 TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) {
-  MasterThread master;
-  FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
-  ASSERT_EQ(agent.registerAgent(), 200);
-  const ResourceProtos volume = sharedVolumeOf("db", "v1", 400);
+  SharedVolumeCluster cluster;
+  const uint16_t port = cluster.master.port();
+  FakeAgent& agent = cluster.agent;
+  FrameworkClient& framework = cluster.framework;
+  const ResourceProtos& volume = cluster.volume;
   int status = 0;
-  call(master.port(), volumesCall(true, "a1", volume), Format::kJson, &status);
-  ASSERT_EQ(status, 202);
-
-  FrameworkClient framework(master.port());
-  ASSERT_EQ(framework.subscribe(sharing("db")), 200);
   std::vector<v1::Offer> offers;
   ASSERT_EQ(nextOffered(framework, &offers),
             R("cpus:8;mem:1024;disk(db):600") + resourcesOf(volume));
@@ -140,7 +154,7 @@ TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) 
             R("cpus:6;mem:896;disk(db):600") + resourcesOf(volume));
   const std::string holding = offers[0].id().value();
   // /master/state counts the volume once in what the framework's two tasks use, as Mesos does.
-  const std::optional<Struct> listed = frameworkInState(master.port(), framework.id());
+  const std::optional<Struct> listed = frameworkInState(port, framework.id());
   ASSERT_TRUE(listed.has_value());
   EXPECT_EQ(number(object(*listed, "used_resources"), "disk"), 400);
   EXPECT_EQ(number(object(*listed, "used_resources"), "cpus"), 2);
@@ -148,18 +162,18 @@ TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) 
             std::string::npos);
 
   const http::ClientResponse inUse =
-      postApi(master.port(), jsonOf(volumesCall(false, "a1", volume)), kJsonType);
+      postApi(port, jsonOf(volumesCall(false, "a1", volume)), kJsonType);
   EXPECT_EQ(inUse.status, 409);
   EXPECT_EQ(inUse.body, "DESTROY_VOLUMES: Persistent volumes in use");
   // An ended task whose executor has not exited (the agent has not freed it) still uses it.
   ASSERT_EQ(agent.status(*t1, TaskState::kFinished), 202);
-  call(master.port(), volumesCall(false, "a1", volume), Format::kJson, &status);
+  call(port, volumesCall(false, "a1", volume), Format::kJson, &status);
   EXPECT_EQ(status, 409);
   ASSERT_EQ(agent.freed(*t1), 202);
-  call(master.port(), volumesCall(false, "a1", volume), Format::kJson, &status);
+  call(port, volumesCall(false, "a1", volume), Format::kJson, &status);
   EXPECT_EQ(status, 409);
   agent.finish(*t2, TaskState::kFinished);
-  call(master.port(), volumesCall(false, "a1", volume), Format::kProtobuf, &status);
+  call(port, volumesCall(false, "a1", volume), Format::kProtobuf, &status);
   EXPECT_EQ(status, 202);
   // Offers made as the tasks ended hold the volume too: each is rescinded.
   std::vector<std::string> rescinded;
@@ -168,26 +182,20 @@ TEST(SharedVolumesApiTest, TheOperatorDestroysASharedVolumeOnceTheLastTaskEnds) 
     rescinded.push_back(rescind->rescind().offer_id().value());
   }
   EXPECT_NE(std::find(rescinded.begin(), rescinded.end(), holding), rescinded.end());
-  const Resources total =
-      resourcesOf(call(master.port(), ofType(OperatorCall::GET_AGENTS), Format::kJson)
-                      .get_agents()
-                      .agents(0)
-                      .total_resources());
+  const Resources total = resourcesOf(call(port, ofType(OperatorCall::GET_AGENTS), Format::kJson)
+                                          .get_agents()
+                                          .agents(0)
+                                          .total_resources());
   EXPECT_EQ(total, R("cpus:8;mem:1024;disk(db):1000"));
 }
 
 // Two offers of one agent both hold the volume (it is offered again each cycle); an ACCEPT of
 // both that destroys it and launches goes on with both, neither rescinded, as in Mesos.
 TEST(SharedVolumesApiTest, AnAcceptOfTwoOffersHoldingAVolumeItDestroysLaunchesFromBoth) {
-  MasterThread master;
-  FakeAgent agent(master.port(), "a1", "cpus:8;mem:1024;disk(db):1000");
-  ASSERT_EQ(agent.registerAgent(), 200);
-  const ResourceProtos volume = sharedVolumeOf("db", "v1", 400);
-  int status = 0;
-  call(master.port(), volumesCall(true, "a1", volume), Format::kJson, &status);
-  ASSERT_EQ(status, 202);
-  FrameworkClient framework(master.port());
-  ASSERT_EQ(framework.subscribe(sharing("db")), 200);
+  SharedVolumeCluster cluster;
+  FakeAgent& agent = cluster.agent;
+  FrameworkClient& framework = cluster.framework;
+  const ResourceProtos& volume = cluster.volume;
   std::vector<v1::Offer> offers;
   ASSERT_EQ(nextOffered(framework, &offers),
             R("cpus:8;mem:1024;disk(db):600") + resourcesOf(volume));
