@@ -51,54 +51,48 @@ std::string processText(const std::string& agentId, const CheckpointedTask& task
          identity(task.pids.command) + "\n";
 }
 
-// The process file into `task`; false if a line is missing or malformed.
-bool parseProcess(const std::string& text, const std::string& agentId, CheckpointedTask& task) {
-  std::istringstream lines(text);
-  std::string line;
-  int seen = 0;
-  while (std::getline(lines, line)) {
-    const size_t space = line.find(' ');
-    if (space == std::string::npos) return false;
-    const std::string key = line.substr(0, space);
-    std::istringstream value(line.substr(space + 1));
-    if (key == "agent") {
-      if (line.substr(space + 1) != agentId) return false;
-    } else if (key == "sandbox") {
-      task.sandbox = line.substr(space + 1);
-    } else if (key == "cgroup") {
-      int flag = 0;
-      if (!(value >> flag)) return false;
-      task.cgroup = flag != 0;
-    } else if (key == "monitor" || key == "command") {
-      ProcessIdentity& process = key == "monitor" ? task.pids.monitor : task.pids.command;
-      if (!(value >> process.pid >> process.startTime) || process.pid <= 0) return false;
-    } else {
-      return false;
-    }
-    ++seen;
-  }
-  return seen == 5;
-}
-
-// "key VALUE" lines; the key `last` takes the rest of the text (a message may hold anything).
+// "key VALUE" lines, each key once; the key `last`, if named, takes the rest of the text (a
+// message may hold anything) and must come.
 std::optional<std::map<std::string, std::string>> parseFields(const std::string& text,
-                                                              const std::string& last) {
+                                                              const std::string& last = "") {
   std::map<std::string, std::string> fields;
   size_t at = 0;
   while (at < text.size()) {
     const size_t space = text.find(' ', at);
     if (space == std::string::npos) return std::nullopt;
     const std::string key = text.substr(at, space - at);
-    if (key == last) {
+    if (!last.empty() && key == last) {
       fields[key] = text.substr(space + 1);
       return fields;
     }
     const size_t end = text.find('\n', space);
     if (end == std::string::npos) return std::nullopt;
-    fields[key] = text.substr(space + 1, end - space - 1);
+    if (!fields.emplace(key, text.substr(space + 1, end - space - 1)).second) return std::nullopt;
     at = end + 1;
   }
-  return std::nullopt;
+  if (!last.empty()) return std::nullopt;
+  return fields;
+}
+
+// The process file into `task`; false if a line is missing, repeated, unknown or malformed.
+bool parseProcess(const std::string& text, const std::string& agentId, CheckpointedTask& task) {
+  const auto fields = parseFields(text);
+  if (!fields || fields->size() != 5) return false;
+  for (const char* key : {"agent", "sandbox", "cgroup", "monitor", "command"}) {
+    if (!fields->contains(key)) return false;
+  }
+  if (fields->at("agent") != agentId) return false;
+  const std::string& cgroup = fields->at("cgroup");
+  if (cgroup != "0" && cgroup != "1") return false;
+  task.sandbox = fields->at("sandbox");
+  task.cgroup = cgroup == "1";
+  for (const char* key : {"monitor", "command"}) {
+    ProcessIdentity& process =
+        std::string_view(key) == "monitor" ? task.pids.monitor : task.pids.command;
+    std::istringstream value(fields->at(key));
+    if (!(value >> process.pid >> process.startTime) || process.pid <= 0) return false;
+  }
+  return true;
 }
 
 std::string killText(const CheckpointedKill& kill) {

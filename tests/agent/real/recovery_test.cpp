@@ -507,6 +507,27 @@ TEST_F(RecoveryTest, ACorruptCheckpointRefusesToStartAndTouchesNothing) {
   EXPECT_TRUE(waitUntilGone(group, group));
 }
 
+// The process file (which pid and start time are the task's) must hold each line once: a second
+// "cgroup" line could name another cgroup than the one the agent made.
+TEST_F(RecoveryTest, AProcessFileWithALineTwiceIsCorrupt) {
+  start();
+  const pid_t group = launch("t1", "sleep 30");
+  killAgent();
+  int changed = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(metaDir())) {
+    if (entry.path().filename() != "process") continue;
+    std::ofstream(entry.path(), std::ios::app) << "cgroup 0\n";
+    ++changed;
+  }
+  ASSERT_EQ(changed, 1);
+  Result<std::unique_ptr<ProcessAgent>> refused = make();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.code(), StatusCode::kCorruption);
+  EXPECT_EQ(::kill(-group, 0), 0);
+  ::kill(-group, SIGKILL);
+  EXPECT_TRUE(waitUntilGone(group, group));
+}
+
 // Issue 31's target: a restart with 100 running tasks holds all of them again, none killed.
 // The time the new agent takes to recover them is printed (the figure NUMBERS quotes), not
 // asserted: the shared CI machine's load decides it.
