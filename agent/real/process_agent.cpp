@@ -216,11 +216,9 @@ void ProcessAgent::report(const std::string& framework, const std::string& task,
 
 void ProcessAgent::reportSoon(const std::string& framework, const std::string& task,
                               const CheckpointedEnd& end) {
-  loop_->after(Duration::zero(),
-               [this, lifetime = std::weak_ptr<char>(lifetime_), framework, task, end] {
-                 if (lifetime.expired()) return;
-                 report(framework, task, end.state, end.reason, end.message);
-               });
+  whileAlive(Duration::zero(), [this, framework, task, end] {
+    report(framework, task, end.state, end.reason, end.message);
+  });
 }
 
 void ProcessAgent::runTask(const RunTask& message) {
@@ -302,8 +300,7 @@ void ProcessAgent::recover(CheckpointedTask saved) {
   tasks_.at(key).kill = kill;  // Its deadline stands.
   // The previous agent was killing it: carry on, from the loop's next turn, as an eviction
   // tells its update again.
-  loop_->after(Duration::zero(), [this, lifetime = std::weak_ptr<char>(lifetime_), key, kill] {
-    if (lifetime.expired()) return;
+  whileAlive(Duration::zero(), [this, key, kill] {
     LOG(INFO) << "recovered task " << key.first << "/" << key.second << " was being "
               << (kill->evicted ? "evicted" : "killed") << "; carrying on";
     auto found = tasks_.find(key);
@@ -543,10 +540,15 @@ void ProcessAgent::apply(const Effects& effects, const std::string& evictionMess
 void ProcessAgent::schedulePoll() {
   if (pollScheduled_) return;
   pollScheduled_ = true;
-  loop_->after(options_.pollInterval, [this, lifetime = std::weak_ptr<char>(lifetime_)] {
-    if (lifetime.expired()) return;
+  whileAlive(options_.pollInterval, [this] {
     pollScheduled_ = false;
     poll();
+  });
+}
+
+void ProcessAgent::whileAlive(Duration delay, std::function<void()> work) {
+  loop_->after(delay, [lifetime = std::weak_ptr<char>(lifetime_), work = std::move(work)] {
+    if (!lifetime.expired()) work();
   });
 }
 

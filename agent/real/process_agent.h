@@ -37,6 +37,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -227,6 +228,8 @@ class ProcessAgent final : public AgentLink {
   void executorGone(const TaskKey& key, const std::optional<Ending>& ending);
   void poll();
   void schedulePoll();
+  // Runs `work` on the loop after `delay`, unless this agent is gone by then.
+  void whileAlive(Duration delay, std::function<void()> work);
   void report(const std::string& framework, const std::string& task, TaskState state,
               const std::string& reason, const std::string& message);
   // From the loop's next turn: what recovery finds is told once the agent's owner holds it.
@@ -246,7 +249,7 @@ class ProcessAgent final : public AgentLink {
   std::map<TaskKey, Task> tasks_;
   // In the order the ends were reported (a task id may be launched again after an end).
   std::multimap<TaskKey, Undelivered> undelivered_;
-  // Poll timers left on the loop check it: they do nothing once the agent is gone.
+  // Timers left on the loop check it (whileAlive): they do nothing once the agent is gone.
   std::shared_ptr<char> lifetime_;
 };
 
