@@ -59,12 +59,6 @@ Result<v1::Resource> resizable(const v1::Resource& given, const std::string& nam
   if (volume.type() != v1::Value::SCALAR || !(volume.scalar().value() > 0)) {
     return Result<v1::Resource>::invalidArgument(name + ": the volume has no size");
   }
-  // Mesos's words: tasks using a shared volume would see it change under them.
-  if (volume.has_shared()) {
-    return Result<v1::Resource>::invalidArgument(
-        std::string(name == "GROW_VOLUME" ? "Growing" : "Shrinking") +
-        " a shared persistent volume is not supported");
-  }
   return volume;
 }
 
@@ -84,6 +78,11 @@ Result<ResourceConversion> conversion(const ResourceProtos& consumed,
 
 Result<ResourceConversion> growConversion(const v1::Resource& given, const v1::Resource& added,
                                           const std::string& name) {
+  // Mesos's words: tasks using a shared volume would see it change under them.
+  if (given.has_shared()) {
+    return Result<ResourceConversion>::invalidArgument(
+        "Growing a shared persistent volume is not supported");
+  }
   Result<v1::Resource> volume = resizable(given, name);
   if (!volume.ok()) return volume.status();
   const v1::Resource addition = withReservationsStack(added);
@@ -111,6 +110,10 @@ Result<ResourceConversion> growConversion(const v1::Resource& given, const v1::R
 
 Result<ResourceConversion> shrinkConversion(const v1::Resource& given, double subtract,
                                             const std::string& name) {
+  if (given.has_shared()) {
+    return Result<ResourceConversion>::invalidArgument(
+        "Shrinking a shared persistent volume is not supported");
+  }
   Result<v1::Resource> volume = resizable(given, name);
   if (!volume.ok()) return volume.status();
   if (!(subtract > 0) || !(subtract < volume->scalar().value())) {
