@@ -99,12 +99,19 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
                                               const Resources& resources) {
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
-  if (resources.hasReserved()) agent.revocableDirty = true;
+  const bool reserved = resources.hasReserved();
+  if (reserved) agent.revocableDirty = true;
   // Callers give back only what they found the holder holds.
   auto it = agent.allocations.find(holder);
   if (HARVEST_INVARIANT(it != agent.allocations.end(), "a released allocation has its holder")) {
-    it->second -= resources;
-    if (it->second.empty()) agent.allocations.erase(it);
+    // A declined offer is usually all its holder has on the agent: one comparison then
+    // spares the subtraction, entry by entry, that would leave nothing.
+    if (it->second == resources) {
+      agent.allocations.erase(it);
+    } else {
+      it->second -= resources;
+      if (it->second.empty()) agent.allocations.erase(it);
+    }
   }
   const Quantities quantities = resources.quantities();
   if (agent.overcommitted) {
@@ -113,7 +120,12 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
     agent.setAvailable(agent.total.nonShared() - allocated);
     agent.overcommitted = !agent.total.contains(allocated);
   } else {
-    agent.available += resources;
+    // After an offer of the whole leftover nothing is free: what comes back is then all of it.
+    if (agent.available.empty()) {
+      agent.available = resources;
+    } else {
+      agent.available += resources;
+    }
     if (agent.allocationsMayOverlap) {
       agent.availableQuantities = agent.available.quantities();
     } else {
@@ -122,7 +134,12 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
     agent.availableMayHaveGrown();
   }
   RoleState& role = roles_[holder.role];
-  role.allocatedUnreserved -= unreservedQuantities(resources);
+  // Not through `reserved ? ... : quantities`, which would copy `quantities` every time.
+  if (reserved) {
+    role.allocatedUnreserved -= unreservedQuantities(resources);
+  } else {
+    role.allocatedUnreserved -= quantities;
+  }
   const FrameworkRole* fr = frameworks_[holder.framework]
                                 ? frameworks_[holder.framework]->findRole(holder.role)
                                 : nullptr;

@@ -613,16 +613,27 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   if (roleIt == roleIds_.end()) return Status::failedPrecondition("unknown role '" + role + "'");
   AgentState& state = *agents_[*agent];
   const Holder holder{*framework, roleIt->second};
-  // Shared volumes were never booked as the holder's: they stay the agent's.
-  const Resources regular = resources.regular().nonShared();
-  const Resources revocable = resources.revocable();
+  // Shared volumes were never booked as the holder's: they stay the agent's. What comes back
+  // is usually neither revocable nor shared, and then all of it is regular, not a copy.
+  const bool hasShared = resources.anyKey([](const ResourceKey& key) { return key.shared; });
+  const bool mixed =
+      hasShared || resources.anyKey([](const ResourceKey& key) { return key.revocable(); });
+  Resources regularPart, revocable;
+  if (mixed) {
+    regularPart = resources.regular().nonShared();
+    revocable = resources.revocable();
+  }
+  const Resources& regular = mixed ? regularPart : resources;
   auto held = state.allocations.find(holder);
-  if (!regular.empty() && (held == state.allocations.end() || !held->second.contains(regular))) {
+  // A declined offer is usually all its holder has here: equal, so held without a search.
+  if (!regular.empty() && (held == state.allocations.end() ||
+                           (held->second != regular && !held->second.contains(regular)))) {
     return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
                                       regular.toString() + " on agent '" + agentId +
                                       "' under role '" + role + "'");
   }
-  if (!state.revocable.heldBy(holder.framework, holder.role).contains(revocable)) {
+  if (!revocable.empty() &&
+      !state.revocable.heldBy(holder.framework, holder.role).contains(revocable)) {
     return Status::failedPrecondition("framework '" + frameworkId + "' does not hold revocable " +
                                       revocable.toString() + " on agent '" + agentId +
                                       "' under role '" + role + "'");
@@ -638,8 +649,14 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   }
   // What a filter refuses: a shared volume stays the agent's, and an empty `refused` would
   // read as no filter at all.
-  Resources refused = resources.nonShared();
+  Resources refused = hasShared ? resources.nonShared() : resources;
   if (seconds > 0 && !refused.empty() && !frameworks_[holder.framework]->placeholder) {
+    // A decline storm adds a filter per framework to every agent: the map grows by doubling
+    // from a few, not by the container's default 1.6 from one (a move of every filter each).
+    constexpr size_t kFirstFilters = 4;
+    if (state.filters.size() == state.filters.capacity()) {
+      state.filters.reserve(std::max(kFirstFilters, 2 * state.filters.capacity()));
+    }
     OfferFilter& filter = state.filters[holder];
     if (filter.refused.empty()) {
       ++roles_[holder.role].activeFilters;

@@ -174,6 +174,33 @@ BENCHMARK(BM_DeclineOffers)
     ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
 
+// The other half of a DeclineOffers round: the declines themselves, each a recoverResources()
+// with a one-day filter, as a framework answers every offer of a cycle (the master makes one
+// call per declined offer). One timed declineAll() per iteration, after an untimed allocate();
+// items are declines, so the rate is declines per second.
+void BM_Declines(benchmark::State& state) {
+  Cluster cluster;
+  addDeclineOffersCluster(cluster, static_cast<int>(state.range(0)),
+                          static_cast<int>(state.range(1)), [](const std::string&) {});
+  v1::Filters longFilter;
+  longFilter.set_refuse_seconds(24 * 3600);
+  int64_t declined = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    cluster.allocator->allocate();
+    state.ResumeTiming();
+    declined += static_cast<int64_t>(cluster.declineAll(longFilter).first);
+  }
+  state.SetItemsProcessed(declined);
+  state.counters["declines/cycle"] = static_cast<double>(declined) / state.iterations();
+}
+BENCHMARK(BM_Declines)
+    ->ArgNames({"agents", "frameworks"})
+    ->Args({1000, 100})
+    ->Args({10000, 1000})
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
 // DeclineOffers with explanations recorded (explain_decisions=true): each framework passed by
 // for its filter gets its decision written, each offer its framework's and its agent's.
 void BM_DeclineOffersExplained(benchmark::State& state) {

@@ -36,6 +36,10 @@ class Quantities {
   // Inline for the usual case on the allocation path, the same kinds (a client's holdings and
   // what it is given): added pairwise, without the merge's searches and insertions.
   Quantities& operator+=(const Quantities& other) {
+    if (empty()) {
+      entries_ = other.entries_;
+      return *this;
+    }
     if (!sameKinds(other)) return mergeIn(other);
     for (size_t i = 0; i < entries_.size(); ++i) entries_[i].second += other.entries_[i].second;
     return *this;

@@ -97,18 +97,25 @@ class Resources {
   // Amount of one kind as fairness counts it (scalars summed, ranges and sets counted):
   // quantities().get(kind) without building Quantities.
   Scalar amountOf(KindId kind) const;
-  // True when some entry is reserved. Inline: every offer asks, and it is a scan of a few keys.
-  bool hasReserved() const {
+  // True when some entry's key satisfies `test`: a scan of a few keys, inline, so the hot
+  // paths ask it before they copy a part of the resources that is usually all or nothing.
+  template <typename Test>
+  requires std::predicate<const Test&, const ResourceKey&>
+  bool anyKey(const Test& test) const {
     for (const ScalarEntry& entry : scalars_) {
-      if (entry.key.reserved()) return true;
+      if (test(entry.key)) return true;
     }
     for (const RangesEntry& entry : ranges_) {
-      if (entry.key.reserved()) return true;
+      if (test(entry.key)) return true;
     }
     for (const SetEntry& entry : sets_) {
-      if (entry.key.reserved()) return true;
+      if (test(entry.key)) return true;
     }
     return false;
+  }
+  // Every offer asks.
+  bool hasReserved() const {
+    return anyKey([](const ResourceKey& key) { return key.reserved(); });
   }
   // Amounts per kind for fairness: scalars summed, ranges and sets counted.
   Quantities quantities() const;
