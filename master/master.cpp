@@ -482,7 +482,7 @@ Status Master::teardown(const std::string& frameworkId) {
 
 void Master::forEachRunningTask(
     const std::function<void(const std::string&, const Resources&)>& visit) const {
-  tasks_.forEach([&](const TaskEntry& task) {
+  tasks_.forEachInAnyOrder([&](const TaskEntry& task) {
     if (task.state == TaskState::kRunning) visit(task.framework, task.resources);
   });
 }

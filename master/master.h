@@ -317,7 +317,7 @@ class Master final : public AgentReports {
   void forEachAgent(const std::function<void(const AgentLink&)>& visit) const;
   const OfferBook& offers() const { return offers_; }
   const v1::FrameworkInfo* frameworkInfo(const std::string& id) const;
-  // Every task the master believes is running: (framework, resources).
+  // Every task the master believes is running: (framework, resources), in no particular order.
   void forEachRunningTask(
       const std::function<void(const std::string&, const Resources&)>& visit) const;
   // Lets agents time out launches that waited too long for evictions.

@@ -170,6 +170,10 @@ void TaskBook::forEach(const std::function<void(const TaskEntry&)>& visit) const
   for (uint32_t slot : inNameOrder(std::move(all))) visit(slots_[slot]);
 }
 
+void TaskBook::forEachInAnyOrder(const std::function<void(const TaskEntry&)>& visit) const {
+  for (const auto& [key, slot] : index_) visit(slots_[slot]);
+}
+
 std::vector<TaskKey> TaskBook::ofFramework(FrameworkSlot framework) const {
   Slots own;
   for (const auto& [key, slot] : index_) {

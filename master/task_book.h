@@ -107,6 +107,8 @@ class TaskBook {
   std::vector<TaskKey> lentOn(AgentSlot agent) const;
   // Every task, sorted by (framework, task).
   void forEach(const std::function<void(const TaskEntry&)>& visit) const;
+  // Every task in no particular order, without forEach's sort: for sums over all of them.
+  void forEachInAnyOrder(const std::function<void(const TaskEntry&)>& visit) const;
   std::vector<TaskKey> ofFramework(FrameworkSlot framework) const;
   const std::map<std::string, std::deque<CompletedTask>>& completed() const { return completed_; }
 

@@ -86,13 +86,6 @@ std::vector<Mark> marksOf(const Scenario& scenario, const std::set<std::string>&
   return marks;
 }
 
-// The allocator records why it passes frameworks by once asked (a module that cannot explain
-// says so, and the report has no explanations). Asked as each framework subscribes, so
-// recording starts before the first cycle and a restarted master's allocator records too.
-void startExplaining(Master& master, const SimFramework& framework) {
-  if (framework.active()) (void)master.allocator().explainDecisions(framework.id(), std::nullopt);
-}
-
 // Why a framework that no agent's latest visit offered anything was passed by, by reason.
 std::optional<Unoffered> unofferedAtEnd(Master& master, const SimFramework& framework) {
   Result<DecisionExplanation> answer =
@@ -167,6 +160,15 @@ Status ScenarioRun::start() {
   return Status();
 }
 
+// The allocator records why it passes frameworks by once asked (a module that cannot explain
+// says so, and the report has no explanations). Asked as frameworks subscribe, until one
+// asking succeeds, so recording starts before the first cycle and a restarted master's
+// allocator records too.
+void ScenarioRun::startExplaining(const SimFramework& framework) {
+  if (explaining_ || !framework.active()) return;
+  explaining_ = master_->allocator().explainDecisions(framework.id(), std::nullopt).ok();
+}
+
 void ScenarioRun::describeRun() {
   report_.scenario = spec_.name();
   report_.allocator = master_->allocatorDescription();
@@ -213,7 +215,7 @@ void ScenarioRun::scheduleFrameworks() {
     SimFramework* framework = frameworks_.back().get();
     loop_.at(atSeconds(f.spec.start_seconds()), [this, framework] {
       framework->start();
-      startExplaining(*master_, *framework);
+      startExplaining(*framework);
     });
     if (f.spec.stop_seconds() >= 0)
       loop_.at(atSeconds(f.spec.stop_seconds()), [framework] { framework->stop(); });
@@ -260,6 +262,7 @@ Status ScenarioRun::restart() {
   Result<std::unique_ptr<Master>> next = Master::create(masterOptions_, &loop_);
   if (!next.ok()) return next.status();
   master_ = std::move(next).value();
+  explaining_ = false;
   if (!weights_.empty()) {
     if (Status s = master_->updateWeights(weights_); !s.ok()) return s;
   }
@@ -269,7 +272,7 @@ Status ScenarioRun::restart() {
   // Frameworks first, then agents with what they hold (so allocations find their owners).
   for (auto& framework : frameworks_) {
     framework->followMaster(*master_, report_.localityAfterRestart);
-    startExplaining(*master_, *framework);
+    startExplaining(*framework);
   }
   for (auto& agent : agents) {
     if (Status s = master_->adoptAgent(std::move(agent)); !s.ok()) return s;

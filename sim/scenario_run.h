@@ -47,6 +47,8 @@ class ScenarioRun {
   void describeRun();
   void scheduleFrameworks();
   void scheduleEvents();
+  // Asks the current master's allocator to record why it passes frameworks by, once.
+  void startExplaining(const SimFramework& framework);
 
   const Scenario& scenario_;
   const v1::Scenario& spec_;
@@ -58,6 +60,9 @@ class ScenarioRun {
   // end.
   std::string historyFile_;
   std::unique_ptr<Master> master_;
+  // The current master's allocator records explanations: asking again would only have it
+  // describe every agent for an answer nobody reads.
+  bool explaining_ = false;
   MasterStats earlier_;  // Counts of masters that have exited.
   Report report_;
   Scalar totalCpus_, reservedCpus_;
