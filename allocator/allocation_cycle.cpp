@@ -70,8 +70,10 @@ void fetchFilterPorts(const AgentState* agent, uint32_t frameworkRoles) {
 }
 
 // Called at the start of each block of visits: every step, each for its own later block.
+// `decisions`: the log a cycle with explanations writes each visit's decisions to, or null.
 void fetchAheadOfVisits(const std::vector<std::unique_ptr<AgentState>>& agents,
-                        const std::vector<AgentIdx>& order, size_t next, uint32_t frameworkRoles) {
+                        const std::vector<AgentIdx>& order, size_t next, uint32_t frameworkRoles,
+                        const DecisionLog* decisions) {
   const auto forBlock = [&](size_t blocksAhead, auto fetch) {
     const size_t begin = next + blocksAhead * kFetchBlock;
     const size_t end = std::min(order.size(), begin + kFetchBlock);
@@ -81,6 +83,10 @@ void fetchAheadOfVisits(const std::vector<std::unique_ptr<AgentState>>& agents,
   forBlock(3, [&](AgentIdx agent) { fetchRecord(agents[agent].get()); });
   forBlock(2, [&](AgentIdx agent) { fetchPointees(agents[agent].get(), frameworkRoles); });
   forBlock(1, [&](AgentIdx agent) { fetchFilterPorts(agents[agent].get(), frameworkRoles); });
+  if (decisions != nullptr) {
+    forBlock(3, [&](AgentIdx agent) { decisions->fetchRecord(agent); });
+    forBlock(2, [&](AgentIdx agent) { decisions->fetchList(agent); });
+  }
 }
 
 }  // namespace
@@ -156,7 +162,9 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   const uint32_t roles = kExplain || agentOrder.empty() ? 0 : frameworkRoles();
   lastCycleRefusedByAll_ = 0;
   for (size_t i = 0; i < agentOrder.size(); ++i) {
-    if (fetching && i % kFetchBlock == 0) fetchAheadOfVisits(agents_, agentOrder, i, roles);
+    if (fetching && i % kFetchBlock == 0) {
+      fetchAheadOfVisits(agents_, agentOrder, i, roles, kExplain ? &decisions_ : nullptr);
+    }
     const AgentIdx agent = agentOrder[i];
     if (!readyForOffers<kExplain>(agent, now)) continue;
     if (affinity_ && heldForItsRole<kExplain>(cycle, agent)) continue;

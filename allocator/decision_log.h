@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "allocator/prefetch.h"
 #include "common/ids.h"
 #include "common/time.h"
 #include "resources/kinds.h"
@@ -125,6 +126,16 @@ class DecisionLog {
     visit.whole = Decision();
     visit.taker = Decision();
     visit.frameworks.clear();
+  }
+  // For a cycle that visits agents in shuffled order (prefetch.h): the agent's record, and
+  // once that is in cache the list its visit will write, when the list is on the heap.
+  void fetchRecord(AgentIdx agent) const {
+    if (agent < agents_.size()) fetchAhead(&agents_[agent], &agents_[agent] + 1);
+  }
+  void fetchList(AgentIdx agent) const {
+    if (agent >= agents_.size()) return;
+    const auto& list = agents_[agent].frameworks;
+    if (list.capacity() > list.static_capacity) touch(list.data());
   }
   // What the visit decided for the agent as a whole (held, inactive, nothing left).
   void agentDecision(AgentIdx agent, Decision decision) { agents_[agent].whole = decision; }
