@@ -51,8 +51,9 @@ bool refusedByAll(const AgentState& agent, uint32_t frameworkRoles) {
 void fetchPointees(const AgentState* agent, uint32_t frameworkRoles) {
   if (agent == nullptr || refusedByAll(*agent, frameworkRoles)) return;
   if (!agent->filters.empty()) {
-    const auto* first = &*agent->filters.begin();
+    const AgentFilters::Entry* first = &*agent->filters.begin();
     fetchAhead(first, first + agent->filters.size());
+    fetchAhead(agent->filters.indexBegin(), agent->filters.indexEnd());
   }
   if (!agent->allocations.empty()) {
     const auto* first = &*agent->allocations.begin();
@@ -100,16 +101,15 @@ void HierarchicalAllocator::expireFilters(AgentIdx agentIdx, Time now) {
     return;
   }
   Time nextExpiry = Time::max();
-  for (auto it = agent.filters.begin(); it != agent.filters.end();) {
-    if (it->second.expired(now, allocationRuns_)) {
-      --roles_[it->first.role].activeFilters;
-      agent.forgetRefusal(it->second);
-      it = agent.filters.erase(it);
-    } else {
-      nextExpiry = std::min(nextExpiry, it->second.expiry);
-      ++it;
+  agent.filters.eraseIf([&](Holder holder, const OfferFilter& filter) {
+    if (!filter.expired(now, allocationRuns_)) {
+      nextExpiry = std::min(nextExpiry, filter.expiry);
+      return false;
     }
-  }
+    --roles_[holder.role].activeFilters;
+    agent.forgetRefusal(filter);
+    return true;
+  });
   agent.earliestFilterEnd = nextExpiry;
   if (!agent.filters.empty()) worklist_.wakeAt(agentIdx, nextExpiry);
 }

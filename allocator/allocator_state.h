@@ -17,8 +17,9 @@
 #include "allocator/allocator.h"
 #include "allocator/decision_log.h"
 #include "allocator/framework_minimums.h"
+#include "allocator/holder.h"
 #include "allocator/offer_constraints.h"
-#include "allocator/offer_filter.h"
+#include "allocator/agent_filters.h"
 #include "allocator/share_pool.h"
 #include "common/ids.h"
 #include "revocation/revocable_ledger.h"
@@ -93,13 +94,6 @@ struct FrameworkState {
   }
 };
 
-// Key of an allocation on an agent: which framework holds it, under which role.
-struct Holder {
-  FrameworkIdx framework;
-  RoleIdx role;
-  friend auto operator<=>(const Holder&, const Holder&) = default;
-};
-
 // Hot fields first: an allocation cycle reads these on every visit, and visits agents in a
 // shuffled order, so at tens of thousands of agents each line of the record it reads is a
 // cache miss (and often a TLB miss). Together at the front they take 6 of the record's 31
@@ -134,7 +128,7 @@ struct AgentState {
   // went away: before it, a cycle's visit has no filter to drop and only renews the wake.
   static constexpr Time kFilterEndUnknown = Time::min();
   Time earliestFilterEnd = Time::max();
-  boost::container::flat_map<Holder, OfferFilter> filters;
+  AgentFilters filters;
   boost::container::flat_map<Holder, Resources> allocations;
   Resources available;  // total minus every allocation; kept up to date incrementally.
   // available.quantities(), kept with it: offering the whole leftover then hands its

@@ -100,8 +100,8 @@ bool HierarchicalAllocator::offerable(const Resources& resources) const {
 
 bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
                                      const Resources& candidate) const {
-  auto it = agent.filters.find(holder);
-  return it != agent.filters.end() && it->second.blocks(candidate);
+  const OfferFilter* filter = agent.filters.find(holder);
+  return filter != nullptr && filter->blocks(candidate);
 }
 
 Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, const AgentState& agent,
@@ -248,7 +248,7 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
     if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
       if constexpr (kExplain) {
         if (explainStage) {
-          const OfferFilter& filter = agent.filters.find(Holder{frameworkIdx, roleIdx})->second;
+          const OfferFilter& filter = *agent.filters.find(Holder{frameworkIdx, roleIdx});
           decisions_.record(agentIdx, frameworkIdx, Decision::filtered(filter.expiry));
         }
       }

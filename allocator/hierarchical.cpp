@@ -277,12 +277,12 @@ void HierarchicalAllocator::adoptPlaceholder(FrameworkIdx index) {
 }
 
 void HierarchicalAllocator::dropFilter(AgentState& agent, Holder holder) {
-  auto it = agent.filters.find(holder);
-  if (it == agent.filters.end()) return;
+  const OfferFilter* filter = agent.filters.find(holder);
+  if (filter == nullptr) return;
   --roles_[holder.role].activeFilters;
   agent.earliestFilterEnd = AgentState::kFilterEndUnknown;
-  agent.forgetRefusal(it->second);
-  agent.filters.erase(it);
+  agent.forgetRefusal(*filter);
+  agent.filters.erase(holder);
 }
 
 void HierarchicalAllocator::clearFilters(AgentState& agent) {
@@ -400,16 +400,13 @@ Status HierarchicalAllocator::removeFramework(const std::string& id) {
     for (const RevocableLedger::Grant& grant : agent.revocable.releaseFramework(*index)) {
       untrackRevocable(Holder{grant.framework, grant.role}, grant.resources);
     }
-    for (auto it = agent.filters.begin(); it != agent.filters.end();) {
-      if (it->first.framework == *index) {
-        --roles_[it->first.role].activeFilters;
-        agent.earliestFilterEnd = AgentState::kFilterEndUnknown;
-        agent.forgetRefusal(it->second);
-        it = agent.filters.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    agent.filters.eraseIf([&](Holder holder, const OfferFilter& filter) {
+      if (holder.framework != *index) return false;
+      --roles_[holder.role].activeFilters;
+      agent.earliestFilterEnd = AgentState::kFilterEndUnknown;
+      agent.forgetRefusal(filter);
+      return true;
+    });
     agent.inverseOffered.erase(*index);
     agent.inverseOfferFilters.erase(*index);
   }
@@ -651,13 +648,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   // read as no filter at all.
   Resources refused = hasShared ? resources.nonShared() : resources;
   if (seconds > 0 && !refused.empty() && !frameworks_[holder.framework]->placeholder) {
-    // A decline storm adds a filter per framework to every agent: the map grows by doubling
-    // from a few, not by the container's default 1.6 from one (a move of every filter each).
-    constexpr size_t kFirstFilters = 4;
-    if (state.filters.size() == state.filters.capacity()) {
-      state.filters.reserve(std::max(kFirstFilters, 2 * state.filters.capacity()));
-    }
-    OfferFilter& filter = state.filters[holder];
+    OfferFilter& filter = state.filters.obtain(holder);
     if (filter.refused.empty()) {
       ++roles_[holder.role].activeFilters;
     } else {

@@ -190,7 +190,7 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           if (own ? !meetsMinimum(candidate, *own) : !offerableByDefault) return true;
           if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
             if (decisions_.on()) {
-              const Time until = agent.filters.find(Holder{frameworkIdx, roleIdx})->second.expiry;
+              const Time until = agent.filters.find(Holder{frameworkIdx, roleIdx})->expiry;
               decisions_.recordIfNone(agentIdx, frameworkIdx, Decision::filtered(until));
             }
             return true;

@@ -177,13 +177,19 @@ BENCHMARK(BM_DeclineOffers)
 // The other half of a DeclineOffers round: the declines themselves, each a recoverResources()
 // with a one-day filter, as a framework answers every offer of a cycle (the master makes one
 // call per declined offer). One timed declineAll() per iteration, after an untimed allocate();
-// items are declines, so the rate is declines per second.
+// items are declines, so the rate is declines per second. `filters`: untimed rounds first, so
+// that every agent holds that many filters when the timed declines add theirs (late in a
+// decline storm).
 void BM_Declines(benchmark::State& state) {
   Cluster cluster;
   addDeclineOffersCluster(cluster, static_cast<int>(state.range(0)),
                           static_cast<int>(state.range(1)), [](const std::string&) {});
   v1::Filters longFilter;
   longFilter.set_refuse_seconds(24 * 3600);
+  for (int64_t round = 0; round < state.range(2); ++round) {
+    cluster.allocator->allocate();
+    cluster.declineAll(longFilter);
+  }
   int64_t declined = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -195,9 +201,10 @@ void BM_Declines(benchmark::State& state) {
   state.counters["declines/cycle"] = static_cast<double>(declined) / state.iterations();
 }
 BENCHMARK(BM_Declines)
-    ->ArgNames({"agents", "frameworks"})
-    ->Args({1000, 100})
-    ->Args({10000, 1000})
+    ->ArgNames({"agents", "frameworks", "filters"})
+    ->Args({1000, 100, 0})
+    ->Args({10000, 1000, 0})
+    ->Args({100, 500, 400})
     ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
 

@@ -1,0 +1,120 @@
+// AgentFilters: filters stay where they were appended and a sorted index finds them, so every
+// insertion and erasure must keep the index and the entries in step. Checked against a
+// std::map after each step of a seeded random sequence, and on the cases that move an entry.
+#include "allocator/agent_filters.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+namespace harvest {
+namespace {
+
+Holder holder(uint32_t framework, uint32_t role = 0) {
+  return Holder{FrameworkIdx{framework}, RoleIdx{role}};
+}
+
+// The filter for a holder, told apart by its expiry.
+Time expiryFor(uint32_t tag) {
+  return Time::fromNanos(1000 + tag);
+}
+
+// Every filter is found under its holder, iteration yields each once, and nothing else is.
+void expectSameAs(const AgentFilters& filters, const std::map<Holder, Time>& model) {
+  ASSERT_EQ(filters.size(), model.size());
+  std::set<Holder> seen;
+  for (const auto& [h, filter] : filters) {
+    ASSERT_TRUE(seen.insert(h).second) << "a holder listed twice";
+    auto expected = model.find(h);
+    ASSERT_NE(expected, model.end());
+    EXPECT_EQ(filter.expiry, expected->second);
+  }
+  for (const auto& [h, expiry] : model) {
+    const OfferFilter* found = filters.find(h);
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->expiry, expiry);
+  }
+}
+
+TEST(AgentFiltersTest, ObtainAddsOnceAndFindsWhatWasAdded) {
+  AgentFilters filters;
+  EXPECT_TRUE(filters.empty());
+  EXPECT_EQ(filters.find(holder(3)), nullptr);
+  OfferFilter& added = filters.obtain(holder(3));
+  EXPECT_TRUE(added.refused.empty());  // New: refuses nothing yet.
+  added.expiry = expiryFor(3);
+  EXPECT_EQ(&filters.obtain(holder(3)), filters.find(holder(3)));
+  EXPECT_EQ(filters.size(), 1u);
+  EXPECT_EQ(filters.find(holder(3))->expiry, expiryFor(3));
+  EXPECT_EQ(filters.find(holder(3, 1)), nullptr);  // Same framework, another role.
+}
+
+TEST(AgentFiltersTest, ErasingMovesTheLastFilterIntoTheHole) {
+  AgentFilters filters;
+  std::map<Holder, Time> model;
+  for (uint32_t f : {5u, 1u, 9u, 3u}) {
+    filters.obtain(holder(f)).expiry = expiryFor(f);
+    model[holder(f)] = expiryFor(f);
+  }
+  filters.erase(holder(5));  // The first appended: the last (3) takes its place.
+  model.erase(holder(5));
+  expectSameAs(filters, model);
+  filters.erase(holder(3));  // Now first: 9 moves.
+  model.erase(holder(3));
+  expectSameAs(filters, model);
+  filters.erase(holder(7));  // Not there: nothing changes.
+  expectSameAs(filters, model);
+  filters.erase(holder(9));  // The last: nothing moves.
+  model.erase(holder(9));
+  expectSameAs(filters, model);
+}
+
+TEST(AgentFiltersTest, EraseIfVisitsEachFilterOnceEvenAsEntriesMove) {
+  AgentFilters filters;
+  for (uint32_t f = 0; f < 10; ++f) filters.obtain(holder(f)).expiry = expiryFor(f);
+  std::multiset<uint32_t> visited;
+  filters.eraseIf([&](Holder h, const OfferFilter&) {
+    visited.insert(h.framework);
+    return h.framework % 3 != 1;  // Keeps 1, 4, 7.
+  });
+  EXPECT_EQ(visited, (std::multiset<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  expectSameAs(filters,
+               {{holder(1), expiryFor(1)}, {holder(4), expiryFor(4)}, {holder(7), expiryFor(7)}});
+  filters.clear();
+  EXPECT_TRUE(filters.empty());
+  EXPECT_EQ(filters.find(holder(4)), nullptr);
+}
+
+TEST(AgentFiltersTest, RandomStepsAgreeWithAMap) {
+  std::mt19937 random(33);
+  AgentFilters filters;
+  std::map<Holder, Time> model;
+  for (int step = 0; step < 4000; ++step) {
+    const Holder h = holder(random() % 60, random() % 3);
+    const uint32_t tag = static_cast<uint32_t>(step);
+    switch (random() % 4) {
+      case 0:
+      case 1:
+        filters.obtain(h).expiry = expiryFor(tag);
+        model[h] = expiryFor(tag);
+        break;
+      case 2:
+        filters.erase(h);
+        model.erase(h);
+        break;
+      default: {
+        const uint32_t modulus = 2 + random() % 5;
+        filters.eraseIf([&](Holder x, const OfferFilter&) { return x.framework % modulus == 0; });
+        std::erase_if(model,
+                      [&](const auto& entry) { return entry.first.framework % modulus == 0; });
+      }
+    }
+    ASSERT_NO_FATAL_FAILURE(expectSameAs(filters, model)) << "after step " << step;
+  }
+}
+
+}  // namespace
+}  // namespace harvest
