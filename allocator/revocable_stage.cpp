@@ -159,12 +159,24 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
       ++rescindsSent_;
     }
     if (!agent.active) continue;
-    const Resources lendable = agent.revocable.available();
+    Resources lendable = agent.revocable.available();
     if (lendable.empty()) continue;
+    // An agent usually lends one class (idle reservations, or usage slack): that one is
+    // then all of `lendable`, taken whole instead of copied out of it.
+    const auto holdsClass = [&lendable](Revocability revocability) {
+      return lendable.anyKey(
+          [revocability](const ResourceKey& key) { return key.revocability == revocability; });
+    };
+    const bool nonThrottleable = holdsClass(Revocability::kNonThrottleable);
+    const bool throttleable = holdsClass(Revocability::kThrottleable);
+    const bool bothClasses = nonThrottleable && throttleable;
 
     for (Revocability revocability :
          {Revocability::kNonThrottleable, Revocability::kThrottleable}) {
-      Resources candidate = lendable.ofClass(revocability);
+      if (!(revocability == Revocability::kThrottleable ? throttleable : nonThrottleable)) {
+        continue;
+      }
+      Resources candidate = bothClasses ? lendable.ofClass(revocability) : std::move(lendable);
       // Frameworks with their own minimum (offer_filters) may want what the master's minimum
       // passes over, or pass over what it allows.
       const bool offerableByDefault = offerable(candidate);
