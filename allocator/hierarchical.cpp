@@ -622,9 +622,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   }
   const Resources& regular = mixed ? regularPart : resources;
   auto held = state.allocations.find(holder);
-  // A declined offer is usually all its holder has here: equal, so held without a search.
-  if (!regular.empty() && (held == state.allocations.end() ||
-                           (held->second != regular && !held->second.contains(regular)))) {
+  if (!regular.empty() && (held == state.allocations.end() || !held->second.contains(regular))) {
     return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
                                       regular.toString() + " on agent '" + agentId +
                                       "' under role '" + role + "'");

@@ -24,11 +24,7 @@ struct OfferFilter {
   bool expired(Time now, uint64_t currentRun) const {
     return now >= expiry && currentRun > createdAfterRun + 1;
   }
-  // What was refused is usually offered again unchanged: equality, entry by entry, is then
-  // cheaper than the containment check's search for each entry.
-  bool blocks(const Resources& candidate) const {
-    return refused == candidate || refused.contains(candidate);
-  }
+  bool blocks(const Resources& candidate) const { return refused.contains(candidate); }
 };
 
 }  // namespace harvest

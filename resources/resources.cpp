@@ -133,6 +133,10 @@ Resources& Resources::operator-=(const Resources& other) {
 }
 
 bool Resources::contains(const Resources& other) const {
+  // The books often ask whether resources hold what they were built from (a filter what is
+  // offered again, an agent's refusal base what it has left): equality, entry by entry, answers
+  // that for a fraction of the search below, and fails at the first differing entry otherwise.
+  if (*this == other) return true;
   auto mine = scalars_.begin();
   for (const ScalarEntry& theirs : other.scalars_) {
     while (mine != scalars_.end() && mine->key < theirs.key) ++mine;
