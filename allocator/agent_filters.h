@@ -42,7 +42,8 @@ class AgentFilters {
   OfferFilter* find(Holder holder) {
     return const_cast<OfferFilter*>(static_cast<const AgentFilters&>(*this).find(holder));
   }
-  // The holder's filter; a new one (refusing nothing) if it had none.
+  // The holder's filter; a new one (refusing nothing) if it had none. Like find()'s, the
+  // reference holds only until the next obtain() or erase: either may move the filter.
   OfferFilter& obtain(Holder holder) {
     const auto it = indexOf(holder);
     if (it != index_.end() && it->holder == holder) return entries_[it->position].filter;
@@ -67,7 +68,7 @@ class AgentFilters {
   void eraseIf(const Drop& drop) {
     for (size_t i = 0; i < entries_.size();) {
       if (drop(entries_[i].holder, entries_[i].filter)) {
-        eraseAt(indexOf(entries_[i].holder));  // The last entry moves to i: look at it next.
+        eraseAt(positionOf(entries_[i].holder));  // The last entry moves to i: look at it next.
       } else {
         ++i;
       }
@@ -84,20 +85,21 @@ class AgentFilters {
     uint32_t position;  // In entries_.
   };
 
+  // Where `holder` is or would go in the index.
   std::vector<Position>::const_iterator indexOf(Holder holder) const {
     return std::lower_bound(index_.begin(), index_.end(), holder,
                             [](const Position& p, Holder h) { return p.holder < h; });
   }
-  std::vector<Position>::iterator indexOf(Holder holder) {
-    return std::lower_bound(index_.begin(), index_.end(), holder,
-                            [](const Position& p, Holder h) { return p.holder < h; });
+  // The index pair of a listed holder, to change.
+  std::vector<Position>::iterator positionOf(Holder holder) {
+    return index_.begin() + (indexOf(holder) - index_.cbegin());
   }
   void eraseAt(std::vector<Position>::const_iterator at) {
     const uint32_t hole = at->position;
     index_.erase(at);
     if (hole + 1 != entries_.size()) {
       entries_[hole] = std::move(entries_.back());
-      indexOf(entries_[hole].holder)->position = hole;
+      positionOf(entries_[hole].holder)->position = hole;
     }
     entries_.pop_back();
   }
