@@ -80,6 +80,24 @@ void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
   leftover.clear();
 }
 
+void HierarchicalAllocator::trackEligible(AgentIdx agentIdx, Holder holder,
+                                          const Resources& resources) {
+  if (resources.empty()) return;
+  AgentState& agent = *agents_[agentIdx];
+  const bool reserved = resources.hasReserved();
+  if (reserved) agent.revocableDirty = true;
+  if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
+    held->second += resources;
+  }
+  const Quantities quantities = resources.quantities();
+  const FrameworkState& framework = *frameworks_[holder.framework];
+  const RoleState& role = roles_[holder.role];
+  // Whole entries of the leftover: they come off it, and their quantities off its own, exactly.
+  agent.available.eraseIf([&](const ResourceKey& key) { return mayTake(framework, role, key); });
+  agent.availableQuantities -= quantities;
+  countAllocation(holder, resources, quantities, reserved);
+}
+
 void HierarchicalAllocator::countAllocation(Holder holder, const Resources& resources,
                                             const Quantities& quantities, bool reserved) {
   RoleState& role = roles_[holder.role];

@@ -26,6 +26,8 @@ struct HierarchicalAllocator::ChosenOffer {
   RoleIdx role;
   bool preferred = false;
   bool wholeLeftover = false;  // The agent's whole leftover, not a candidate.
+  // The candidate is all the framework may take of the leftover, uncut (see trackEligible).
+  bool wholeEligible = false;
   int variant = 0;
   std::optional<Resources> candidates[2];
 };

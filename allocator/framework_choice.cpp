@@ -264,6 +264,7 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
   choice.role = roleIdx;
   choice.preferred = preferred;
   choice.wholeLeftover = wholeLeftover;
+  choice.wholeEligible = !wholeLeftover && !guaranteeShortfall && caps.empty();
   choice.variant = chosenVariant;
   return true;
 }
@@ -278,7 +279,10 @@ void HierarchicalAllocator::makeOffer(AgentIdx agentIdx, ChosenOffer& choice, Pe
   pending.agent = agentIdx;
   pending.revocability = Revocability::kRegular;
   const Holder holder{choice.framework, choice.role};
-  if (!choice.wholeLeftover) {
+  if (choice.wholeEligible) {
+    pending.resources = std::move(*choice.candidates[choice.variant]);
+    trackEligible(agentIdx, holder, pending.resources);
+  } else if (!choice.wholeLeftover) {
     pending.resources = std::move(*choice.candidates[choice.variant]);
     trackAllocation(agentIdx, holder, pending.resources);
   } else {

@@ -112,6 +112,10 @@ class HierarchicalAllocator final : public Allocator {
   // trackAllocation(agent, holder, agent's available) for the usual coarse-grained offer: the
   // leftover moves into the holder's books without being compared, copied or subtracted.
   void trackLeftover(AgentIdx agent, Holder holder);
+  // trackAllocation(agent, holder, resources) for an offer of everything on the agent that the
+  // holder may take (eligibleFor, uncut): those entries leave the leftover by key, without
+  // the containment check and the subtraction's search.
+  void trackEligible(AgentIdx agent, Holder holder, const Resources& resources);
   // The role and sorter side of trackAllocation once the agent's books are updated;
   // `quantities` are those of `resources`.
   void countAllocation(Holder holder, const Resources& resources, const Quantities& quantities,

@@ -98,6 +98,13 @@ class InlineVector {
     std::destroy(begin(), end());
     size_ = 0;
   }
+  // Removes the elements `erase` is true of, keeping the others in order, in one pass.
+  template <typename Erase>
+  void eraseIf(const Erase& erase) {
+    T* kept = std::remove_if(begin(), end(), erase);
+    std::destroy(kept, end());
+    size_ = static_cast<uint32_t>(kept - data_);
+  }
 
   friend bool operator==(const InlineVector& a, const InlineVector& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());

@@ -140,6 +140,15 @@ class Resources {
   }
   // The same, exported: modules built against these headers before the template call it.
   Resources filter(const std::function<bool(const ResourceKey&)>& keep) const;
+  // Removes the entries whose key satisfies `erase`: what `*this -= filter(erase)` leaves, in
+  // one pass with no search. An offer cut from an agent's leftover by key is taken off so.
+  template <typename Erase>
+  requires std::predicate<const Erase&, const ResourceKey&>
+  void eraseIf(const Erase& erase) {
+    scalars_.eraseIf([&erase](const ScalarEntry& entry) { return erase(entry.key); });
+    ranges_.eraseIf([&erase](const RangesEntry& entry) { return erase(entry.key); });
+    std::erase_if(sets_, [&erase](const SetEntry& entry) { return erase(entry.key); });
+  }
   Resources unreserved() const;
   Resources reserved() const;
   Resources regular() const;  // Not revocable.

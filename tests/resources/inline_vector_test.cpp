@@ -79,6 +79,22 @@ TEST(InlineVectorTest, MovesLeaveTheSourceEmptyWhetherInlineOrOnTheHeap) {
   EXPECT_EQ(contents(fromLarge), (std::vector<std::string>{word(0)}));
 }
 
+TEST(InlineVectorTest, EraseIfKeepsTheRestInOrderInlineAndOnTheHeap) {
+  for (int size : {2, 7}) {
+    InlineVector<std::string, 2> words;
+    for (int i = 0; i < size; ++i) words.push_back(word(i));
+    words.eraseIf([](const std::string& w) { return w == word(0) || w == word(3); });
+    std::vector<std::string> expected;
+    for (int i = 1; i < size; ++i) {
+      if (i != 3) expected.push_back(word(i));
+    }
+    EXPECT_EQ(contents(words), expected) << size;
+    words.push_back(word(9));  // Still usable past what was erased.
+    expected.push_back(word(9));
+    EXPECT_EQ(contents(words), expected) << size;
+  }
+}
+
 TEST(InlineVectorTest, CopiesAreIndependentAndEqual) {
   InlineVector<std::string, 2> original;
   for (int i = 0; i < 3; ++i) original.push_back(word(i));

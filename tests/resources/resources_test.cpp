@@ -79,6 +79,26 @@ TEST(ResourcesTest, ArithmeticAndContains) {
   EXPECT_FALSE(parse("cpus:4").contains(parse("cpus(role1):1")));
 }
 
+TEST(ResourcesTest, EraseIfLeavesWhatSubtractingTheFilteredEntriesLeaves) {
+  // More scalar and range entries than are held inline, and a set, in several pools.
+  const Resources all = parse(
+      "cpus:4;mem:4096;disk:100;gpus:1;cpus(a):2;mem(a):512;disk(b):7;ports:[31000-31009];"
+      "ports(a):[32000-32009];ports(b):[33000-33001];gpu_ids:{x,y};gpu_ids(a):{z}");
+  const auto reserved = [](const ResourceKey& key) { return key.reserved(); };
+  Resources rest = all;
+  rest.eraseIf(reserved);
+  EXPECT_EQ(rest, parse("cpus:4;mem:4096;disk:100;gpus:1;ports:[31000-31009];gpu_ids:{x,y}"));
+  EXPECT_EQ(rest, all - all.filter(reserved));
+  EXPECT_EQ(rest + all.filter(reserved), all);
+
+  Resources untouched = all;
+  untouched.eraseIf([](const ResourceKey&) { return false; });
+  EXPECT_EQ(untouched, all);
+  Resources none = all;
+  none.eraseIf([](const ResourceKey&) { return true; });
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(ResourcesTest, DecimalAmountsAreExact) {
   EXPECT_EQ(parse("cpus:0.1") + parse("cpus:0.2"), parse("cpus:0.3"));
   EXPECT_EQ(parse("cpus:0.3") - parse("cpus:0.1") - parse("cpus:0.2"), Resources());
