@@ -32,6 +32,9 @@ Resources RevocableLedger::allocatedHeadroom() const {
 // Resources' difference keeps, per key, only what the left side has beyond the right: for
 // these class-keyed revocable sums that is exactly "what is left" and "what is short".
 Resources RevocableLedger::available() const {
+  // Nothing granted is usual at a cycle's start (offers declined, or not yet answered): a
+  // copy then, not a copy and a subtraction.
+  if (allocated_.empty()) return total_;
   return total_ - allocated_;
 }
 
@@ -51,7 +54,12 @@ void RevocableLedger::grant(uint32_t framework, uint32_t role, uint64_t sequence
                             const Resources& resources) {
   if (resources.empty()) return;
   grants_.push_back(Grant{framework, role, sequence, resources, false});
-  allocated_ += resources;
+  // A first grant is copied whole rather than merged in entry by entry.
+  if (allocated_.empty()) {
+    allocated_ = resources;
+  } else {
+    allocated_ += resources;
+  }
 }
 
 Resources RevocableLedger::heldBy(uint32_t framework, uint32_t role) const {
