@@ -98,10 +98,10 @@ bool HierarchicalAllocator::offerable(const Resources& resources) const {
   return meetsMinimum(resources, options_.minAllocatable);
 }
 
-bool HierarchicalAllocator::filtered(const AgentState& agent, Holder holder,
-                                     const Resources& candidate) const {
+const OfferFilter* HierarchicalAllocator::refusal(const AgentState& agent, Holder holder,
+                                                  const Resources& candidate) const {
   const OfferFilter* filter = agent.filters.find(holder);
-  return filter != nullptr && filter->blocks(candidate);
+  return filter != nullptr && filter->blocks(candidate) ? filter : nullptr;
 }
 
 Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, const AgentState& agent,
@@ -245,11 +245,10 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
       }
       return true;
     }
-    if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
+    if (const OfferFilter* filter = refusal(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
       if constexpr (kExplain) {
         if (explainStage) {
-          const OfferFilter& filter = *agent.filters.find(Holder{frameworkIdx, roleIdx});
-          decisions_.record(agentIdx, frameworkIdx, Decision::filtered(filter.expiry));
+          decisions_.record(agentIdx, frameworkIdx, Decision::filtered(filter->expiry));
         }
       }
       return true;

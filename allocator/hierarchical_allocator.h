@@ -164,7 +164,10 @@ class HierarchicalAllocator final : public Allocator {
   void addSharedVolumes(AgentState& agent, const FrameworkState& framework, RoleIdx role,
                         Resources& offer);
   bool offerable(const Resources& resources) const;
-  bool filtered(const AgentState& agent, Holder holder, const Resources& candidate) const;
+  // The holder's filter on the agent if it refuses `candidate`, else null: a walk that
+  // explains its answer reads the filter's end from it instead of finding it again.
+  const OfferFilter* refusal(const AgentState& agent, Holder holder,
+                             const Resources& candidate) const;
   // Drops the agent's ended filters and wakes it when the next one ends.
   void expireFilters(AgentIdx agent, Time now);
   void runCycle(std::vector<AgentIdx> agents);

@@ -200,10 +200,10 @@ void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrd
           }
           const MinimumAlternatives* own = framework.ownMinimum(roleIdx);
           if (own ? !meetsMinimum(candidate, *own) : !offerableByDefault) return true;
-          if (filtered(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
+          if (const OfferFilter* filter =
+                  refusal(agent, Holder{frameworkIdx, roleIdx}, candidate)) {
             if (decisions_.on()) {
-              const Time until = agent.filters.find(Holder{frameworkIdx, roleIdx})->expiry;
-              decisions_.recordIfNone(agentIdx, frameworkIdx, Decision::filtered(until));
+              decisions_.recordIfNone(agentIdx, frameworkIdx, Decision::filtered(filter->expiry));
             }
             return true;
           }
