@@ -27,8 +27,8 @@ const Offer& OfferBook::add(Offer offer, AgentSlot agent, FrameworkSlot framewor
   offer.id = prefix_ + std::to_string(serial);
   if (agent >= byAgent_.size()) byAgent_.resize(agent + 1);
   byAgent_[agent].push_back(serial);
-  return offers_.emplace(serial, Outstanding{std::move(offer), agent, framework})
-      .first->second.offer;
+  // Built in its node: an Offer is five strings and a Resources, each move of it counts.
+  return offers_.try_emplace(serial, std::move(offer), agent, framework).first->second.offer;
 }
 
 const OfferBook::Outstanding* OfferBook::findOutstanding(std::string_view id) const {
@@ -57,11 +57,11 @@ std::optional<Offer> OfferBook::take(std::string_view id, bool rescinded) {
   if (!serial) return std::nullopt;
   auto it = offers_.find(*serial);
   if (it == offers_.end()) return std::nullopt;
-  Outstanding taken = std::move(it->second);
-  offers_.erase(it);
-  unlistFromAgent(taken.agent, *serial);
+  // The node leaves the map whole, so the offer moves once, into the answer.
+  auto taken = offers_.extract(it);
+  unlistFromAgent(taken.mapped().agent, *serial);
   if (rescinded) rescinded_.insert(*serial);
-  return std::move(taken.offer);
+  return std::move(taken.mapped().offer);
 }
 
 bool OfferBook::wasRescinded(std::string_view id) const {
