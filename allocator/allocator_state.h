@@ -14,12 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "allocator/agent_filters.h"
 #include "allocator/allocator.h"
 #include "allocator/decision_log.h"
 #include "allocator/framework_minimums.h"
 #include "allocator/holder.h"
 #include "allocator/offer_constraints.h"
-#include "allocator/agent_filters.h"
 #include "allocator/share_pool.h"
 #include "common/ids.h"
 #include "revocation/revocable_ledger.h"

@@ -101,11 +101,10 @@ void Master::applyAdoption(std::unique_ptr<AgentLink> taken, const Adoption& pla
     // The plan kept tasks of known frameworks only.
     const FrameworkSlot framework = *frameworks_.slotOf(task.framework);
     // A task the agent is evicting (lost, still holding) was told what a preemption tells.
-    const TaskState state =
-        task.state == TaskState::kLost && !task.ended
-            ? agent::preemptedState(
-                  frameworks_.at(framework).has(v1::FrameworkInfo::Capability::PARTITION_AWARE))
-            : task.state;
+    const TaskState state = task.state == TaskState::kLost && !task.ended
+                                ? agent::preemptedState(frameworks_.at(framework).has(
+                                      v1::FrameworkInfo::Capability::PARTITION_AWARE))
+                                : task.state;
     TaskEntry& entry = tasks_.put(
         TaskEntry{task.framework, task.task, id, task.role, task.resources, state, loop_->now()},
         framework, slot);

@@ -1,5 +1,5 @@
-// SandboxFiles: Mesos's files API (/files/browse, /files/read, /files/download) over the sandboxes of the
-// agent's tasks, and nothing else on the machine.
+// SandboxFiles: Mesos's files API (/files/browse, /files/read, /files/download) over the sandboxes
+// of the agent's tasks, and nothing else on the machine.
 //
 // A path is the sandbox file's absolute path, as Mesos's agent attaches a sandbox under its own
 // path: <work_dir>/slaves/<agent>/frameworks/<fw>/executors/<executor>/runs/<container>[/...].

@@ -313,8 +313,8 @@ TEST_F(MesosSemanticsTest, RefinedReservationsGoOnlyToFrameworksWithReservationR
   ResourceProtos protos;
   *protos.Add() = refined;
   const Resources refinedMem = *fromProto(protos);
-  ASSERT_TRUE(allocator_->addAgent("a1", agentInfo("a1"), std::nullopt, R("cpus:2") + refinedMem, {})
-                  .ok());
+  ASSERT_TRUE(
+      allocator_->addAgent("a1", agentInfo("a1"), std::nullopt, R("cpus:2") + refinedMem, {}).ok());
   addFramework("old", {"a/b"});
   expectOffer(cycle(), "old", "a/b", "a1", "cpus:2");
   v1::FrameworkInfo refining = framework({"a/b"});

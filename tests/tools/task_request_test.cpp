@@ -47,8 +47,7 @@ std::string described(const std::optional<std::vector<v1::Resource>>& taken) {
                                  ? "(" + resource.reservations(0).role() + ")"
                                  : (resource.role() == "*" ? "" : "(" + resource.role() + ")");
     out += (out.empty() ? "" : ";") + resource.name() + role +
-           (resource.has_revocable() ? "{REV}" : "") + ":" +
-           amount(resource.scalar().value()) +
+           (resource.has_revocable() ? "{REV}" : "") + ":" + amount(resource.scalar().value()) +
            (resource.allocation_info().role() == "web" ? "" : "!");
   }
   return out;
@@ -80,8 +79,7 @@ TEST(TaskRequestTest, RefusesWhatIsNotAScalarRequest) {
 TEST(TaskRequestTest, TakesUnreservedRegularResourcesOnly) {
   const v1::Offer offer = offerOf({scalar("cpus", 4), scalar("cpus", 2, "web"),
                                    scalar("cpus", 8, "*", true), scalar("mem", 512)});
-  EXPECT_EQ(described(take(offer, *parseTaskRequest("cpus:1;mem:128", false))),
-            "cpus:1;mem:128");
+  EXPECT_EQ(described(take(offer, *parseTaskRequest("cpus:1;mem:128", false))), "cpus:1;mem:128");
   EXPECT_EQ(described(take(offer, *parseTaskRequest("cpus:5", false))), "none");
 }
 
