@@ -23,6 +23,7 @@ if [ "$purpose" = test ]; then
   # clang is for the libFuzzer targets (scripts/fuzz.sh); its runtime libraries, libFuzzer among
   # them, come with it (clang -> libclang-common-*-dev -> libclang-rt-*-dev).
   packages+=(clang)
+  packages+=(clang-format)  # scripts/check-format.sh: CI checks every source against .clang-format.
   # tools/loadtest/profile_master.sh: gperftools' sampling profiler (perf has no access here).
   packages+=(libgoogle-perftools-dev google-perftools)
   packages+=(chromium pkg-config jq)  # Render tests, module kit test, bench-summary.sh.
