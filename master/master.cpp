@@ -184,6 +184,9 @@ void Master::dispatch() {
     std::vector<Offer> batch;
     // Offer's move may throw, so growing the vector would copy every offer already in it.
     batch.reserve(entries.size());
+    // One timer for the batch's timeouts, not one per offer: they all end together, and the
+    // batch's timer is queued where its first offer's was, so it fires in the same order.
+    std::vector<uint64_t> expiring;
     for (OfferedResource& offered : entries) {
       const std::optional<AgentSlot> agent = agents_.slotOf(offered.agent);
       if (!HARVEST_INVARIANT(agent.has_value(), "the allocator offers known agents only")) {
@@ -202,13 +205,25 @@ void Master::dispatch() {
       ++stats_.offersMade;
       ++entry->counters.offersSent;
       if (offer.revocability != Revocability::kRegular) ++stats_.revocableOffersMade;
-      const Offer& kept = offers_.add(std::move(offer), *agent, entry->slot);
+      const OfferBook::Outstanding& outstanding =
+          offers_.add(std::move(offer), *agent, entry->slot);
+      const Offer& kept = outstanding.offer;
       if (options_.offerTimeout > Duration::zero()) {
-        later(options_.offerTimeout, [this, id = kept.id] { rescindOffer(id, /*expired=*/true); });
+        if (expiring.empty()) expiring.reserve(entries.size());
+        expiring.push_back(outstanding.serial);
       }
       VLOG(1) << "offer " << kept.id << " to framework " << kept.framework << " (role " << kept.role
               << ") on agent " << kept.agent << ": " << kept.resources;
       batch.push_back(kept);
+    }
+    if (!expiring.empty()) {
+      later(options_.offerTimeout, [this, expiring = std::move(expiring)] {
+        for (uint64_t serial : expiring) {
+          if (std::optional<std::string> id = offers_.outstandingId(serial)) {
+            rescindOffer(*id, /*expired=*/true);
+          }
+        }
+      });
     }
     if (entry->scheduler && !batch.empty()) entry->scheduler->offers(batch);
   }

@@ -22,13 +22,20 @@ std::optional<uint64_t> OfferBook::serialOf(std::string_view id) const {
   return serial;
 }
 
-const Offer& OfferBook::add(Offer offer, AgentSlot agent, FrameworkSlot framework) {
+const OfferBook::Outstanding& OfferBook::add(Offer offer, AgentSlot agent,
+                                             FrameworkSlot framework) {
   const uint64_t serial = nextSerial_++;
   offer.id = prefix_ + std::to_string(serial);
   if (agent >= byAgent_.size()) byAgent_.resize(agent + 1);
   byAgent_[agent].push_back(serial);
   // Built in its node: an Offer is five strings and a Resources, each move of it counts.
-  return offers_.try_emplace(serial, std::move(offer), agent, framework).first->second.offer;
+  return offers_.try_emplace(serial, std::move(offer), agent, framework, serial).first->second;
+}
+
+std::optional<std::string> OfferBook::outstandingId(uint64_t serial) const {
+  auto it = offers_.find(serial);
+  if (it == offers_.end()) return std::nullopt;
+  return it->second.offer.id;
 }
 
 const OfferBook::Outstanding* OfferBook::findOutstanding(std::string_view id) const {

@@ -38,16 +38,20 @@ class OfferBook {
   // Non-empty `runId`: ids are "o-<runId>-N", unique across master restarts.
   explicit OfferBook(const std::string& runId);
 
-  // An outstanding offer with the slots of its agent and framework.
+  // An outstanding offer with the slots of its agent and framework, and the serial its id names.
   struct Outstanding {
     Offer offer;
     AgentSlot agent;
     FrameworkSlot framework;
+    uint64_t serial;
   };
 
   // Mints the offer's id and keeps it, on the agent at `agent` for the framework at `framework`;
   // the reference holds until the offer is taken.
-  const Offer& add(Offer offer, AgentSlot agent, FrameworkSlot framework);
+  const Outstanding& add(Offer offer, AgentSlot agent, FrameworkSlot framework);
+  // The id of offer `serial` while it is outstanding (an offer timeout asks, by serial, about
+  // offers most of which were answered since), else nullopt.
+  std::optional<std::string> outstandingId(uint64_t serial) const;
   const Offer* find(std::string_view id) const;
   const Outstanding* findOutstanding(std::string_view id) const;
   // For an operation that converts the offer's resources in place.

@@ -85,9 +85,12 @@ TEST(AgentBookTest, SlotsAreDenseAndTheLastFreedIsTakenFirst) {
 TEST(OfferBookTest, OffersAreListedUnderTheirAgentsSlotOldestFirst) {
   OfferBook book("");
   const FrameworkSlot framework = 4;
-  EXPECT_EQ(book.add(offerOn("a1"), 1, framework).id, "o-1");
-  EXPECT_EQ(book.add(offerOn("a0"), 0, 5).id, "o-2");
-  EXPECT_EQ(book.add(offerOn("a1"), 1, framework).id, "o-3");
+  EXPECT_EQ(book.add(offerOn("a1"), 1, framework).offer.id, "o-1");
+  EXPECT_EQ(book.add(offerOn("a0"), 0, 5).offer.id, "o-2");
+  const OfferBook::Outstanding& third = book.add(offerOn("a1"), 1, framework);
+  EXPECT_EQ(third.offer.id, "o-3");
+  EXPECT_EQ(third.serial, 3u);
+  EXPECT_EQ(book.outstandingId(2), "o-2");
   EXPECT_EQ(book.idsOnAgent(1), (std::vector<std::string>{"o-1", "o-3"}));
   EXPECT_EQ(book.idsOnAgent(7), std::vector<std::string>{});
   EXPECT_EQ(book.idsOfFramework(framework), (std::vector<std::string>{"o-1", "o-3"}));
@@ -95,11 +98,13 @@ TEST(OfferBookTest, OffersAreListedUnderTheirAgentsSlotOldestFirst) {
   EXPECT_EQ(book.findOutstanding("o-3")->agent, AgentSlot(1));
   EXPECT_EQ(book.findOutstanding("o-3")->framework, framework);
   EXPECT_TRUE(book.take("o-1", /*rescinded=*/true).has_value());
+  EXPECT_EQ(book.outstandingId(1), std::nullopt);
+  EXPECT_EQ(book.outstandingId(99), std::nullopt);
   EXPECT_EQ(book.idsOnAgent(1), (std::vector<std::string>{"o-3"}));
   EXPECT_TRUE(book.take("o-3", /*rescinded=*/false).has_value());
   book.releaseAgent(1);
   // The slot's next agent starts with no offers.
-  EXPECT_EQ(book.add(offerOn("a9"), 1, framework).id, "o-4");
+  EXPECT_EQ(book.add(offerOn("a9"), 1, framework).offer.id, "o-4");
   EXPECT_EQ(book.idsOnAgent(1), (std::vector<std::string>{"o-4"}));
   EXPECT_EQ(book.idsOnAgent(0), (std::vector<std::string>{"o-2"}));
 }

@@ -144,6 +144,30 @@ TEST_F(MasterTest, ExpiredOfferIsRescindedAndItsResourcesReturn) {
   EXPECT_EQ(master_->stats().lostToRescindRace, 1u);
 }
 
+// One cycle's offers to a framework share one timeout: those answered meanwhile are not
+// rescinded, the others expire together, oldest first, and no earlier.
+TEST_F(MasterTest, OffersOfOneBatchExpireTogetherExceptThoseAnswered) {
+  MasterOptions options;
+  options.offerTimeout = Duration::seconds(3);
+  start(options);
+  RecordingScheduler scheduler;
+  const std::string f = subscribe(&scheduler, "web");
+  for (const char* agent : {"a1", "a2", "a3"}) {
+    ASSERT_TRUE(sim::addSimulatedAgent(*master_, agent, R("cpus:4;mem:4096")).ok());
+  }
+  cycle();
+  ASSERT_EQ(scheduler.received.size(), 3u);
+  std::vector<std::string> ids;
+  for (const Offer& offer : scheduler.received) ids.push_back(offer.id);
+  ASSERT_TRUE(master_->decline(f, {ids[1]}, v1::Filters()).ok());
+  loop_->runUntil(loop_->now() + Duration::seconds(3) - Duration::milliseconds(1));
+  EXPECT_TRUE(scheduler.rescinded.empty());
+  loop_->runUntil(loop_->now() + Duration::milliseconds(1));
+  EXPECT_EQ(scheduler.rescinded, (std::vector<std::string>{ids[0], ids[2]}));
+  EXPECT_EQ(master_->stats().offersExpired, 2u);
+  for (const std::string& id : ids) EXPECT_EQ(master_->offers().find(id), nullptr) << id;
+}
+
 TEST_F(MasterTest, OwnerWakingRescindsRevocableOfferAndLaunchAfterRescindIsLost) {
   RecordingScheduler borrower, owner;
   const std::string b = subscribe(&borrower, "batch", /*revocable=*/true);
