@@ -235,10 +235,15 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
     if (own ? !meetsMinimum(candidate, *own) : !worthOffering[variant]) {
       if constexpr (kExplain) {
         if (explainStage) {
-          // Under the master's minimum, every framework of a variant gets the same answer.
-          const Decision why = own || !whyNot[variant]
-                                   ? whyNotOfferable(quota, agent, framework, roleIdx)
-                                   : *whyNot[variant];
+          // Uncut, the candidate is all the role may take here (whyNotOfferable's first
+          // test), so it is itself below the minimum: the usual answer at a nearly full agent,
+          // found without building what it may take again. Under the master's minimum, every
+          // framework of a variant gets the same answer.
+          const Decision why =
+              caps.empty() ? Decision::of(own ? DecisionReason::kBelowFrameworkOfferFilter
+                                              : DecisionReason::kBelowMinimum)
+              : own || !whyNot[variant] ? whyNotOfferable(quota, agent, framework, roleIdx)
+                                        : *whyNot[variant];
           if (!own) whyNot[variant] = why;
           decisions_.record(agentIdx, frameworkIdx, why);
         }
