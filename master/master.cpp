@@ -427,15 +427,15 @@ Status Master::decline(const std::string& frameworkId, const std::vector<std::st
   for (const std::string& id : offerIds) {
     const OfferBook::Outstanding* outstanding = offers_.findOutstanding(id);
     if (outstanding == nullptr || outstanding->framework != entry->slot) continue;  // Gone.
-    const Offer offer = *offers_.take(id, /*rescinded=*/false);
+    // Used where it is, then erased: neither call below reaches the offer book.
+    const Offer& offer = outstanding->offer;
     ++stats_.offersDeclined;
     ++entry->counters.offersDeclined;
     offerAnswered(offer, 0);
-    if (Status s = allocator_->recoverResources(frameworkId, offer.agent, offer.role,
-                                                offer.resources, filters);
-        !s.ok()) {
-      return s;
-    }
+    Status recovered = allocator_->recoverResources(frameworkId, offer.agent, offer.role,
+                                                    offer.resources, filters);
+    offers_.eraseAnswered(*outstanding);
+    if (!recovered.ok()) return recovered;
   }
   return Status();
 }

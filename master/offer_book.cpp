@@ -71,6 +71,12 @@ std::optional<Offer> OfferBook::take(std::string_view id, bool rescinded) {
   return std::move(taken.mapped().offer);
 }
 
+void OfferBook::eraseAnswered(const Outstanding& outstanding) {
+  const uint64_t serial = outstanding.serial;
+  unlistFromAgent(outstanding.agent, serial);
+  offers_.erase(serial);
+}
+
 bool OfferBook::wasRescinded(std::string_view id) const {
   const std::optional<uint64_t> serial = serialOf(id);
   return serial && rescinded_.contains(*serial);

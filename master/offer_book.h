@@ -58,6 +58,10 @@ class OfferBook {
   Offer* findMutable(std::string_view id);
   // Removes the offer; nullopt if it is not outstanding. `rescinded`: its id is remembered.
   std::optional<Offer> take(std::string_view id, bool rescinded);
+  // Removes an outstanding offer that was answered (found by findOutstanding, used in place:
+  // a decline needs only a few of its fields, and moving an Offer out costs a few hundred
+  // instructions). `outstanding` dangles afterwards.
+  void eraseAnswered(const Outstanding& outstanding);
   bool wasRescinded(std::string_view id) const;
 
   // Ids of the outstanding offers on the agent, and of the framework's, oldest first.

@@ -101,7 +101,13 @@ TEST(OfferBookTest, OffersAreListedUnderTheirAgentsSlotOldestFirst) {
   EXPECT_EQ(book.outstandingId(1), std::nullopt);
   EXPECT_EQ(book.outstandingId(99), std::nullopt);
   EXPECT_EQ(book.idsOnAgent(1), (std::vector<std::string>{"o-3"}));
-  EXPECT_TRUE(book.take("o-3", /*rescinded=*/false).has_value());
+  // An answered offer used in place, then erased: gone from its agent, not rescinded.
+  const OfferBook::Outstanding* answered = book.findOutstanding("o-3");
+  ASSERT_NE(answered, nullptr);
+  book.eraseAnswered(*answered);
+  EXPECT_EQ(book.findOutstanding("o-3"), nullptr);
+  EXPECT_FALSE(book.wasRescinded("o-3"));
+  EXPECT_FALSE(book.take("o-3", /*rescinded=*/false).has_value());
   book.releaseAgent(1);
   // The slot's next agent starts with no offers.
   EXPECT_EQ(book.add(offerOn("a9"), 1, framework).offer.id, "o-4");
