@@ -194,13 +194,17 @@ void Master::dispatch() {
       }
       Offer offer;
       offer.framework = frameworkId;
-      offer.role = offered.role;
-      offer.agent = offered.agent;
+      // The cycle's entries are this call's own: their strings move into the offer.
+      offer.role = std::move(offered.role);
+      offer.agent = std::move(offered.agent);
       offer.hostname = agents_.at(*agent).info().hostname();
-      offer.revocability = offered.resources.revocable().empty() ? Revocability::kRegular
-                           : offered.resources.scalars().empty()
-                               ? offered.resources.ranges().front().key.revocability
-                               : offered.resources.scalars().front().key.revocability;
+      // An offer holds one class, so the first entry's key tells it.
+      offer.revocability =
+          !offered.resources.anyKey([](const ResourceKey& key) { return key.revocable(); })
+              ? Revocability::kRegular
+          : offered.resources.scalars().empty()
+              ? offered.resources.ranges().front().key.revocability
+              : offered.resources.scalars().front().key.revocability;
       offer.resources = std::move(offered.resources);
       ++stats_.offersMade;
       ++entry->counters.offersSent;
