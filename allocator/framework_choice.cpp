@@ -141,6 +141,22 @@ Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, cons
   return Decision::ofRole(DecisionReason::kQuotaHeadroom, quota.waitingFor(kind, roleIdx), kind);
 }
 
+Decision HierarchicalAllocator::whyBelowMinimum(const QuotaHeadroom& quota, const AgentState& agent,
+                                                const FrameworkState& framework, RoleIdx roleIdx,
+                                                bool uncut, bool ownMinimum,
+                                                std::optional<Decision>& sameForVariant) const {
+  // Uncut, the candidate is all the role may take here (whyNotOfferable's first test), so it
+  // is itself below the minimum: the usual answer at a nearly full agent, found without
+  // building what the role may take again.
+  if (uncut) {
+    return Decision::of(ownMinimum ? DecisionReason::kBelowFrameworkOfferFilter
+                                   : DecisionReason::kBelowMinimum);
+  }
+  if (ownMinimum) return whyNotOfferable(quota, agent, framework, roleIdx);
+  if (!sameForVariant) sameForVariant = whyNotOfferable(quota, agent, framework, roleIdx);
+  return *sameForVariant;
+}
+
 void HierarchicalAllocator::recordForRole(AgentIdx agentIdx, RoleIdx roleIdx,
                                           const Decision& decision) {
   for (FrameworkIdx f : roles_[roleIdx].frameworks) {
@@ -235,17 +251,10 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
     if (own ? !meetsMinimum(candidate, *own) : !worthOffering[variant]) {
       if constexpr (kExplain) {
         if (explainStage) {
-          // Uncut, the candidate is all the role may take here (whyNotOfferable's first
-          // test), so it is itself below the minimum: the usual answer at a nearly full agent,
-          // found without building what it may take again. Under the master's minimum, every
-          // framework of a variant gets the same answer.
-          const Decision why =
-              caps.empty() ? Decision::of(own ? DecisionReason::kBelowFrameworkOfferFilter
-                                              : DecisionReason::kBelowMinimum)
-              : own || !whyNot[variant] ? whyNotOfferable(quota, agent, framework, roleIdx)
-                                        : *whyNot[variant];
-          if (!own) whyNot[variant] = why;
-          decisions_.record(agentIdx, frameworkIdx, why);
+          decisions_.record(
+              agentIdx, frameworkIdx,
+              whyBelowMinimum(quota, agent, framework, roleIdx,
+                              /*uncut=*/caps.empty(), own != nullptr, whyNot[variant]));
         }
       }
       return true;

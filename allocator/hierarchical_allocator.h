@@ -282,6 +282,13 @@ class HierarchicalAllocator final : public Allocator {
   // Explanations: why stage 2 found nothing worth offering the framework on the agent.
   Decision whyNotOfferable(const QuotaHeadroom& quota, const AgentState& agent,
                            const FrameworkState& framework, RoleIdx role) const;
+  // Explanations: why stage 2 passed a framework by for a candidate below its minimum (its
+  // own, or the master's). `uncut`: the candidate is all the role may take on the agent.
+  // `sameForVariant` keeps the answer under the master's minimum, which every framework of a
+  // refinement variant shares.
+  Decision whyBelowMinimum(const QuotaHeadroom& quota, const AgentState& agent,
+                           const FrameworkState& framework, RoleIdx role, bool uncut,
+                           bool ownMinimum, std::optional<Decision>& sameForVariant) const;
   // Explanations: a decision about a role on an agent, for each of its frameworks that wants
   // offers under it.
   void recordForRole(AgentIdx agent, RoleIdx role, const Decision& decision);
