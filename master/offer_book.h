@@ -26,6 +26,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "master/scheduler_api.h"
@@ -40,6 +41,11 @@ class OfferBook {
 
   // An outstanding offer with the slots of its agent and framework, and the serial its id names.
   struct Outstanding {
+    // For try_emplace (clang 14, which the fuzz build uses, has no parenthesized aggregate
+    // initialization); by rvalue reference so that the offer moves once, into the node.
+    Outstanding(Offer&& offer, AgentSlot agent, FrameworkSlot framework, uint64_t serial)
+        : offer(std::move(offer)), agent(agent), framework(framework), serial(serial) {}
+
     Offer offer;
     AgentSlot agent;
     FrameworkSlot framework;
