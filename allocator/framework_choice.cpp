@@ -141,10 +141,10 @@ Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, cons
   return Decision::ofRole(DecisionReason::kQuotaHeadroom, quota.waitingFor(kind, roleIdx), kind);
 }
 
-Decision HierarchicalAllocator::whyBelowMinimum(const QuotaHeadroom& quota, const AgentState& agent,
-                                                const FrameworkState& framework, RoleIdx roleIdx,
-                                                bool uncut, bool ownMinimum,
-                                                std::optional<Decision>& sameForVariant) const {
+// Forced inline: called for every framework a nearly full agent's visit passes by.
+[[gnu::always_inline]] inline Decision HierarchicalAllocator::whyBelowMinimum(
+    const QuotaHeadroom& quota, const AgentState& agent, const FrameworkState& framework,
+    RoleIdx roleIdx, bool uncut, bool ownMinimum, std::optional<Decision>& sameForVariant) const {
   // Uncut, the candidate is all the role may take here (whyNotOfferable's first test), so it
   // is itself below the minimum: the usual answer at a nearly full agent, found without
   // building what the role may take again.
