@@ -1,8 +1,11 @@
 #include "agent/exec/command_process.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
+#include <linux/sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,14 +111,108 @@ struct SpawnPlan {
   SpawnPlan& operator=(const SpawnPlan&) = delete;
 };
 
+// The file posix_spawnp would run: `program` itself when it names a directory, else the first
+// executable of that name along the agent's PATH.
+std::string resolveProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = ::getenv("PATH");
+  std::istringstream dirs(path != nullptr && *path != '\0' ? path : "/bin:/usr/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return program;
+}
+
+// What the child of spawnIntoCgroup() is given, all prepared before the clone: between the clone
+// and the exec the child may only make async-signal-safe calls (the agent has other threads).
+struct ChildPlan {
+  std::string program;  // Resolved.
+  char* const* argv;
+  char* const* environment;
+  const char* directory;
+  int stdio[3];
+  int errorFd;  // Close-on-exec: the child writes its errno there when it cannot exec.
+};
+
+[[noreturn]] void failChild(int errorFd) {
+  const int error = errno;
+  [[maybe_unused]] const ssize_t ignored = ::write(errorFd, &error, sizeof(error));
+  ::_exit(127);
+}
+
+[[noreturn]] void runChild(const ChildPlan& plan) {
+  const auto fail = [&plan] { failChild(plan.errorFd); };
+  if (::setsid() < 0) fail();
+  struct sigaction byDefault = {};
+  byDefault.sa_handler = SIG_DFL;
+  for (int signal = 1; signal < NSIG; ++signal) {
+    if (signal != SIGKILL && signal != SIGSTOP) ::sigaction(signal, &byDefault, nullptr);
+  }
+  sigset_t noSignals;
+  sigemptyset(&noSignals);
+  if (::sigprocmask(SIG_SETMASK, &noSignals, nullptr) != 0) fail();
+  if (::chdir(plan.directory) != 0) fail();
+  for (int fd = 0; fd < 3; ++fd) {
+    if (::dup2(plan.stdio[fd], fd) < 0) fail();
+  }
+  // Marked, not closed: the error pipe must outlive everything but the exec.
+  if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) fail();
+  ::execve(plan.program.c_str(), plan.argv, plan.environment);
+  failChild(plan.errorFd);
+}
+
+// posix_spawn cannot place its child in a cgroup; on cgroup v2, clone3 can (CLONE_INTO_CGROUP,
+// Linux 5.7), so the child is in its container from its first instruction. The child does what
+// spawn()'s attributes ask of posix_spawn, and says why through a close-on-exec pipe if it cannot
+// exec (nothing to read: it did).
+Result<pid_t> spawnIntoCgroup(ChildPlan plan, int cgroupFd) {
+  int pipeFds[2];
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+    return Status::ioError(std::string("cannot make a pipe: ") + std::strerror(errno));
+  }
+  const Descriptor readEnd(pipeFds[0]);
+  // Above the child's stdio, which dup2 would put over it.
+  std::optional<Descriptor> writeEnd(std::in_place, pipeFds[1] > STDERR_FILENO
+                                                        ? pipeFds[1]
+                                                        : ::fcntl(pipeFds[1], F_DUPFD_CLOEXEC, 3));
+  if (pipeFds[1] <= STDERR_FILENO) ::close(pipeFds[1]);
+  plan.errorFd = writeEnd->get();
+  clone_args args = {};
+  args.flags = CLONE_INTO_CGROUP;
+  args.exit_signal = SIGCHLD;
+  args.cgroup = static_cast<uint64_t>(cgroupFd);
+  const long pid = ::syscall(SYS_clone3, &args, sizeof(args));
+  if (pid == 0) runChild(plan);
+  if (pid < 0) {
+    return Status::failedPrecondition("cannot start '" + plan.program +
+                                      "' in its cgroup: " + std::strerror(errno));
+  }
+  writeEnd.reset();  // The child's copy is the only one left: its exec closes it.
+  int error = 0;
+  ssize_t got = 0;
+  while ((got = ::read(readEnd.get(), &error, sizeof(error))) < 0 && errno == EINTR) {
+  }
+  if (got == static_cast<ssize_t>(sizeof(error))) {
+    int status = 0;
+    while (::waitpid(static_cast<pid_t>(pid), &status, 0) < 0 && errno == EINTR) {
+    }
+    return Status::failedPrecondition("cannot start '" + plan.program +
+                                      "': " + std::strerror(error));
+  }
+  return static_cast<pid_t>(pid);
+}
+
 // A new session (so a new process group led by the child); no blocked signal and every
 // disposition back to default, since ignoring SIGPIPE or SIGTERM in the agent must not change
 // how a task's processes die; stdio from the sandbox and no other inherited descriptor.
 // posix_spawn runs no code of ours in the child, so nothing async-signal-unsafe happens there.
 // `reportFd`, when set, becomes the child's descriptor 3 (a monitor's report pipe).
+// `cgroupFd`, when set, is the cgroup v2 directory the child is born in (spawnIntoCgroup).
 Result<pid_t> spawn(const std::string& program, std::vector<std::string> argv,
-                    std::vector<std::string> environment, const Sandbox& sandbox,
-                    int reportFd = -1) {
+                    std::vector<std::string> environment, const Sandbox& sandbox, int reportFd = -1,
+                    int cgroupFd = -1) {
   Result<int> in = openForChild("/dev/null", O_RDONLY);
   if (!in.ok()) return in.status();
   const Descriptor stdinFd(*in);
@@ -125,6 +222,17 @@ Result<pid_t> spawn(const std::string& program, std::vector<std::string> argv,
   Result<int> err = openForChild(sandbox.stderrPath(), O_WRONLY | O_CREAT | O_APPEND);
   if (!err.ok()) return err.status();
   const Descriptor stderrFd(*err);
+  std::vector<char*> argvPointers = pointersTo(argv);
+  std::vector<char*> environmentPointers = pointersTo(environment);
+  if (cgroupFd >= 0) {
+    return spawnIntoCgroup({resolveProgram(program),
+                            argvPointers.data(),
+                            environmentPointers.data(),
+                            sandbox.directory().c_str(),
+                            {stdinFd.get(), stdoutFd.get(), stderrFd.get()},
+                            -1},
+                           cgroupFd);
+  }
 
   SpawnPlan plan;
   sigset_t noSignals;
@@ -145,8 +253,6 @@ Result<pid_t> spawn(const std::string& program, std::vector<std::string> argv,
   posix_spawn_file_actions_addclosefrom_np(
       &plan.actions, reportFd >= 0 ? kMonitorReportFd + 1 : STDERR_FILENO + 1);
 
-  std::vector<char*> argvPointers = pointersTo(argv);
-  std::vector<char*> environmentPointers = pointersTo(environment);
   pid_t pid = -1;
   const int error = posix_spawnp(&pid, program.c_str(), &plan.actions, &plan.attributes,
                                  argvPointers.data(), environmentPointers.data());
@@ -226,10 +332,11 @@ Result<std::unique_ptr<CommandProcess>> CommandProcess::launch(const v1::Command
   environment.reserve(variables->size());
   for (const auto& [name, value] : *variables) environment.push_back(name + "=" + value);
 
-  const auto spawnCommand = [&]() -> Result<pid_t> {
-    return spawn(programOf(command), std::move(argv).value(), std::move(environment), sandbox);
+  const auto spawnCommand = [&](int cgroupFd) -> Result<pid_t> {
+    return spawn(programOf(command), std::move(argv).value(), std::move(environment), sandbox,
+                 /*reportFd=*/-1, cgroupFd);
   };
-  Result<pid_t> pid = cgroup ? cgroup->spawnInside(spawnCommand) : spawnCommand();
+  Result<pid_t> pid = cgroup ? cgroup->spawnInside(spawnCommand) : spawnCommand(-1);
   if (!pid.ok()) return pid.status();
   return std::unique_ptr<CommandProcess>(new CommandProcess(*pid));
 }

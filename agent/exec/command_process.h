@@ -27,7 +27,7 @@
 #include <optional>
 #include <string>
 
-#include "agent/exec/cgroups_v1.h"
+#include "agent/exec/cgroups.h"
 #include "agent/exec/sandbox.h"
 #include "agent/exec/task_monitor.h"
 #include "common/status.h"
@@ -75,7 +75,7 @@ class CommandProcess {
   // `/bin/sh -c value`; argv form runs `value`, looked up in the agent's PATH, with `arguments`
   // as its argv (just `value` when there are none). Refused, with nothing left running, when
   // the command is malformed or cannot be started (no such executable, a sandbox file that
-  // cannot be opened). With `cgroup`, the process is born inside it (cgroups_v1.h).
+  // cannot be opened). With `cgroup`, the process is born inside it (cgroups.h).
   static Result<std::unique_ptr<CommandProcess>> launch(const v1::CommandInfo& command,
                                                         const Sandbox& sandbox,
                                                         const ContainerCgroup* cgroup = nullptr);

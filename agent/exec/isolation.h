@@ -1,9 +1,9 @@
 // How a task's processes are isolated, with Mesos's `--isolation` names.
 //
-// `cgroups/cpu,cgroups/mem`: each task in its own cgroups (cgroups_v1.h): cpu weight and
+// `cgroups/cpu,cgroups/mem`: each task in its own cgroups (cgroups.h): cpu weight and
 // optionally a CFS quota, a memory hard limit, usage measured by the kernel.
 // `posix/cpu,posix/mem`: each task in its own process group, nothing enforced, usage summed
-// from /proc (posix_usage.h): for machines without cgroup v1 or agents without root.
+// from /proc (posix_usage.h): for machines without usable cgroups or agents without root.
 // Unset, the agent uses cgroups where it can create them and says once which it picked.
 #pragma once
 

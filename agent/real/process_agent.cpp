@@ -148,7 +148,10 @@ Result<std::unique_ptr<ProcessAgent>> ProcessAgent::create(v1::AgentInfo info,
       isolationFor(options.isolation, info.id().value(), keep);
   if (!cgroups.ok()) return cgroups.status();
   LOG(INFO) << "agent " << info.id().value() << " isolates tasks with "
-            << toString(*cgroups ? Isolation::kCgroups : Isolation::kPosix);
+            << toString(*cgroups ? Isolation::kCgroups : Isolation::kPosix)
+            << (!*cgroups                                   ? ""
+                : (*cgroups)->version == CgroupVersion::kV2 ? " (cgroup v2)"
+                                                            : " (cgroup v1)");
   const RecoverMode mode = options.recover;
   std::unique_ptr<ProcessAgent> agent(new ProcessAgent(std::move(info), std::move(ledger).value(),
                                                        loop, reports, std::move(options),

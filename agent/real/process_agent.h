@@ -46,7 +46,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/exec/cgroups_v1.h"
+#include "agent/exec/cgroups.h"
 #include "agent/exec/command_process.h"
 #include "agent/exec/isolation.h"
 #include "agent/ledger.h"

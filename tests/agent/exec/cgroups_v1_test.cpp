@@ -3,8 +3,6 @@
 // between a regular and a revocable busy loop, and removal. The tests that need cgroups skip
 // where this process cannot create them (not root, no v1 hierarchy); the rules and the flag's
 // parsing run everywhere.
-#include "agent/exec/cgroups_v1.h"
-
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "agent/exec/cgroups.h"
 #include "agent/exec/isolation.h"
 #include "agent/exec/posix_usage.h"
 #include "tracked_processes.h"
@@ -56,15 +55,6 @@ std::string cgroupLineOf(pid_t pid, const std::string& controller) {
   return "";
 }
 
-TEST(CgroupRules, CpuSharesAreMesosWeights) {
-  EXPECT_EQ(cpuSharesFor({.cpus = 1}), 1024u);
-  EXPECT_EQ(cpuSharesFor({.cpus = 0.5}), 512u);
-  EXPECT_EQ(cpuSharesFor({.cpus = 2, .revocableCpus = true}), 20u);
-  EXPECT_EQ(cpuSharesFor({.cpus = 2, .revocableCpus = true, .revocableLowPriority = false}), 2048u);
-  EXPECT_EQ(cpuSharesFor({.cpus = 0.001}), 2u) << "Mesos's minimum";
-  EXPECT_EQ(cpuSharesFor({.cpus = 0.1, .revocableCpus = true}), 2u);
-}
-
 TEST(IsolationFlag, TakesMesosNamesInEitherOrderAndRefusesTheRest) {
   EXPECT_EQ(*parseIsolation("cgroups/cpu,cgroups/mem"), Isolation::kCgroups);
   EXPECT_EQ(*parseIsolation("cgroups/mem,cgroups/cpu"), Isolation::kCgroups);
@@ -87,19 +77,60 @@ TEST(AgentCgroupsRoot, RefusesPathsThatLeaveIt) {
   }
 }
 
-// A host with only the unified (v2) hierarchy: cgroup v1 isolation is unavailable, named,
-// so the agent falls back to posix (or refuses --isolation=cgroups/*), and creates nothing.
-TEST(AgentCgroupsRoot, AHostWithOnlyCgroupV2HasNoV1Isolation) {
-  const std::filesystem::path proc = std::filesystem::temp_directory_path() /
-                                     ("harvest-test-v2-proc-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(proc / "self");
-  std::ofstream(proc / "self/mounts")
-      << "proc /proc proc rw 0 0\ncgroup2 /sys/fs/cgroup cgroup2 rw,nsdelegate 0 0\n";
-  std::ofstream(proc / "self/cgroup") << "0::/user.slice\n";
-  Result<AgentCgroups> agent = prepareAgentCgroups("harvest-v2", "a1", proc);
+// A host with only the unified (v2) hierarchy, faked: v2 is used when it hands the cpu and
+// memory controllers down to this process's cgroup, and refused, naming what it has, otherwise
+// (so the agent falls back to posix, or refuses --isolation=cgroups/*).
+class OnlyCgroupV2Host : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(proc_ / "self");
+    std::filesystem::create_directories(mount_ / "user.slice");
+    std::ofstream(proc_ / "self/mounts")
+        << "proc /proc proc rw 0 0\ncgroup2 " << mount_.string() << " cgroup2 rw,nsdelegate 0 0\n";
+    std::ofstream(proc_ / "self/cgroup") << "0::/user.slice\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(scratch_); }
+  void controllers(const std::string& list) {
+    std::ofstream(mount_ / "user.slice/cgroup.controllers") << list << "\n";
+  }
+  const std::filesystem::path scratch_ = std::filesystem::temp_directory_path() /
+                                         ("harvest-test-v2-host-" + std::to_string(::getpid()));
+  const std::filesystem::path proc_ = scratch_ / "proc";
+  const std::filesystem::path mount_ = scratch_ / "cgroup";
+};
+
+TEST_F(OnlyCgroupV2Host, UsesTheUnifiedHierarchyWhenItHandsDownCpuAndMemory) {
+  controllers("cpuset cpu io memory pids");
+  Result<AgentCgroups> own = locateOwnCgroups(proc_);
+  ASSERT_TRUE(own.ok()) << own.message();
+  EXPECT_EQ(own->version, CgroupVersion::kV2);
+  EXPECT_EQ(own->mounts.cpu, mount_);
+  EXPECT_EQ(own->mounts.memory, mount_);
+  EXPECT_EQ(own->root.cpu, mount_ / "user.slice");
+  EXPECT_EQ(own->root.memory, mount_ / "user.slice");
+  EXPECT_TRUE(own->cpuController);
+  EXPECT_TRUE(own->memoryController);
+}
+
+TEST_F(OnlyCgroupV2Host, RefusesCgroupsNamingTheControllersItHas) {
+  controllers("cpuset io pids");
+  Result<AgentCgroups> agent = prepareAgentCgroups("harvest-v2", "a1", proc_);
   EXPECT_EQ(agent.code(), StatusCode::kUnavailable);
-  EXPECT_EQ(agent.message(), "no cgroup v1 hierarchy has the cpu controller mounted");
-  std::filesystem::remove_all(proc);
+  EXPECT_EQ(agent.message(),
+            "the cgroup v2 hierarchy does not hand the cpu and memory controllers down to " +
+                (mount_ / "user.slice").string() + " (it has 'cpuset io pids')");
+  EXPECT_FALSE(std::filesystem::exists(mount_ / "user.slice/harvest-v2")) << "nothing created";
+  Result<AgentCgroups> unified = locateOwnUnifiedCgroup(proc_);
+  ASSERT_TRUE(unified.ok()) << unified.message();
+  EXPECT_FALSE(unified->cpuController);
+  EXPECT_FALSE(unified->memoryController);
+}
+
+TEST_F(OnlyCgroupV2Host, WithoutAnyCgroupMountThereIsNoIsolation) {
+  std::ofstream(proc_ / "self/mounts") << "proc /proc proc rw 0 0\n";
+  EXPECT_EQ(locateOwnCgroups(proc_).message(),
+            "no cgroup v1 hierarchy has the cpu controller mounted");
+  EXPECT_EQ(locateOwnUnifiedCgroup(proc_).message(), "no cgroup v2 hierarchy is mounted");
 }
 
 class ContainerCgroupTest : public ::testing::Test {

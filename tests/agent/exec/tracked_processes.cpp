@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/exec/cgroups_v1.h"
+#include "agent/exec/cgroups.h"
 #include "agent/exec/posix_usage.h"
 
 namespace harvest::agent::testing {
@@ -44,14 +44,17 @@ void pause() {
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
-// Every cgroup under the test root in each hierarchy, deepest first, then the root itself.
+// Every cgroup under the test root in each hierarchy (v1's and the unified one), deepest first,
+// then the roots themselves.
 std::vector<std::filesystem::path> testCgroups() {
   std::vector<std::filesystem::path> found;
-  Result<AgentCgroups> own = locateOwnCgroups();
-  if (!own.ok()) return found;
-  std::set<std::filesystem::path> bases = {own->root.cpu / testCgroupsRoot(),
-                                           own->root.cpuacct / testCgroupsRoot(),
-                                           own->root.memory / testCgroupsRoot()};
+  std::set<std::filesystem::path> bases;
+  for (const Result<AgentCgroups>& own : {locateOwnCgroups(), locateOwnUnifiedCgroup()}) {
+    if (!own.ok()) continue;
+    for (const auto& dir : {own->root.cpu, own->root.cpuacct, own->root.memory}) {
+      bases.insert(dir / testCgroupsRoot());
+    }
+  }
   for (const auto& base : bases) {
     std::error_code error;
     if (!std::filesystem::exists(base, error)) continue;
@@ -141,6 +144,18 @@ const std::string& testCgroupsRoot() {
 bool cgroupsUsable() {
   static const bool usable = [] {
     Result<AgentCgroups> probe = prepareAgentCgroups(testCgroupsRoot(), "probe");
+    if (!probe.ok()) return false;
+    removeAgentCgroups(*probe);
+    return probe->version == CgroupVersion::kV1;
+  }();
+  return usable;
+}
+
+bool unifiedCgroupsUsable() {
+  static const bool usable = [] {
+    Result<AgentCgroups> own = locateOwnUnifiedCgroup();
+    if (!own.ok()) return false;
+    Result<AgentCgroups> probe = prepareAgentCgroupsUnder(*own, testCgroupsRoot(), "probe");
     if (!probe.ok()) return false;
     removeAgentCgroups(*probe);
     return true;

@@ -32,6 +32,10 @@ const std::string& testCgroupsRoot();
 // of cgroups isolation skip without, and the rest of the suite runs the same.
 bool cgroupsUsable();
 
+// Whether this process may create cgroups in the unified (v2) hierarchy, whatever controllers
+// it hands down: the v2 tests skip without.
+bool unifiedCgroupsUsable();
+
 // The monotonic clock as a Time.
 Time monotonicNow();
 

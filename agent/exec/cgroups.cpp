@@ -1,4 +1,4 @@
-#include "agent/exec/cgroups_v1.h"
+#include "agent/exec/cgroups.h"
 
 #include <fcntl.h>
 #include <glog/logging.h>
@@ -9,9 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -22,13 +20,6 @@ namespace harvest::agent {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Mesos's constants for its cgroups/cpu isolator.
-constexpr uint64_t kSharesPerCpu = 1024;
-constexpr uint64_t kSharesPerRevocableCpu = 10;
-constexpr uint64_t kMinShares = 2;
-constexpr uint64_t kCfsPeriodMicros = 100000;
-constexpr uint64_t kMinCfsQuotaMicros = 1000;
 
 // Every file read here is small and read whole in one or two read() calls: the periodic sample
 // reads three per task, so no stream is built for them.
@@ -61,28 +52,6 @@ Status writeText(const fs::path& path, const std::string& value) {
   return {};
 }
 
-uint64_t toNumber(std::string_view text) {
-  uint64_t value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;
-}
-
-// The value of `key` in "key value" lines (cpuacct.stat, cpu.stat, memory.stat,
-// memory.oom_control); 0 when absent.
-uint64_t valueOf(std::string_view lines, std::string_view key) {
-  size_t start = 0;
-  while (start < lines.size()) {
-    size_t end = lines.find('\n', start);
-    if (end == std::string_view::npos) end = lines.size();
-    const std::string_view line = lines.substr(start, end - start);
-    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ') {
-      return toNumber(line.substr(key.size() + 1));
-    }
-    start = end + 1;
-  }
-  return 0;
-}
-
 // The three directories, each once (cpu and cpuacct may share a mount, hence a directory).
 std::vector<fs::path> distinct(const CgroupDirs& dirs) {
   std::vector<fs::path> out{dirs.cpu};
@@ -95,7 +64,8 @@ CgroupDirs childOf(const CgroupDirs& dirs, const fs::path& name) {
   return {dirs.cpu / name, dirs.cpuacct / name, dirs.memory / name};
 }
 
-// controller -> the cgroup (a path relative to the hierarchy's root) from a /proc/.../cgroup.
+// controller -> the cgroup (a path relative to the hierarchy's root) from a /proc/.../cgroup;
+// "" -> the unified hierarchy's (its line names no controller).
 std::map<std::string, std::string> cgroupsOf(const fs::path& file) {
   std::map<std::string, std::string> out;
   std::istringstream lines(readText(file));
@@ -104,6 +74,7 @@ std::map<std::string, std::string> cgroupsOf(const fs::path& file) {
     const auto first = line.find(':');
     const auto second = line.find(':', first + 1);
     if (first == std::string::npos || second == std::string::npos) continue;
+    if (second == first + 1) out[""] = line.substr(second + 1);
     std::istringstream controllers(line.substr(first + 1, second - first - 1));
     std::string controller;
     while (std::getline(controllers, controller, ',')) out[controller] = line.substr(second + 1);
@@ -111,12 +82,14 @@ std::map<std::string, std::string> cgroupsOf(const fs::path& file) {
   return out;
 }
 
-// controller -> mount point of its v1 hierarchy, from /proc/self/mounts.
-std::map<std::string, fs::path> v1Mounts(const fs::path& mountsFile) {
+// controller -> mount point of its v1 hierarchy, and "" -> the unified hierarchy's, from
+// /proc/self/mounts.
+std::map<std::string, fs::path> cgroupMounts(const fs::path& mountsFile) {
   std::map<std::string, fs::path> out;
   std::istringstream lines(readText(mountsFile));
   std::string device, mountPoint, type, options, rest;
   while (lines >> device >> mountPoint >> type >> options && std::getline(lines, rest)) {
+    if (type == "cgroup2") out.emplace("", mountPoint);
     if (type != "cgroup") continue;
     std::istringstream controllers(options);
     std::string option;
@@ -125,8 +98,26 @@ std::map<std::string, fs::path> v1Mounts(const fs::path& mountsFile) {
   return out;
 }
 
-Result<CgroupDirs> homesOf(const CgroupDirs& mounts, const fs::path& cgroupFile) {
+// Whether a space-separated controller list (cgroup.controllers, cgroup.subtree_control) names
+// `controller`.
+bool lists(const std::string& controllers, const std::string& controller) {
+  std::istringstream words(controllers);
+  std::string word;
+  while (words >> word) {
+    if (word == controller) return true;
+  }
+  return false;
+}
+
+Result<CgroupDirs> homesOf(CgroupVersion version, const CgroupDirs& mounts,
+                           const fs::path& cgroupFile) {
   const auto own = cgroupsOf(cgroupFile);
+  if (version == CgroupVersion::kV2) {  // "0::<path>"
+    const auto found = own.find("");
+    if (found == own.end()) return Status::notFound("this process is in no cgroup v2 cgroup");
+    const fs::path home = mounts.cpu / fs::path(found->second).relative_path();
+    return CgroupDirs{home, home, home};
+  }
   CgroupDirs homes;
   for (const auto& [controller, dir] : {std::pair<const char*, fs::path*>{"cpu", &homes.cpu},
                                         {"cpuacct", &homes.cpuacct},
@@ -156,16 +147,80 @@ bool removeDir(const fs::path& dir) {
   return ::rmdir(dir.c_str()) == 0 || errno == ENOENT;
 }
 
+Status checkCgroupsRoot(const std::string& cgroupsRoot) {
+  const fs::path root(cgroupsRoot);
+  if (cgroupsRoot.empty() || root.is_absolute() ||
+      std::any_of(root.begin(), root.end(), [](const fs::path& part) {
+        return part == ".." || part == "." || part.empty();
+      })) {
+    return Status::invalidArgument("cgroups root '" + cgroupsRoot +
+                                   "' must be a relative path without '.' or '..'");
+  }
+  return {};
+}
+
+// Hands the agent's controllers down to the children of `dir` (v2), unless it does already.
+Status handDownControllers(const AgentCgroups& agent, const fs::path& dir) {
+  std::string wanted;
+  const std::string handed = readText(dir / "cgroup.subtree_control");
+  if (agent.cpuController && !lists(handed, "cpu")) wanted += "+cpu ";
+  if (agent.memoryController && !lists(handed, "memory")) wanted += "+memory ";
+  if (wanted.empty()) return {};
+  wanted.pop_back();
+  const int fd = ::open((dir / "cgroup.subtree_control").c_str(), O_WRONLY | O_CLOEXEC);
+  const bool written =
+      fd >= 0 && ::write(fd, wanted.data(), wanted.size()) == static_cast<ssize_t>(wanted.size());
+  const int error = errno;
+  if (fd >= 0) ::close(fd);
+  if (written) return {};
+  if (error == EBUSY) {
+    return Status::unavailable(
+        "cannot hand the '" + wanted + "' controllers down from the cgroup " + dir.string() +
+        ": it holds processes (this agent's, at least), and cgroup v2 hands controllers down "
+        "only from a cgroup without any; run the agent in the root cgroup or in a leaf below a "
+        "delegated cgroup whose controllers are handed down already");
+  }
+  return Status::unavailable("cannot hand the '" + wanted + "' controllers down from the cgroup " +
+                             dir.string() + ": " + std::strerror(error));
+}
+
+// Every file of a container, by controller and version, read whole.
+std::string readOf(const CgroupDirs& dirs, CgroupWrite::Controller controller,
+                   const std::string& file) {
+  return readText((controller == CgroupWrite::Controller::kCpu ? dirs.cpu : dirs.memory) / file);
+}
+
 }  // namespace
 
-uint64_t cpuSharesFor(const ContainerLimits& limits) {
-  const uint64_t perCpu =
-      limits.revocableCpus && limits.revocableLowPriority ? kSharesPerRevocableCpu : kSharesPerCpu;
-  return std::max(kMinShares, static_cast<uint64_t>(std::llround(limits.cpus * perCpu)));
+Result<AgentCgroups> locateOwnUnifiedCgroup(const fs::path& procRoot) {
+  const auto mounts = cgroupMounts(procRoot / "self" / "mounts");
+  const auto unified = mounts.find("");
+  if (unified == mounts.end()) return Status::unavailable("no cgroup v2 hierarchy is mounted");
+  AgentCgroups own;
+  own.version = CgroupVersion::kV2;
+  own.mounts = {unified->second, unified->second, unified->second};
+  Result<CgroupDirs> home = homesOf(own.version, own.mounts, procRoot / "self" / "cgroup");
+  if (!home.ok()) return Status::unavailable(home.message());
+  own.root = *home;
+  const std::string controllers = readText(own.root.cpu / "cgroup.controllers");
+  own.cpuController = lists(controllers, "cpu");
+  own.memoryController = lists(controllers, "memory");
+  return own;
 }
 
 Result<AgentCgroups> locateOwnCgroups(const fs::path& procRoot) {
-  const auto mounts = v1Mounts(procRoot / "self" / "mounts");
+  const auto mounts = cgroupMounts(procRoot / "self" / "mounts");
+  // A host that mounts no v1 cpu or memory hierarchy keeps them in v2, if anywhere.
+  if (!mounts.contains("cpu") && !mounts.contains("memory") && mounts.contains("")) {
+    Result<AgentCgroups> unified = locateOwnUnifiedCgroup(procRoot);
+    if (!unified.ok() || (unified->cpuController && unified->memoryController)) return unified;
+    std::string controllers = readText(unified->root.cpu / "cgroup.controllers");
+    while (!controllers.empty() && controllers.back() == '\n') controllers.pop_back();
+    return Status::unavailable(
+        "the cgroup v2 hierarchy does not hand the cpu and memory "
+        "controllers down to " +
+        unified->root.cpu.string() + " (it has '" + controllers + "')");
+  }
   AgentCgroups own;
   for (const auto& [controller, dir] : {std::pair<const char*, fs::path*>{"cpu", &own.mounts.cpu},
                                         {"cpuacct", &own.mounts.cpuacct},
@@ -177,7 +232,7 @@ Result<AgentCgroups> locateOwnCgroups(const fs::path& procRoot) {
     }
     *dir = found->second;
   }
-  Result<CgroupDirs> homes = homesOf(own.mounts, procRoot / "self" / "cgroup");
+  Result<CgroupDirs> homes = homesOf(own.version, own.mounts, procRoot / "self" / "cgroup");
   if (!homes.ok()) return Status::unavailable(homes.message());
   own.root = *homes;
   return own;
@@ -185,18 +240,18 @@ Result<AgentCgroups> locateOwnCgroups(const fs::path& procRoot) {
 
 Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const std::string& agentId,
                                          const fs::path& procRoot) {
-  const fs::path root(cgroupsRoot);
-  if (cgroupsRoot.empty() || root.is_absolute() ||
-      std::any_of(root.begin(), root.end(), [](const fs::path& part) {
-        return part == ".." || part == "." || part.empty();
-      })) {
-    return Status::invalidArgument("cgroups root '" + cgroupsRoot +
-                                   "' must be a relative path without '.' or '..'");
-  }
+  if (Status valid = checkCgroupsRoot(cgroupsRoot); !valid.ok()) return valid;
   Result<AgentCgroups> own = locateOwnCgroups(procRoot);
   if (!own.ok()) return own.status();
-  AgentCgroups agent = std::move(own).value();
-  agent.root = childOf(childOf(agent.root, root), agentId);
+  return prepareAgentCgroupsUnder(std::move(own).value(), cgroupsRoot, agentId);
+}
+
+Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::string& cgroupsRoot,
+                                              const std::string& agentId) {
+  if (Status valid = checkCgroupsRoot(cgroupsRoot); !valid.ok()) return valid;
+  AgentCgroups agent = std::move(own);
+  const fs::path ownDir = agent.root.cpu;
+  agent.root = childOf(childOf(agent.root, cgroupsRoot), agentId);
   for (const fs::path& dir : distinct(agent.root)) {
     std::error_code error;
     fs::create_directories(dir, error);
@@ -204,38 +259,39 @@ Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const s
       return Status::unavailable("cannot create cgroup " + dir.string() + ": " + error.message());
     }
   }
+  if (agent.version == CgroupVersion::kV2) {
+    // From the agent's own cgroup down to its root: the containers' parent must have them.
+    for (fs::path dir = ownDir;; dir /= *agent.root.cpu.lexically_relative(dir).begin()) {
+      if (Status handed = handDownControllers(agent, dir); !handed.ok()) {
+        removeAgentCgroups(agent);
+        return handed;
+      }
+      if (dir == agent.root.cpu) break;
+    }
+  }
   return agent;
 }
+
+ContainerCgroup::ContainerCgroup(std::string containerId, const AgentCgroups& agent)
+    : containerId_(std::move(containerId)),
+      agent_(agent),
+      paths_(childOf(agent.root, containerId_)) {}
 
 Result<std::unique_ptr<ContainerCgroup>> ContainerCgroup::create(const AgentCgroups& agent,
                                                                  const std::string& containerId,
                                                                  const ContainerLimits& limits) {
-  std::unique_ptr<ContainerCgroup> container(
-      new ContainerCgroup(containerId, agent.mounts, childOf(agent.root, containerId)));
+  std::unique_ptr<ContainerCgroup> container(new ContainerCgroup(containerId, agent));
   for (const fs::path& dir : distinct(container->paths_)) {
     if (::mkdir(dir.c_str(), 0755) != 0) {
       return Status::ioError("cannot create cgroup " + dir.string() + ": " + std::strerror(errno));
     }
   }
   // From here the destructor removes what was made if a limit cannot be written.
-  const fs::path& cpu = container->paths_.cpu;
-  if (Status set = writeText(cpu / "cpu.shares", std::to_string(cpuSharesFor(limits))); !set.ok()) {
-    return set;
-  }
-  if (limits.cfsQuota) {
-    const auto quota = std::max(
-        kMinCfsQuotaMicros, static_cast<uint64_t>(std::llround(limits.cpus * kCfsPeriodMicros)));
-    if (Status set = writeText(cpu / "cpu.cfs_period_us", std::to_string(kCfsPeriodMicros));
-        !set.ok()) {
-      return set;
-    }
-    if (Status set = writeText(cpu / "cpu.cfs_quota_us", std::to_string(quota)); !set.ok()) {
-      return set;
-    }
-  }
-  if (limits.memoryBytes) {
-    const fs::path limit = container->paths_.memory / "memory.limit_in_bytes";
-    if (Status set = writeText(limit, std::to_string(*limits.memoryBytes)); !set.ok()) return set;
+  for (const CgroupWrite& write : limitWrites(agent.version, limits)) {
+    const bool cpu = write.controller == CgroupWrite::Controller::kCpu;
+    if (!(cpu ? agent.cpuController : agent.memoryController)) continue;
+    const fs::path& dir = cpu ? container->paths_.cpu : container->paths_.memory;
+    if (Status set = writeText(dir / write.file, write.value); !set.ok()) return set;
   }
   return container;
 }
@@ -247,12 +303,23 @@ ContainerCgroup::~ContainerCgroup() {
   if (!destroyed_) LOG(ERROR) << "cgroup of container " << containerId_ << " could not be emptied";
 }
 
-Result<pid_t> ContainerCgroup::spawnInside(const std::function<Result<pid_t>()>& spawn) const {
+Result<pid_t> ContainerCgroup::spawnInside(
+    const std::function<Result<pid_t>(int cgroupFd)>& spawn) const {
+  if (agent_.version == CgroupVersion::kV2) {
+    const int fd = ::open(paths_.cpu.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+      return Status::ioError("cannot open cgroup " + paths_.cpu.string() + ": " +
+                             std::strerror(errno));
+    }
+    Result<pid_t> spawned = spawn(fd);
+    ::close(fd);
+    return spawned;
+  }
   const auto thread = static_cast<pid_t>(::syscall(SYS_gettid));
-  Result<CgroupDirs> home = homesOf(mounts_, "/proc/thread-self/cgroup");
+  Result<CgroupDirs> home = homesOf(agent_.version, agent_.mounts, "/proc/thread-self/cgroup");
   if (!home.ok()) return home.status();
   Status entered = moveThread(paths_, thread);
-  Result<pid_t> spawned = entered.ok() ? spawn() : Result<pid_t>(entered);
+  Result<pid_t> spawned = entered.ok() ? spawn(-1) : Result<pid_t>(entered);
   if (Status back = moveThread(*home, thread); !back.ok()) {
     LOG(ERROR) << "the agent's thread " << thread << " could not leave the cgroup of container "
                << containerId_ << ": " << back.message();
@@ -267,31 +334,38 @@ std::vector<fs::path> ContainerCgroup::procsFiles() const {
 }
 
 Result<CgroupUsage> ContainerCgroup::usage() const {
+  using C = CgroupWrite::Controller;
+  if (agent_.version == CgroupVersion::kV2) {
+    // cpu.stat's times are kept with or without the cpu controller.
+    std::optional<std::string> cpu = readFile(paths_.cpu / "cpu.stat");
+    if (!cpu) return Status::notFound("the cgroup of container " + containerId_ + " is gone");
+    if (!agent_.memoryController) return usageFromV2(*cpu, "", "");
+    return usageFromV2(*cpu, readOf(paths_, C::kMemory, "memory.stat"),
+                       readOf(paths_, C::kMemory, "memory.max"));
+  }
   std::optional<std::string> cpuacct = readFile(paths_.cpuacct / "cpuacct.stat");
   if (!cpuacct) return Status::notFound("the cgroup of container " + containerId_ + " is gone");
   static const double ticksPerSecond = static_cast<double>(::sysconf(_SC_CLK_TCK));
-  CgroupUsage usage;
-  usage.cpusUserTimeSecs = static_cast<double>(valueOf(*cpuacct, "user")) / ticksPerSecond;
-  usage.cpusSystemTimeSecs = static_cast<double>(valueOf(*cpuacct, "system")) / ticksPerSecond;
-  const std::string cpu = readText(paths_.cpu / "cpu.stat");
-  usage.cpusNrPeriods = valueOf(cpu, "nr_periods");
-  usage.cpusNrThrottled = valueOf(cpu, "nr_throttled");
-  usage.cpusThrottledTimeSecs = static_cast<double>(valueOf(cpu, "throttled_time")) / 1e9;
-  const std::string memory = readText(paths_.memory / "memory.stat");
-  usage.memRssBytes = valueOf(memory, "rss");
-  usage.memCacheBytes = valueOf(memory, "cache");
-  usage.memLimitBytes = valueOf(memory, "hierarchical_memory_limit");
-  return usage;
+  return usageFromV1(*cpuacct, readOf(paths_, C::kCpu, "cpu.stat"),
+                     readOf(paths_, C::kMemory, "memory.stat"), ticksPerSecond);
 }
 
 Result<MemoryEvents> ContainerCgroup::memoryEvents() const {
-  std::optional<std::string> control = readFile(paths_.memory / "memory.oom_control");
-  if (!control) return Status::notFound("the cgroup of container " + containerId_ + " is gone");
-  MemoryEvents events;
-  events.oomKills = valueOf(*control, "oom_kill");
-  events.maxUsageBytes = toNumber(readText(paths_.memory / "memory.max_usage_in_bytes"));
-  events.limitBytes = toNumber(readText(paths_.memory / "memory.limit_in_bytes"));
-  return events;
+  using C = CgroupWrite::Controller;
+  const bool v2 = agent_.version == CgroupVersion::kV2;
+  // Without the memory controller (v2 only) there is nothing to tell but that it is there.
+  const fs::path told = !agent_.memoryController ? paths_.cpu / "cgroup.events"
+                        : v2                     ? paths_.memory / "memory.events"
+                                                 : paths_.memory / "memory.oom_control";
+  std::optional<std::string> events = readFile(told);
+  if (!events) return Status::notFound("the cgroup of container " + containerId_ + " is gone");
+  if (!agent_.memoryController) return MemoryEvents{};
+  if (v2) {
+    return memoryEventsFromV2(*events, readOf(paths_, C::kMemory, "memory.peak"),
+                              readOf(paths_, C::kMemory, "memory.max"));
+  }
+  return memoryEventsFromV1(*events, readOf(paths_, C::kMemory, "memory.max_usage_in_bytes"),
+                            readOf(paths_, C::kMemory, "memory.limit_in_bytes"));
 }
 
 std::vector<pid_t> ContainerCgroup::processes() const {
@@ -306,9 +380,14 @@ std::vector<pid_t> ContainerCgroup::processes() const {
 
 bool ContainerCgroup::destroy() {
   if (destroyed_) return true;
+  // v2 (5.14 on) kills every process of the cgroup at once, forks racing the kill included.
+  const bool killedAtOnce =
+      agent_.version == CgroupVersion::kV2 && writeText(paths_.cpu / "cgroup.kill", "1").ok();
   // A pid read from cgroup.procs belongs to the container until it is reaped, and its parent
   // (the agent, or this process as subreaper) has not reaped what it is still killing.
-  for (const pid_t pid : processes()) ::kill(pid, SIGKILL);
+  if (!killedAtOnce) {
+    for (const pid_t pid : processes()) ::kill(pid, SIGKILL);
+  }
   bool removed = true;
   for (const fs::path& dir : distinct(paths_)) removed = removeDir(dir) && removed;
   destroyed_ = removed;
@@ -317,8 +396,7 @@ bool ContainerCgroup::destroy() {
 
 std::unique_ptr<ContainerCgroup> ContainerCgroup::adopt(const AgentCgroups& agent,
                                                         const std::string& containerId) {
-  return std::unique_ptr<ContainerCgroup>(
-      new ContainerCgroup(containerId, agent.mounts, childOf(agent.root, containerId)));
+  return std::unique_ptr<ContainerCgroup>(new ContainerCgroup(containerId, agent));
 }
 
 int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string>& keep,
@@ -333,7 +411,7 @@ int removeContainerCgroups(const AgentCgroups& agent, const std::set<std::string
   }
   int removed = 0;
   for (const std::string& id : containers) {
-    ContainerCgroup container(id, agent.mounts, childOf(agent.root, id));
+    ContainerCgroup container(id, agent);
     int attempt = 0;
     while (!container.destroy() && ++attempt < attempts) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -1,16 +1,22 @@
-// Task containers as cgroup v1 cgroups in the cpu, cpuacct and memory hierarchies, as Mesos's
-// cgroups/cpu and cgroups/mem isolators keep them.
+// Task containers as cgroups, as Mesos's cgroups/cpu and cgroups/mem isolators keep them: in the
+// v1 cpu, cpuacct and memory hierarchies where they are mounted, else in the unified (v2)
+// hierarchy when it hands the cpu and memory controllers down to the agent's cgroup. What each
+// version's files say is cgroup_files.h; this is where they live and how processes get in and out.
 //
 // Layout: `<the agent's own cgroup>/<cgroups root>/<agent id>/<container id>` in each hierarchy.
 // Under the agent's own cgroup (not the hierarchy's root, where Mesos puts `--cgroups_root`), so
 // that tasks stay inside whatever limits the agent itself was given (a container, a systemd
 // slice); per agent id, so that several agents on one machine never touch each other's tasks.
+// On v2 the controllers are handed down (`cgroup.subtree_control`) from the agent's own cgroup to
+// its agent root, which v2 allows only of a cgroup without processes: the agent must run in the
+// root cgroup or in one whose controllers are handed down to its children already (systemd's
+// Delegate=yes with the agent in a leaf of its own); otherwise cgroups are unavailable, named.
 //
-// A process must be in its cgroups before it runs a single instruction of its command, or an
-// early allocation escapes the limit. posix_spawn runs no code of ours in the child, so the
-// spawning thread enters the container's cgroups itself (v1 moves a single thread when its id is
-// written to `tasks`), spawns, and goes back: the child is born inside. Only that thread moves,
-// never the agent's other threads.
+// A process must be in its cgroup before it runs a single instruction of its command, or an
+// early allocation escapes the limit. On v1 the spawning thread enters the container's cgroups
+// itself (v1 moves a single thread when its id is written to `tasks`), spawns, and goes back: the
+// child is born inside. v2 moves whole processes only, so there the child is cloned straight into
+// the container's cgroup (clone3's CLONE_INTO_CGROUP). The agent's other threads never move.
 //
 // Every call reads or writes small files under /sys/fs/cgroup; nothing is cached but paths.
 #pragma once
@@ -26,11 +32,13 @@
 #include <string>
 #include <vector>
 
+#include "agent/exec/cgroup_files.h"
 #include "common/status.h"
 
 namespace harvest::agent {
 
-// A directory in each hierarchy a container uses (cpu and cpuacct may be one mount).
+// A directory in each hierarchy a container uses (cpu and cpuacct may be one mount; on v2 all
+// three are the one unified directory).
 struct CgroupDirs {
   std::filesystem::path cpu;
   std::filesystem::path cpuacct;
@@ -39,43 +47,13 @@ struct CgroupDirs {
 
 // Where the hierarchies are mounted, and the agent's root cgroup in each.
 struct AgentCgroups {
+  CgroupVersion version = CgroupVersion::kV1;
   CgroupDirs mounts;
   CgroupDirs root;
-};
-
-// What a container may use (Mesos's rules for its cgroups isolators).
-struct ContainerLimits {
-  double cpus = 0;
-  // Revocable cpus get Mesos's low weight (10 shares per cpu instead of 1024) when
-  // `revocableLowPriority` is set: regular work always wins the cpu from them.
-  bool revocableCpus = false;
-  bool revocableLowPriority = true;
-  // A hard CFS quota of `cpus` per period (Mesos's --cgroups_enable_cfs); else shares only.
-  bool cfsQuota = false;
-  std::optional<uint64_t> memoryBytes = std::nullopt;  // Hard limit; unset: none.
-};
-
-// cpu.shares for `limits`: 1024 per cpu (10 per revocable cpu with low priority), at least 2.
-uint64_t cpuSharesFor(const ContainerLimits& limits);
-
-// Measured by the kernel for the whole container (every process it ever held), in Mesos's
-// ResourceStatistics units. Three files per sample: cpuacct.stat, cpu.stat, memory.stat.
-struct CgroupUsage {
-  double cpusUserTimeSecs = 0;
-  double cpusSystemTimeSecs = 0;
-  uint64_t cpusNrPeriods = 0;  // CFS only.
-  uint64_t cpusNrThrottled = 0;
-  double cpusThrottledTimeSecs = 0;
-  uint64_t memRssBytes = 0;
-  uint64_t memCacheBytes = 0;
-  uint64_t memLimitBytes = 0;  // The hard limit (the kernel's "no limit" is a huge number).
-};
-
-// What the memory cgroup saw of its limit, read once a task has ended.
-struct MemoryEvents {
-  uint64_t oomKills = 0;  // Processes the memory cgroup's OOM killer has killed.
-  uint64_t maxUsageBytes = 0;
-  uint64_t limitBytes = 0;
+  // Whether containers get the cpu and memory controllers, hence their limits and the counts
+  // the controllers keep: always on v1; on v2 as handed down (cpu time is counted without).
+  bool cpuController = true;
+  bool memoryController = true;
 };
 
 class ContainerCgroup {
@@ -95,13 +73,14 @@ class ContainerCgroup {
   ContainerCgroup(const ContainerCgroup&) = delete;
   ContainerCgroup& operator=(const ContainerCgroup&) = delete;
 
-  // Runs `spawn` with the calling thread inside the container, so that what it starts is born
-  // there; the thread is back in its own cgroups when this returns.
-  Result<pid_t> spawnInside(const std::function<Result<pid_t>()>& spawn) const;
+  // Runs `spawn` so that what it starts is born inside the container. v1: with the calling thread
+  // inside the container's cgroups, back in its own when this returns; `spawn` gets -1. v2: the
+  // thread stays; `spawn` gets a descriptor of the container's directory to clone into.
+  Result<pid_t> spawnInside(const std::function<Result<pid_t>(int cgroupFd)>& spawn) const;
 
   Result<CgroupUsage> usage() const;
   Result<MemoryEvents> memoryEvents() const;
-  // Every process in the container, zombies excluded (v1 drops a process at its exit).
+  // Every process in the container, zombies excluded (a process leaves its cgroup at its exit).
   std::vector<pid_t> processes() const;
   // SIGKILLs every process still in the container and removes its cgroups once they are empty.
   // True once they are gone; call again (from a poll) until then.
@@ -115,26 +94,34 @@ class ContainerCgroup {
   std::vector<std::filesystem::path> procsFiles() const;
 
  private:
-  ContainerCgroup(std::string containerId, CgroupDirs mounts, CgroupDirs paths)
-      : containerId_(std::move(containerId)),
-        mounts_(std::move(mounts)),
-        paths_(std::move(paths)) {}
+  ContainerCgroup(std::string containerId, const AgentCgroups& agent);
 
   std::string containerId_;
-  CgroupDirs mounts_;  // Where the spawning thread's own cgroups are found again.
-  CgroupDirs paths_;   // This container's own directories.
+  AgentCgroups agent_;  // Its version and controllers, and where the spawning thread's own
+                        // cgroups are found again (v1).
+  CgroupDirs paths_;    // This container's own directories.
   bool destroyed_ = false;
 };
 
-// Where the v1 cpu, cpuacct and memory hierarchies are mounted and this process's own cgroup in
-// each (as `root`). Unavailable, with the reason, when one of them is not mounted.
+// This process's own cgroups (as `root`) and where their hierarchies are mounted: v1 where the
+// cpu, cpuacct and memory hierarchies are all mounted, else v2 where the unified hierarchy hands
+// its cpu and memory controllers down to this process's cgroup. Unavailable, with the reason,
+// otherwise.
 Result<AgentCgroups> locateOwnCgroups(const std::filesystem::path& procRoot = "/proc");
 
+// This process's cgroup in the unified (v2) hierarchy, whatever v1 holds, with the controllers
+// of cpu and memory that its cgroup has (cgroup.controllers). Unavailable when v2 is not mounted.
+Result<AgentCgroups> locateOwnUnifiedCgroup(const std::filesystem::path& procRoot = "/proc");
+
 // The agent's root in each hierarchy: `<own cgroup>/<cgroupsRoot>/<agentId>`, created if
-// missing. Unavailable (with the reason) when the v1 cpu, cpuacct or memory hierarchy is not
-// mounted or the agent may not create cgroups there (not root, a read-only /sys).
+// missing, from locateOwnCgroups(); on v2 the controllers are handed down to it. Unavailable
+// (with the reason) when no hierarchy will do or the agent may not create cgroups there (not
+// root, a read-only /sys, a v2 cgroup that holds processes and keeps its controllers).
 Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const std::string& agentId,
                                          const std::filesystem::path& procRoot = "/proc");
+// The same under cgroups already located.
+Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::string& cgroupsRoot,
+                                              const std::string& agentId);
 
 // Kills the processes of and removes every container cgroup under the agent's root but those
 // named in `keep` (the containers of recovered tasks), so what a previous run left is gone.
