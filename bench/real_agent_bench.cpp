@@ -21,6 +21,12 @@
 //       books rebuilt. The 100 launches before and their kill after are untimed. One restart per
 //       iteration, 5 iterations (target: re-registered with all of them <= 2 s, none killed;
 //       the registration adds a round trip to the master).
+//   SpawnIntoContainer/<version>  CommandProcess::launch of `/bin/true` into a container until
+//       it is spawned: v1, the spawning thread enters the container's cgroups, posix_spawn, and
+//       back; v2, clone3 into the container's directory (which copies this process's page
+//       tables, as fork does, where posix_spawn shares them until the exec). 100 launches per
+//       repetition, each reaped untimed; counters p50_ms and p99_ms. Skipped where this process
+//       cannot create that version's cgroups (v2 needs no controller here).
 // isolation: 0 posix (process groups, /proc), 1 cgroups (v1; skipped where this process
 // cannot create cgroups). Each run's cgroups go under harvest-bench-<pid> and are removed.
 #include <benchmark/benchmark.h>
@@ -34,7 +40,9 @@
 #include <thread>
 #include <vector>
 
+#include "agent/exec/cgroups.h"
 #include "agent/exec/posix_usage.h"
+#include "agent/exec/sandbox.h"
 #include "agent/real/process_agent.h"
 #include "agent/runtime/agent_info.h"
 #include "resources/parse.h"
@@ -254,6 +262,57 @@ BENCHMARK(BM_RecoverRunningTasks)
     ->Arg(0)
     ->Arg(1)
     ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_SpawnIntoContainer(benchmark::State& state) {
+  const bool v2 = state.range(0) == 2;
+  Result<AgentCgroups> own = v2 ? locateOwnUnifiedCgroup() : locateOwnCgroups();
+  if (!own.ok() || own->version != (v2 ? CgroupVersion::kV2 : CgroupVersion::kV1)) {
+    return state.SkipWithError("this machine has no such cgroup hierarchy");
+  }
+  const std::string root = "harvest-bench-" + std::to_string(::getpid());
+  Result<AgentCgroups> agent = prepareAgentCgroupsUnder(*own, root, "spawn");
+  if (!agent.ok()) return state.SkipWithError(agent.message().c_str());
+  Result<std::unique_ptr<ContainerCgroup>> container =
+      ContainerCgroup::create(*agent, "spawn", {.cpus = 1});
+  Result<Sandbox> sandbox = createSandbox(scratch(), {"bench", "f1", "spawn", "spawn"});
+  if (container.ok() && sandbox.ok()) {
+    v1::CommandInfo command;
+    command.set_shell(false);
+    command.set_value("/bin/true");
+    std::vector<double> millis;
+    for (auto _ : state) {
+      const auto began = std::chrono::steady_clock::now();
+      Result<std::unique_ptr<CommandProcess>> launched =
+          CommandProcess::launch(command, *sandbox, container->get());
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      if (!launched.ok()) {
+        state.SkipWithError(launched.message().c_str());
+        break;
+      }
+      state.SetIterationTime(seconds);
+      millis.push_back(seconds * 1e3);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (!(*launched)->poll(Time()) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
+    if (!millis.empty()) reportPercentiles(state, millis);
+  } else {
+    state.SkipWithError("no container or sandbox for the launches");
+  }
+  container = Result<std::unique_ptr<ContainerCgroup>>(nullptr);
+  removeAgentCgroups(*agent);
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch(), ignored);
+}
+BENCHMARK(BM_SpawnIntoContainer)
+    ->ArgName("version")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(kTasks)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
