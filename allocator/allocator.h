@@ -102,15 +102,20 @@ struct InverseOfferRequest {
   Resources resources;  // Empty: everything on the agent is requested back.
 };
 
+// The offer and rescind callbacks hand over what their batch's entries hold: a host that keeps
+// offers past the call (the master dispatches them after the cycle) moves the entries' strings
+// and resources out instead of copying them. The batch itself stays the allocator's, which
+// refills it for the next call, so neither side allocates a vector per call; a host must not
+// keep a reference to it.
 struct AllocatorCallbacks {
-  std::function<void(const std::string& framework, const OfferedResources& offers)> offer;
+  std::function<void(const std::string& framework, OfferedResources& offers)> offer;
   std::function<void(const std::string& framework,
                      const std::map<std::string, InverseOfferRequest>& byAgent)>
       inverseOffer;
   // Takes back revocable resources lent to the framework (never regular ones), one entry per
   // (role, agent). The master rescinds the outstanding offers among them and recovers their
   // resources; what already backs launched tasks stays until the agent's eviction frees it.
-  std::function<void(const std::string& framework, const OfferedResources& rescinded)> rescind;
+  std::function<void(const std::string& framework, OfferedResources& rescinded)> rescind;
 };
 
 // What became of a regular offer or of a task launched on one. The allocator sees offers and

@@ -40,7 +40,9 @@ namespace harvest {
 // 9: ResourceKey gained `shared` (shared persistent volumes): an older module would take a
 // shared volume as an exclusive one, booking it to one framework and never offering it again
 // while in use.
-inline constexpr uint32_t kModuleApiVersion = 9;
+// 10: the offer and rescind callbacks take their batch by non-const reference, so that the host
+// moves each offer out instead of copying it: the std::function types that cross change.
+inline constexpr uint32_t kModuleApiVersion = 10;
 // The entry point's name; its "v1" is the signature of the function, which has not changed.
 // What the table holds is versioned by apiVersion.
 inline constexpr const char* kModuleSymbol = "harvest_allocator_module_v1";

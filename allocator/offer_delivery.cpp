@@ -89,8 +89,8 @@ void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRe
   };
   std::vector<uint32_t>& order = buffers.order;
   orderByKey(offers, frameworks_.size(), key, buffers.groupStart, buffers.nextInGroup, order);
-  // The batch's entries outlive the callback: each is overwritten in place (strings and
-  // resources into the memory they have) and the batch is cut to size before the callback.
+  // The batch outlives the callback, which may move its entries' contents out (allocator.h):
+  // each entry is overwritten whole, in place, and the batch is cut to size before the call.
   OfferedResources& batch = buffers.batch;
   size_t entries = 0;
   // Offers grouped by framework come in no order of agents: each one's agent id and ports are

@@ -62,9 +62,15 @@ struct Cluster {
   explicit Cluster(AllocatorOptions options = {}) {
     options.clock = [this] { return now; };
     AllocatorCallbacks callbacks;
-    callbacks.offer = [this](const std::string& framework, const OfferedResources& byRole) {
-      for (const OfferedResource& offer : byRole)
-        offers.push_back({framework, offer.role, offer.agent, offer.resources});
+    // As the master's: each offer's strings and resources move out of the allocator's batch.
+    callbacks.offer = [this](const std::string& framework, OfferedResources& byRole) {
+      for (OfferedResource& offer : byRole) {
+        Offer& kept = offers.emplace_back();  // Filled in place: a temporary would move twice.
+        kept.framework = framework;
+        kept.role = std::move(offer.role);
+        kept.agent = std::move(offer.agent);
+        kept.resources = std::move(offer.resources);
+      }
     };
     allocator->initialize(std::move(options), std::move(callbacks)).ok();
   }

@@ -5,12 +5,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 #include "agent/runtime/fault_domain.h"
 #include "common/invariant.h"
 #include "trace/recording_allocator.h"
 
 namespace harvest::master {
+namespace {
+
+// What an allocator's offer or rescind callback hands over: its batch's entries, moved out.
+OfferedResources takeEntries(OfferedResources& batch) {
+  return OfferedResources(std::make_move_iterator(batch.begin()),
+                          std::make_move_iterator(batch.end()));
+}
+
+}  // namespace
 
 void MasterStats::add(const MasterStats& o) {
   offersMade += o.offersMade;
@@ -74,11 +84,12 @@ Result<std::unique_ptr<Master>> Master::create(const MasterOptions& options, Eve
   allocatorOptions.region = options.domain ? agent::regionOf(*options.domain) : "";
   Master* self = master.get();
   AllocatorCallbacks callbacks;
-  callbacks.offer = [self](const std::string& framework, const OfferedResources& offers) {
-    self->pendingOffers_.emplace_back(framework, offers);
+  // The entries move out of the allocator's batch; the batch stays its own (allocator.h).
+  callbacks.offer = [self](const std::string& framework, OfferedResources& offers) {
+    self->pendingOffers_.emplace_back(framework, takeEntries(offers));
   };
-  callbacks.rescind = [self](const std::string& framework, const OfferedResources& rescinded) {
-    self->pendingRescinds_.emplace_back(framework, rescinded);
+  callbacks.rescind = [self](const std::string& framework, OfferedResources& rescinded) {
+    self->pendingRescinds_.emplace_back(framework, takeEntries(rescinded));
   };
   callbacks.inverseOffer = [self](const std::string& framework,
                                   const std::map<std::string, InverseOfferRequest>& byAgent) {

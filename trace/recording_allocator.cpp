@@ -81,14 +81,14 @@ Status RecordingAllocator::initialize(AllocatorOptions options, AllocatorCallbac
   // The callbacks are recorded into the call being made, then passed on.
   AllocatorCallbacks recorded;
   recorded.offer = [this, offer = std::move(callbacks.offer)](const std::string& framework,
-                                                              const OfferedResources& offers) {
+                                                              OfferedResources& offers) {
     if (inCall_ && recording()) {
       *current_.add_callbacks() = encodeOffer(proto::Callback::OFFER, framework, offers);
     }
     if (offer) offer(framework, offers);
   };
-  recorded.rescind = [this, rescind = std::move(callbacks.rescind)](
-                         const std::string& framework, const OfferedResources& rescinded) {
+  recorded.rescind = [this, rescind = std::move(callbacks.rescind)](const std::string& framework,
+                                                                    OfferedResources& rescinded) {
     if (inCall_ && recording()) {
       *current_.add_callbacks() = encodeOffer(proto::Callback::RESCIND, framework, rescinded);
     }

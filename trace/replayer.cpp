@@ -87,10 +87,10 @@ Status Replayer::call(const Record& record, ReplayedCall& out) {
 
 Status Replayer::initialize() {
   AllocatorCallbacks callbacks;
-  callbacks.offer = [this](const std::string& framework, const OfferedResources& offers) {
+  callbacks.offer = [this](const std::string& framework, OfferedResources& offers) {
     if (callbacks_) callbacks_->push_back(encodeOffer(proto::Callback::OFFER, framework, offers));
   };
-  callbacks.rescind = [this](const std::string& framework, const OfferedResources& offers) {
+  callbacks.rescind = [this](const std::string& framework, OfferedResources& offers) {
     if (callbacks_) callbacks_->push_back(encodeOffer(proto::Callback::RESCIND, framework, offers));
   };
   callbacks.inverseOffer = [this](const std::string& framework,

@@ -257,7 +257,7 @@ class FirstFitAllocator final : public harvest::Allocator {
         }
       }
     }
-    for (const auto& [frameworkId, offered] : offers) callbacks_.offer(frameworkId, offered);
+    for (auto& [frameworkId, offered] : offers) callbacks_.offer(frameworkId, offered);
   }
 
   std::map<std::string, double> metrics() const override {

@@ -36,18 +36,21 @@ class AllocatorTest : public ::testing::Test {
     allocator_ = makeHierarchicalAllocator();
     ASSERT_NE(allocator_, nullptr);
     AllocatorCallbacks callbacks;
-    callbacks.offer = [this](const std::string& framework, const OfferedResources& offers) {
-      for (const OfferedResource& offer : offers) {
-        offers_.push_back({framework, offer.role, offer.agent, offer.resources});
+    callbacks.offer = [this](const std::string& framework, OfferedResources& offers) {
+      for (OfferedResource& offer : offers) {
+        offers_.push_back(
+            {framework, std::move(offer.role), std::move(offer.agent), std::move(offer.resources)});
       }
     };
     callbacks.inverseOffer = [this](const std::string& framework,
                                     const std::map<std::string, InverseOfferRequest>& byAgent) {
       for (const auto& [agent, request] : byAgent) inverseOffers_.emplace_back(framework, agent);
     };
-    callbacks.rescind = [this](const std::string& framework, const OfferedResources& rescinded) {
-      for (const OfferedResource& r : rescinded)
-        rescinds_.push_back({framework, r.role, r.agent, r.resources});
+    callbacks.rescind = [this](const std::string& framework, OfferedResources& rescinded) {
+      for (OfferedResource& r : rescinded) {
+        rescinds_.push_back(
+            {framework, std::move(r.role), std::move(r.agent), std::move(r.resources)});
+      }
     };
     ASSERT_TRUE(allocator_->initialize(std::move(options), std::move(callbacks)).ok());
   }

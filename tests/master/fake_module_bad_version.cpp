@@ -13,7 +13,7 @@ struct OtherModule {
 };
 
 #ifndef HARVEST_FAKE_API_VERSION
-#define HARVEST_FAKE_API_VERSION 10
+#define HARVEST_FAKE_API_VERSION 11
 #endif
 
 const OtherModule kModules[] = {{HARVEST_FAKE_API_VERSION, {0, 0, 0, 0}}};

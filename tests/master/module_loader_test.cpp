@@ -251,7 +251,7 @@ TEST(ModuleLoaderTest, OnlyTheChosenLibraryIsOpened) {
       manifest({libraryJson("file", kBadVersionSo, moduleJson("future")),
                 libraryJson("file", kNoSymbolSo, moduleJson("nothing")), realLibrary()});
   expectLoadedOrUnavailable(loadAllocator(modules, "harvest_hierarchical"), kAllocatorSo);
-  EXPECT_THAT(loadError(modules, "future"), HasSubstr("uses module API version 10"));
+  EXPECT_THAT(loadError(modules, "future"), HasSubstr("uses module API version 11"));
 }
 
 // --- Opening libraries ------------------------------------------------------------------------
@@ -299,16 +299,16 @@ TEST(ModuleLoaderTest, MissingEntrySymbol) {
 TEST(ModuleLoaderTest, ApiVersionMismatch) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kBadVersionSo, moduleJson("future"))})),
             "module library '" + kBadVersionSo +
-                "' uses module API version 10, expected 9: rebuild it against this master's "
+                "' uses module API version 11, expected 10: rebuild it against this master's "
                 "Harvest headers");
 }
 
-// A module built before shared volumes reads a ResourceKey without `shared`: it would book a
-// shared volume to one framework as an exclusive one. Refused, saying why.
-TEST(ModuleLoaderTest, ModuleOfTheApiBeforeSharedVolumesIsRefused) {
+// A module of the API before the offer callbacks took their batch by rvalue reference would call
+// them through another std::function type. Refused, saying why.
+TEST(ModuleLoaderTest, ModuleOfTheApiBeforeOffersWereHandedOverIsRefused) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kOldVersionSo, moduleJson("old"))})),
             "module library '" + kOldVersionSo +
-                "' uses module API version 8, expected 9: rebuild it against this master's "
+                "' uses module API version 9, expected 10: rebuild it against this master's "
                 "Harvest headers");
 }
 

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
 
   std::map<std::string, harvest::OfferedResources> offered;
   harvest::AllocatorCallbacks callbacks;
-  callbacks.offer = [&](const std::string& framework, const harvest::OfferedResources& offers) {
+  callbacks.offer = [&](const std::string& framework, harvest::OfferedResources& offers) {
     offered[framework] = offers;
   };
   if (harvest::Status s = allocator->initialize(options, callbacks); !s.ok()) {

@@ -346,7 +346,7 @@ TEST(RecordingAllocatorTest, AWriteFailureStopsRecordingNotTheAllocator) {
   options.clock = [] { return Time(); };
   int offers = 0;
   AllocatorCallbacks callbacks;
-  callbacks.offer = [&](const std::string&, const OfferedResources&) { ++offers; };
+  callbacks.offer = [&](const std::string&, OfferedResources&) { ++offers; };
   ASSERT_TRUE(recording.initialize(options, callbacks).ok());
   v1::FrameworkInfo info;
   info.add_roles("web");

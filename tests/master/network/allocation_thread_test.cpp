@@ -77,7 +77,7 @@ class SlowAllocator final : public testkit::ForwardingAllocator {
 
   Status initialize(AllocatorOptions options, AllocatorCallbacks callbacks) override {
     auto offer = std::move(callbacks.offer);
-    callbacks.offer = [this, offer](const std::string& framework, const OfferedResources& offers) {
+    callbacks.offer = [this, offer](const std::string& framework, OfferedResources& offers) {
       offered_ = true;
       offer(framework, offers);
     };
