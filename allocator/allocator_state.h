@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "allocator/agent_allocations.h"
 #include "allocator/agent_filters.h"
 #include "allocator/allocator.h"
 #include "allocator/decision_log.h"
@@ -129,7 +130,7 @@ struct AgentState {
   static constexpr Time kFilterEndUnknown = Time::min();
   Time earliestFilterEnd = Time::max();
   AgentFilters filters;
-  boost::container::flat_map<Holder, Resources> allocations;
+  AgentAllocations allocations;
   Resources available;  // total minus every allocation; kept up to date incrementally.
   // available.quantities(), kept with it: offering the whole leftover then hands its
   // quantities to the sorters and the role's books without walking the resources again.
