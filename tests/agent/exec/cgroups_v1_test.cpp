@@ -14,7 +14,6 @@
 
 #include "agent/exec/cgroups.h"
 #include "agent/exec/isolation.h"
-#include "agent/exec/posix_usage.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {
@@ -232,23 +231,16 @@ TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
   auto container = make("measured", {.cpus = 1, .memoryBytes = 256 << 20});
   ASSERT_NE(container, nullptr);
   const Sandbox spinning = makeSandbox("measured-spin");
-  v1::CommandInfo spin;
-  spin.set_shell(false);
-  spin.set_value(EXEC_TEST_HELPER);
-  spin.add_arguments("exec_test_helper");
-  spin.add_arguments("spin");
-  spin.add_arguments("500");
-  auto spinner = CommandProcess::launch(spin, spinning, container.get());
+  auto spinner =
+      CommandProcess::launch(testing::helperCommand("spin", 500), spinning, container.get());
   ASSERT_TRUE(spinner.ok()) << spinner.message();
   testing::recordProcessGroup((*spinner)->pid());
   ASSERT_NE(waitForContent(spinning.stdoutPath(), "ready", 1, Duration::seconds(20)).find("ready"),
             std::string::npos);
 
-  v1::CommandInfo hold = spin;
-  hold.set_arguments(1, "hold");
-  hold.set_arguments(2, "64");
   const Sandbox holding = makeSandbox("measured-hold");
-  auto holder = CommandProcess::launch(hold, holding, container.get());
+  auto holder =
+      CommandProcess::launch(testing::helperCommand("hold", 64), holding, container.get());
   ASSERT_TRUE(holder.ok()) << holder.message();
   testing::recordProcessGroup((*holder)->pid());
   ASSERT_NE(waitForContent(holding.stdoutPath(), "ready").find("ready"), std::string::npos);
@@ -259,13 +251,8 @@ TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
   EXPECT_GE(cpu, 0.5) << "500 ms spun";
   // The rest is the two processes' start-up and the holder's page faults, which differ from host
   // to host: the container's count is theirs, to within a few clock ticks.
-  double processesCpu = 0;
-  for (const pid_t group : {(*spinner)->pid(), (*holder)->pid()}) {
-    for (const ProcessStat& process : processesInGroup(group)) {
-      processesCpu += static_cast<double>(process.userTicks + process.systemTicks) /
-                      static_cast<double>(::sysconf(_SC_CLK_TCK));
-    }
-  }
+  const double processesCpu =
+      testing::groupCpuSeconds((*spinner)->pid()) + testing::groupCpuSeconds((*holder)->pid());
   EXPECT_NEAR(cpu, processesCpu, 0.05);
   EXPECT_GE(usage->memRssBytes, 64u << 20);
   EXPECT_LE(usage->memRssBytes, (64u << 20) * 11 / 10 + kSanitizerBytes);
@@ -283,13 +270,8 @@ TEST_F(ContainerCgroupTest, MemoryLimitKillsWithTheOomKiller) {
   auto container = make("oom", {.cpus = 1, .memoryBytes = 32 << 20});
   ASSERT_NE(container, nullptr);
   const Sandbox sandbox = makeSandbox("oom");
-  v1::CommandInfo hold;
-  hold.set_shell(false);
-  hold.set_value(EXEC_TEST_HELPER);
-  hold.add_arguments("exec_test_helper");
-  hold.add_arguments("hold");
-  hold.add_arguments("128");
-  auto holder = CommandProcess::launch(hold, sandbox, container.get());
+  auto holder =
+      CommandProcess::launch(testing::helperCommand("hold", 128), sandbox, container.get());
   ASSERT_TRUE(holder.ok()) << holder.message();
   testing::recordProcessGroup((*holder)->pid());
   std::optional<CommandOutcome> outcome = waitForOutcome(**holder, Duration::seconds(10));

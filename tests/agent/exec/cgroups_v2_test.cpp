@@ -13,7 +13,6 @@
 #include <sstream>
 
 #include "agent/exec/cgroups.h"
-#include "agent/exec/posix_usage.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {
@@ -144,13 +143,8 @@ TEST_F(UnifiedCgroupTest, MeasuresAKnownBusyLoop) {
   auto container = make("measured");
   ASSERT_NE(container, nullptr);
   const Sandbox sandbox = makeSandbox("v2-measured");
-  v1::CommandInfo spin;
-  spin.set_shell(false);
-  spin.set_value(EXEC_TEST_HELPER);
-  spin.add_arguments("exec_test_helper");
-  spin.add_arguments("spin");
-  spin.add_arguments("500");
-  auto spinner = CommandProcess::launch(spin, sandbox, container.get());
+  auto spinner =
+      CommandProcess::launch(testing::helperCommand("spin", 500), sandbox, container.get());
   ASSERT_TRUE(spinner.ok()) << spinner.message();
   testing::recordProcessGroup((*spinner)->pid());
   ASSERT_NE(waitForContent(sandbox.stdoutPath(), "ready", 1, Duration::seconds(20)).find("ready"),
@@ -159,12 +153,7 @@ TEST_F(UnifiedCgroupTest, MeasuresAKnownBusyLoop) {
   ASSERT_TRUE(usage.ok()) << usage.message();
   const double cpu = usage->cpusUserTimeSecs + usage->cpusSystemTimeSecs;
   EXPECT_GE(cpu, 0.5) << "500 ms spun";
-  double processesCpu = 0;
-  for (const ProcessStat& process : processesInGroup((*spinner)->pid())) {
-    processesCpu += static_cast<double>(process.userTicks + process.systemTicks) /
-                    static_cast<double>(::sysconf(_SC_CLK_TCK));
-  }
-  EXPECT_NEAR(cpu, processesCpu, 0.05);
+  EXPECT_NEAR(cpu, testing::groupCpuSeconds((*spinner)->pid()), 0.05);
   if (!agent_->memoryController) {
     EXPECT_EQ(usage->memRssBytes, 0u) << "not counted without the memory controller";
   }

@@ -10,6 +10,7 @@
 namespace harvest::agent {
 namespace {
 
+using testing::helperCommand;
 using testing::launchTracked;
 using testing::makeSandbox;
 using testing::scratchRoot;
@@ -101,17 +102,6 @@ TEST(PosixUsageTest, AnUnreadableProcIsNotFound) {
   EXPECT_EQ(usage.code(), StatusCode::kNotFound);
   EXPECT_EQ(usage.message(),
             "cannot read " + (scratchRoot() / "no-proc").string() + ": No such file or directory");
-}
-
-v1::CommandInfo helperCommand(const std::string& mode, int amount) {
-  v1::CommandInfo command;
-  command.set_shell(false);
-  command.set_value(EXEC_TEST_HELPER);
-  for (const std::string& argument :
-       {std::string(EXEC_TEST_HELPER), mode, std::to_string(amount)}) {
-    command.add_arguments(argument);
-  }
-  return command;
 }
 
 TEST(PosixUsageTest, MeasuresTheCpuTimeOfAKnownBusyLoop) {

@@ -202,6 +202,26 @@ v1::CommandInfo shellCommand(const std::string& script) {
   return command;
 }
 
+v1::CommandInfo helperCommand(const std::string& mode, int amount) {
+  v1::CommandInfo command;
+  command.set_shell(false);
+  command.set_value(EXEC_TEST_HELPER);
+  for (const std::string& argument :
+       {std::string(EXEC_TEST_HELPER), mode, std::to_string(amount)}) {
+    command.add_arguments(argument);
+  }
+  return command;
+}
+
+double groupCpuSeconds(pid_t processGroup) {
+  double seconds = 0;
+  for (const ProcessStat& process : processesInGroup(processGroup)) {
+    seconds += static_cast<double>(process.userTicks + process.systemTicks) /
+               static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
+  return seconds;
+}
+
 std::optional<CommandOutcome> waitForOutcome(CommandProcess& process, Duration limit) {
   const Time deadline = monotonicNow() + limit;
   while (!process.poll(monotonicNow()) && monotonicNow() < deadline) pause();
