@@ -14,6 +14,7 @@
 
 #include "agent/exec/cgroups.h"
 #include "agent/exec/isolation.h"
+#include "helper_command.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "agent/exec/cgroups.h"
+#include "helper_command.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {

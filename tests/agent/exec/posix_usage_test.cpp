@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "helper_command.h"
 #include "tracked_processes.h"
 
 namespace harvest::agent {

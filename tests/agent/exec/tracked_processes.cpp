@@ -202,17 +202,6 @@ v1::CommandInfo shellCommand(const std::string& script) {
   return command;
 }
 
-v1::CommandInfo helperCommand(const std::string& mode, int amount) {
-  v1::CommandInfo command;
-  command.set_shell(false);
-  command.set_value(EXEC_TEST_HELPER);
-  for (const std::string& argument :
-       {std::string(EXEC_TEST_HELPER), mode, std::to_string(amount)}) {
-    command.add_arguments(argument);
-  }
-  return command;
-}
-
 double groupCpuSeconds(pid_t processGroup) {
   double seconds = 0;
   for (const ProcessStat& process : processesInGroup(processGroup)) {

@@ -53,10 +53,6 @@ void recordProcessGroup(pid_t processGroup);
 // A shell-form command.
 v1::CommandInfo shellCommand(const std::string& script);
 
-// exec_test_helper in `mode` ("spin" for `amount` ms of cpu, "hold" for `amount` MiB resident),
-// argv form.
-v1::CommandInfo helperCommand(const std::string& mode, int amount);
-
 // The cpu time (user + system) of the process group's processes, from /proc.
 double groupCpuSeconds(pid_t processGroup);
 
