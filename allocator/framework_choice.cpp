@@ -220,7 +220,10 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
   candidates[0].reset();
   candidates[1].reset();
   bool worthOffering[2] = {false, false};
-  if (wholeLeftover) worthOffering[0] = worthOffering[1] = offerable(agent.available);
+  if (wholeLeftover) {
+    worthOffering[0] = worthOffering[1] =
+        meetsMinimum(agent.availableQuantities, options_.minAllocatable);
+  }
   [[maybe_unused]] std::optional<Decision> whyNot[2];  // Explanations, once per variant.
   // Find the first framework that may take the agent's leftover; offer after the walk,
   // since offering reorders the sorter.

@@ -29,5 +29,8 @@ Result<std::map<std::string, MinimumAlternatives>> frameworkMinimums(const v1::F
 // Whether `resources` holds at least one of `alternatives` in full; never for nothing at all.
 // Ranges and sets count their values, as Quantities do.
 bool meetsMinimum(const Resources& resources, const MinimumAlternatives& alternatives);
+// The same for resources of these quantities (an agent's leftover has them at hand): a few
+// kinds compared, no walk over the resources' entries.
+bool meetsMinimum(const Quantities& quantities, const MinimumAlternatives& alternatives);
 
 }  // namespace harvest
