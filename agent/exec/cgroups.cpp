@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
@@ -159,6 +161,24 @@ Status checkCgroupsRoot(const std::string& cgroupsRoot) {
   return {};
 }
 
+// v2 spawns with clone3 into the container's cgroup (Linux 5.7) and close_range's
+// CLOSE_RANGE_CLOEXEC (5.11): an older kernel would fail every launch, blaming the program.
+Status checkKernelForV2() {
+  utsname system = {};
+  int major = 0, minor = 0;
+  if (::uname(&system) != 0 || std::sscanf(system.release, "%d.%d", &major, &minor) != 2) {
+    return Status::unavailable(
+        "cgroup v2 isolation needs Linux 5.11 or later, and this "
+        "kernel's release cannot be read");
+  }
+  if (major < 5 || (major == 5 && minor < 11)) {
+    return Status::unavailable(std::string("cgroup v2 isolation needs Linux 5.11 or later (it "
+                                           "clones each task into its cgroup); this is ") +
+                               system.release);
+  }
+  return {};
+}
+
 // Hands the agent's controllers down to the children of `dir` (v2), unless it does already.
 Status handDownControllers(const AgentCgroups& agent, const fs::path& dir) {
   std::string wanted;
@@ -177,8 +197,8 @@ Status handDownControllers(const AgentCgroups& agent, const fs::path& dir) {
     return Status::unavailable(
         "cannot hand the '" + wanted + "' controllers down from the cgroup " + dir.string() +
         ": it holds processes (this agent's, at least), and cgroup v2 hands controllers down "
-        "only from a cgroup without any; run the agent in the root cgroup or in a leaf below a "
-        "delegated cgroup whose controllers are handed down already");
+        "only from its root cgroup or from a cgroup without any; run the agent in the root "
+        "cgroup, or isolate with posix/cpu,posix/mem");
   }
   return Status::unavailable("cannot hand the '" + wanted + "' controllers down from the cgroup " +
                              dir.string() + ": " + std::strerror(error));
@@ -249,6 +269,9 @@ Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const s
 Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::string& cgroupsRoot,
                                               const std::string& agentId) {
   if (Status valid = checkCgroupsRoot(cgroupsRoot); !valid.ok()) return valid;
+  if (own.version == CgroupVersion::kV2) {
+    if (Status recent = checkKernelForV2(); !recent.ok()) return recent;
+  }
   AgentCgroups agent = std::move(own);
   const fs::path ownDir = agent.root.cpu;
   agent.root = childOf(childOf(agent.root, cgroupsRoot), agentId);
@@ -263,7 +286,8 @@ Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::strin
     // From the agent's own cgroup down to its root: the containers' parent must have them.
     for (fs::path dir = ownDir;; dir /= *agent.root.cpu.lexically_relative(dir).begin()) {
       if (Status handed = handDownControllers(agent, dir); !handed.ok()) {
-        removeAgentCgroups(agent);
+        // Only what is empty goes: an earlier run's containers stay for it to recover.
+        if (removeDir(agent.root.cpu)) removeDir(agent.root.cpu.parent_path());
         return handed;
       }
       if (dir == agent.root.cpu) break;

@@ -8,9 +8,10 @@
 // that tasks stay inside whatever limits the agent itself was given (a container, a systemd
 // slice); per agent id, so that several agents on one machine never touch each other's tasks.
 // On v2 the controllers are handed down (`cgroup.subtree_control`) from the agent's own cgroup to
-// its agent root, which v2 allows only of a cgroup without processes: the agent must run in the
-// root cgroup or in one whose controllers are handed down to its children already (systemd's
-// Delegate=yes with the agent in a leaf of its own); otherwise cgroups are unavailable, named.
+// its agent root, which v2 allows only of its root cgroup or a cgroup without processes: so the
+// agent runs in the root cgroup; in a delegated cgroup of its own (systemd's Delegate=yes) it
+// would first have to move itself into a leaf, which it does not do (yet), and cgroups are then
+// unavailable, named. v2 also needs Linux 5.11 (see the spawn below).
 //
 // A process must be in its cgroup before it runs a single instruction of its command, or an
 // early allocation escapes the limit. On v1 the spawning thread enters the container's cgroups

@@ -5,6 +5,7 @@
 #include <linux/sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -112,17 +114,23 @@ struct SpawnPlan {
 };
 
 // The file posix_spawnp would run: `program` itself when it names a directory, else the first
-// executable of that name along the agent's PATH.
-std::string resolveProgram(const std::string& program) {
+// executable regular file of that name along the agent's PATH (an empty entry is the agent's
+// working directory, not the sandbox the child moves to). None: ENOENT, as posix_spawnp says.
+Result<std::string> resolveProgram(const std::string& program) {
   if (program.find('/') != std::string::npos) return program;
   const char* path = ::getenv("PATH");
   std::istringstream dirs(path != nullptr && *path != '\0' ? path : "/bin:/usr/bin");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    const std::string candidate =
+        (dir.empty() ? std::filesystem::current_path().string() : dir) + "/" + program;
+    struct stat file = {};
+    if (::stat(candidate.c_str(), &file) == 0 && S_ISREG(file.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
   }
-  return program;
+  return Status::failedPrecondition("cannot start '" + program + "': " + std::strerror(ENOENT));
 }
 
 // What the child of spawnIntoCgroup() is given, all prepared before the clone: between the clone
@@ -155,7 +163,10 @@ struct ChildPlan {
   if (::sigprocmask(SIG_SETMASK, &noSignals, nullptr) != 0) fail();
   if (::chdir(plan.directory) != 0) fail();
   for (int fd = 0; fd < 3; ++fd) {
-    if (::dup2(plan.stdio[fd], fd) < 0) fail();
+    // Already in place (the agent had that descriptor closed): only its close-on-exec goes.
+    if (plan.stdio[fd] == fd ? ::fcntl(fd, F_SETFD, 0) < 0 : ::dup2(plan.stdio[fd], fd) < 0) {
+      fail();
+    }
   }
   // Marked, not closed: the error pipe must outlive everything but the exec.
   if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) fail();
@@ -164,9 +175,11 @@ struct ChildPlan {
 }
 
 // posix_spawn cannot place its child in a cgroup; on cgroup v2, clone3 can (CLONE_INTO_CGROUP,
-// Linux 5.7), so the child is in its container from its first instruction. The child does what
-// spawn()'s attributes ask of posix_spawn, and says why through a close-on-exec pipe if it cannot
-// exec (nothing to read: it did).
+// Linux 5.7; close_range's CLOSE_RANGE_CLOEXEC needs 5.11, which cgroups.cpp requires of v2), so
+// the child is in its container from its first instruction. The child does what spawn()'s
+// attributes ask of posix_spawn, and says why through a close-on-exec pipe if it cannot exec
+// (nothing to read: it did). Every signal is blocked around the clone, as posix_spawn does: the
+// child must not run the agent's handlers before it has set them back to their defaults.
 Result<pid_t> spawnIntoCgroup(ChildPlan plan, int cgroupFd) {
   int pipeFds[2];
   if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
@@ -174,20 +187,29 @@ Result<pid_t> spawnIntoCgroup(ChildPlan plan, int cgroupFd) {
   }
   const Descriptor readEnd(pipeFds[0]);
   // Above the child's stdio, which dup2 would put over it.
-  std::optional<Descriptor> writeEnd(std::in_place, pipeFds[1] > STDERR_FILENO
-                                                        ? pipeFds[1]
-                                                        : ::fcntl(pipeFds[1], F_DUPFD_CLOEXEC, 3));
+  const int errorFd =
+      pipeFds[1] > STDERR_FILENO ? pipeFds[1] : ::fcntl(pipeFds[1], F_DUPFD_CLOEXEC, 3);
+  const int dupError = errno;
   if (pipeFds[1] <= STDERR_FILENO) ::close(pipeFds[1]);
-  plan.errorFd = writeEnd->get();
+  if (errorFd < 0) {
+    return Status::ioError(std::string("cannot move a pipe: ") + std::strerror(dupError));
+  }
+  std::optional<Descriptor> writeEnd(std::in_place, errorFd);
+  plan.errorFd = errorFd;
   clone_args args = {};
   args.flags = CLONE_INTO_CGROUP;
   args.exit_signal = SIGCHLD;
   args.cgroup = static_cast<uint64_t>(cgroupFd);
+  sigset_t everySignal, before;
+  sigfillset(&everySignal);
+  ::pthread_sigmask(SIG_SETMASK, &everySignal, &before);
   const long pid = ::syscall(SYS_clone3, &args, sizeof(args));
   if (pid == 0) runChild(plan);
+  const int cloneError = errno;
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) {
-    return Status::failedPrecondition("cannot start '" + plan.program +
-                                      "' in its cgroup: " + std::strerror(errno));
+    return Status::failedPrecondition("cannot clone '" + plan.program +
+                                      "' into its cgroup: " + std::strerror(cloneError));
   }
   writeEnd.reset();  // The child's copy is the only one left: its exec closes it.
   int error = 0;
@@ -225,7 +247,9 @@ Result<pid_t> spawn(const std::string& program, std::vector<std::string> argv,
   std::vector<char*> argvPointers = pointersTo(argv);
   std::vector<char*> environmentPointers = pointersTo(environment);
   if (cgroupFd >= 0) {
-    return spawnIntoCgroup({resolveProgram(program),
+    Result<std::string> resolved = resolveProgram(program);
+    if (!resolved.ok()) return resolved.status();
+    return spawnIntoCgroup({std::move(resolved).value(),
                             argvPointers.data(),
                             environmentPointers.data(),
                             sandbox.directory().c_str(),

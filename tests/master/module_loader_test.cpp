@@ -303,7 +303,7 @@ TEST(ModuleLoaderTest, ApiVersionMismatch) {
                 "Harvest headers");
 }
 
-// A module of the API before the offer callbacks took their batch by rvalue reference would call
+// A module of the API before the offer callbacks took their batch by non-const reference would call
 // them through another std::function type. Refused, saying why.
 TEST(ModuleLoaderTest, ModuleOfTheApiBeforeOffersWereHandedOverIsRefused) {
   EXPECT_EQ(loadError(manifest({libraryJson("file", kOldVersionSo, moduleJson("old"))})),

@@ -102,15 +102,22 @@ TEST_F(UnifiedCgroupTest, TheProcessIsClonedIntoItsContainerAndTheThreadStaysHom
   EXPECT_FALSE(std::filesystem::exists(container->paths().cpu));
 }
 
+// A bare name is looked up along the agent's PATH, as posix_spawnp does: never in the sandbox
+// the child moves to, where a task's fetched files could shadow it.
 TEST_F(UnifiedCgroupTest, AProgramThatCannotRunIsRefusedAndLeavesNothing) {
   auto container = make("cannot-run");
   ASSERT_NE(container, nullptr);
+  const Sandbox sandbox = makeSandbox("v2-cannot-run");
+  const std::filesystem::path shadow = sandbox.directory() / "harvest-no-such-program";
+  std::ofstream(shadow) << "#!/bin/sh\necho ran > ran\n";
+  std::filesystem::permissions(shadow, std::filesystem::perms::owner_all);
   v1::CommandInfo missing;
   missing.set_shell(false);
   missing.set_value("harvest-no-such-program");
   Result<std::unique_ptr<CommandProcess>> launched =
-      CommandProcess::launch(missing, makeSandbox("v2-cannot-run"), container.get());
+      CommandProcess::launch(missing, sandbox, container.get());
   ASSERT_FALSE(launched.ok());
+  EXPECT_FALSE(std::filesystem::exists(sandbox.directory() / "ran"));
   EXPECT_EQ(launched.message(),
             "cannot start 'harvest-no-such-program': No such file or directory");
   EXPECT_TRUE(container->processes().empty());
