@@ -14,11 +14,12 @@
 namespace harvest {
 namespace {
 
-// Sets `order` to the indices of `offers` stably sorted by `key`, whose first field is the
-// framework. Framework indices are dense, so a counting sort groups the offers by framework in
-// O(offers + frameworks); only each framework's own few offers are then compared, instead of
-// sorting every offer of the cycle against every other. `groupStart` and `nextInGroup` are
-// scratch space.
+// Sets `order` to the indices of `offers` sorted by `key`, whose first field is the framework.
+// Framework indices are dense, so a counting sort groups the offers by framework in
+// O(offers + frameworks); only each framework's own offers are then compared, instead of
+// sorting every offer of the cycle against every other. Offers of equal keys become one offer,
+// their resources summed, so their order among themselves does not matter and the sort need not
+// be stable. `groupStart` and `nextInGroup` are scratch space.
 template <typename Offers, typename Key>
 void orderByKey(const Offers& offers, size_t frameworkSlots, const Key& key,
                 std::vector<uint32_t>& groupStart, std::vector<uint32_t>& nextInGroup,
@@ -34,14 +35,14 @@ void orderByKey(const Offers& offers, size_t frameworkSlots, const Key& key,
     order[nextInGroup[static_cast<uint32_t>(offers[i].framework)]++] = i;
   }
   const auto less = [&key](uint32_t a, uint32_t b) { return key(a) < key(b); };
-  // Insertion sort below this size: stable, and std::stable_sort would allocate a buffer
-  // for every framework.
+  // Insertion sort below this size, where it beats std::sort's setup; std::sort above it
+  // (std::stable_sort would allocate a buffer for every framework).
   constexpr std::ptrdiff_t kSmallGroup = 16;
   for (size_t f = 0; f < frameworkSlots; ++f) {
     const auto first = order.begin() + groupStart[f];
     const auto last = order.begin() + groupStart[f + 1];
     if (last - first > kSmallGroup) {
-      std::stable_sort(first, last, less);
+      std::sort(first, last, less);
       continue;
     }
     for (auto it = first; it != last; ++it) {
@@ -82,7 +83,7 @@ void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRe
   if (!callbacks_.offer || offers.empty()) return;
   // One callback per framework; stage 1 and stage 2 may give the same framework the same
   // agent under the same role in one cycle, which is one offer. Order indices, not the
-  // records (each carries a Resources), stably by (framework, role, agent, revocability).
+  // records (each carries a Resources), by (framework, role, agent, revocability).
   auto key = [&offers](uint32_t i) {
     const PendingOffer& o = offers[i];
     return std::tie(o.framework, o.role, o.agent, o.revocability);
