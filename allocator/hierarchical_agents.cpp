@@ -123,7 +123,11 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   if (!index.ok()) return index.status();
   AgentState& agent = *agents_[*index];
   // Allocations leave the shares at once; the master need not recover them.
-  const auto held = agent.allocations;
+  // In holder order (the books keep them in none): the placeholders dropped below free their
+  // framework indices in that order, which decides the indices reused next.
+  std::vector<AgentAllocations::Entry> held(agent.allocations.begin(), agent.allocations.end());
+  std::sort(held.begin(), held.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [holder, resources] : held) untrackAllocation(*index, holder, resources);
   std::vector<FrameworkIdx> holders;
   for (const auto& [holder, resources] : held) holders.push_back(holder.framework);
