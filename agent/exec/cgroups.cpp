@@ -41,13 +41,18 @@ std::string readText(const fs::path& path) {
   return readFile(path).value_or("");
 }
 
-Status writeText(const fs::path& path, const std::string& value) {
+// 0 once `value` is written whole to `path`, else the errno of what failed.
+int writeFile(const fs::path& path, const std::string& value) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  const bool written =
-      fd >= 0 && ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
-  const int error = errno;
-  if (fd >= 0) ::close(fd);
-  if (!written) {
+  if (fd < 0) return errno;
+  const ssize_t wrote = ::write(fd, value.data(), value.size());
+  const int error = wrote == static_cast<ssize_t>(value.size()) ? 0 : (wrote < 0 ? errno : EIO);
+  ::close(fd);
+  return error;
+}
+
+Status writeText(const fs::path& path, const std::string& value) {
+  if (const int error = writeFile(path, value); error != 0) {
     return Status::ioError("cannot write '" + value + "' to " + path.string() + ": " +
                            std::strerror(error));
   }
@@ -179,7 +184,25 @@ Status checkKernelForV2() {
   return {};
 }
 
-// Hands the agent's controllers down to the children of `dir` (v2), unless it does already.
+// Whether `dir` is the v2 hierarchy's root cgroup, which alone may hand controllers down while
+// it holds processes. Every other cgroup has a cgroup.type, even the root of a cgroup namespace
+// (a container's view), which is someone's delegated cgroup.
+bool isHierarchyRoot(const fs::path& dir) {
+  return !fs::exists(dir / "cgroup.type");
+}
+
+// The pids listed in a cgroup.procs.
+std::vector<pid_t> pidsIn(const fs::path& procsFile) {
+  std::vector<pid_t> pids;
+  std::istringstream lines(readText(procsFile));
+  pid_t pid = 0;
+  while (lines >> pid) pids.push_back(pid);
+  return pids;
+}
+
+// Hands the agent's controllers down to the children of `dir` (v2), unless it does already. A
+// delegated cgroup other than the hierarchy's root must hold no process to do so: its processes
+// (the agent's, at least) first move into its leaf.
 Status handDownControllers(const AgentCgroups& agent, const fs::path& dir) {
   std::string wanted;
   const std::string handed = readText(dir / "cgroup.subtree_control");
@@ -187,18 +210,20 @@ Status handDownControllers(const AgentCgroups& agent, const fs::path& dir) {
   if (agent.memoryController && !lists(handed, "memory")) wanted += "+memory ";
   if (wanted.empty()) return {};
   wanted.pop_back();
-  const int fd = ::open((dir / "cgroup.subtree_control").c_str(), O_WRONLY | O_CLOEXEC);
-  const bool written =
-      fd >= 0 && ::write(fd, wanted.data(), wanted.size()) == static_cast<ssize_t>(wanted.size());
-  const int error = errno;
-  if (fd >= 0) ::close(fd);
-  if (written) return {};
+  if (!isHierarchyRoot(dir) && !pidsIn(dir / "cgroup.procs").empty()) {
+    Result<int> moved = moveProcessesIntoLeaf(dir, kAgentLeaf);
+    if (!moved.ok()) return moved.status();
+    LOG(INFO) << "Moved " << *moved << " process(es) of the cgroup " << dir.string() << " into "
+              << (dir / kAgentLeaf).string()
+              << ": cgroup v2 hands controllers down only from a cgroup without processes";
+  }
+  const int error = writeFile(dir / "cgroup.subtree_control", wanted);
+  if (error == 0) return {};
   if (error == EBUSY) {
-    return Status::unavailable(
-        "cannot hand the '" + wanted + "' controllers down from the cgroup " + dir.string() +
-        ": it holds processes (this agent's, at least), and cgroup v2 hands controllers down "
-        "only from its root cgroup or from a cgroup without any; run the agent in the root "
-        "cgroup, or isolate with posix/cpu,posix/mem");
+    return Status::unavailable("cannot hand the '" + wanted +
+                               "' controllers down from the cgroup " + dir.string() +
+                               ": it holds processes, and cgroup v2 hands controllers down only "
+                               "from its root cgroup or from a cgroup without any");
   }
   return Status::unavailable("cannot hand the '" + wanted + "' controllers down from the cgroup " +
                              dir.string() + ": " + std::strerror(error));
@@ -212,6 +237,35 @@ std::string readOf(const CgroupDirs& dirs, CgroupWrite::Controller controller,
 
 }  // namespace
 
+Result<int> moveProcessesIntoLeaf(const fs::path& dir, const std::string& leaf, int rounds) {
+  std::error_code error;
+  fs::create_directory(dir / leaf, error);
+  if (error) {
+    return Status::unavailable("cannot create cgroup " + (dir / leaf).string() + ": " +
+                               error.message());
+  }
+  // A process may fork while its siblings move: its child is born in `dir`, for a later round.
+  int moved = 0;
+  for (int round = 0; round < rounds; ++round) {
+    const std::vector<pid_t> pids = pidsIn(dir / "cgroup.procs");
+    if (pids.empty()) return moved;
+    for (const pid_t pid : pids) {
+      const int failed = writeFile(dir / leaf / "cgroup.procs", std::to_string(pid));
+      if (failed == 0) {
+        ++moved;
+      } else if (failed != ESRCH) {  // Exited since it was listed: nothing to move.
+        return Status::unavailable("cannot move process " + std::to_string(pid) + " from " +
+                                   dir.string() + " into " + (dir / leaf).string() + ": " +
+                                   std::strerror(failed));
+      }
+    }
+  }
+  if (pidsIn(dir / "cgroup.procs").empty()) return moved;
+  return Status::unavailable("processes keep appearing in " + dir.string() + " after " +
+                             std::to_string(rounds) + " rounds of moving them into " +
+                             (dir / leaf).string());
+}
+
 Result<AgentCgroups> locateOwnUnifiedCgroup(const fs::path& procRoot) {
   const auto mounts = cgroupMounts(procRoot / "self" / "mounts");
   const auto unified = mounts.find("");
@@ -222,6 +276,14 @@ Result<AgentCgroups> locateOwnUnifiedCgroup(const fs::path& procRoot) {
   Result<CgroupDirs> home = homesOf(own.version, own.mounts, procRoot / "self" / "cgroup");
   if (!home.ok()) return Status::unavailable(home.message());
   own.root = *home;
+  // Started in the leaf its cgroup's processes moved to (by an earlier run, or by systemd's
+  // DelegateSubgroup=agent): the containers belong beside it, under the delegated cgroup.
+  // (Not the hierarchy's root: a cgroup under it named so is nobody's leaf.)
+  if (const fs::path delegated = own.root.cpu.parent_path();
+      own.root.cpu.filename() == kAgentLeaf && own.root.cpu != own.mounts.cpu &&
+      !isHierarchyRoot(delegated)) {
+    own.root = {delegated, delegated, delegated};
+  }
   const std::string controllers = readText(own.root.cpu / "cgroup.controllers");
   own.cpuController = lists(controllers, "cpu");
   own.memoryController = lists(controllers, "memory");
@@ -271,6 +333,11 @@ Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::strin
   if (Status valid = checkCgroupsRoot(cgroupsRoot); !valid.ok()) return valid;
   if (own.version == CgroupVersion::kV2) {
     if (Status recent = checkKernelForV2(); !recent.ok()) return recent;
+    if (*fs::path(cgroupsRoot).begin() == kAgentLeaf) {
+      return Status::invalidArgument("cgroups root '" + cgroupsRoot + "' cannot start with '" +
+                                     kAgentLeaf +
+                                     "' on cgroup v2: a delegated cgroup's processes move there");
+    }
   }
   AgentCgroups agent = std::move(own);
   const fs::path ownDir = agent.root.cpu;
@@ -287,7 +354,9 @@ Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::strin
     for (fs::path dir = ownDir;; dir /= *agent.root.cpu.lexically_relative(dir).begin()) {
       if (Status handed = handDownControllers(agent, dir); !handed.ok()) {
         // Only what is empty goes: an earlier run's containers stay for it to recover.
-        if (removeDir(agent.root.cpu)) removeDir(agent.root.cpu.parent_path());
+        for (fs::path made = agent.root.cpu; made != ownDir && removeDir(made);) {
+          made = made.parent_path();
+        }
         return handed;
       }
       if (dir == agent.root.cpu) break;
@@ -395,9 +464,7 @@ Result<MemoryEvents> ContainerCgroup::memoryEvents() const {
 std::vector<pid_t> ContainerCgroup::processes() const {
   std::set<pid_t> pids;
   for (const fs::path& dir : distinct(paths_)) {
-    std::istringstream lines(readText(dir / "cgroup.procs"));
-    pid_t pid = 0;
-    while (lines >> pid) pids.insert(pid);
+    for (const pid_t pid : pidsIn(dir / "cgroup.procs")) pids.insert(pid);
   }
   return {pids.begin(), pids.end()};
 }

@@ -8,10 +8,11 @@
 // that tasks stay inside whatever limits the agent itself was given (a container, a systemd
 // slice); per agent id, so that several agents on one machine never touch each other's tasks.
 // On v2 the controllers are handed down (`cgroup.subtree_control`) from the agent's own cgroup to
-// its agent root, which v2 allows only of its root cgroup or a cgroup without processes: so the
-// agent runs in the root cgroup; in a delegated cgroup of its own (systemd's Delegate=yes) it
-// would first have to move itself into a leaf, which it does not do (yet), and cgroups are then
-// unavailable, named. v2 also needs Linux 5.11 (see the spawn below).
+// its agent root, which v2 allows only of its root cgroup or a cgroup without processes: in a
+// delegated cgroup of its own (systemd's Delegate=yes, a container's cgroup) the agent first
+// moves that cgroup's processes, itself included, into its leaf `agent`, and an agent started in
+// such a leaf (a restart, or systemd's DelegateSubgroup=agent) takes the delegated cgroup above
+// it as its own. v2 also needs Linux 5.11 (see the spawn below).
 //
 // A process must be in its cgroup before it runs a single instruction of its command, or an
 // early allocation escapes the limit. On v1 the spawning thread enters the container's cgroups
@@ -104,20 +105,30 @@ class ContainerCgroup {
   bool destroyed_ = false;
 };
 
+// The child of a delegated v2 cgroup that its processes move into (see above).
+inline constexpr char kAgentLeaf[] = "agent";
+
+// Moves every process of the v2 cgroup `dir` into its child `leaf` (made if missing), so that `dir`
+// may hand controllers down; a process forked meanwhile moves in a later round, up to `rounds`.
+// Returns how many processes moved.
+Result<int> moveProcessesIntoLeaf(const std::filesystem::path& dir, const std::string& leaf,
+                                  int rounds = 10);
+
 // This process's own cgroups (as `root`) and where their hierarchies are mounted: v1 where the
 // cpu, cpuacct and memory hierarchies are all mounted, else v2 where the unified hierarchy hands
 // its cpu and memory controllers down to this process's cgroup. Unavailable, with the reason,
 // otherwise.
 Result<AgentCgroups> locateOwnCgroups(const std::filesystem::path& procRoot = "/proc");
 
-// This process's cgroup in the unified (v2) hierarchy, whatever v1 holds, with the controllers
-// of cpu and memory that its cgroup has (cgroup.controllers). Unavailable when v2 is not mounted.
+// This process's cgroup in the unified (v2) hierarchy (the delegated cgroup above it when it is
+// in a leaf named kAgentLeaf), whatever v1 holds, with the controllers of cpu and memory that the
+// cgroup has (cgroup.controllers). Unavailable when v2 is not mounted.
 Result<AgentCgroups> locateOwnUnifiedCgroup(const std::filesystem::path& procRoot = "/proc");
 
 // The agent's root in each hierarchy: `<own cgroup>/<cgroupsRoot>/<agentId>`, created if
-// missing, from locateOwnCgroups(); on v2 the controllers are handed down to it. Unavailable
-// (with the reason) when no hierarchy will do or the agent may not create cgroups there (not
-// root, a read-only /sys, a v2 cgroup that holds processes and keeps its controllers).
+// missing, from locateOwnCgroups(); on v2 the controllers are handed down to it (the processes
+// of a delegated own cgroup moving into its leaf first). Unavailable (with the reason) when no
+// hierarchy will do or the agent may not create cgroups there (not root, a read-only /sys).
 Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const std::string& agentId,
                                          const std::filesystem::path& procRoot = "/proc");
 // The same under cgroups already located.

@@ -126,6 +126,30 @@ TEST_F(OnlyCgroupV2Host, RefusesCgroupsNamingTheControllersItHas) {
   EXPECT_FALSE(unified->memoryController);
 }
 
+// An agent started in the leaf a delegated cgroup's processes moved to (a restart, or systemd's
+// DelegateSubgroup=agent) lays its containers out where the first run did, beside the leaf.
+TEST_F(OnlyCgroupV2Host, AnAgentInItsLeafTakesTheDelegatedCgroupAboveAsItsOwn) {
+  controllers("cpu io memory pids");
+  std::filesystem::create_directories(mount_ / "user.slice/agent");
+  std::ofstream(mount_ / "user.slice/agent/cgroup.controllers") << "\n";
+  std::ofstream(mount_ / "user.slice/cgroup.type") << "domain\n";
+  std::ofstream(proc_ / "self/cgroup") << "0::/user.slice/agent\n";
+  Result<AgentCgroups> own = locateOwnCgroups(proc_);
+  ASSERT_TRUE(own.ok()) << own.message();
+  EXPECT_EQ(own->root.cpu, mount_ / "user.slice");
+  EXPECT_EQ(own->root.memory, mount_ / "user.slice");
+  EXPECT_TRUE(own->cpuController);
+  EXPECT_TRUE(own->memoryController);
+
+  // The hierarchy's own root has no parent to take: a cgroup named so right under it stays.
+  std::filesystem::create_directories(mount_ / "agent");
+  std::ofstream(mount_ / "agent/cgroup.controllers") << "cpu memory\n";
+  std::ofstream(proc_ / "self/cgroup") << "0::/agent\n";
+  own = locateOwnCgroups(proc_);
+  ASSERT_TRUE(own.ok()) << own.message();
+  EXPECT_EQ(own->root.cpu, mount_ / "agent");
+}
+
 TEST_F(OnlyCgroupV2Host, WithoutAnyCgroupMountThereIsNoIsolation) {
   std::ofstream(proc_ / "self/mounts") << "proc /proc proc rw 0 0\n";
   EXPECT_EQ(locateOwnCgroups(proc_).message(),

@@ -8,9 +8,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "agent/exec/cgroups.h"
 #include "helper_command.h"
@@ -223,6 +226,107 @@ TEST_F(UnifiedCgroupTest, LeftoversAndTheAgentRootAreRemoved) {
   EXPECT_FALSE(std::filesystem::exists(root));
   EXPECT_FALSE(std::filesystem::exists(root.parent_path())) << "the cgroups root, now empty";
   agent_.reset();
+}
+
+// A delegated cgroup (systemd's Delegate=yes) holding processes, as an agent's own cgroup would:
+// a cgroup under the test's cgroups root, with a shell that forks a second process once it is
+// inside, so that both are there.
+class DelegatedCgroupTest : public UnifiedCgroupTest {
+ protected:
+  void SetUp() override {
+    UnifiedCgroupTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    delegated_ = agent_->root.cpu.parent_path() / "delegated";
+    ASSERT_TRUE(std::filesystem::create_directory(delegated_));
+    sandbox_ = makeSandbox("v2-delegated");
+    process_ = testing::launchTracked(
+        shellCommand("for i in $(seq 300); do [ -e go ] && break; sleep 0.01; done\n"
+                     "sleep 30 & echo $!\nexec sleep 30"),
+        *sandbox_);
+    ASSERT_NE(process_, nullptr);
+    std::ofstream(delegated_ / "cgroup.procs") << process_->pid() << std::flush;
+    std::ofstream(sandbox_->directory() / "go") << "";
+    const pid_t child = std::stoi(waitForContent(sandbox_->stdoutPath(), "\n"));
+    processes_ = {process_->pid(), child};
+    std::sort(processes_.begin(), processes_.end());
+  }
+  void TearDown() override {
+    if (process_) {
+      process_->kill(monotonicNow(), Duration::zero());
+      EXPECT_TRUE(waitForOutcome(*process_).has_value());
+      for (const pid_t pid : processes_) EXPECT_TRUE(testing::waitUntilGone(pid, processes_[0]));
+    }
+    if (!delegated_.empty()) {
+      // What the code under test leaves by design: the leaf, with the processes moved there.
+      ::rmdir((delegated_ / kAgentLeaf).c_str());
+      EXPECT_EQ(::rmdir(delegated_.c_str()), 0) << delegated_ << ": " << std::strerror(errno);
+    }
+    UnifiedCgroupTest::TearDown();
+  }
+  std::vector<pid_t> processesIn(const std::filesystem::path& cgroup) const {
+    std::istringstream lines(testing::readFile(cgroup / "cgroup.procs"));
+    std::vector<pid_t> pids;
+    pid_t pid = 0;
+    while (lines >> pid) pids.push_back(pid);
+    std::sort(pids.begin(), pids.end());
+    return pids;
+  }
+  std::filesystem::path delegated_;
+  std::optional<Sandbox> sandbox_;
+  std::unique_ptr<CommandProcess> process_;
+  std::vector<pid_t> processes_;  // Sorted.
+};
+
+TEST_F(DelegatedCgroupTest, EveryProcessMovesIntoTheLeaf) {
+  ASSERT_EQ(processesIn(delegated_), processes_);
+  Result<int> moved = moveProcessesIntoLeaf(delegated_, kAgentLeaf);
+  ASSERT_TRUE(moved.ok()) << moved.message();
+  EXPECT_EQ(*moved, 2);
+  EXPECT_EQ(processesIn(delegated_), std::vector<pid_t>{});
+  EXPECT_EQ(processesIn(delegated_ / kAgentLeaf), processes_);
+  const std::string leaf =
+      "/" + (delegated_ / kAgentLeaf).lexically_relative(agent_->mounts.cpu).string();
+  for (const pid_t pid : processes_) EXPECT_EQ(unifiedCgroupOf(std::to_string(pid)), leaf);
+  moved = moveProcessesIntoLeaf(delegated_, kAgentLeaf);
+  ASSERT_TRUE(moved.ok()) << moved.message();
+  EXPECT_EQ(*moved, 0) << "an empty cgroup has nothing to move";
+}
+
+// The agent's own cgroup is delegated and holds processes: they move into its leaf before the
+// controllers are handed down, which v2 refuses of a cgroup with processes. Handing cpu down
+// then works where the cgroup has it, and fails naming why where it has not (this project's CI
+// machine kind keeps cpu in v1).
+TEST_F(DelegatedCgroupTest, PreparingUnderItMovesItsProcessesBeforeHandingDown) {
+  AgentCgroups own = *agent_;
+  own.root = {delegated_, delegated_, delegated_};
+  own.cpuController = true;
+  own.memoryController = false;
+  Result<AgentCgroups> prepared = prepareAgentCgroupsUnder(own, "harvest-delegated", "a1");
+  EXPECT_EQ(processesIn(delegated_), std::vector<pid_t>{});
+  EXPECT_EQ(processesIn(delegated_ / kAgentLeaf), processes_);
+  if (testing::readFile(delegated_ / "cgroup.controllers").find("cpu") != std::string::npos) {
+    ASSERT_TRUE(prepared.ok()) << prepared.message();
+    EXPECT_EQ(prepared->root.cpu, delegated_ / "harvest-delegated" / "a1");
+    EXPECT_NE(testing::readFile(delegated_ / "cgroup.subtree_control").find("cpu"),
+              std::string::npos);
+  } else {
+    EXPECT_EQ(prepared.message(), "cannot hand the '+cpu' controllers down from the cgroup " +
+                                      delegated_.string() + ": No such file or directory");
+    EXPECT_FALSE(std::filesystem::exists(delegated_ / "harvest-delegated")) << "nothing left";
+  }
+}
+
+TEST_F(DelegatedCgroupTest, ACgroupsRootNamedLikeTheLeafIsRefused) {
+  AgentCgroups own = *agent_;
+  own.root = {delegated_, delegated_, delegated_};
+  own.cpuController = true;
+  Result<AgentCgroups> prepared = prepareAgentCgroupsUnder(own, "agent/tasks", "a1");
+  EXPECT_EQ(prepared.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(prepared.message(),
+            "cgroups root 'agent/tasks' cannot start with 'agent' on cgroup v2: a delegated "
+            "cgroup's processes move there");
+  EXPECT_EQ(processesIn(delegated_), processes_) << "nothing moved";
+  EXPECT_FALSE(std::filesystem::exists(delegated_ / kAgentLeaf)) << "nothing created";
 }
 
 }  // namespace
