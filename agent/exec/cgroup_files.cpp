@@ -116,7 +116,12 @@ MemoryEvents memoryEventsFromV1(std::string_view oomControl, std::string_view ma
 
 MemoryEvents memoryEventsFromV2(std::string_view events, std::string_view peak,
                                 std::string_view max) {
-  return {valueOf(events, "oom_kill"), numberIn(peak), numberIn(max)};
+  MemoryEvents out{valueOf(events, "oom_kill"), numberIn(peak), numberIn(max)};
+  // Before Linux 5.19 there is no memory.peak; a cgroup whose usage reached its limit (the
+  // "max" events, which precede any OOM kill there) used that much at its peak.
+  const bool reachedLimit = valueOf(events, "max") > 0 || out.oomKills > 0;
+  if (peak.empty() && reachedLimit) out.maxUsageBytes = out.limitBytes;
+  return out;
 }
 
 }  // namespace harvest::agent

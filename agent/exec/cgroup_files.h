@@ -84,7 +84,8 @@ struct MemoryEvents {
 // v1: memory.oom_control, memory.max_usage_in_bytes, memory.limit_in_bytes.
 MemoryEvents memoryEventsFromV1(std::string_view oomControl, std::string_view maxUsage,
                                 std::string_view limit);
-// v2: memory.events, memory.peak, memory.max.
+// v2: memory.events, memory.peak (empty before Linux 5.19: the limit, once usage reached it),
+// memory.max.
 MemoryEvents memoryEventsFromV2(std::string_view events, std::string_view peak,
                                 std::string_view max);
 

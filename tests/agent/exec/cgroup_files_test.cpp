@@ -95,6 +95,12 @@ TEST(CgroupRules, ReadsV2Counts) {
   EXPECT_EQ(events.maxUsageBytes, 33554432u);
   EXPECT_EQ(events.limitBytes, 33554432u);
   EXPECT_EQ(memoryEventsFromV2("oom 0\noom_kill 0\n", "", "max\n").limitBytes, 0u);
+  // Without memory.peak (Linux < 5.19): the limit once usage reached it, else unknown (0).
+  const MemoryEvents noPeak =
+      memoryEventsFromV2("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n", "", "33554432\n");
+  EXPECT_EQ(noPeak.oomKills, 1u);
+  EXPECT_EQ(noPeak.maxUsageBytes, 33554432u);
+  EXPECT_EQ(memoryEventsFromV2("max 0\noom_kill 0\n", "", "33554432\n").maxUsageBytes, 0u);
 }
 
 }  // namespace
