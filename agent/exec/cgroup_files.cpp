@@ -109,18 +109,19 @@ CgroupUsage usageFromV2(std::string_view cpuStat, std::string_view memoryStat,
   return usage;
 }
 
-MemoryEvents memoryEventsFromV1(std::string_view oomControl, std::string_view maxUsage,
-                                std::string_view limit) {
-  return {valueOf(oomControl, "oom_kill"), numberIn(maxUsage), numberIn(limit)};
+MemoryEvents memoryEventsFromV1(std::string_view oomControl, std::string_view failures,
+                                std::string_view maxUsage, std::string_view limit) {
+  return {valueOf(oomControl, "oom_kill"), numberIn(failures) > 0, numberIn(maxUsage),
+          numberIn(limit)};
 }
 
 MemoryEvents memoryEventsFromV2(std::string_view events, std::string_view peak,
                                 std::string_view max) {
-  MemoryEvents out{valueOf(events, "oom_kill"), numberIn(peak), numberIn(max)};
-  // Before Linux 5.19 there is no memory.peak; a cgroup whose usage reached its limit (the
-  // "max" events, which precede any OOM kill there) used that much at its peak.
-  const bool reachedLimit = valueOf(events, "max") > 0 || out.oomKills > 0;
-  if (peak.empty() && reachedLimit) out.maxUsageBytes = out.limitBytes;
+  MemoryEvents out{valueOf(events, "oom_kill"), valueOf(events, "oom") > 0, numberIn(peak),
+                   numberIn(max)};
+  // Before Linux 5.19 there is no memory.peak: a cgroup whose allocations met its own limit
+  // used that much at its peak.
+  if (peak.empty() && out.limitReached) out.maxUsageBytes = out.limitBytes;
   return out;
 }
 

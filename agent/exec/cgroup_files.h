@@ -11,6 +11,7 @@
 //   throttle cpu.stat nr_periods, throttled_time (ns)    cpu.stat nr_periods, throttled_usec
 //   memory   memory.stat rss, cache                      memory.stat anon, file
 //   OOM      memory.oom_control oom_kill                 memory.events oom_kill
+//   limit    memory.failcnt                              memory.events oom
 //   peak     memory.max_usage_in_bytes                   memory.peak
 #pragma once
 
@@ -76,15 +77,22 @@ CgroupUsage usageFromV2(std::string_view cpuStat, std::string_view memoryStat,
 
 // What the memory cgroup saw of its limit, read once a task has ended.
 struct MemoryEvents {
-  uint64_t oomKills = 0;  // Processes the memory cgroup's OOM killer has killed.
+  // Processes of the cgroup any OOM killer killed: the host's, when the whole machine ran
+  // out, counts too.
+  uint64_t oomKills = 0;
+  // Whether usage reached the cgroup's own limit with an allocation about to fail (v2's "oom"
+  // events; v1 counts every time usage hit the limit, memory.failcnt).
+  bool limitReached = false;
   uint64_t maxUsageBytes = 0;
   uint64_t limitBytes = 0;  // 0: no limit.
+  // Killed for the container's own limit, as Mesos's memory limitation means.
+  bool killedAtLimit() const { return oomKills > 0 && limitReached; }
 };
 
-// v1: memory.oom_control, memory.max_usage_in_bytes, memory.limit_in_bytes.
-MemoryEvents memoryEventsFromV1(std::string_view oomControl, std::string_view maxUsage,
-                                std::string_view limit);
-// v2: memory.events, memory.peak (empty before Linux 5.19: the limit, once usage reached it),
+// v1: memory.oom_control, memory.failcnt, memory.max_usage_in_bytes, memory.limit_in_bytes.
+MemoryEvents memoryEventsFromV1(std::string_view oomControl, std::string_view failures,
+                                std::string_view maxUsage, std::string_view limit);
+// v2: memory.events, memory.peak (empty before Linux 5.19: then the limit, once reached),
 // memory.max.
 MemoryEvents memoryEventsFromV2(std::string_view events, std::string_view peak,
                                 std::string_view max);

@@ -457,7 +457,8 @@ Result<MemoryEvents> ContainerCgroup::memoryEvents() const {
     return memoryEventsFromV2(*events, readOf(paths_, C::kMemory, "memory.peak"),
                               readOf(paths_, C::kMemory, "memory.max"));
   }
-  return memoryEventsFromV1(*events, readOf(paths_, C::kMemory, "memory.max_usage_in_bytes"),
+  return memoryEventsFromV1(*events, readOf(paths_, C::kMemory, "memory.failcnt"),
+                            readOf(paths_, C::kMemory, "memory.max_usage_in_bytes"),
                             readOf(paths_, C::kMemory, "memory.limit_in_bytes"));
 }
 

@@ -579,7 +579,8 @@ bool ProcessAgent::releaseContainer(Task& task) {
   if (!task.endSeen) {
     task.endSeen = true;
     Result<MemoryEvents> memory = task.cgroup->memoryEvents();
-    if (memory.ok() && memory->oomKills > 0) {
+    // A kill by the host's OOM killer (the machine out of memory) is not the task's limit.
+    if (memory.ok() && memory->killedAtLimit()) {
       constexpr uint64_t kMegabyte = 1024 * 1024;
       // Mesos's message for the limitation.
       task.memoryLimitation =

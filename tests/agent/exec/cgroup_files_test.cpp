@@ -68,10 +68,17 @@ TEST(CgroupRules, ReadsV1Counts) {
   EXPECT_EQ(usage.memLimitBytes, 268435456u);
 
   const MemoryEvents events = memoryEventsFromV1("oom_kill_disable 0\nunder_oom 0\noom_kill 1\n",
-                                                 "33554432\n", "33554432\n");
+                                                 "7\n", "33554432\n", "33554432\n");
   EXPECT_EQ(events.oomKills, 1u);
+  EXPECT_TRUE(events.limitReached);
+  EXPECT_TRUE(events.killedAtLimit());
   EXPECT_EQ(events.maxUsageBytes, 33554432u);
   EXPECT_EQ(events.limitBytes, 33554432u);
+  // Killed by the host's OOM killer without the cgroup ever meeting its limit.
+  const MemoryEvents host = memoryEventsFromV1("oom_kill_disable 0\nunder_oom 0\noom_kill 1\n",
+                                               "0\n", "8388608\n", "33554432\n");
+  EXPECT_EQ(host.oomKills, 1u);
+  EXPECT_FALSE(host.killedAtLimit());
 }
 
 TEST(CgroupRules, ReadsV2Counts) {
@@ -95,12 +102,17 @@ TEST(CgroupRules, ReadsV2Counts) {
   EXPECT_EQ(events.maxUsageBytes, 33554432u);
   EXPECT_EQ(events.limitBytes, 33554432u);
   EXPECT_EQ(memoryEventsFromV2("oom 0\noom_kill 0\n", "", "max\n").limitBytes, 0u);
-  // Without memory.peak (Linux < 5.19): the limit once usage reached it, else unknown (0).
+  // Without memory.peak (Linux < 5.19): the limit once allocations met it, else unknown (0).
   const MemoryEvents noPeak =
       memoryEventsFromV2("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n", "", "33554432\n");
   EXPECT_EQ(noPeak.oomKills, 1u);
+  EXPECT_TRUE(noPeak.killedAtLimit());
   EXPECT_EQ(noPeak.maxUsageBytes, 33554432u);
-  EXPECT_EQ(memoryEventsFromV2("max 0\noom_kill 0\n", "", "33554432\n").maxUsageBytes, 0u);
+  // Killed by the host's OOM killer (the machine out of memory), the limit never met.
+  const MemoryEvents host = memoryEventsFromV2("max 0\noom 0\noom_kill 1\n", "", "33554432\n");
+  EXPECT_EQ(host.oomKills, 1u);
+  EXPECT_FALSE(host.killedAtLimit());
+  EXPECT_EQ(host.maxUsageBytes, 0u);
 }
 
 }  // namespace
