@@ -98,6 +98,12 @@ DEFINE_string(isolation, "",
 DEFINE_string(cgroups_root, "harvest",
               "NAME: with cgroups isolation, the folder of task cgroups under the agent's own "
               "cgroup in each hierarchy (then <id>/<container>)");
+DEFINE_bool(cgroups_move_to_leaf, false,
+            "with cgroups isolation on cgroup v2, when the agent's own cgroup (delegated to it: "
+            "systemd's Delegate=yes, a container's cgroup) holds processes, move them all, the "
+            "agent included, into its child 'agent', so that it can hand the cpu and memory "
+            "controllers down; not needed when the agent starts in that child (systemd's "
+            "DelegateSubgroup=agent)");
 DEFINE_bool(revocable_cpu_low_priority, true,
             "with cgroups isolation, revocable cpus get 10 shares per cpu instead of 1024, so "
             "regular tasks win the cpu from them");
@@ -212,6 +218,7 @@ int isolationFromFlags(const harvest::apps::Flags& flags,
   if (!isolation.ok()) return flags.bad("isolation", FLAGS_isolation, isolation.message());
   options.isolation.isolation = *isolation;
   options.isolation.cgroupsRoot = FLAGS_cgroups_root;
+  options.isolation.cgroupsMoveToLeaf = FLAGS_cgroups_move_to_leaf;
   options.isolation.revocableCpuLowPriority = FLAGS_revocable_cpu_low_priority;
   options.isolation.cgroupsEnableCfs = FLAGS_cgroups_enable_cfs;
   return 0;

@@ -188,7 +188,8 @@ Status checkKernelForV2() {
 // it holds processes. Every other cgroup has a cgroup.type, even the root of a cgroup namespace
 // (a container's view), which is someone's delegated cgroup.
 bool isHierarchyRoot(const fs::path& dir) {
-  return !fs::exists(dir / "cgroup.type");
+  std::error_code error;
+  return !fs::exists(dir / "cgroup.type", error) && !error;
 }
 
 // The pids listed in a cgroup.procs.
@@ -200,30 +201,43 @@ std::vector<pid_t> pidsIn(const fs::path& procsFile) {
   return pids;
 }
 
-// Hands the agent's controllers down to the children of `dir` (v2), unless it does already. A
-// delegated cgroup other than the hierarchy's root must hold no process to do so: its processes
-// (the agent's, at least) first move into its leaf.
-Status handDownControllers(const AgentCgroups& agent, const fs::path& dir) {
+// A cgroup's processes may be listed a moment after they ceased to count, or fork while they
+// move: what waits on them polls this often, a bounded number of times.
+constexpr auto kSettlePoll = std::chrono::milliseconds(10);
+constexpr int kSettlePolls = 20;
+
+// Hands the agent's controllers down to the children of `dir` (v2), unless it does already.
+// `moveFirst`: `dir` is the agent's own cgroup and its processes may move into its leaf first,
+// as v2 hands controllers down only from the root or from a cgroup without processes.
+Status handDownControllers(const AgentCgroups& agent, const fs::path& dir, bool moveFirst) {
   std::string wanted;
   const std::string handed = readText(dir / "cgroup.subtree_control");
   if (agent.cpuController && !lists(handed, "cpu")) wanted += "+cpu ";
   if (agent.memoryController && !lists(handed, "memory")) wanted += "+memory ";
   if (wanted.empty()) return {};
   wanted.pop_back();
-  if (!isHierarchyRoot(dir) && !pidsIn(dir / "cgroup.procs").empty()) {
+  const bool moving = moveFirst && !isHierarchyRoot(dir) && !pidsIn(dir / "cgroup.procs").empty();
+  if (moving) {
     Result<int> moved = moveProcessesIntoLeaf(dir, kAgentLeaf);
     if (!moved.ok()) return moved.status();
     LOG(INFO) << "Moved " << *moved << " process(es) of the cgroup " << dir.string() << " into "
               << (dir / kAgentLeaf).string()
               << ": cgroup v2 hands controllers down only from a cgroup without processes";
   }
-  const int error = writeFile(dir / "cgroup.subtree_control", wanted);
+  int error = writeFile(dir / "cgroup.subtree_control", wanted);
+  // A process that has just left may still count for a moment (it is exiting).
+  for (int poll = 0; moving && error == EBUSY && poll < kSettlePolls; ++poll) {
+    std::this_thread::sleep_for(kSettlePoll);
+    error = writeFile(dir / "cgroup.subtree_control", wanted);
+  }
   if (error == 0) return {};
   if (error == EBUSY) {
-    return Status::unavailable("cannot hand the '" + wanted +
-                               "' controllers down from the cgroup " + dir.string() +
-                               ": it holds processes, and cgroup v2 hands controllers down only "
-                               "from its root cgroup or from a cgroup without any");
+    return Status::unavailable(
+        "cannot hand the '" + wanted + "' controllers down from the cgroup " + dir.string() +
+        ": it holds processes, and cgroup v2 hands controllers down only from its root cgroup or "
+        "from a cgroup without any; under systemd run the agent with Delegate=yes and "
+        "DelegateSubgroup=agent, or let it move its cgroup's processes into a leaf "
+        "(--cgroups_move_to_leaf)");
   }
   return Status::unavailable("cannot hand the '" + wanted + "' controllers down from the cgroup " +
                              dir.string() + ": " + std::strerror(error));
@@ -237,33 +251,50 @@ std::string readOf(const CgroupDirs& dirs, CgroupWrite::Controller controller,
 
 }  // namespace
 
-Result<int> moveProcessesIntoLeaf(const fs::path& dir, const std::string& leaf, int rounds) {
+Result<int> moveProcessesIntoLeaf(const fs::path& dir, const std::string& leaf) {
+  // Only a domain cgroup holds processes whole: a threaded one's are its threads' business.
+  std::string type = readText(dir / "cgroup.type");
+  while (!type.empty() && type.back() == '\n') type.pop_back();
+  if (type != "domain") {
+    return Status::unavailable("cannot move the processes of the cgroup " + dir.string() +
+                               " into a leaf: it is a '" + type + "' cgroup, not a domain");
+  }
   std::error_code error;
-  fs::create_directory(dir / leaf, error);
+  const bool made = fs::create_directory(dir / leaf, error);
   if (error) {
     return Status::unavailable("cannot create cgroup " + (dir / leaf).string() + ": " +
                                error.message());
   }
-  // A process may fork while its siblings move: its child is born in `dir`, for a later round.
+  const auto fail = [&](const std::string& why) {
+    if (made) removeDir(dir / leaf);  // Only while empty: a process that moved stays moved.
+    return Status::unavailable(why);
+  };
+  // A process may fork while its siblings move, its child born in `dir`; an exiting one is
+  // listed until it is gone, though it cannot move. Either is seen again in a later round.
   int moved = 0;
-  for (int round = 0; round < rounds; ++round) {
+  for (int round = 0; round < kSettlePolls; ++round) {
+    if (round > 0) std::this_thread::sleep_for(kSettlePoll);
     const std::vector<pid_t> pids = pidsIn(dir / "cgroup.procs");
     if (pids.empty()) return moved;
     for (const pid_t pid : pids) {
+      // Writing 0 would move the writer: 0 is listed for a process outside this pid namespace.
+      if (pid <= 0) {
+        return fail("cannot move the processes of the cgroup " + dir.string() +
+                    ": one is outside this agent's pid namespace");
+      }
       const int failed = writeFile(dir / leaf / "cgroup.procs", std::to_string(pid));
       if (failed == 0) {
         ++moved;
       } else if (failed != ESRCH) {  // Exited since it was listed: nothing to move.
-        return Status::unavailable("cannot move process " + std::to_string(pid) + " from " +
-                                   dir.string() + " into " + (dir / leaf).string() + ": " +
-                                   std::strerror(failed));
+        return fail("cannot move process " + std::to_string(pid) + " from " + dir.string() +
+                    " into " + (dir / leaf).string() + ": " + std::strerror(failed));
       }
     }
   }
   if (pidsIn(dir / "cgroup.procs").empty()) return moved;
-  return Status::unavailable("processes keep appearing in " + dir.string() + " after " +
-                             std::to_string(rounds) + " rounds of moving them into " +
-                             (dir / leaf).string());
+  return fail("processes keep appearing in " + dir.string() + " after " +
+              std::to_string(kSettlePolls) + " rounds of moving them into " +
+              (dir / leaf).string());
 }
 
 Result<AgentCgroups> locateOwnUnifiedCgroup(const fs::path& procRoot) {
@@ -282,6 +313,8 @@ Result<AgentCgroups> locateOwnUnifiedCgroup(const fs::path& procRoot) {
   if (const fs::path delegated = own.root.cpu.parent_path();
       own.root.cpu.filename() == kAgentLeaf && own.root.cpu != own.mounts.cpu &&
       !isHierarchyRoot(delegated)) {
+    LOG(INFO) << "This process is in the cgroup " << own.root.cpu.string()
+              << ", a delegated cgroup's leaf: task cgroups go under " << delegated.string();
     own.root = {delegated, delegated, delegated};
   }
   const std::string controllers = readText(own.root.cpu / "cgroup.controllers");
@@ -321,23 +354,24 @@ Result<AgentCgroups> locateOwnCgroups(const fs::path& procRoot) {
 }
 
 Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const std::string& agentId,
-                                         const fs::path& procRoot) {
+                                         LeafMove leafMove, const fs::path& procRoot) {
   if (Status valid = checkCgroupsRoot(cgroupsRoot); !valid.ok()) return valid;
   Result<AgentCgroups> own = locateOwnCgroups(procRoot);
   if (!own.ok()) return own.status();
-  return prepareAgentCgroupsUnder(std::move(own).value(), cgroupsRoot, agentId);
+  return prepareAgentCgroupsUnder(std::move(own).value(), cgroupsRoot, agentId, leafMove);
 }
 
 Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::string& cgroupsRoot,
-                                              const std::string& agentId) {
+                                              const std::string& agentId, LeafMove leafMove) {
   if (Status valid = checkCgroupsRoot(cgroupsRoot); !valid.ok()) return valid;
+  const bool moveToLeaf =
+      own.version == CgroupVersion::kV2 && leafMove == LeafMove::kWhenHoldingProcesses;
   if (own.version == CgroupVersion::kV2) {
     if (Status recent = checkKernelForV2(); !recent.ok()) return recent;
-    if (*fs::path(cgroupsRoot).begin() == kAgentLeaf) {
-      return Status::invalidArgument("cgroups root '" + cgroupsRoot + "' cannot start with '" +
-                                     kAgentLeaf +
-                                     "' on cgroup v2: a delegated cgroup's processes move there");
-    }
+  }
+  if (moveToLeaf && *fs::path(cgroupsRoot).begin() == kAgentLeaf) {
+    return Status::invalidArgument("cgroups root '" + cgroupsRoot + "' cannot start with '" +
+                                   kAgentLeaf + "' when the agent's cgroup's processes move there");
   }
   AgentCgroups agent = std::move(own);
   const fs::path ownDir = agent.root.cpu;
@@ -352,7 +386,8 @@ Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::strin
   if (agent.version == CgroupVersion::kV2) {
     // From the agent's own cgroup down to its root: the containers' parent must have them.
     for (fs::path dir = ownDir;; dir /= *agent.root.cpu.lexically_relative(dir).begin()) {
-      if (Status handed = handDownControllers(agent, dir); !handed.ok()) {
+      if (Status handed = handDownControllers(agent, dir, moveToLeaf && dir == ownDir);
+          !handed.ok()) {
         // Only what is empty goes: an earlier run's containers stay for it to recover.
         for (fs::path made = agent.root.cpu; made != ownDir && removeDir(made);) {
           made = made.parent_path();

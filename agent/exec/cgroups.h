@@ -8,11 +8,12 @@
 // that tasks stay inside whatever limits the agent itself was given (a container, a systemd
 // slice); per agent id, so that several agents on one machine never touch each other's tasks.
 // On v2 the controllers are handed down (`cgroup.subtree_control`) from the agent's own cgroup to
-// its agent root, which v2 allows only of its root cgroup or a cgroup without processes: in a
-// delegated cgroup of its own (systemd's Delegate=yes, a container's cgroup) the agent first
-// moves that cgroup's processes, itself included, into its leaf `agent`, and an agent started in
-// such a leaf (a restart, or systemd's DelegateSubgroup=agent) takes the delegated cgroup above
-// it as its own. v2 also needs Linux 5.11 (see the spawn below).
+// its agent root, which v2 allows only of its root cgroup or a cgroup without processes. So in a
+// cgroup delegated to it (systemd's Delegate=yes, a container's cgroup) the agent runs in the
+// leaf `agent` and takes the delegated cgroup above it as its own: systemd's
+// DelegateSubgroup=agent starts it there, or, when asked to (LeafMove), it moves the processes
+// of its cgroup, itself included, into that leaf first. v2 also needs Linux 5.11 (see the spawn
+// below).
 //
 // A process must be in its cgroup before it runs a single instruction of its command, or an
 // early allocation escapes the limit. On v1 the spawning thread enters the container's cgroups
@@ -105,14 +106,18 @@ class ContainerCgroup {
   bool destroyed_ = false;
 };
 
-// The child of a delegated v2 cgroup that its processes move into (see above).
+// The child of a delegated v2 cgroup that the agent runs in (see above).
 inline constexpr char kAgentLeaf[] = "agent";
 
-// Moves every process of the v2 cgroup `dir` into its child `leaf` (made if missing), so that `dir`
-// may hand controllers down; a process forked meanwhile moves in a later round, up to `rounds`.
-// Returns how many processes moved.
-Result<int> moveProcessesIntoLeaf(const std::filesystem::path& dir, const std::string& leaf,
-                                  int rounds = 10);
+// Whether the processes of the agent's own v2 cgroup, when it is not the hierarchy's root and
+// holds some, move into its leaf so that it may hand controllers down (--cgroups_move_to_leaf).
+// Off unless asked for: it restructures a cgroup the agent's supervisor may consider its own.
+enum class LeafMove { kNever, kWhenHoldingProcesses };
+
+// Moves every process of the v2 domain cgroup `dir` into its child `leaf` (made if missing), so
+// that `dir` may hand controllers down; a process forked meanwhile moves in a later round (a
+// bounded number, 10 ms apart). Returns how many moves the kernel took.
+Result<int> moveProcessesIntoLeaf(const std::filesystem::path& dir, const std::string& leaf);
 
 // This process's own cgroups (as `root`) and where their hierarchies are mounted: v1 where the
 // cpu, cpuacct and memory hierarchies are all mounted, else v2 where the unified hierarchy hands
@@ -126,14 +131,16 @@ Result<AgentCgroups> locateOwnCgroups(const std::filesystem::path& procRoot = "/
 Result<AgentCgroups> locateOwnUnifiedCgroup(const std::filesystem::path& procRoot = "/proc");
 
 // The agent's root in each hierarchy: `<own cgroup>/<cgroupsRoot>/<agentId>`, created if
-// missing, from locateOwnCgroups(); on v2 the controllers are handed down to it (the processes
-// of a delegated own cgroup moving into its leaf first). Unavailable (with the reason) when no
-// hierarchy will do or the agent may not create cgroups there (not root, a read-only /sys).
+// missing, from locateOwnCgroups(); on v2 the controllers are handed down to it (see LeafMove).
+// Unavailable (with the reason) when no hierarchy will do or the agent may not create cgroups
+// there (not root, a read-only /sys, a v2 cgroup that holds processes and may not move them).
 Result<AgentCgroups> prepareAgentCgroups(const std::string& cgroupsRoot, const std::string& agentId,
+                                         LeafMove leafMove = LeafMove::kNever,
                                          const std::filesystem::path& procRoot = "/proc");
 // The same under cgroups already located.
 Result<AgentCgroups> prepareAgentCgroupsUnder(AgentCgroups own, const std::string& cgroupsRoot,
-                                              const std::string& agentId);
+                                              const std::string& agentId,
+                                              LeafMove leafMove = LeafMove::kNever);
 
 // Kills the processes of and removes every container cgroup under the agent's root but those
 // named in `keep` (the containers of recovered tasks), so what a previous run left is gone.

@@ -28,6 +28,8 @@ struct IsolationOptions {
   std::string cgroupsRoot = "harvest";  // Mesos's --cgroups_root (relative to the agent's own).
   bool revocableCpuLowPriority = true;  // Mesos's --revocable_cpu_low_priority.
   bool cgroupsEnableCfs = false;        // Mesos's --cgroups_enable_cfs.
+  // v2: the processes of the agent's own cgroup may move into its leaf (cgroups.h, LeafMove).
+  bool cgroupsMoveToLeaf = false;
 };
 
 }  // namespace harvest::agent

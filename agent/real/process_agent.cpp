@@ -46,7 +46,9 @@ Result<std::optional<AgentCgroups>> isolationFor(const IsolationOptions& options
                                                  const std::set<std::string>& keep) {
   using R = Result<std::optional<AgentCgroups>>;
   if (options.isolation == Isolation::kPosix) return std::optional<AgentCgroups>();
-  Result<AgentCgroups> prepared = prepareAgentCgroups(options.cgroupsRoot, agentId);
+  Result<AgentCgroups> prepared = prepareAgentCgroups(
+      options.cgroupsRoot, agentId,
+      options.cgroupsMoveToLeaf ? LeafMove::kWhenHoldingProcesses : LeafMove::kNever);
   if (prepared.ok()) {
     removeContainerCgroups(*prepared, keep);
     return std::optional<AgentCgroups>(std::move(prepared).value());

@@ -114,7 +114,7 @@ TEST_F(OnlyCgroupV2Host, UsesTheUnifiedHierarchyWhenItHandsDownCpuAndMemory) {
 
 TEST_F(OnlyCgroupV2Host, RefusesCgroupsNamingTheControllersItHas) {
   controllers("cpuset io pids");
-  Result<AgentCgroups> agent = prepareAgentCgroups("harvest-v2", "a1", proc_);
+  Result<AgentCgroups> agent = prepareAgentCgroups("harvest-v2", "a1", LeafMove::kNever, proc_);
   EXPECT_EQ(agent.code(), StatusCode::kUnavailable);
   EXPECT_EQ(agent.message(),
             "the cgroup v2 hierarchy does not hand the cpu and memory controllers down to " +

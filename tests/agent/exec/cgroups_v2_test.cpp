@@ -292,6 +292,25 @@ TEST_F(DelegatedCgroupTest, EveryProcessMovesIntoTheLeaf) {
   EXPECT_EQ(*moved, 0) << "an empty cgroup has nothing to move";
 }
 
+// Unless asked to, the agent leaves its cgroup's processes where they are: the cgroup may be
+// its supervisor's. Handing down then fails where it has to (the kernel refuses it of a cgroup
+// with processes) and succeeds where it may.
+TEST_F(DelegatedCgroupTest, WithoutBeingAskedNothingMoves) {
+  AgentCgroups own = *agent_;
+  own.root = {delegated_, delegated_, delegated_};
+  own.cpuController = true;
+  own.memoryController = false;
+  Result<AgentCgroups> prepared = prepareAgentCgroupsUnder(own, "harvest-delegated", "a1");
+  EXPECT_TRUE(
+      prepared.message().starts_with("cannot hand the '+cpu' controllers down from the "
+                                     "cgroup " +
+                                     delegated_.string() + ": "))
+      << prepared.message();
+  EXPECT_EQ(processesIn(delegated_), processes_) << "nothing moved";
+  EXPECT_FALSE(std::filesystem::exists(delegated_ / kAgentLeaf));
+  EXPECT_FALSE(std::filesystem::exists(delegated_ / "harvest-delegated")) << "nothing left";
+}
+
 // The agent's own cgroup is delegated and holds processes: they move into its leaf before the
 // controllers are handed down, which v2 refuses of a cgroup with processes. Handing cpu down
 // then works where the cgroup has it, and fails naming why where it has not (this project's CI
@@ -301,7 +320,8 @@ TEST_F(DelegatedCgroupTest, PreparingUnderItMovesItsProcessesBeforeHandingDown) 
   own.root = {delegated_, delegated_, delegated_};
   own.cpuController = true;
   own.memoryController = false;
-  Result<AgentCgroups> prepared = prepareAgentCgroupsUnder(own, "harvest-delegated", "a1");
+  Result<AgentCgroups> prepared =
+      prepareAgentCgroupsUnder(own, "harvest-delegated", "a1", LeafMove::kWhenHoldingProcesses);
   EXPECT_EQ(processesIn(delegated_), std::vector<pid_t>{});
   EXPECT_EQ(processesIn(delegated_ / kAgentLeaf), processes_);
   if (testing::readFile(delegated_ / "cgroup.controllers").find("cpu") != std::string::npos) {
@@ -309,6 +329,7 @@ TEST_F(DelegatedCgroupTest, PreparingUnderItMovesItsProcessesBeforeHandingDown) 
     EXPECT_EQ(prepared->root.cpu, delegated_ / "harvest-delegated" / "a1");
     EXPECT_NE(testing::readFile(delegated_ / "cgroup.subtree_control").find("cpu"),
               std::string::npos);
+    removeAgentCgroups(*prepared);
   } else {
     EXPECT_EQ(prepared.message(), "cannot hand the '+cpu' controllers down from the cgroup " +
                                       delegated_.string() + ": No such file or directory");
@@ -320,11 +341,12 @@ TEST_F(DelegatedCgroupTest, ACgroupsRootNamedLikeTheLeafIsRefused) {
   AgentCgroups own = *agent_;
   own.root = {delegated_, delegated_, delegated_};
   own.cpuController = true;
-  Result<AgentCgroups> prepared = prepareAgentCgroupsUnder(own, "agent/tasks", "a1");
+  Result<AgentCgroups> prepared =
+      prepareAgentCgroupsUnder(own, "agent/tasks", "a1", LeafMove::kWhenHoldingProcesses);
   EXPECT_EQ(prepared.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(prepared.message(),
-            "cgroups root 'agent/tasks' cannot start with 'agent' on cgroup v2: a delegated "
-            "cgroup's processes move there");
+            "cgroups root 'agent/tasks' cannot start with 'agent' when the agent's cgroup's "
+            "processes move there");
   EXPECT_EQ(processesIn(delegated_), processes_) << "nothing moved";
   EXPECT_FALSE(std::filesystem::exists(delegated_ / kAgentLeaf)) << "nothing created";
 }
