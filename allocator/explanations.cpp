@@ -85,14 +85,17 @@ Result<DecisionExplanation> HierarchicalAllocator::explainDecisions(
     return answer;
   }
   if (!agentId) {
-    // By id, compared as views: sorting thousands of agents follows no pointer per comparison.
-    std::vector<std::pair<std::string_view, AgentIdx>> byId;
-    for (AgentIdx a{}; a < agents_.size(); ++a) {
-      if (agents_[a]) byId.emplace_back(agents_[a]->id, a);
+    if (agentsById_.empty()) {
+      // Compared as views: sorting thousands of agents follows no pointer per comparison.
+      std::vector<std::pair<std::string_view, AgentIdx>> byId;
+      for (AgentIdx a{}; a < agents_.size(); ++a) {
+        if (agents_[a]) byId.emplace_back(agents_[a]->id, a);
+      }
+      std::sort(byId.begin(), byId.end());
+      agentsById_.reserve(byId.size());
+      for (const auto& [id, a] : byId) agentsById_.push_back(a);
     }
-    std::sort(byId.begin(), byId.end());
-    asked.reserve(byId.size());
-    for (const auto& [id, a] : byId) asked.push_back(a);
+    asked = agentsById_;
   }
   answer.agents.reserve(asked.size());
   for (AgentIdx a : asked) answer.agents.push_back(describe(a, *frameworkIdx));

@@ -82,6 +82,7 @@ Status HierarchicalAllocator::addAgent(
   agent->unavailability = unavailability;
   agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
+  agentsById_.clear();
   evaluateConstraintsOn(index);
   worklist_.mark(index);
   if (affinity_) affinity_->addAgent(index, id);
@@ -145,6 +146,7 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   freeAgents_.push_back(*index);
   if (decisions_.on()) decisions_.forgetAgent(*index);
   agentIds_.erase(id);
+  agentsById_.clear();
   for (FrameworkIdx framework : holders) dropPlaceholderIfIdle(framework);
   if (affinity_) affinity_->removeAgent(*index, options_.clock());
   return Status();

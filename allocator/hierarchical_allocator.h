@@ -342,6 +342,9 @@ class HierarchicalAllocator final : public Allocator {
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
   std::vector<AgentIdx> freeAgents_;
   std::unordered_map<std::string, AgentIdx> agentIds_;
+  // Every agent in id order, as a full explanation lists them; empty when an agent came or went
+  // since it was last sorted (a harness asks about every framework, agents rarely change).
+  std::vector<AgentIdx> agentsById_;
   std::vector<RoleIdx> poolRoles_;  // PoolId -> role it is reserved to (cache).
   uint64_t grantSequence_ = 0;
   uint64_t rescindsSent_ = 0;

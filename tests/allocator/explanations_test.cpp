@@ -299,6 +299,31 @@ TEST_F(ExplanationsTest, EveryAgentIsListedInIdOrder) {
   EXPECT_EQ(answer->agents[0].reason, "offered");
 }
 
+// Asked about every agent, the answer lists them in id order, as agents come and go.
+TEST_F(ExplanationsTest, TheIdOrderFollowsAgentsComingAndGoing) {
+  start();
+  addFramework("f1", {"r"});
+  for (const char* id : {"b", "c", "a"}) addAgent(id, kAgent);
+  cycle();
+  const auto listed = [this] {
+    std::vector<std::string> ids;
+    Result<DecisionExplanation> answer = allocator_->explainDecisions("f1", std::nullopt);
+    EXPECT_TRUE(answer.ok()) << answer.message();
+    if (answer.ok()) {
+      for (const AgentDecision& decision : answer->agents) ids.push_back(decision.agent);
+    }
+    return ids;
+  };
+  EXPECT_EQ(listed(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(listed(), (std::vector<std::string>{"a", "b", "c"})) << "asked again";
+  addAgent("0", kAgent);
+  EXPECT_EQ(listed(), (std::vector<std::string>{"0", "a", "b", "c"}));
+  ASSERT_TRUE(allocator_->removeAgent("b").ok());
+  EXPECT_EQ(listed(), (std::vector<std::string>{"0", "a", "c"}));
+  addAgent("b", kAgent);  // Its index reused.
+  EXPECT_EQ(listed(), (std::vector<std::string>{"0", "a", "b", "c"}));
+}
+
 TEST_F(ExplanationsTest, UnknownFrameworkOrAgentIsNotFound) {
   start();
   addFramework("f1", {"r"});
