@@ -208,7 +208,7 @@ constexpr int kSettlePolls = 20;
 
 // Hands the agent's controllers down to the children of `dir` (v2), unless it does already.
 // `moveFirst`: `dir` is the agent's own cgroup and its processes may move into its leaf first,
-// as v2 hands controllers down only from the root or from a cgroup without processes.
+// as v2 hands memory (a domain controller) down only from the root or a cgroup without processes.
 Status handDownControllers(const AgentCgroups& agent, const fs::path& dir, bool moveFirst) {
   std::string wanted;
   const std::string handed = readText(dir / "cgroup.subtree_control");
@@ -222,7 +222,7 @@ Status handDownControllers(const AgentCgroups& agent, const fs::path& dir, bool 
     if (!moved.ok()) return moved.status();
     LOG(INFO) << "Moved " << *moved << " process(es) of the cgroup " << dir.string() << " into "
               << (dir / kAgentLeaf).string()
-              << ": cgroup v2 hands controllers down only from a cgroup without processes";
+              << ": cgroup v2 hands memory down only from a cgroup without processes";
   }
   int error = writeFile(dir / "cgroup.subtree_control", wanted);
   // A process that has just left may still count for a moment (it is exiting).
@@ -234,8 +234,9 @@ Status handDownControllers(const AgentCgroups& agent, const fs::path& dir, bool 
   if (error == EBUSY) {
     return Status::unavailable(
         "cannot hand the '" + wanted + "' controllers down from the cgroup " + dir.string() +
-        ": it holds processes, and cgroup v2 hands controllers down only from its root cgroup or "
-        "from a cgroup without any; under systemd run the agent with Delegate=yes and "
+        ": it holds processes, and cgroup v2 hands memory (a domain controller) down only from its "
+        "root cgroup or from a cgroup without any; under systemd run the agent with Delegate=yes "
+        "and "
         "DelegateSubgroup=agent, or let it move its cgroup's processes into a leaf "
         "(--cgroups_move_to_leaf)");
   }
@@ -276,12 +277,13 @@ Result<int> moveProcessesIntoLeaf(const fs::path& dir, const std::string& leaf) 
     if (round > 0) std::this_thread::sleep_for(kSettlePoll);
     const std::vector<pid_t> pids = pidsIn(dir / "cgroup.procs");
     if (pids.empty()) return moved;
+    // Writing 0 would move the writer: 0 is listed for a process outside this pid namespace,
+    // which cannot be moved. Refused before any process moves.
+    if (std::any_of(pids.begin(), pids.end(), [](pid_t pid) { return pid <= 0; })) {
+      return fail("cannot move the processes of the cgroup " + dir.string() +
+                  ": one is outside this agent's pid namespace");
+    }
     for (const pid_t pid : pids) {
-      // Writing 0 would move the writer: 0 is listed for a process outside this pid namespace.
-      if (pid <= 0) {
-        return fail("cannot move the processes of the cgroup " + dir.string() +
-                    ": one is outside this agent's pid namespace");
-      }
       const int failed = writeFile(dir / leaf / "cgroup.procs", std::to_string(pid));
       if (failed == 0) {
         ++moved;

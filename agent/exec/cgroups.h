@@ -8,7 +8,8 @@
 // that tasks stay inside whatever limits the agent itself was given (a container, a systemd
 // slice); per agent id, so that several agents on one machine never touch each other's tasks.
 // On v2 the controllers are handed down (`cgroup.subtree_control`) from the agent's own cgroup to
-// its agent root, which v2 allows only of its root cgroup or a cgroup without processes. So in a
+// its agent root, which v2 allows of memory (a domain controller) only in its root cgroup or a
+// cgroup without processes. So in a
 // cgroup delegated to it (systemd's Delegate=yes, a container's cgroup) the agent runs in the
 // leaf `agent` and takes the delegated cgroup above it as its own: systemd's
 // DelegateSubgroup=agent starts it there, or, when asked to (LeafMove), it moves the processes

@@ -283,6 +283,7 @@ TEST_F(ContainerCgroupTest, MeasuresAKnownBusyLoopAndAllocation) {
   EXPECT_LE(usage->memRssBytes, (64u << 20) * 11 / 10 + kSanitizerBytes);
   EXPECT_EQ(usage->memLimitBytes, 256u << 20);
   EXPECT_EQ(container->memoryEvents()->oomKills, 0u);
+  EXPECT_FALSE(container->memoryEvents()->limitReached) << "64 MB held under a 256 MB limit";
 
   (*spinner)->kill(monotonicNow(), Duration::zero());
   (*holder)->kill(monotonicNow(), Duration::zero());
@@ -305,6 +306,8 @@ TEST_F(ContainerCgroupTest, MemoryLimitKillsWithTheOomKiller) {
   Result<MemoryEvents> memory = container->memoryEvents();
   ASSERT_TRUE(memory.ok());
   EXPECT_EQ(memory->oomKills, 1u);
+  EXPECT_TRUE(memory->limitReached);
+  EXPECT_TRUE(memory->killedAtLimit());
   EXPECT_EQ(memory->maxUsageBytes, 32u << 20);
   EXPECT_EQ(memory->limitBytes, 32u << 20);
   EXPECT_TRUE(container->destroy());

@@ -293,16 +293,16 @@ TEST_F(DelegatedCgroupTest, EveryProcessMovesIntoTheLeaf) {
 }
 
 // Unless asked to, the agent leaves its cgroup's processes where they are: the cgroup may be
-// its supervisor's. Handing down then fails where it has to (the kernel refuses it of a cgroup
-// with processes) and succeeds where it may.
+// its supervisor's. Handing memory down then fails: the kernel refuses a domain controller to a
+// cgroup with processes (EBUSY) where memory is in v2, and it is not here (ENOENT).
 TEST_F(DelegatedCgroupTest, WithoutBeingAskedNothingMoves) {
   AgentCgroups own = *agent_;
   own.root = {delegated_, delegated_, delegated_};
   own.cpuController = true;
-  own.memoryController = false;
+  own.memoryController = true;
   Result<AgentCgroups> prepared = prepareAgentCgroupsUnder(own, "harvest-delegated", "a1");
   EXPECT_TRUE(
-      prepared.message().starts_with("cannot hand the '+cpu' controllers down from the "
+      prepared.message().starts_with("cannot hand the '+cpu +memory' controllers down from the "
                                      "cgroup " +
                                      delegated_.string() + ": "))
       << prepared.message();
