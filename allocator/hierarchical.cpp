@@ -612,23 +612,28 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   const Holder holder{*framework, roleIt->second};
   // Shared volumes were never booked as the holder's: they stay the agent's. What comes back
   // is usually neither revocable nor shared, and then all of it is regular, not a copy.
+  // A declined revocable offer is all revocable: then it is given back as it is, not copied.
   const bool hasShared = resources.anyKey([](const ResourceKey& key) { return key.shared; });
-  const bool mixed =
-      hasShared || resources.anyKey([](const ResourceKey& key) { return key.revocable(); });
-  Resources regularPart, revocable;
-  if (mixed) {
+  const bool hasRevocable =
+      resources.anyKey([](const ResourceKey& key) { return key.revocable(); });
+  const bool mixed = hasShared || hasRevocable;
+  const bool onlyRevocable =
+      hasRevocable && !hasShared &&
+      !resources.anyKey([](const ResourceKey& key) { return !key.revocable(); });
+  Resources regularPart, revocablePart;
+  if (mixed && !onlyRevocable) {
     regularPart = resources.regular().nonShared();
-    revocable = resources.revocable();
+    revocablePart = resources.revocable();
   }
   const Resources& regular = mixed ? regularPart : resources;
+  const Resources& revocable = onlyRevocable ? resources : revocablePart;
   auto held = state.allocations.find(holder);
   if (!regular.empty() && (held == state.allocations.end() || !held->second.contains(regular))) {
     return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
                                       regular.toString() + " on agent '" + agentId +
                                       "' under role '" + role + "'");
   }
-  if (!revocable.empty() &&
-      !state.revocable.heldBy(holder.framework, holder.role).contains(revocable)) {
+  if (!revocable.empty() && !state.revocable.holds(holder.framework, holder.role, revocable)) {
     return Status::failedPrecondition("framework '" + frameworkId + "' does not hold revocable " +
                                       revocable.toString() + " on agent '" + agentId +
                                       "' under role '" + role + "'");

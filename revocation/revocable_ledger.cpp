@@ -70,9 +70,36 @@ Resources RevocableLedger::heldBy(uint32_t framework, uint32_t role) const {
   return held;
 }
 
+const RevocableLedger::Grant* RevocableLedger::onlyGrantOf(uint32_t framework,
+                                                           uint32_t role) const {
+  const Grant* only = nullptr;
+  for (const Grant& grant : grants_) {
+    if (grant.framework != framework || grant.role != role) continue;
+    if (only != nullptr) return nullptr;
+    only = &grant;
+  }
+  return only;
+}
+
+bool RevocableLedger::holds(uint32_t framework, uint32_t role, const Resources& resources) const {
+  if (const Grant* only = onlyGrantOf(framework, role)) return only->resources.contains(resources);
+  return heldBy(framework, role).contains(resources);
+}
+
 Status RevocableLedger::release(uint32_t framework, uint32_t role, const Resources& resources) {
   if (resources.empty()) return Status();
-  if (!heldBy(framework, role).contains(resources)) {
+  // Usual: a declined offer given back whole by the one grant it made. With no other grant
+  // of the holder there is nothing to choose, whatever its rescind mark.
+  if (const Grant* only = onlyGrantOf(framework, role); only && only->resources == resources) {
+    grants_.erase(grants_.begin() + (only - grants_.data()));
+    if (allocated_ == resources) {
+      allocated_.clear();
+    } else {
+      allocated_ -= resources;
+    }
+    return Status();
+  }
+  if (!holds(framework, role, resources)) {
     return Status::failedPrecondition("revocable " + resources.toString() + " not held");
   }
   // Grants with a rescind in flight are settled first, then the newest. The master's answer

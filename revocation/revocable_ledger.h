@@ -66,6 +66,9 @@ class RevocableLedger {
   std::vector<Grant> releaseFramework(uint32_t framework);
   const std::vector<Grant>& grants() const { return grants_; }
   Resources heldBy(uint32_t framework, uint32_t role) const;
+  // Whether the holder's grants together contain `resources`; without summing them when the
+  // holder has one grant, as it usually has (one revocable offer per agent and cycle).
+  bool holds(uint32_t framework, uint32_t role, const Resources& resources) const;
 
   // Marks grants for rescind, newest first, until their resources cover the uncovered excess;
   // returns the grants newly marked. Grants are only ever made within available(), so excess
@@ -82,6 +85,8 @@ class RevocableLedger {
   bool totalChanged_ = false;  // Since the last chooseRescinds().
 
   void setPart(Resources* part, Resources lent);
+  // The holder's only grant, or null when it has none or several.
+  const Grant* onlyGrantOf(uint32_t framework, uint32_t role) const;
 };
 
 }  // namespace harvest

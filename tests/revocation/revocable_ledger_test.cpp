@@ -71,6 +71,36 @@ TEST(RevocableLedgerTest, GrantsReduceAvailableAndReleaseNewestFirst) {
   EXPECT_EQ(ledger.allocated(), idle("cpus:2;mem:512"));
 }
 
+// A declined revocable offer is usually its holder's one grant, given back whole.
+TEST(RevocableLedgerTest, AnOnlyGrantGivenBackWholeLeavesTheOthers) {
+  RevocableLedger ledger;
+  ledger.setIdleReserved(R("cpus(r):8;mem(r):1024"));
+  ledger.grant(1, 7, 1, idle("cpus:3;mem:512"));
+  ledger.grant(2, 7, 2, idle("cpus:1"));
+  ledger.grant(1, 8, 3, idle("cpus:2"));
+  EXPECT_TRUE(ledger.holds(1, 7, idle("cpus:3;mem:512")));
+  EXPECT_TRUE(ledger.holds(1, 7, idle("cpus:1")));
+  EXPECT_FALSE(ledger.holds(1, 7, idle("cpus:4")));
+  EXPECT_FALSE(ledger.holds(3, 7, idle("cpus:1")));
+  ASSERT_TRUE(ledger.release(1, 7, idle("cpus:3;mem:512")).ok());
+  ASSERT_EQ(ledger.grants().size(), 2u);
+  EXPECT_EQ(ledger.grants()[0].sequence, 2u);
+  EXPECT_EQ(ledger.grants()[1].sequence, 3u);
+  EXPECT_EQ(ledger.allocated(), idle("cpus:3"));
+  // Marked for rescind, then answered: the mark leaves with the grant.
+  ledger.setIdleReserved(R("cpus(r):2"));
+  const std::vector<RevocableLedger::Grant> chosen = ledger.chooseRescinds();
+  ASSERT_EQ(chosen.size(), 1u);
+  EXPECT_EQ(chosen[0].sequence, 3u);
+  ASSERT_TRUE(ledger.release(1, 8, idle("cpus:2")).ok());
+  ASSERT_TRUE(ledger.release(2, 7, idle("cpus:1")).ok());
+  EXPECT_TRUE(ledger.grants().empty());
+  EXPECT_EQ(ledger.allocated(), Resources());
+  EXPECT_EQ(ledger.overcommit(), Resources());
+  EXPECT_EQ(ledger.available(), idle("cpus:2"));
+  EXPECT_EQ(ledger.release(2, 7, idle("cpus:1")).message(), "revocable cpus{REV}:1 not held");
+}
+
 TEST(RevocableLedgerTest, RescindsNewestGrantsUntilTheExcessIsCovered) {
   RevocableLedger ledger;
   ledger.setUsageSlack(R("cpus:12"));
