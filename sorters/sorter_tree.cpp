@@ -10,6 +10,7 @@ namespace harvest {
 SorterTree::SorterTree(SiblingOrder order)
     : order_(order),
       amounts_(kindSlots_, 0),
+      returned_(kindSlots_, 0),
       divisor_(kindSlots_, 0.0),
       excluded_(kindSlots_, false) {
   nodes_.emplace_back();
@@ -27,9 +28,11 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
     nodes_.emplace_back();
     activeLeaves_.push_back(0);
     amounts_.resize(amounts_.size() + kindSlots_, 0);
+    returned_.resize(returned_.size() + kindSlots_, 0);
   } else {
     id = freeNodes_.back();
     freeNodes_.pop_back();
+    // A freed node had nothing given back: its tree was brought up to date before the removal.
     std::fill_n(amountsOf(id), kindSlots_, 0);
   }
   Node& node = nodes_[id];
@@ -42,6 +45,7 @@ SorterTree::NodeId SorterTree::newNode(std::string_view path, NodeId parent, Cli
   node.client = client;
   node.inUse = true;
   node.virtualLeaf = false;
+  node.returning = false;
   node.rank = 0;
   node.slot = 0;
   node.children.clear();
@@ -197,6 +201,8 @@ void SorterTree::collapseIfOnlyVirtualLeaf(NodeId id) {
 ClientId SorterTree::add(std::string_view name) {
   CHECK(!name.empty()) << "sorter client names must not be empty";
   CHECK(!clientByName_.contains(name)) << "sorter client '" << name << "' already exists";
+  // A new internal node takes over a leaf's amounts, and a new sibling the keys of the others.
+  placeReturns();
 
   NodeId parent = kRoot;
   for (size_t slash = name.find('/'); slash != std::string_view::npos;
@@ -234,6 +240,7 @@ ClientId SorterTree::add(std::string_view name) {
 
 void SorterTree::remove(ClientId client) {
   const NodeId leaf = leafOf(client);
+  placeReturns();  // Its amounts leave its ancestors' whole.
   if (activeLeaves_[leaf] > 0) propagateActive(leaf, -1);
 
   const NodeId parent = nodes_[leaf].parent;
@@ -373,9 +380,32 @@ void SorterTree::unallocated(ClientId client, const Quantities& quantities) {
   CHECK(holds(leaf, quantities)) << "sorter client '" << nodes_[leaf].path << "' holds "
                                  << allocationOf(leaf).toString() << ", cannot unallocate "
                                  << quantities.toString();
-  changeAllocation(leaf, [&](int64_t* amounts, uint64_t&) {
-    for (const auto& [kind, amount] : quantities) amounts[kind] -= amount.milli();
-  });
+  for (NodeId id = leaf; id != kRoot; id = nodes_[id].parent) {
+    int64_t* returned = returnedOf(id);
+    for (const auto& [kind, amount] : quantities) returned[kind] += amount.milli();
+  }
+  if (!nodes_[leaf].returning) {
+    nodes_[leaf].returning = true;
+    returningLeaves_.push_back(leaf);
+  }
+}
+
+void SorterTree::placeEveryReturn() {
+  returnScratch_.resize(kindSlots_);
+  int64_t* const given = returnScratch_.data();
+  for (const NodeId leaf : returningLeaves_) {
+    nodes_[leaf].returning = false;
+    std::copy_n(returnedOf(leaf), kindSlots_, given);
+    // Taken off returned_ first: the keys are made of amounts_ alone either way.
+    for (NodeId id = leaf; id != kRoot; id = nodes_[id].parent) {
+      int64_t* returned = returnedOf(id);
+      for (size_t kind = 0; kind < kindSlots_; ++kind) returned[kind] -= given[kind];
+    }
+    changeAllocation(leaf, [&](int64_t* amounts, uint64_t&) {
+      for (size_t kind = 0; kind < kindSlots_; ++kind) amounts[kind] -= given[kind];
+    });
+  }
+  returningLeaves_.clear();
 }
 
 void SorterTree::update(ClientId client, const Quantities& from, const Quantities& to) {
@@ -392,19 +422,22 @@ void SorterTree::update(ClientId client, const Quantities& from, const Quantitie
 
 bool SorterTree::holds(NodeId node, const Quantities& quantities) const {
   const int64_t* amounts = amountsOf(node);
+  const int64_t* returned = returnedOf(node);
   for (const auto& [kind, amount] : quantities) {
-    if (kind >= kindSlots_ ? amount.milli() > 0 : amounts[kind] < amount.milli()) return false;
+    if (kind >= kindSlots_ ? amount.milli() > 0 : amounts[kind] - returned[kind] < amount.milli()) {
+      return false;
+    }
   }
   return true;
 }
 
 Quantities SorterTree::allocationOf(NodeId node) const {
   const int64_t* amounts = amountsOf(node);
+  const int64_t* returned = returnedOf(node);
   Quantities allocation;
   for (size_t kind = 0; kind < kindSlots_; ++kind) {
-    if (amounts[kind] > 0) {
-      allocation.addInKindOrder(static_cast<KindId>(kind), Scalar::fromMilli(amounts[kind]));
-    }
+    const int64_t held = amounts[kind] - returned[kind];
+    if (held > 0) allocation.addInKindOrder(static_cast<KindId>(kind), Scalar::fromMilli(held));
   }
   return allocation;
 }
@@ -413,24 +446,29 @@ Quantities SorterTree::allocation(ClientId client) const {
   return allocationOf(leafOf(client));
 }
 
-double SorterTree::shareOf(NodeId node) const {
+double SorterTree::shareOfRow(NodeId node, const int64_t* returned) const {
   const int64_t* amounts = amountsOf(node);
   double dominant = 0;
   for (const KindId kind : fairKinds_) {
+    const int64_t held = amounts[kind] - (returned != nullptr ? returned[kind] : 0);
     // Skipping what is not held spares a division per kind for the many clients that hold
     // nothing, which a full re-sort computes the share of too.
-    if (amounts[kind] == 0) continue;
-    dominant = std::max(dominant, static_cast<double>(amounts[kind]) / divisor_[kind]);
+    if (held == 0) continue;
+    dominant = std::max(dominant, static_cast<double>(held) / divisor_[kind]);
   }
   return dominant / nodes_[node].weight;
 }
 
 void SorterTree::growKindSlots(size_t slots) {
   std::vector<int64_t> wider(nodes_.size() * slots, 0);
+  std::vector<int64_t> widerReturned(nodes_.size() * slots, 0);
   for (size_t node = 0; node < nodes_.size(); ++node) {
     std::copy_n(amountsOf(static_cast<NodeId>(node)), kindSlots_, wider.data() + node * slots);
+    std::copy_n(returnedOf(static_cast<NodeId>(node)), kindSlots_,
+                widerReturned.data() + node * slots);
   }
   amounts_ = std::move(wider);
+  returned_ = std::move(widerReturned);
   kindSlots_ = slots;
   divisor_.resize(slots, 0.0);
   excluded_.resize(slots, false);
@@ -445,12 +483,12 @@ void SorterTree::makeVirtualLeaf(NodeId id) {
 }
 
 double SorterTree::share(ClientId client) const {
-  return shareOf(leafOf(client));
+  return currentShareOf(leafOf(client));
 }
 
 double SorterTree::pathShare(std::string_view path) const {
   auto it = nodeByPath_.find(path);
-  return it == nodeByPath_.end() ? 0.0 : shareOf(it->second);
+  return it == nodeByPath_.end() ? 0.0 : currentShareOf(it->second);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,6 +27,15 @@
 // not as Quantities: kinds are few and dense, so adding an allocation and computing a dominant
 // share are straight loops, with none of the merging of kind lists that Quantities does.
 //
+// What clients give back (unallocated) is not placed at once: it is added to a second row per
+// node (returned_, the client's and every ancestor's) and the keys and places are brought up
+// to date when the order is next asked for (sort, visitInOrder) or the tree's shape changes.
+// Declines come in bursts between allocation cycles, a framework usually giving back several
+// offers in one call, so a client is repositioned once per burst instead of once per offer.
+// Everything that reports an allocation or a share (share, pathShare, allocation, and the
+// checks of unallocated and update) reads it net of what was given back, so the deferral
+// shows only in the cost.
+//
 // Precondition violations that can only come from an allocator bug (unknown or removed
 // ClientId, adding an empty or existing name, unallocating more than a client holds, non-positive
 // or non-finite weights) fail a glog CHECK.
@@ -108,10 +117,11 @@ class SorterTree : public Sorter {
   uint32_t activeLeavesUnder(NodeId node) const { return activeLeaves_[node]; }
   double weightOf(NodeId node) const { return nodes_[node].weight; }
 
-  // kByShare only: re-sorts every child array if totals, weights or exclusions changed since
-  // the last call. Inline, as sort() and visitInOrder() call it once per agent and it rarely
-  // has anything to do.
+  // Places what clients gave back since the last call, then (kByShare only) re-sorts every
+  // child array if totals, weights or exclusions changed. Inline, as sort() and visitInOrder()
+  // call it once per agent and it rarely has anything to do.
   void restoreSiblingOrder() {
+    placeReturns();
     if (sharesStale_) resortSiblings();
   }
   // How the active clients' order may have changed since the last call: not at all, by one
@@ -146,6 +156,7 @@ class SorterTree : public Sorter {
     ClientId client = kNoClient;  // Set for leaves only.
     bool inUse = false;
     bool virtualLeaf = false;  // The leaf of a client whose path is also its parent's.
+    bool returning = false;    // A leaf listed in returningLeaves_.
     // Orders the node among its siblings by path (by last label, "." for a virtual leaf), the
     // last tie-break of the sort key. Ranks are strictly increasing along the parent's
     // `byPath`; removals leave gaps, which keep the order.
@@ -199,11 +210,24 @@ class SorterTree : public Sorter {
   // Brings the key of `parent`'s only child (if it has just one) up to date, before a
   // sibling joins it.
   void refreshOnlyChild(NodeId parent);
-  double shareOf(NodeId node) const;
+  // The share the node's key is made of: of amounts_, whatever was given back since.
+  double shareOf(NodeId node) const { return shareOfRow(node, nullptr); }
+  // The node's share now: net of what was given back and not yet placed.
+  double currentShareOf(NodeId node) const { return shareOfRow(node, returnedOf(node)); }
+  double shareOfRow(NodeId node, const int64_t* returned) const;
   int64_t* amountsOf(NodeId node) { return amounts_.data() + size_t{node} * kindSlots_; }
   const int64_t* amountsOf(NodeId node) const {
     return amounts_.data() + size_t{node} * kindSlots_;
   }
+  int64_t* returnedOf(NodeId node) { return returned_.data() + size_t{node} * kindSlots_; }
+  const int64_t* returnedOf(NodeId node) const {
+    return returned_.data() + size_t{node} * kindSlots_;
+  }
+  // Inline: every mutation that reads amounts_ starts here, and there is rarely anything to do.
+  void placeReturns() {
+    if (!returningLeaves_.empty()) placeEveryReturn();
+  }
+  void placeEveryReturn();
   // Widens every row (and the per-kind tables) so kind ids below `slots` have a column.
   void growKindSlots(size_t slots);
   // Makes room for every kind of `quantities`: they are sorted by kind, so the last is the
@@ -244,8 +268,14 @@ class SorterTree : public Sorter {
   // Columns per row of amounts_: every kind id seen so far has one. Starts with the
   // pre-interned kinds, so a usual cluster never widens the rows.
   size_t kindSlots_ = kinds::kGpus + 1;
-  // By NodeId, kindSlots_ columns each: the allocation of the node's whole subtree in milli.
+  // By NodeId, kindSlots_ columns each: the allocation of the node's whole subtree in milli,
+  // as the node's key was last computed from.
   std::vector<int64_t> amounts_;
+  // Laid out as amounts_: what the subtree gave back since, not yet taken off amounts_.
+  std::vector<int64_t> returned_;
+  // The leaves with something in returned_, each once; placeEveryReturn() empties it.
+  std::vector<NodeId> returningLeaves_;
+  std::vector<int64_t> returnScratch_;  // One row, reused by placeEveryReturn().
 
   Quantities total_;
   // By KindId < kindSlots_: the total in milli as a double, or 0 when the kind is excluded or
