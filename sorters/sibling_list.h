@@ -247,7 +247,8 @@ class SiblingList {
   // Restores order after keys changed wholesale; cheap when they are still in order.
   template <typename Less>
   void sortAll(Less less) {
-    std::vector<Entry> all;
+    std::vector<Entry>& all = sortScratch_;
+    all.clear();
     all.reserve(size_);
     bool sorted = true;
     for (uint32_t id : order_) {
@@ -463,6 +464,7 @@ class SiblingList {
   std::vector<uint32_t> slots_;
   std::vector<Slot> freeSlots_;
   size_t size_ = 0;
+  std::vector<Entry> sortScratch_;  // sortAll()'s copy of the entries, kept for the next one.
 };
 
 }  // namespace harvest

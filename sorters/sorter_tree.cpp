@@ -391,6 +391,28 @@ void SorterTree::unallocated(ClientId client, const Quantities& quantities) {
 }
 
 void SorterTree::placeEveryReturn() {
+  // A round of declines under one flat tree (the framework sorter of a role, the role sorter
+  // without nesting) often returns a good part of the clients: their keys are then brought up
+  // to date in place and the list sorted once, instead of moving each client on its own.
+  SiblingList<Child>& flat = nodes_[kRoot].children;
+  if (order_ == SiblingOrder::kByShare && internalNodes_ == 0 && flat.size() > 1 &&
+      returningLeaves_.size() >= kResortFrom && returningLeaves_.size() * 4 >= flat.size()) {
+    for (const NodeId leaf : returningLeaves_) {
+      nodes_[leaf].returning = false;
+      int64_t* amounts = amountsOf(leaf);
+      int64_t* returned = returnedOf(leaf);
+      for (size_t kind = 0; kind < kindSlots_; ++kind) {
+        amounts[kind] -= returned[kind];
+        returned[kind] = 0;
+      }
+      nodes_[leaf].share = shareOf(leaf);
+    }
+    returningLeaves_.clear();
+    flat.forEachMutable([this](Child& child) { child.share = nodes_[child.node].share; });
+    flat.sortAll([](const Child& a, const Child& b) { return keyLess(a, b); });
+    orderChange_ = OrderChange::kAny;
+    return;
+  }
   returnScratch_.resize(kindSlots_);
   int64_t* const given = returnScratch_.data();
   for (const NodeId leaf : returningLeaves_) {

@@ -276,6 +276,9 @@ class SorterTree : public Sorter {
   // The leaves with something in returned_, each once; placeEveryReturn() empties it.
   std::vector<NodeId> returningLeaves_;
   std::vector<int64_t> returnScratch_;  // One row, reused by placeEveryReturn().
+  // From this many returning clients of a flat tree (and a quarter of its clients), one sort
+  // places them all (placeEveryReturn).
+  static constexpr size_t kResortFrom = 8;
 
   Quantities total_;
   // By KindId < kindSlots_: the total in milli as a double, or 0 when the kind is excluded or

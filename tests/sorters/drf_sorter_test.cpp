@@ -210,6 +210,58 @@ TEST(DrfSorterTest, GivenBackCountsAtOnceAndIsPlacedWhenTheOrderIsAsked) {
   EXPECT_EQ(sortedNames(sorter), (Names{"s", "r/b"}));
 }
 
+// Rounds of allocations, each followed by declines of many clients of a flat tree: those are
+// placed by one sort of the list, which must give the order placing each would.
+TEST(DrfSorterTest, ARoundOfDeclinesIsPlacedAsPlacingEachWould) {
+  std::mt19937_64 random(20261130);
+  auto below = [&](uint64_t n) { return static_cast<int64_t>(random() % n); };
+  DrfSorter sorter;
+  ReferenceDrf reference;
+  const Quantities total = cpusMem(400, 40000);
+  sorter.addTotal(total);
+  reference.total = total;
+  std::vector<ClientId> ids;
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = "framework" + std::to_string(i);
+    const ClientId id = addActive(sorter, name);
+    reference.clients[id] = ReferenceDrf::Client{name, {}, 0, true};
+    ids.push_back(id);
+  }
+  size_t placedTogether = 0;
+  for (int round = 0; round < 60; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    for (int offer = 0; offer < 30; ++offer) {
+      const ClientId id = sorter.sort().front();
+      const Quantities q = cpusMem(1 + below(3), 100 * (1 + below(4)));
+      sorter.allocated(id, q);
+      reference.clients[id].allocation += q;
+      ++reference.clients[id].allocations;
+    }
+    // Some clients give back everything, some a part, most of them several times.
+    size_t returning = 0;
+    for (const ClientId id : ids) {
+      Quantities& held = reference.clients[id].allocation;
+      if (held.empty() || below(3) == 0) continue;
+      ++returning;
+      for (int part = 0; part < 2; ++part) {
+        Quantities some;
+        for (const auto& [kind, amount] : held) {
+          some.set(kind, Scalar::fromMilli(amount.milli() * below(3) / 2));
+        }
+        sorter.unallocated(id, some);
+        held -= some;
+      }
+    }
+    if (returning >= 10) ++placedTogether;
+    const auto order = sorter.sort();
+    ASSERT_EQ(std::vector<ClientId>(order.begin(), order.end()), reference.order());
+    for (const ClientId id : ids) {
+      ASSERT_EQ(sorter.allocation(id), reference.clients[id].allocation);
+    }
+  }
+  EXPECT_GT(placedTogether, 30u);
+}
+
 // The name tie-break is an integer rank per sibling: it must keep name order when a sibling
 // arrives in the middle (ranks renumbered), at the end (next rank) and after a removal (a gap).
 TEST(DrfSorterTest, NameTieBreakHoldsAcrossInsertionsAndRemovals) {
