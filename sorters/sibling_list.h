@@ -244,10 +244,10 @@ class SiblingList {
     }
   }
 
-  // Restores order after keys changed wholesale; cheap when they are still in order.
+  // Restores order after keys changed wholesale; cheap when they are still in order. `all` is
+  // scratch space, the caller's so that one serves every list.
   template <typename Less>
-  void sortAll(Less less) {
-    std::vector<Entry>& all = sortScratch_;
+  void sortAll(Less less, std::vector<Entry>& all) {
     all.clear();
     all.reserve(size_);
     bool sorted = true;
@@ -464,7 +464,6 @@ class SiblingList {
   std::vector<uint32_t> slots_;
   std::vector<Slot> freeSlots_;
   size_t size_ = 0;
-  std::vector<Entry> sortScratch_;  // sortAll()'s copy of the entries, kept for the next one.
 };
 
 }  // namespace harvest

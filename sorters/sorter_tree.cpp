@@ -368,6 +368,7 @@ void SorterTree::refreshOnlyChild(NodeId parent) {
 
 void SorterTree::allocated(ClientId client, const Quantities& quantities) {
   const NodeId leaf = leafOf(client);
+  placeReturns();
   reserveKindSlots(quantities);
   changeAllocation(leaf, [&](int64_t* amounts, uint64_t& allocations) {
     for (const auto& [kind, amount] : quantities) amounts[kind] += amount.milli();
@@ -380,6 +381,13 @@ void SorterTree::unallocated(ClientId client, const Quantities& quantities) {
   CHECK(holds(leaf, quantities)) << "sorter client '" << nodes_[leaf].path << "' holds "
                                  << allocationOf(leaf).toString() << ", cannot unallocate "
                                  << quantities.toString();
+  // Without keys (the random sorter) there is nothing to place: taken off at once.
+  if (order_ == SiblingOrder::kInsertion) {
+    changeAllocation(leaf, [&](int64_t* amounts, uint64_t&) {
+      for (const auto& [kind, amount] : quantities) amounts[kind] -= amount.milli();
+    });
+    return;
+  }
   for (NodeId id = leaf; id != kRoot; id = nodes_[id].parent) {
     int64_t* returned = returnedOf(id);
     for (const auto& [kind, amount] : quantities) returned[kind] += amount.milli();
@@ -409,7 +417,7 @@ void SorterTree::placeEveryReturn() {
     }
     returningLeaves_.clear();
     flat.forEachMutable([this](Child& child) { child.share = nodes_[child.node].share; });
-    flat.sortAll([](const Child& a, const Child& b) { return keyLess(a, b); });
+    flat.sortAll([](const Child& a, const Child& b) { return keyLess(a, b); }, sortScratch_);
     orderChange_ = OrderChange::kAny;
     return;
   }
@@ -432,6 +440,7 @@ void SorterTree::placeEveryReturn() {
 
 void SorterTree::update(ClientId client, const Quantities& from, const Quantities& to) {
   const NodeId leaf = leafOf(client);
+  placeReturns();
   CHECK(holds(leaf, from)) << "sorter client '" << nodes_[leaf].path << "' holds "
                            << allocationOf(leaf).toString() << ", cannot update "
                            << from.toString();
@@ -568,7 +577,7 @@ void SorterTree::resortSiblings() {
       child.allocations = nodes_[child.node].allocations;
     });
     // A new total often scales every share alike and leaves the order as it was.
-    node.children.sortAll(less);
+    node.children.sortAll(less, sortScratch_);
   }
 }
 

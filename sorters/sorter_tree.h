@@ -27,14 +27,16 @@
 // not as Quantities: kinds are few and dense, so adding an allocation and computing a dominant
 // share are straight loops, with none of the merging of kind lists that Quantities does.
 //
-// What clients give back (unallocated) is not placed at once: it is added to a second row per
-// node (returned_, the client's and every ancestor's) and the keys and places are brought up
-// to date when the order is next asked for (sort, visitInOrder) or the tree's shape changes.
+// In SiblingOrder::kByShare mode, what clients give back (unallocated) is not placed at once:
+// it is added to a second row per node (returned_, the client's and every ancestor's), and the
+// keys and places are brought up to date when the order is next asked for (sort,
+// visitInOrder), before the next allocation or update, or when the tree's shape changes.
 // Declines come in bursts between allocation cycles, a framework usually giving back several
 // offers in one call, so a client is repositioned once per burst instead of once per offer.
 // Everything that reports an allocation or a share (share, pathShare, allocation, and the
 // checks of unallocated and update) reads it net of what was given back, so the deferral
-// shows only in the cost.
+// shows only in the cost. Placing before every allocation keeps both rows bounded by what the
+// clients hold.
 //
 // Precondition violations that can only come from an allocator bug (unknown or removed
 // ClientId, adding an empty or existing name, unallocating more than a client holds, non-positive
@@ -119,7 +121,7 @@ class SorterTree : public Sorter {
 
   // Places what clients gave back since the last call, then (kByShare only) re-sorts every
   // child array if totals, weights or exclusions changed. Inline, as sort() and visitInOrder()
-  // call it once per agent and it rarely has anything to do.
+  // call it once per agent and only the first call after declines has anything to do.
   void restoreSiblingOrder() {
     placeReturns();
     if (sharesStale_) resortSiblings();
@@ -149,7 +151,8 @@ class SorterTree : public Sorter {
     // Allocations made in the subtree; with `share` and `path` this is the node's sort key.
     uint64_t allocations = 0;
     // The share the node was last placed by in its parent's children. Equal to the current
-    // share except while sharesStale_, or while the node is its parent's only child.
+    // share except while sharesStale_, while the node is its parent's only child, or while
+    // something given back below it is not placed yet (returned_).
     double share = 0;
     double weight = 1;
     NodeId parent = kNoNode;
@@ -223,7 +226,9 @@ class SorterTree : public Sorter {
   const int64_t* returnedOf(NodeId node) const {
     return returned_.data() + size_t{node} * kindSlots_;
   }
-  // Inline: every mutation that reads amounts_ starts here, and there is rarely anything to do.
+  // Inline: the order, allocations, updates and shape changes start here (the changes of
+  // totals, weights and exclusions only mark the order stale, and the order places first),
+  // and outside the first order after declines there is nothing to do.
   void placeReturns() {
     if (!returningLeaves_.empty()) placeEveryReturn();
   }
@@ -276,6 +281,7 @@ class SorterTree : public Sorter {
   // The leaves with something in returned_, each once; placeEveryReturn() empties it.
   std::vector<NodeId> returningLeaves_;
   std::vector<int64_t> returnScratch_;  // One row, reused by placeEveryReturn().
+  std::vector<Child> sortScratch_;      // For SiblingList::sortAll, one for every list.
   // From this many returning clients of a flat tree (and a quarter of its clients), one sort
   // places them all (placeEveryReturn).
   static constexpr size_t kResortFrom = 8;

@@ -82,6 +82,11 @@ TEST(RevocableLedgerTest, AnOnlyGrantGivenBackWholeLeavesTheOthers) {
   EXPECT_TRUE(ledger.holds(1, 7, idle("cpus:1")));
   EXPECT_FALSE(ledger.holds(1, 7, idle("cpus:4")));
   EXPECT_FALSE(ledger.holds(3, 7, idle("cpus:1")));
+  // A holder with two grants holds their sum, asked of the sum.
+  ledger.grant(2, 7, 4, idle("mem:256"));
+  EXPECT_TRUE(ledger.holds(2, 7, idle("cpus:1;mem:256")));
+  EXPECT_FALSE(ledger.holds(2, 7, idle("cpus:1;mem:512")));
+  ASSERT_TRUE(ledger.release(2, 7, idle("mem:256")).ok());
   ASSERT_TRUE(ledger.release(1, 7, idle("cpus:3;mem:512")).ok());
   ASSERT_EQ(ledger.grants().size(), 2u);
   EXPECT_EQ(ledger.grants()[0].sequence, 2u);

@@ -231,7 +231,9 @@ TEST(DrfSorterTest, ARoundOfDeclinesIsPlacedAsPlacingEachWould) {
   for (int round = 0; round < 60; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     for (int offer = 0; offer < 30; ++offer) {
-      const ClientId id = sorter.sort().front();
+      const auto active = sorter.sort();
+      if (active.empty()) break;
+      const ClientId id = active.front();
       const Quantities q = cpusMem(1 + below(3), 100 * (1 + below(4)));
       sorter.allocated(id, q);
       reference.clients[id].allocation += q;
@@ -253,6 +255,41 @@ TEST(DrfSorterTest, ARoundOfDeclinesIsPlacedAsPlacingEachWould) {
       }
     }
     if (returning >= 10) ++placedTogether;
+    // Between the declines and the next order: totals, weights, activity and the clients
+    // themselves change too.
+    switch (below(5)) {
+      case 0: {
+        const Quantities more = cpusMem(1 + below(8), 100 * below(8));
+        sorter.addTotal(more);
+        reference.total += more;
+        break;
+      }
+      case 1: {
+        const ClientId id = ids[below(ids.size())];
+        const double weight = 1 + below(3);
+        sorter.updateWeight(reference.clients[id].name, weight);
+        reference.weights[reference.clients[id].name] = weight;
+        break;
+      }
+      case 2: {
+        const ClientId id = ids[below(ids.size())];
+        const bool active = !reference.clients[id].active;
+        active ? sorter.activate(id) : sorter.deactivate(id);
+        reference.clients[id].active = active;
+        break;
+      }
+      case 3: {
+        const size_t at = below(ids.size());
+        sorter.remove(ids[at]);
+        reference.clients.erase(ids[at]);
+        const std::string name = "late" + std::to_string(round);
+        ids[at] = addActive(sorter, name);
+        reference.clients[ids[at]] = ReferenceDrf::Client{name, {}, 0, true};
+        break;
+      }
+      default:
+        break;
+    }
     const auto order = sorter.sort();
     ASSERT_EQ(std::vector<ClientId>(order.begin(), order.end()), reference.order());
     for (const ClientId id : ids) {

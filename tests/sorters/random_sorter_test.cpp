@@ -155,6 +155,29 @@ TEST(RandomSorterTest, SharesMatchTheDrfSorter) {
   EXPECT_EQ(random.allocation(*random.find("a/y")), cpusMem(1, 400));
 }
 
+// Offers and declines forever, with no order asked for in between (as a role whose frameworks
+// are never walked while agents come and go): what a client gives back must not pile up
+// beside what it was given. 4,096 rounds of the largest scalar would pass int64's range (a
+// signed overflow, which the sanitizer suite stops at) if either row kept growing.
+TEST(RandomSorterTest, GivingBackWithoutSortsKeepsTheAmountsBounded) {
+  RandomSorter random(1);
+  DrfSorter drf;
+  const Quantities largest{{kinds::kCpus, Scalar::fromMilli(Scalar::kMaxMilli)}};
+  for (Sorter* sorter : {static_cast<Sorter*>(&random), static_cast<Sorter*>(&drf)}) {
+    sorter->addTotal(largest);
+    const ClientId a = addActive(*sorter, "a/x");
+    addActive(*sorter, "a/y");
+    for (int round = 0; round < 4096; ++round) {
+      sorter->allocated(a, largest);
+      sorter->unallocated(a, largest);
+    }
+    EXPECT_EQ(sorter->allocation(a), Quantities());
+    EXPECT_DOUBLE_EQ(sorter->pathShare("a"), 0.0);
+    sorter->allocated(a, largest);
+    EXPECT_DOUBLE_EQ(sorter->share(a), 1.0);
+  }
+}
+
 TEST(RandomSorterTest, FactoryMakesASeededRandomSorter) {
   std::unique_ptr<Sorter> first = makeRandomSorter(11);
   std::unique_ptr<Sorter> second = makeRandomSorter(11);

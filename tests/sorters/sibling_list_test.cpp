@@ -159,6 +159,7 @@ TEST(SiblingListTest, MatchesASortedVectorThroughRandomChanges) {
     ASSERT_EQ(visitedActiveIds(list), active);
   };
 
+  std::vector<Entry> scratch;
   for (int step = 0; step < 20000; ++step) {
     const int64_t op = below(100);
     if (op < 10 || reference.size() < 2) {
@@ -182,7 +183,7 @@ TEST(SiblingListTest, MatchesASortedVectorThroughRandomChanges) {
       // Keys change wholesale (as when the total changes), then everything is re-sorted.
       list.forEachMutable([](Entry& entry) { entry.key = (entry.key * 7) % 1000; });
       for (Entry& entry : reference) entry.key = (entry.key * 7) % 1000;
-      list.sortAll(keyLess);
+      list.sortAll(keyLess, scratch);
       std::sort(reference.begin(), reference.end(), keyLess);
     } else {
       // Usually an early entry, as the sorter's allocations are.
