@@ -22,14 +22,27 @@ namespace harvest {
 // takes what. The candidates are built in place while choosing (one per refinement variant),
 // so the chosen one moves only once, into the offer.
 struct HierarchicalAllocator::ChosenOffer {
+  static constexpr AgentIdx kNoAgent{UINT32_MAX};
+
   FrameworkIdx framework;
   RoleIdx role;
   bool preferred = false;
   bool wholeLeftover = false;  // The agent's whole leftover, not a candidate.
   // The candidate is all the framework may take of the leftover, uncut (see trackEligible).
   bool wholeEligible = false;
-  int variant = 0;
   std::optional<Resources> candidates[2];
+  // What the framework takes: one of `candidates` or `unreservedPart`, to be moved into the
+  // offer (with wholeLeftover, the agent's leftover itself, which the offer copies).
+  Resources* candidate = nullptr;
+
+  // What every role owning none of an agent's reservations may take there in stage 2 without
+  // caps: the leftover's unreserved part, whichever role and framework. At an agent holding
+  // other roles' reservations it is built once for the visit, not once per role (and with it
+  // whether it is worth offering). It belongs to `unreservedAgent`'s leftover as it was when
+  // built: every offer made through this choice sets that to kNoAgent, keeping the memory.
+  std::optional<Resources> unreservedPart;
+  AgentIdx unreservedAgent = kNoAgent;
+  bool unreservedWorthOffering = false;
 };
 
 struct HierarchicalAllocator::Cycle {

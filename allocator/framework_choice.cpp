@@ -54,18 +54,26 @@ void splitForStage1(const Resources& eligible, const std::vector<RoleIdx>& poolR
 
 }  // namespace
 
+bool HierarchicalAllocator::ownsReservation(const RoleState& role, const ResourceKey& key) const {
+  const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : RoleIdx(UINT32_MAX);
+  return std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) !=
+         role.selfAndAncestors.end();
+}
+
 bool HierarchicalAllocator::mayTake(const FrameworkState& framework, const RoleState& role,
                                     const ResourceKey& key) const {
   if (key.revocable()) return false;
   if (!key.reserved()) return true;
   // Ownership first: most roles own none of an agent's reservations, and it spares them
   // the pool table lookup of the refinement check.
-  const RoleIdx owner = key.pool < poolRoles_.size() ? poolRoles_[key.pool] : RoleIdx(UINT32_MAX);
-  if (std::find(role.selfAndAncestors.begin(), role.selfAndAncestors.end(), owner) ==
-      role.selfAndAncestors.end()) {
-    return false;
-  }
+  if (!ownsReservation(role, key)) return false;
   return framework.refinement || pools::get(key.pool).stack.size() <= 1;
+}
+
+bool HierarchicalAllocator::ownsNoReservationOn(const AgentState& agent,
+                                                const RoleState& role) const {
+  return !agent.available.anyKey(
+      [&](const ResourceKey& key) { return key.reserved() && ownsReservation(role, key); });
 }
 
 Resources HierarchicalAllocator::eligibleFor(const AgentState& agent,
@@ -182,6 +190,35 @@ void HierarchicalAllocator::recordMissing(bool explainStage, AgentIdx agentIdx, 
   }
 }
 
+// Forced inline: called for every role an agent's visit walks.
+template <bool kExplain>
+[[gnu::always_inline]] inline bool HierarchicalAllocator::roleMayBeOfferedOn(AgentIdx agentIdx,
+                                                                             RoleIdx roleIdx,
+                                                                             bool explainStage) {
+  if (nested(roleIdx) && !agents_[agentIdx]->hierarchicalRole) {
+    recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kHierarchicalRole);
+    return false;
+  }
+  if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
+    if constexpr (kExplain) {
+      if (explainStage) {
+        recordForRole(agentIdx, roleIdx,
+                      Decision::ofRole(DecisionReason::kAffinityConstraint, roleIdx));
+      }
+    }
+    return false;
+  }
+  return true;
+}
+
+void HierarchicalAllocator::shareUnreservedPart(AgentIdx agentIdx, ChosenOffer& choice) const {
+  if (choice.unreservedAgent == agentIdx) return;
+  choice.unreservedPart = agents_[agentIdx]->available.filter(
+      [](const ResourceKey& key) { return !key.revocable() && !key.reserved(); });
+  choice.unreservedAgent = agentIdx;
+  choice.unreservedWorthOffering = offerable(*choice.unreservedPart);
+}
+
 template <bool kExplain>
 bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx agentIdx,
                                         RoleIdx roleIdx, const Quantities* guaranteeShortfall,
@@ -194,41 +231,42 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
   // `if constexpr` around every use, so the cycle without explanations does not even
   // compute what they need.
   [[maybe_unused]] const bool explainStage = guaranteeShortfall == nullptr;
-  if (nested(roleIdx) && !agent.hierarchicalRole) {
-    recordMissing<kExplain>(explainStage, agentIdx, roleIdx, MissingCapability::kHierarchicalRole);
-    return false;
-  }
+  if (!roleMayBeOfferedOn<kExplain>(agentIdx, roleIdx, explainStage)) return false;
   Caps caps;
   quota.limitCaps(roleIdx, &caps);
   if (!guaranteeShortfall) quota.headroomCaps(agent, &caps);
-  if (affinity_ && affinity_->constrained(roleIdx) && !affinity_->mayOffer(roleIdx, agentIdx)) {
-    if constexpr (kExplain) {
-      if (explainStage) {
-        recordForRole(agentIdx, roleIdx,
-                      Decision::ofRole(DecisionReason::kAffinityConstraint, roleIdx));
-      }
-    }
-    return false;
-  }
   // Usual case: no caps and nothing reserved, so every framework's candidate is the agent's
   // whole leftover (`available` holds regular resources only). It is checked in place and
   // copied only once a framework takes it, not once per agent visited.
   const bool wholeLeftover = !guaranteeShortfall && caps.empty() && !agent.available.hasReserved();
+  // Next most usual: the agent holds other roles' reservations, and this role may take its
+  // unreserved part, which every such role shares (ChosenOffer::unreservedPart).
+  const bool unreservedOnly =
+      !wholeLeftover && !guaranteeShortfall && caps.empty() && ownsNoReservationOn(agent, role);
+  if (unreservedOnly) {
+    shareUnreservedPart(agentIdx, choice);
+    // Nobody can take less than the master's minimum, unless some framework set its own:
+    // without explanations to record, the role's frameworks need not be walked.
+    if (!kExplain && !choice.unreservedWorthOffering && frameworksWithOwnMinimums_ == 0) {
+      return false;
+    }
+  }
+  // In both, every framework's candidate is the same, and whether it is worth offering.
+  Resources* shared = wholeLeftover    ? &agent.available
+                      : unreservedOnly ? &*choice.unreservedPart
+                                       : nullptr;
+  const bool sharedWorthOffering =
+      wholeLeftover ? meetsMinimum(agent.availableQuantities, options_.minAllocatable)
+                    : choice.unreservedWorthOffering;
   // Otherwise what this role may take here depends on the framework only through the
   // refinement capability: build each variant once, on first need, not once per framework.
   std::optional<Resources>* candidates = choice.candidates;
-  candidates[0].reset();
-  candidates[1].reset();
+  for (std::optional<Resources>& candidate : choice.candidates) candidate.reset();
   bool worthOffering[2] = {false, false};
-  if (wholeLeftover) {
-    worthOffering[0] = worthOffering[1] =
-        meetsMinimum(agent.availableQuantities, options_.minAllocatable);
-  }
   [[maybe_unused]] std::optional<Decision> whyNot[2];  // Explanations, once per variant.
   // Find the first framework that may take the agent's leftover; offer after the walk,
   // since offering reorders the sorter.
   FrameworkIdx chosen = UINT32_MAX;
-  int chosenVariant = 0;
   auto considerFramework = [&](ClientId client) {
     const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
     const FrameworkState& framework = *frameworks_[frameworkIdx];
@@ -243,15 +281,16 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
       return true;
     }
     const int variant = framework.refinement ? 1 : 0;
-    if (!wholeLeftover && !candidates[variant]) {
+    if (shared == nullptr && !candidates[variant]) {
       candidates[variant] = cutToStage(eligibleFor(agent, framework, roleIdx), quota, poolRoles_,
                                        roleIdx, caps, guaranteeShortfall);
       worthOffering[variant] = offerable(*candidates[variant]);
     }
-    const Resources& candidate = wholeLeftover ? agent.available : *candidates[variant];
+    Resources& candidate = shared != nullptr ? *shared : *candidates[variant];
+    const bool worth = shared != nullptr ? sharedWorthOffering : worthOffering[variant];
     // Mesos: a framework's own minimum for the role (offer_filters) replaces the master's.
     const MinimumAlternatives* own = framework.ownMinimum(roleIdx);
-    if (own ? !meetsMinimum(candidate, *own) : !worthOffering[variant]) {
+    if (own ? !meetsMinimum(candidate, *own) : !worth) {
       if constexpr (kExplain) {
         if (explainStage) {
           decisions_.record(
@@ -271,7 +310,7 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
       return true;
     }
     chosen = frameworkIdx;
-    chosenVariant = variant;
+    choice.candidate = &candidate;
     return false;
   };
   shares.sorter().visitInOrder(considerFramework);
@@ -281,7 +320,6 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
   choice.preferred = preferred;
   choice.wholeLeftover = wholeLeftover;
   choice.wholeEligible = !wholeLeftover && !guaranteeShortfall && caps.empty();
-  choice.variant = chosenVariant;
   return true;
 }
 
@@ -296,16 +334,18 @@ void HierarchicalAllocator::makeOffer(AgentIdx agentIdx, ChosenOffer& choice, Pe
   pending.revocability = Revocability::kRegular;
   const Holder holder{choice.framework, choice.role};
   if (choice.wholeEligible) {
-    pending.resources = std::move(*choice.candidates[choice.variant]);
+    pending.resources = std::move(*choice.candidate);
     trackEligible(agentIdx, holder, pending.resources);
   } else if (!choice.wholeLeftover) {
-    pending.resources = std::move(*choice.candidates[choice.variant]);
+    pending.resources = std::move(*choice.candidate);
     trackAllocation(agentIdx, holder, pending.resources);
   } else {
     // The one copy an offer needs: the books keep the leftover, the offer a copy of it.
     pending.resources = agents_[agentIdx]->available;
     trackLeftover(agentIdx, holder);
   }
+  choice.unreservedAgent =
+      ChosenOffer::kNoAgent;  // Its part was built from the leftover this offer changed.
   if (affinity_) affinity_->offered(choice.role, agentIdx, choice.preferred);
   if constexpr (kExplain) decisions_.offered(agentIdx, choice.framework, choice.role);
   quota.offered(choice.role, pending.resources);

@@ -158,6 +158,10 @@ class HierarchicalAllocator final : public Allocator {
   // reserved to the role or an ancestor in a form the framework reads (refinement).
   bool mayTake(const FrameworkState& framework, const RoleState& role,
                const ResourceKey& key) const;
+  // Whether the reservation `key` names is the role's or an ancestor's, so the role may use it.
+  bool ownsReservation(const RoleState& role, const ResourceKey& key) const;
+  // Whether none of the agent's free reservations is the role's or an ancestor's.
+  bool ownsNoReservationOn(const AgentState& agent, const RoleState& role) const;
   Resources eligibleFor(const AgentState& agent, const FrameworkState& framework,
                         RoleIdx role) const;
   // Adds the agent's shared volumes the framework may take to its offer (see AgentState).
@@ -275,6 +279,12 @@ class HierarchicalAllocator final : public Allocator {
   template <bool kExplain>
   bool chooseOffer(const QuotaHeadroom& quota, AgentIdx agent, RoleIdx role,
                    const Quantities* guaranteeShortfall, bool preferred, ChosenOffer& choice);
+  // Whether the role may be offered anything on the agent at all: a hierarchical role needs
+  // the agent's capability, and host affinity may keep the role off it. Records why not.
+  template <bool kExplain>
+  bool roleMayBeOfferedOn(AgentIdx agent, RoleIdx role, bool explainStage);
+  // Builds choice.unreservedPart from the agent's leftover, unless it holds it already.
+  void shareUnreservedPart(AgentIdx agent, ChosenOffer& choice) const;
   // Makes the chosen offer: into `offers`, the allocation books, the quota books, host
   // affinity and the decision log.
   template <bool kExplain>

@@ -196,6 +196,24 @@ TEST_F(ExplanationsTest, LeftoverBelowTheMinimumAllocatable) {
   EXPECT_EQ(explain("f1", "tiny").reason, "below_min_allocatable");
 }
 
+// Beside another role's reservation the role may take only the unreserved part: when that is
+// below the minimum, each role without the reservation is told so, not just the first.
+TEST_F(ExplanationsTest, UnreservedPartBelowTheMinimumBesideAnotherRolesReservation) {
+  start();
+  addFramework("f1", {"r1"});
+  addFramework("f2", {"r2"});
+  addAgent("tiny", "cpus:0.001;mem:1;cpus(owner):4;mem(owner):1024");
+  EXPECT_TRUE(cycle().empty());
+  EXPECT_EQ(explain("f1", "tiny").reason, "below_min_allocatable");
+  EXPECT_EQ(explain("f2", "tiny").reason, "below_min_allocatable");
+  addFramework("f3", {"owner"});
+  const std::deque<testing_support::RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 1u);
+  // The owner may take the unreserved part too, and comes first by name.
+  EXPECT_EQ(offers[0].resources, R("cpus:0.001;mem:1;cpus(owner):4;mem(owner):1024"));
+  EXPECT_EQ(explain("f2", "tiny").reason, "taken_earlier");
+}
+
 TEST_F(ExplanationsTest, FrameworkWithoutGpuCapabilityOnAGpuAgent) {
   start();
   addFramework("f1", {"r"});

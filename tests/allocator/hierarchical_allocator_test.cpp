@@ -226,6 +226,32 @@ TEST_F(AllocatorTest, ReservationOfARoleWithoutFrameworksStaysUnoffered) {
   EXPECT_TRUE(cycle().empty());
 }
 
+// At an agent holding another role's reservation, the roles owning none of it may all take
+// the same unreserved part, built once for the visit (ChosenOffer::unreservedPart): the first
+// in DRF order takes it, the roles after it see what that offer left, and the next agent's
+// part is its own.
+TEST_F(AllocatorTest, RolesWithoutTheReservationShareItsUnreservedPartOncePerLeftover) {
+  initialize();
+  addFramework("fb", {"b"});
+  addFramework("fc", {"c"});
+  addFramework("fr", {"r"});
+  addAgent("agent", "cpus:2;mem:1024;cpus(r):2;mem(r):512");
+  const std::deque<RecordedOffer> first = cycle();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].framework, "fb");
+  EXPECT_EQ(first[0].resources, R("cpus:2;mem:1024"));
+  EXPECT_EQ(first[1].framework, "fr");
+  EXPECT_EQ(first[1].resources, R("cpus(r):2;mem(r):512"));
+
+  // Agents whose unreserved part is below the minimum are passed by, whichever is visited
+  // first; the one worth offering goes to the role now lowest in DRF order.
+  for (int i = 0; i < 5; ++i) {
+    addAgent("scrap" + std::to_string(i), "cpus:0.001;mem:1;cpus(x):1;mem(x):64");
+  }
+  addAgent("whole", "cpus:4;mem:2048;cpus(x):1;mem(x):64");
+  expectOffer(cycle(), "fc", "c", "whole", "cpus:4;mem:2048");
+}
+
 TEST_F(AllocatorTest, QuotaGuaranteedRoleIsServedFirst) {
   initialize();
   addFramework("fo", {"other"});  // "other" sorts before "q" by name at equal shares.
