@@ -7,6 +7,7 @@
 // nothing, stage 2 looks at it again).
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "allocator/cycle.h"
 #include "allocator/framework_minimums.h"
@@ -245,8 +246,8 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
       !wholeLeftover && !guaranteeShortfall && caps.empty() && ownsNoReservationOn(agent, role);
   if (unreservedOnly) {
     shareUnreservedPart(agentIdx, choice);
-    // Nobody can take less than the master's minimum, unless some framework set its own:
-    // without explanations to record, the role's frameworks need not be walked.
+    // Below the master's minimum, with no framework's own, nobody takes it: without
+    // explanations the walk is skipped (a random sorter then draws no order for the role).
     if (!kExplain && !choice.unreservedWorthOffering && frameworksWithOwnMinimums_ == 0) {
       return false;
     }
@@ -334,10 +335,10 @@ void HierarchicalAllocator::makeOffer(AgentIdx agentIdx, ChosenOffer& choice, Pe
   pending.revocability = Revocability::kRegular;
   const Holder holder{choice.framework, choice.role};
   if (choice.wholeEligible) {
-    pending.resources = std::move(*choice.candidate);
+    pending.resources = std::move(*std::exchange(choice.candidate, nullptr));
     trackEligible(agentIdx, holder, pending.resources);
   } else if (!choice.wholeLeftover) {
-    pending.resources = std::move(*choice.candidate);
+    pending.resources = std::move(*std::exchange(choice.candidate, nullptr));
     trackAllocation(agentIdx, holder, pending.resources);
   } else {
     // The one copy an offer needs: the books keep the leftover, the offer a copy of it.

@@ -12,6 +12,8 @@ void HierarchicalAllocator::fairShareOn(Cycle& cycle, AgentIdx agentIdx) {
   // Stage 1 often leaves nothing: walking the roles then would cost more than the rest of
   // the visit.
   if (agent.available.empty()) return;
+  // A part shared by the roles of another agent's visit is not this agent's (ChosenOffer).
+  cycle.choice.unreservedAgent = ChosenOffer::kNoAgent;
   cycle.roles.showHidden();
   cycle.roles.walk(
       [&](RoleIdx roleIdx) {

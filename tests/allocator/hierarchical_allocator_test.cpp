@@ -252,6 +252,29 @@ TEST_F(AllocatorTest, RolesWithoutTheReservationShareItsUnreservedPartOncePerLef
   expectOffer(cycle(), "fc", "c", "whole", "cpus:4;mem:2048");
 }
 
+// A parent role does not own its child's reservation (it takes the unreserved part), and a
+// child role owns its parent's (it takes both).
+TEST_F(AllocatorTest, ParentAndChildRolesBesideEachOthersReservations) {
+  initialize();
+  addFramework("parent", {"a"});
+  addAgent("child-reserved", "cpus:1;mem:256;cpus(a/b):2;mem(a/b):512");
+  expectOffer(cycle(), "parent", "a", "child-reserved", "cpus:1;mem:256");
+  addFramework("child", {"a/b"});
+  addAgent("parent-reserved", "cpus:1;mem:256;cpus(a):2;mem(a):512");
+  const std::deque<RecordedOffer> offers = cycle();
+  ASSERT_EQ(offers.size(), 2u);
+  for (const RecordedOffer& offer : offers) {
+    if (offer.agent == "child-reserved") {
+      EXPECT_EQ(offer.framework, "child");
+      EXPECT_EQ(offer.resources, R("cpus(a/b):2;mem(a/b):512"));
+    } else {
+      EXPECT_EQ(offer.agent, "parent-reserved");
+      EXPECT_EQ(offer.framework, "child");
+      EXPECT_EQ(offer.resources, R("cpus:1;mem:256;cpus(a):2;mem(a):512"));
+    }
+  }
+}
+
 TEST_F(AllocatorTest, QuotaGuaranteedRoleIsServedFirst) {
   initialize();
   addFramework("fo", {"other"});  // "other" sorts before "q" by name at equal shares.

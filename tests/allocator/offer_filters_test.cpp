@@ -142,6 +142,16 @@ TEST_F(OfferFiltersTest, FrameworkMinAllocatable) {
             (std::vector<std::string>{line("f", "role1", "tiny", "cpus:0.005;mem:16;disk:128")}));
 }
 
+// Beside another role's reservation the role may take only the unreserved part; below the
+// master's minimum it is still offered to a framework whose own minimum it meets.
+TEST_F(OfferFiltersTest, UnreservedPartBesideAReservationMeetsTheFrameworksOwnMinimum) {
+  initialize();
+  add("f", withMinimum(framework({"role1"}), "role1", {{{"cpus", 0.003}}}));
+  addAgent("tiny", "cpus:0.005;mem:16;cpus(x):1;mem(x):64");
+  EXPECT_EQ(lines(cycle()),
+            (std::vector<std::string>{line("f", "role1", "tiny", "cpus:0.005;mem:16")}));
+}
+
 TEST_F(OfferFiltersTest, FrameworkEmptyMinAllocatable) {
   initialize();
   add("f", withMinimum(framework({"role1"}), "role1", {}));
