@@ -117,19 +117,27 @@ void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
                                               const Resources& resources) {
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
+  // Callers give back only what they found the holder holds.
+  const auto held = agent.allocations.find(holder);
+  if (!HARVEST_INVARIANT(held != agent.allocations.end(), "a released allocation has its holder")) {
+    return;
+  }
+  // A declined offer is usually all its holder has on the agent: one comparison then spares
+  // the subtraction, entry by entry, that would leave nothing.
+  untrackHeld(agentIdx, holder, held, held->second == resources, resources);
+}
+
+void HierarchicalAllocator::untrackHeld(AgentIdx agentIdx, Holder holder,
+                                        AgentAllocations::iterator held, bool whole,
+                                        const Resources& resources) {
+  AgentState& agent = *agents_[agentIdx];
   const bool reserved = resources.hasReserved();
   if (reserved) agent.revocableDirty = true;
-  // Callers give back only what they found the holder holds.
-  auto it = agent.allocations.find(holder);
-  if (HARVEST_INVARIANT(it != agent.allocations.end(), "a released allocation has its holder")) {
-    // A declined offer is usually all its holder has on the agent: one comparison then
-    // spares the subtraction, entry by entry, that would leave nothing.
-    if (it->second == resources) {
-      agent.allocations.erase(it);
-    } else {
-      it->second -= resources;
-      if (it->second.empty()) agent.allocations.erase(it);
-    }
+  if (whole) {
+    agent.allocations.erase(held);
+  } else {
+    held->second -= resources;
+    if (held->second.empty()) agent.allocations.erase(held);
   }
   const Quantities quantities = resources.quantities();
   if (agent.overcommitted) {

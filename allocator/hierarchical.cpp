@@ -627,11 +627,17 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   }
   const Resources& regular = mixed ? regularPart : resources;
   const Resources& revocable = onlyRevocable ? resources : revocablePart;
-  auto held = state.allocations.find(holder);
-  if (!regular.empty() && (held == state.allocations.end() || !held->second.contains(regular))) {
-    return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
-                                      regular.toString() + " on agent '" + agentId +
-                                      "' under role '" + role + "'");
+  const auto held = state.allocations.find(holder);
+  // A decline gives back all its holder has on the agent, usually: one comparison tells, and
+  // the release below then neither searches nor compares again.
+  bool whole = false;
+  if (!regular.empty()) {
+    whole = held != state.allocations.end() && held->second == regular;
+    if (!whole && (held == state.allocations.end() || !held->second.contains(regular))) {
+      return Status::failedPrecondition("framework '" + frameworkId + "' does not hold " +
+                                        regular.toString() + " on agent '" + agentId +
+                                        "' under role '" + role + "'");
+    }
   }
   if (!revocable.empty() && !state.revocable.holds(holder.framework, holder.role, revocable)) {
     return Status::failedPrecondition("framework '" + frameworkId + "' does not hold revocable " +
@@ -642,14 +648,16 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   if (filters && !std::isfinite(seconds))
     return Status::invalidArgument("refuse_seconds is not finite");
 
-  untrackAllocation(*agent, holder, regular);
+  if (!regular.empty()) untrackHeld(*agent, holder, held, whole, regular);
   if (!revocable.empty()) {
     CHECK(state.revocable.release(holder.framework, holder.role, revocable).ok());
     untrackRevocable(holder, revocable);
   }
   // What a filter refuses: a shared volume stays the agent's, and an empty `refused` would
-  // read as no filter at all.
-  Resources refused = hasShared ? resources.nonShared() : resources;
+  // read as no filter at all. Without shared volumes it is all of `resources`, copied straight
+  // into the filter rather than through a temporary.
+  const Resources refusedWithoutShared = hasShared ? resources.nonShared() : Resources();
+  const Resources& refused = hasShared ? refusedWithoutShared : resources;
   if (seconds > 0 && !refused.empty() && !frameworks_[holder.framework]->placeholder) {
     OfferFilter& filter = state.filters.obtain(holder);
     if (filter.refused.empty()) {
@@ -658,7 +666,7 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
       state.earliestFilterEnd = AgentState::kFilterEndUnknown;  // Its old end goes.
       state.forgetRefusal(filter);
     }
-    filter.refused = std::move(refused);
+    filter.refused = refused;
     filter.expiry = options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     filter.createdAfterRun = allocationRuns_;
     filter.coveringEpoch = 0;

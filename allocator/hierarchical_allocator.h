@@ -121,6 +121,10 @@ class HierarchicalAllocator final : public Allocator {
   void countAllocation(Holder holder, const Resources& resources, const Quantities& quantities,
                        bool reserved);
   void untrackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
+  // untrackAllocation for a caller that found the holder's entry (`held`) and compared it with
+  // `resources` (non-empty, held): `whole` when they are equal, so neither is done twice.
+  void untrackHeld(AgentIdx agent, Holder holder, AgentAllocations::iterator held, bool whole,
+                   const Resources& resources);
   // Adds (sign > 0) or removes the reserved part of an agent's total to its roles.
   void addReservations(const Resources& resources, int sign);
   // Everything allocated on the agent: available is total minus this, unless overcommitted.

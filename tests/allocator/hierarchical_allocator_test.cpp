@@ -175,6 +175,25 @@ TEST_F(AllocatorTest, FilterBlocksOnlySubsetsOfWhatWasRefused) {
   expectOffer(cycle(), "f", "role", "agent", "cpus:2;mem:1024");
 }
 
+// A release is checked against what the holder has left: after giving back part of an offer,
+// giving back more than the rest is refused and changes nothing; the rest, then, is all of it.
+TEST_F(AllocatorTest, GivingBackMoreThanIsLeftIsRefusedAndKeepsIt) {
+  initialize();
+  addFramework("f", {"role"});
+  addAgent("agent", "cpus:2;mem:1024");
+  expectOffer(cycle(), "f", "role", "agent", "cpus:2;mem:1024");
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", R("cpus:1;mem:512"), std::nullopt).ok());
+  EXPECT_EQ(allocator_->recoverResources("f", "agent", "role", R("cpus:2"), std::nullopt).message(),
+            "framework 'f' does not hold cpus:2 on agent 'agent' under role 'role'");
+  expectOffer(cycle(), "f", "role", "agent", "cpus:1;mem:512");
+  ASSERT_TRUE(
+      allocator_->recoverResources("f", "agent", "role", R("cpus:2;mem:1024"), std::nullopt).ok());
+  EXPECT_EQ(allocator_->recoverResources("f", "agent", "role", R("cpus:1"), std::nullopt).message(),
+            "framework 'f' does not hold cpus:1 on agent 'agent' under role 'role'");
+  expectOffer(cycle(), "f", "role", "agent", "cpus:2;mem:1024");
+}
+
 TEST_F(AllocatorTest, SuppressThenRevive) {
   initialize();
   addFramework("f", {"role"});
