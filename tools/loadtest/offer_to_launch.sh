@@ -50,15 +50,22 @@ for run in $(seq "$runs"); do
     kill "$pid"
     exit 1
   }
-  # How busy the master kept its CPUs while the load test ran (100 = one core all the time).
-  busy+=("$(awk -v c0="$cpuBefore" -v c1="$(master_cpu "$pid")" -v t0="$started" \
-    -v t1="$(date +%s.%N)" 'BEGIN {printf "%.0f", 100 * (c1 - c0) / (t1 - t0)}')")
+  # How busy the master kept its CPUs while the load test ran (100 = one core all the time),
+  # and its CPU time per call, the agents' calls included.
+  cpuAfter=$(master_cpu "$pid") ended=$(date +%s.%N)
+  busy+=("$(awk -v c0="$cpuBefore" -v c1="$cpuAfter" -v t0="$started" -v t1="$ended" \
+    'BEGIN {printf "%.0f", 100 * (c1 - c0) / (t1 - t0)}')")
+  calls=$(awk '$1 == "scheduler" {s = $2} $1 == "agent" && $2 == "calls" {a = $3}
+    END {print s + a}' "$work/load.out")
+  perCall=$(awk -v c0="$cpuBefore" -v c1="$cpuAfter" -v n="$calls" \
+    'BEGIN {printf "%.1f", 1e6 * (c1 - c0) / n}')
   kill "$pid"
   wait "$pid" || true
   all+=("$(p99 'offer->launch')") held+=("$(p99 'of which held')") master+=("$(p99 'accept->launch')")
   rates+=("$(sed -n 's/^  calls\/s *\([0-9]*\) .*/\1/p' "$work/load.out")")
   echo "$mode run $run: p99 offer->launch ${all[-1]} ms, held by the generator ${held[-1]} ms," \
-    "accept->launch ${master[-1]} ms, ${rates[-1]} calls/s, master ${busy[-1]}% of a core" \
+    "accept->launch ${master[-1]} ms, ${rates[-1]} calls/s, master ${busy[-1]}% of a core," \
+    "$perCall us of its CPU per call" \
     "(load $(cut -d' ' -f1 /proc/loadavg))"
 done
 summary() { printf '%s\n' "${@:2}" | sort -n | awk -v what="$1" \
