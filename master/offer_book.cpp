@@ -22,7 +22,7 @@ std::optional<uint64_t> OfferBook::serialOf(std::string_view id) const {
   return serial;
 }
 
-const OfferBook::Outstanding& OfferBook::add(Offer offer, AgentSlot agent,
+const OfferBook::Outstanding& OfferBook::add(Offer&& offer, AgentSlot agent,
                                              FrameworkSlot framework) {
   const uint64_t serial = nextSerial_++;
   offer.id = prefix_ + std::to_string(serial);
