@@ -12,7 +12,16 @@ RemoteAgent::RemoteAgent(AgentRegistration registration, std::string registratio
       registrationId_(std::move(registrationId)),
       principal_(std::move(principal)) {
   for (const HeldTask& task : registration_.tasks) {
-    holds_[{task.framework, task.task}] = !task.ended;
+    if (!task.ended) executors_.emplace(task.framework, task.task);
+  }
+}
+
+void RemoteAgent::noteHolds(const std::string& framework, const std::string& task, bool holds) {
+  const auto it = executors_.find(ExecutorOrder::View(framework, task));
+  if (holds && it == executors_.end()) {
+    executors_.emplace(framework, task);
+  } else if (!holds && it != executors_.end()) {
+    executors_.erase(it);
   }
 }
 
@@ -36,7 +45,7 @@ void RemoteAgent::send(const v1::AgentEvent& event) {
 }
 
 void RemoteAgent::runTask(const RunTask& message) {
-  holds_[{message.framework, message.task.task}] = true;
+  noteHolds(message.framework, message.task.task, true);
   send(agent::runTaskEvent(message, registration_.id));
 }
 
@@ -56,8 +65,7 @@ void RemoteAgent::heartbeat() {
 }
 
 bool RemoteAgent::holdsExecutor(const std::string& framework, const std::string& task) const {
-  auto it = holds_.find({framework, task});
-  return it != holds_.end() && it->second;
+  return executors_.find(ExecutorOrder::View(framework, task)) != executors_.end();
 }
 
 SequenceCheck RemoteAgent::checkSequence(uint64_t sequence) const {

@@ -1,8 +1,7 @@
 // RemoteAgent: a harvest-agent process as the master sees it. Launches and kills go down the
 // agent's registration stream as AgentEvents; what the agent reports arrives as AgentCalls
 // (NetworkMaster feeds them to the Master). It remembers what the agent said it held at
-// registration and, per task, whether the agent's latest status update left an executor
-// holding resources.
+// registration and which tasks' executors its latest status updates left holding resources.
 //
 // A registration is one RemoteAgent: it has an id the master drew (handed to the agent in
 // REGISTERED), the principal that registered it, and its own sequence numbers. Every call
@@ -11,9 +10,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,9 +65,9 @@ class RemoteAgent final : public AgentLink {
   bool connected() const { return stream_ && stream_->open(); }
   void heartbeat();
   // Before a STATUS call reaches the Master: what the agent said about the task's executor.
-  void noteHolds(const std::string& framework, const std::string& task, bool holds) {
-    holds_[{framework, task}] = holds;
-  }
+  void noteHolds(const std::string& framework, const std::string& task, bool holds);
+  // How many tasks' executors hold resources, by the agent's latest word on each.
+  size_t executorsHeld() const { return executors_.size(); }
   const std::string& registrationId() const { return registrationId_; }
   const std::string& principal() const { return principal_; }
   SequenceCheck checkSequence(uint64_t sequence) const;
@@ -84,7 +84,21 @@ class RemoteAgent final : public AgentLink {
   std::vector<v1::AgentEvent> unsent_;  // Before attach().
   bool attached_ = false;
   AgentReports* reports_ = nullptr;
-  std::map<std::pair<std::string, std::string>, bool> holds_;
+  // (framework, task) of the tasks whose executor holds resources: one leaves when the agent
+  // says it no longer does, so the set is as large as what runs, not as every task the agent
+  // ever ran. Looked up by views, so a STATUS call copies no string to ask.
+  using ExecutorKey = std::pair<std::string, std::string>;
+  struct ExecutorOrder {
+    using is_transparent = void;
+    using View = std::pair<std::string_view, std::string_view>;
+    static View view(const ExecutorKey& key) { return {key.first, key.second}; }
+    static View view(const View& key) { return key; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) < view(b);
+    }
+  };
+  std::set<ExecutorKey, ExecutorOrder> executors_;
   uint64_t appliedThrough_ = 0;
 };
 
