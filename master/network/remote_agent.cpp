@@ -17,10 +17,12 @@ RemoteAgent::RemoteAgent(AgentRegistration registration, std::string registratio
 }
 
 void RemoteAgent::noteHolds(const std::string& framework, const std::string& task, bool holds) {
-  const auto it = executors_.find(ExecutorOrder::View(framework, task));
-  if (holds && it == executors_.end()) {
-    executors_.emplace(framework, task);
-  } else if (!holds && it != executors_.end()) {
+  const ExecutorOrder::View key(framework, task);
+  const auto it = executors_.lower_bound(key);
+  const bool known = it != executors_.end() && !ExecutorOrder()(key, *it);
+  if (holds && !known) {
+    executors_.emplace_hint(it, framework, task);
+  } else if (!holds && known) {
     executors_.erase(it);
   }
 }

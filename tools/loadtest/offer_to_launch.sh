@@ -10,8 +10,8 @@
 # resources are offered again by batched cycles 100 ms after they come back either way. The
 # test is a closed loop paced by the cycles: an answered offer's resources come back at the
 # next one. At 100ms that pace, not the master, sets calls/s (the master's core was about half
-# busy, 2026-12-07); from about 30ms on the master saturates (its core ~90% busy over the
-# whole run, the final drain of tasks included), so calls/s there is the master's capacity
+# busy, 2026-12-07); from about 30ms on the master saturates (its core 83-88% busy over the
+# whole run, the agents' registration and the final drain of tasks included), so calls/s there is the master's capacity
 # and the p99 is its queue, not its latency.
 #
 # shared: both programs may run on either core, so the generator's agent and framework threads

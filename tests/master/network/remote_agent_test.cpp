@@ -23,9 +23,9 @@ HeldTask heldTask(const std::string& framework, const std::string& task, bool en
 }
 
 TEST(RemoteAgentTest, RegistrationTellsWhichExecutorsHold) {
-  RemoteAgent agent(registrationWith({heldTask("f1", "running", false),
-                                      heldTask("f1", "ended", true)}),
-                    "r1", "principal");
+  RemoteAgent agent(
+      registrationWith({heldTask("f1", "running", false), heldTask("f1", "ended", true)}), "r1",
+      "principal");
   EXPECT_TRUE(agent.holdsExecutor("f1", "running"));
   EXPECT_FALSE(agent.holdsExecutor("f1", "ended"));
   EXPECT_FALSE(agent.holdsExecutor("f2", "running"));  // The same task id of another framework.
