@@ -38,7 +38,6 @@ elif [ "$mode" != plain ]; then
 fi
 
 source "$(dirname "$0")/master_process.sh"
-ticks="$(getconf CLK_TCK)"
 results=()
 for run in $(seq "$runs"); do
   start_master "$work" "$bin"
@@ -48,17 +47,16 @@ for run in $(seq "$runs"); do
     kill "$master"
     exit 1
   }
-  cpu="$(awk '{print $14 + $15}' "/proc/$master/stat")"
+  cpu="$(master_cpu_seconds "$master")"
   # Time the master's threads were runnable but waited for a CPU (schedstat's second field):
   # on a shared box it bounds the latencies the load test can see, whatever the master does.
   waited="$(cat /proc/"$master"/task/*/schedstat | awk '{w += $2} END {printf "%.2f", w / 1e9}')"
   kill "$master"
   wait "$master" || true
-  scheduler="$(awk '$1 == "scheduler" {print $2}' "$work/load.out")"
-  agent="$(awk '$1 == "agent" && $2 == "calls" {print $3}' "$work/load.out")"
-  perCall="$(awk -v c="$cpu" -v t="$ticks" -v s="$scheduler" -v a="$agent" \
-    'BEGIN {printf "%.1f", c / t * 1e6 / (s + a)}')"
-  echo "$mode rounds=$rounds run $run: master CPU $(awk -v c="$cpu" -v t="$ticks" 'BEGIN {printf "%.2f", c / t}') s" \
+  read -r scheduler agent < <(load_test_calls "$work/load.out")
+  perCall="$(awk -v c="$cpu" -v s="$scheduler" -v a="$agent" \
+    'BEGIN {printf "%.1f", c * 1e6 / (s + a)}')"
+  echo "$mode rounds=$rounds run $run: master CPU $(awk -v c="$cpu" 'BEGIN {printf "%.2f", c}') s" \
     "(runnable, waiting for a CPU: $waited s), $scheduler scheduler + $agent agent calls: $perCall us/call"
   results+=("$perCall")
 done

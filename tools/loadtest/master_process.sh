@@ -31,3 +31,13 @@ start_master() {
   kill "$master_pid" 2>/dev/null || true
   return 1
 }
+
+# The CPU time (user + system, all threads) process PID has used so far, in seconds.
+master_cpu_seconds() {
+  awk -v tick="$(getconf CLK_TCK)" '{printf "%.3f", ($14 + $15) / tick}' "/proc/$1/stat"
+}
+
+# From a harvest-loadtest report FILE: "SCHEDULER AGENT", the scheduler and agent calls it made.
+load_test_calls() {
+  awk '$1 == "scheduler" {s = $2} $1 == "agent" && $2 == "calls" {a = $3} END {print s, a}' "$1"
+}

@@ -11,8 +11,8 @@
 # test is a closed loop paced by the cycles: an answered offer's resources come back at the
 # next one. At 100ms that pace, not the master, sets calls/s (the master's core was about half
 # busy, 2026-12-07); from about 30ms on the master saturates (its core 83-88% busy over the
-# whole run, the agents' registration and the final drain of tasks included), so calls/s there is the master's capacity
-# and the p99 is its queue, not its latency.
+# whole run, the agents' registration and the final drain of tasks included), so calls/s
+# there is the master's capacity and the p99 is its queue, not its latency.
 #
 # shared: both programs may run on either core, so the generator's agent and framework threads
 # compete with the master's for the two cores. pinned: the master on CPU 1 and the generator on
@@ -37,13 +37,11 @@ trap 'rm -rf "$work"' EXIT
 
 p99() { sed -n "s/.*$1.* p99 \([0-9.]*\) \(ms\|µs\).*/\1 \2/p" "$work/load.out" | head -1 |
   awk '{printf "%.2f", $2 == "µs" ? $1 / 1000 : $1}'; }
-# The master's CPU time (user + system) so far, in seconds.
-master_cpu() { awk -v tick="$(getconf CLK_TCK)" '{printf "%.3f", ($14 + $15) / tick}' "/proc/$1/stat"; }
 all=() held=() master=() rates=() busy=()
 for run in $(seq "$runs"); do
   start_master "$work" "$bin" taskset -c "$masterCpus" -- --allocation_interval="$interval"
   pid=$master_pid port=$master_port
-  cpuBefore=$(master_cpu "$pid") started=$(date +%s.%N)
+  cpuBefore=$(master_cpu_seconds "$pid") started=$(date +%s.%N)
   taskset -c "$loadCpus" "$bin/harvest-loadtest" --master="127.0.0.1:$port" --rounds="$rounds" \
     --answer_on_read >"$work/load.out" 2>&1 || {
     cat "$work/load.out" >&2
@@ -52,11 +50,11 @@ for run in $(seq "$runs"); do
   }
   # How busy the master kept its CPUs while the load test ran (100 = one core all the time),
   # and its CPU time per call, the agents' calls included.
-  cpuAfter=$(master_cpu "$pid") ended=$(date +%s.%N)
+  cpuAfter=$(master_cpu_seconds "$pid") ended=$(date +%s.%N)
   busy+=("$(awk -v c0="$cpuBefore" -v c1="$cpuAfter" -v t0="$started" -v t1="$ended" \
     'BEGIN {printf "%.0f", 100 * (c1 - c0) / (t1 - t0)}')")
-  calls=$(awk '$1 == "scheduler" {s = $2} $1 == "agent" && $2 == "calls" {a = $3}
-    END {print s + a}' "$work/load.out")
+  read -r scheduler agent < <(load_test_calls "$work/load.out")
+  calls=$((scheduler + agent))
   perCall=$(awk -v c0="$cpuBefore" -v c1="$cpuAfter" -v n="$calls" \
     'BEGIN {printf "%.1f", 1e6 * (c1 - c0) / n}')
   kill "$pid"

@@ -33,7 +33,7 @@ master=$master_pid port=$master_port
   kill "$master"
   exit 1
 }
-cpu="$(awk -v t="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / t}' "/proc/$master/stat")"
+cpu="$(master_cpu_seconds "$master")"
 kill "$master"
 wait "$master" || true  # SIGTERM ends it through main's return, which writes the profile.
 echo "master CPU $cpu s"

@@ -30,8 +30,7 @@ kill -INT "$tracer"
 wait "$tracer" || true
 kill "$master"
 wait "$master" || true
-scheduler="$(awk '$1 == "scheduler" {print $2}' "$work/load.out")"
-agent="$(awk '$1 == "agent" && $2 == "calls" {print $3}' "$work/load.out")"
+read -r scheduler agent < <(load_test_calls "$work/load.out")
 awk -v calls="$((scheduler + agent))" '
   $NF == "total" {total = $4}
   NF >= 5 && ($NF == "sendto" || $NF == "recvfrom" || $NF == "epoll_ctl" || $NF == "epoll_wait") {
