@@ -161,29 +161,41 @@ void HierarchicalAllocator::runCycleWith(std::vector<AgentIdx> agentOrder) {
   // Explanations record each framework's answer, so with them every framework is walked.
   const uint32_t roles = kExplain || agentOrder.empty() ? 0 : frameworkRoles();
   lastCycleRefusedByAll_ = 0;
+  buffers.ledgerAgents.clear();
   for (size_t i = 0; i < agentOrder.size(); ++i) {
     if (fetching && i % kFetchBlock == 0) {
       fetchAheadOfVisits(agents_, agentOrder, i, roles, kExplain ? &decisions_ : nullptr);
     }
     const AgentIdx agent = agentOrder[i];
-    if (!readyForOffers<kExplain>(agent, now)) continue;
-    if (affinity_ && heldForItsRole<kExplain>(cycle, agent)) continue;
-    if (refusedByAll(*agents_[agent], roles)) {
-      ++lastCycleRefusedByAll_;
-      continue;
+    offerRegularOn<kExplain>(cycle, agent, roles);
+    // After the visit, whose offers of reservations may have made the agent's lending dirty.
+    const AgentState& visited = *agents_[agent];
+    if (options_.revocableStage && (visited.ledgerInUse || visited.revocableDirty)) {
+      buffers.ledgerAgents.push_back(agent);
     }
-    quotaGuaranteesOn<kExplain>(cycle, agent);
-    fairShareOn<kExplain>(cycle, agent);
   }
   cycle.roles.showHidden();
   std::vector<PendingRescind> rescinds;
   if (options_.revocableStage) {
-    revocableStage(agentOrder, cycle.quota.held(), &buffers.offers, &rescinds);
+    revocableStage(agentOrder, buffers.ledgerAgents, cycle.quota.held(), &buffers.offers,
+                   &rescinds);
   }
   generateInverseOffers(agentOrder);
   recordRunTime(started);
   deliver(buffers, std::move(rescinds));
   cycleBuffers_ = std::move(buffers);
+}
+
+template <bool kExplain>
+void HierarchicalAllocator::offerRegularOn(Cycle& cycle, AgentIdx agent, uint32_t frameworkRoles) {
+  if (!readyForOffers<kExplain>(agent, cycle.now)) return;
+  if (affinity_ && heldForItsRole<kExplain>(cycle, agent)) return;
+  if (refusedByAll(*agents_[agent], frameworkRoles)) {
+    ++lastCycleRefusedByAll_;
+    return;
+  }
+  quotaGuaranteesOn<kExplain>(cycle, agent);
+  fairShareOn<kExplain>(cycle, agent);
 }
 
 template <bool kExplain>

@@ -120,6 +120,10 @@ struct AgentState {
   bool overcommitted = false;
   // Set when what the agent can lend may have changed; stage 3 then recomputes its slack.
   bool revocableDirty = true;
+  // False only while `revocable` (cold) lends and grants nothing; kept by noteLedger(). Stage 3
+  // reads the ledgers of the agents with this or revocableDirty alone, collected during the
+  // cycle's walk, so the ledger of an agent that lends nothing is never fetched.
+  bool ledgerInUse = false;
   // Filters that refuse everything the agent has left: each refuses all of `refusalBase`, a
   // past value of `available` that still holds all of it. Once every framework role in the
   // cluster holds one, stages 1-2 skip the agent without walking its frameworks: in the first
@@ -185,6 +189,10 @@ struct AgentState {
   boost::container::flat_map<FrameworkIdx, Time> inverseOfferFilters;
   Resources oversubscribed;  // Usage slack estimate, for the revocable stage.
   RevocableLedger revocable;
+  // At stage 3's visit of the agent (every agent whose idle reservations or usage slack were
+  // just recomputed is visited), and wherever else a ledger may grow. A grant needs no call:
+  // it is made out of the total, which set the flag before.
+  void noteLedger() { ledgerInUse = !revocable.total().empty() || !revocable.grants().empty(); }
   // Free unreserved resources of `kind` that stage 3 does not lend as headroom: stage 2 offers
   // these first, so that a loan is taken back only when a guarantee needs it.
   Scalar unlentUnreserved(KindId kind) const {

@@ -79,7 +79,7 @@ Status HierarchicalAllocator::addAgent(
   agent->remoteRegion = remoteRegion(info);
   agent->setTotal(total);
   agent->setAvailable(total.nonShared());
-  agent->unavailability = unavailability;
+  scheduleMaintenance(*agent, unavailability);
   agents_[index] = std::move(agent);
   agentIds_.emplace(id, index);
   agentsById_.clear();
@@ -142,6 +142,7 @@ Status HierarchicalAllocator::removeAgent(const std::string& id) {
   const Quantities quantities = agent.total.quantities();
   regular_.removeTotal(quantities);
   addReservations(agent.total, -1);
+  scheduleMaintenance(agent, std::nullopt);
   agents_[*index].reset();
   freeAgents_.push_back(*index);
   if (decisions_.on()) decisions_.forgetAgent(*index);
@@ -233,12 +234,19 @@ Status HierarchicalAllocator::deactivateAgent(const std::string& id) {
   return Status();
 }
 
+void HierarchicalAllocator::scheduleMaintenance(
+    AgentState& agent, const std::optional<v1::Unavailability>& unavailability) {
+  agentsWithSchedule_ -= agent.unavailability.has_value();
+  agent.unavailability = unavailability;
+  agentsWithSchedule_ += agent.unavailability.has_value();
+}
+
 Status HierarchicalAllocator::updateUnavailability(
     const std::string& id, const std::optional<v1::Unavailability>& unavailability) {
   Result<AgentIdx> index = agentIndex(id);
   if (!index.ok()) return index.status();
   AgentState& agent = *agents_[*index];
-  agent.unavailability = unavailability;
+  scheduleMaintenance(agent, unavailability);
   // A new schedule is a new question: earlier answers no longer hold.
   agent.inverseOffered.clear();
   agent.inverseOfferFilters.clear();

@@ -184,6 +184,8 @@ class HierarchicalAllocator final : public Allocator {
   // below, each with what it shares with the others in a Cycle (cycle.h).
   template <bool kExplain>
   void runCycleWith(std::vector<AgentIdx> agents);
+  void scheduleMaintenance(AgentState& agent,
+                           const std::optional<v1::Unavailability>& unavailability);
   // Drops the agent's ended filters; false when it has nothing to offer this cycle.
   template <bool kExplain>
   bool readyForOffers(AgentIdx agent, Time now);
@@ -236,13 +238,18 @@ class HierarchicalAllocator final : public Allocator {
     PendingOffers offers;
     std::vector<uint32_t> groupStart, nextInGroup, order;
     OfferedResources batch;
+    // The cycle's agents, in its order, whose revocable ledger stage 3 reads (ledgerInUse or
+    // revocableDirty after their visit).
+    std::vector<AgentIdx> ledgerAgents;
   };
   // `heldHeadroom`: what stages 1 and 2 held back for unmet quota guarantees, cluster-wide.
-  void revocableStage(const std::vector<AgentIdx>& agents, const Quantities& heldHeadroom,
+  void revocableStage(const std::vector<AgentIdx>& agentOrder,
+                      const std::vector<AgentIdx>& ledgerAgents, const Quantities& heldHeadroom,
                       PendingOffers* offers, std::vector<PendingRescind>* rescinds);
   // Spreads the held headroom over the agents' idle unreserved resources for stage 3 to lend;
-  // total changes are summed as in refreshRevocableTotal().
-  void spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added, Quantities* removed);
+  // total changes are summed as in refreshRevocableTotal(). False when no headroom is held or
+  // lent (no agent was touched).
+  bool spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added, Quantities* removed);
   // Recomputes one agent's lendable resources; the change to the sorters' total is summed
   // into added/removed and applied once by applyRevocableTotalChange().
   void refreshRevocableTotal(AgentState& agent, Quantities* added, Quantities* removed);
@@ -257,8 +264,12 @@ class HierarchicalAllocator final : public Allocator {
   // offered the agents of its history that have room.
   template <bool kExplain>
   void affinityHolds(Cycle& cycle);
-  // Then per agent, in the cycle's order: a hold on the agent for the role that freed it
-  // (true: the agent was held, and offered to that role alone);
+  // Then per agent, in the cycle's order (offerRegularOn), unless it has nothing to offer or
+  // every one of the `frameworkRoles` refuses it (0: none is skipped so):
+  template <bool kExplain>
+  void offerRegularOn(Cycle& cycle, AgentIdx agent, uint32_t frameworkRoles);
+  // a hold on the agent for the role that freed it (true: the agent was held, and offered to
+  // that role alone);
   template <bool kExplain>
   bool heldForItsRole(Cycle& cycle, AgentIdx agent);
   // stage 1, unmet quota guarantees (stage_quota_guarantees.cpp);
@@ -356,6 +367,10 @@ class HierarchicalAllocator final : public Allocator {
   std::vector<std::unique_ptr<AgentState>> agents_;  // Null once removed.
   std::vector<AgentIdx> freeAgents_;
   std::unordered_map<std::string, AgentIdx> agentIds_;
+  // Agents with a maintenance schedule (AgentState::unavailability, kept by
+  // scheduleMaintenance): while there are none, a cycle makes no inverse offers without
+  // reading every visited agent's cold record to find that out.
+  size_t agentsWithSchedule_ = 0;
   // Every agent in id order, as a full explanation lists them; empty when an agent came or went
   // since it was last sorted (a harness asks about every framework, agents rarely change).
   std::vector<AgentIdx> agentsById_;

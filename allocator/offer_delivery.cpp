@@ -132,7 +132,7 @@ void HierarchicalAllocator::deliver(CycleBuffers& buffers, std::vector<PendingRe
 }
 
 void HierarchicalAllocator::generateInverseOffers(const std::vector<AgentIdx>& agentOrder) {
-  if (!callbacks_.inverseOffer) return;
+  if (!callbacks_.inverseOffer || agentsWithSchedule_ == 0) return;
   const Time now = options_.clock();
   std::map<FrameworkIdx, std::map<std::string, InverseOfferRequest>> requests;
   for (AgentIdx agentIdx : agentOrder) {

@@ -4,7 +4,9 @@
 //
 // Runs after stages 1 and 2, so "idle reserved" means reserved resources that their role
 // neither holds nor was just offered. Only agents whose lendable resources may have changed
-// recompute their slack. A separate role sorter and per-role framework sorters share the
+// recompute their slack, and only those and the agents that lend or hold grants are read at
+// all: the cycle's walk lists them (AgentState::ledgerInUse), so most agents' ledgers, which
+// are cold, are never fetched. A separate role sorter and per-role framework sorters share the
 // revocable pool with the same weights as stage 2; revocable shares never count toward
 // quota. Each class goes out as its own offer.
 //
@@ -99,9 +101,9 @@ void HierarchicalAllocator::untrackRevocable(Holder holder, const Resources& res
   revocable_.unallocated(holder.role, fr ? fr->revocableClient : kNoClient, resources.quantities());
 }
 
-void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added,
+bool HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Quantities* added,
                                                Quantities* removed) {
-  if (!options_.lendHeadroom || (heldHeadroom.empty() && !anyHeadroomLent_)) return;
+  if (!options_.lendHeadroom || (heldHeadroom.empty() && !anyHeadroomLent_)) return false;
   // Two walks over every agent (the held headroom is cluster-wide, whatever agents this cycle
   // visits), in index order: first each agent keeps what it lends already, as far as it is
   // still free and still held, so that lending does not hop between agents and rescind
@@ -130,6 +132,8 @@ void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Q
     anyHeadroomLent_ = anyHeadroomLent_ || !kept[a].empty();
     const Quantities before = agent.revocable.total().quantities();
     agent.revocable.setLentHeadroom(headroomOn(agent, kept[a]));
+    // Stage 3 notes the ledgers of the agents it visits; this one may not be among them.
+    agent.noteLedger();
     const Quantities after = agent.revocable.total().quantities();
     if (before == after) continue;
     *removed += before;
@@ -137,23 +141,27 @@ void HierarchicalAllocator::spreadLentHeadroom(const Quantities& heldHeadroom, Q
     // Its rescinds and offers are due, even if this cycle does not visit it.
     worklist_.mark(a);
   }
+  return true;
 }
 
 void HierarchicalAllocator::revocableStage(const std::vector<AgentIdx>& agentOrder,
+                                           const std::vector<AgentIdx>& ledgerAgents,
                                            const Quantities& heldHeadroom, PendingOffers* offers,
                                            std::vector<PendingRescind>* rescinds) {
   Quantities added, removed;
-  for (AgentIdx agentIdx : agentOrder) {
+  for (AgentIdx agentIdx : ledgerAgents) {
     AgentState& agent = *agents_[agentIdx];
     if (agent.revocableDirty) refreshRevocableTotal(agent, &added, &removed);
   }
-  spreadLentHeadroom(heldHeadroom, &added, &removed);
+  // Headroom may have been lent on any agent, listed or not: then every one is visited.
+  const bool headroomSpread = spreadLentHeadroom(heldHeadroom, &added, &removed);
   applyRevocableTotalChange(added, removed);
 
-  for (AgentIdx agentIdx : agentOrder) {
+  for (AgentIdx agentIdx : headroomSpread ? agentOrder : ledgerAgents) {
     AgentState& agent = *agents_[agentIdx];
-    // Most agents lend nothing and hold no grants: nothing to rescind or offer.
-    if (agent.revocable.total().empty() && agent.revocable.grants().empty()) continue;
+    agent.noteLedger();
+    // Nothing to rescind or offer.
+    if (!agent.ledgerInUse) continue;
     for (const RevocableLedger::Grant& grant : agent.revocable.chooseRescinds()) {
       rescinds->push_back({grant.framework, grant.role, agentIdx, grant.resources});
       ++rescindsSent_;

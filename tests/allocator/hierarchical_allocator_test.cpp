@@ -448,6 +448,32 @@ TEST_F(AllocatorTest, MaintenanceProducesInverseOffers) {
   EXPECT_EQ(inverseOffers_.size(), 1u);
 }
 
+// The cycle asks for inverse offers only while some agent has a schedule, counted as schedules
+// come and go: each way of setting or dropping one must keep the count.
+TEST_F(AllocatorTest, InverseOffersFollowEverySchedulesComingAndGoing) {
+  initialize();
+  addFramework("f", {"role"});
+  v1::Unavailability unavailability;
+  unavailability.mutable_start()->set_nanoseconds(Duration::seconds(60).nanos());
+  ASSERT_TRUE(
+      allocator_
+          ->addAgent("scheduled", agentInfo("scheduled"), unavailability, R("cpus:1;mem:512"), {})
+          .ok());
+  addAgent("updated", "cpus:1;mem:512");
+  addAgent("removed", "cpus:1;mem:512");
+  ASSERT_EQ(cycle().size(), 3u);  // f holds each agent.
+  ASSERT_EQ(inverseOffers_, (std::vector<std::pair<std::string, std::string>>{{"f", "scheduled"}}));
+  inverseOffers_.clear();
+  ASSERT_TRUE(allocator_->updateUnavailability("updated", unavailability).ok());
+  ASSERT_TRUE(allocator_->updateUnavailability("removed", unavailability).ok());
+  ASSERT_TRUE(allocator_->updateUnavailability("updated", std::nullopt).ok());
+  ASSERT_TRUE(allocator_->removeAgent("removed").ok());
+  // A new schedule on the agent added with one asks f again; so must the count.
+  ASSERT_TRUE(allocator_->updateUnavailability("scheduled", unavailability).ok());
+  cycle();
+  EXPECT_EQ(inverseOffers_, (std::vector<std::pair<std::string, std::string>>{{"f", "scheduled"}}));
+}
+
 TEST_F(AllocatorTest, ReserveAndUnreserveThroughUpdateAvailable) {
   initialize();
   addAgent("agent", "cpus:4;mem:1024");
