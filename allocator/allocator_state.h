@@ -190,8 +190,9 @@ struct AgentState {
   Resources oversubscribed;  // Usage slack estimate, for the revocable stage.
   RevocableLedger revocable;
   // At stage 3's visit of the agent (every agent whose idle reservations or usage slack were
-  // just recomputed is visited), and wherever else a ledger may grow. A grant needs no call:
-  // it is made out of the total, which set the flag before.
+  // just recomputed is visited), and where lent headroom is spread, which reaches agents that
+  // visit may not. A grant sets the flag itself: recovery grants what a framework comes back
+  // holding even where the agent lends nothing.
   void noteLedger() { ledgerInUse = !revocable.total().empty() || !revocable.grants().empty(); }
   // Free unreserved resources of `kind` that stage 3 does not lend as headroom: stage 2 offers
   // these first, so that a loan is taken back only when a guarantee needs it.

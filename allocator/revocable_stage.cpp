@@ -6,9 +6,10 @@
 // neither holds nor was just offered. Only agents whose lendable resources may have changed
 // recompute their slack, and only those and the agents that lend or hold grants are read at
 // all: the cycle's walk lists them (AgentState::ledgerInUse), so most agents' ledgers, which
-// are cold, are never fetched. A separate role sorter and per-role framework sorters share the
-// revocable pool with the same weights as stage 2; revocable shares never count toward
-// quota. Each class goes out as its own offer.
+// are cold, are not fetched here (while headroom is held or lent, its spread reads every one). A
+// separate role sorter and per-role framework sorters share the revocable pool with the same
+// weights as stage 2; revocable shares never count toward quota. Each class goes out as its own
+// offer.
 //
 // Lent headroom stays in the agents' free resources: stages 1 and 2 never see it lent, so
 // headroom is still counted once, as headroom, and a guarantee whose role comes back is
@@ -88,7 +89,10 @@ void HierarchicalAllocator::applyRevocableTotalChange(const Quantities& added,
 
 void HierarchicalAllocator::grantRevocable(AgentIdx agentIdx, Holder holder,
                                            const Resources& resources) {
-  agents_[agentIdx]->revocable.grant(holder.framework, holder.role, ++grantSequence_, resources);
+  AgentState& agent = *agents_[agentIdx];
+  agent.revocable.grant(holder.framework, holder.role, ++grantSequence_, resources);
+  // Recovery grants what a framework comes back holding, beyond what the agent lends.
+  agent.ledgerInUse = true;
   const FrameworkRole* fr = frameworks_[holder.framework]->findRole(holder.role);
   revocable_.allocated(holder.role, fr ? fr->revocableClient : kNoClient, resources.quantities());
 }

@@ -449,7 +449,7 @@ TEST_F(AllocatorTest, MaintenanceProducesInverseOffers) {
 }
 
 // The cycle asks for inverse offers only while some agent has a schedule, counted as schedules
-// come and go: each way of setting or dropping one must keep the count.
+// come and go: whatever the others do, a schedule set when its agent was added still counts.
 TEST_F(AllocatorTest, InverseOffersFollowEverySchedulesComingAndGoing) {
   initialize();
   addFramework("f", {"role"});

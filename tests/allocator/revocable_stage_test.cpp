@@ -285,5 +285,25 @@ TEST_F(RevocableStageTest, UpdateFrameworkKeepsWhatItHoldsRevocably) {
   EXPECT_TRUE(cycle().empty());  // No longer revocable-capable: nothing to lend it.
 }
 
+// A framework that comes back holding revocable resources is granted them on the agent as it
+// registers, outside any cycle, even where the agent now lends nothing: the next cycle must
+// still see that grant and take it back.
+TEST_F(RevocableStageTest, GrantRecoveredWhereNothingIsLentIsRescinded) {
+  initialize();
+  ASSERT_TRUE(allocator_->addFramework("owner", framework({"R"}), {}, /*active=*/false, {}).ok());
+  addAgent("agent", "cpus(R):8;mem(R):8192");
+  cycle();  // The agent lends its idle reservation; nobody can take it.
+  ASSERT_TRUE(allocator_->activateFramework("owner").ok());
+  cycle();  // The owner takes its reservation: the agent lends nothing now.
+  const std::map<std::string, ResourcesByRole> used{{"agent", {{"S", nonThrottleable("cpus:1")}}}};
+  ASSERT_TRUE(
+      allocator_->addFramework("G", framework({"S"}, /*revocable=*/true), used, true, {}).ok());
+  cycle();
+  ASSERT_EQ(rescinds_.size(), 1u);
+  EXPECT_EQ(rescinds_[0].framework, "G");
+  EXPECT_EQ(rescinds_[0].resources, nonThrottleable("cpus:1"));
+  EXPECT_EQ(metric("revocable/rescinds_sent"), 1);
+}
+
 }  // namespace
 }  // namespace harvest
