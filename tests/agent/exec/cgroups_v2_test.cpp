@@ -184,9 +184,10 @@ TEST_F(UnifiedCgroupTest, DestroyKillsEveryProcessOfTheContainer) {
   auto container = make("killed");
   ASSERT_NE(container, nullptr);
   const Sandbox sandbox = makeSandbox("v2-killed");
+  // Both children are forked before "up", and live until killed: a loop of short sleeps
+  // would leave moments with one process fewer, which a loaded machine did catch.
   auto process = CommandProcess::launch(
-      shellCommand("trap '' TERM; setsid sleep 30 & echo $! > child; echo up; while :; do sleep "
-                   "1; done"),
+      shellCommand("trap '' TERM; setsid sleep 30 & echo $! > child; sleep 30 & echo up; wait"),
       sandbox, container.get());
   ASSERT_TRUE(process.ok()) << process.message();
   testing::recordProcessGroup((*process)->pid());
