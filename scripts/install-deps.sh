@@ -16,6 +16,7 @@ esac
 packages=(cmake ninja-build g++ libboost-container-dev libprotobuf-dev protobuf-compiler
           libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev)
 packages+=(libgflags-dev)  # apps/flags.h: every program's flags.
+packages+=(lld)  # The linker CMakeLists.txt picks: half GNU ld's time on the sanitizer build.
 # net/: TLS through OpenSSL 3; the openssl CLI makes the CA of tools/loadtest/cpu_per_call.sh.
 packages+=(libssl-dev openssl)
 packages+=(libzookeeper-mt-dev)  # ha/: the ZooKeeper C client.
