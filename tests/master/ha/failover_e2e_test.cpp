@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -105,6 +107,14 @@ class Failover : public ::testing::Test {
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
     }
+    // The processes' logs go with them, unless a failure needs them read.
+    for (const std::string& log : logFiles_) {
+      if (HasFailure()) {
+        std::cerr << "kept " << log << "\n";
+      } else {
+        std::remove(log.c_str());
+      }
+    }
   }
   // `credentials`: "" or "user:password@", as the URL carries them.
   pid_t startMaster(uint16_t port, uint16_t zkPort, const std::string& credentials = "") {
@@ -116,6 +126,7 @@ class Failover : public ::testing::Test {
               log);
     masters_.push_back(pid);
     logs_[port] = log;
+    logFiles_.push_back(log);
     return pid;
   }
   void startAgent(uint16_t zkPort, const std::string& credentials = "") {
@@ -124,9 +135,11 @@ class Failover : public ::testing::Test {
         spawn({HARVEST_AGENT_BIN, "--id=a1", "--resources=cpus:4;mem:1024",
                "--master=zk://" + credentials + "127.0.0.1:" + std::to_string(zkPort) + "/harvest"},
               log));
+    logFiles_.push_back(log);
   }
   std::vector<pid_t> masters_;  // And the agent: every process TearDown kills.
   std::map<uint16_t, std::string> logs_;
+  std::vector<std::string> logFiles_;  // Every process's, the agent's too.
 };
 
 TEST_F(Failover, StandbysRedirectAndOneTakesOverWithTheAgentWhenTheLeaderIsKilled) {
