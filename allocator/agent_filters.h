@@ -1,12 +1,18 @@
 // AgentFilters: one agent's offer filters, one per holder that declined it.
 //
-// A decline storm gives an agent a filter per framework role, each with the Resources it
-// refused (about 200 bytes). Kept sorted by holder in one array, every new filter moved the
-// half of them behind it, one Resources move each: adding an agent's hundredth filter cost
-// more than an allocation cycle's visit. Here each filter stays where it was appended, and
+// A decline storm gives an agent a filter per framework role. Kept sorted by holder in one
+// array, every new filter moved the half of them behind it: adding an agent's hundredth filter
+// cost more than an allocation cycle's visit. Here each filter stays where it was appended, and
 // a sorted index of (holder, position) pairs, 12 bytes each and moved by memmove, finds it;
 // erasing one moves the last filter into its place. So the filters are in no particular
 // order, and a cycle that reads them all (fetching ahead, expiring) walks one array.
+//
+// What the filters refused is kept here, once for all the filters that refused the same: a
+// storm declines an agent's whole leftover, the same resources, once per framework role, and
+// those filters then share one refused set instead of holding a ~200-byte Resources each
+// (docs/NUMBERS.md, "Compact filters"). A new refusal is compared only with the last set made
+// or shared, which is what a storm refuses again; other resources get a set of their own. A
+// set counts the filters using it and is reused once none does.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +22,7 @@
 
 #include "allocator/holder.h"
 #include "allocator/offer_filter.h"
+#include "resources/resources.h"
 
 namespace harvest {
 
@@ -34,6 +41,35 @@ class AgentFilters {
   // The index's pairs, for fetching them ahead with the entries.
   const void* indexBegin() const { return index_.data(); }
   const void* indexEnd() const { return index_.data() + index_.size(); }
+
+  // The refused sets, for fetching them (and their ports) ahead with the entries.
+  const void* setsBegin() const { return sets_.data(); }
+  const void* setsEnd() const { return sets_.data() + sets_.size(); }
+  template <typename Visit>
+  void forEachRefusedSet(const Visit& visit) const {
+    for (const RefusedSet& set : sets_) {
+      if (set.users > 0) visit(set.resources);
+    }
+  }
+
+  // Refused sets made, in use or not: what the refusals take beyond the filters themselves.
+  size_t refusedSetCount() const { return sets_.size(); }
+  // What `filter`, one of these, refuses (nothing for a new filter).
+  const Resources& refused(const OfferFilter& filter) const {
+    static const Resources kNothing;
+    return filter.refusesNothing() ? kNothing : sets_[filter.refusedSet].resources;
+  }
+  bool blocks(const OfferFilter& filter, const Resources& candidate) const {
+    return !filter.refusesNothing() && sets_[filter.refusedSet].resources.contains(candidate);
+  }
+  // Makes `filter` (one of these) refuse `resources` instead of what it refused before.
+  void refuse(OfferFilter& filter, const Resources& resources) {
+    if (!filter.refusesNothing()) {
+      if (sets_[filter.refusedSet].resources == resources) return;
+      release(filter.refusedSet);
+    }
+    filter.refusedSet = share(resources);
+  }
 
   const OfferFilter* find(Holder holder) const {
     const auto it = indexOf(holder);
@@ -77,6 +113,9 @@ class AgentFilters {
   void clear() {
     entries_.clear();
     index_.clear();
+    sets_.clear();
+    firstFreeSet_ = kNoSet;
+    lastSet_ = kNoSet;
   }
 
  private:
@@ -94,8 +133,43 @@ class AgentFilters {
   std::vector<Position>::iterator positionOf(Holder holder) {
     return index_.begin() + (indexOf(holder) - index_.cbegin());
   }
+  static constexpr uint32_t kNoSet = UINT32_MAX;
+  struct RefusedSet {
+    Resources resources;  // Empty while unused.
+    uint32_t users = 0;
+    uint32_t nextFree = kNoSet;  // While unused: the next unused set.
+  };
+
+  // A set refusing `resources` with one more user: the last one made or shared if it is equal,
+  // else an unused one or a new one.
+  uint32_t share(const Resources& resources) {
+    if (lastSet_ != kNoSet && sets_[lastSet_].users > 0 && sets_[lastSet_].resources == resources) {
+      ++sets_[lastSet_].users;
+      return lastSet_;
+    }
+    uint32_t set = firstFreeSet_;
+    if (set == kNoSet) {
+      set = static_cast<uint32_t>(sets_.size());
+      sets_.emplace_back();
+    } else {
+      firstFreeSet_ = sets_[set].nextFree;
+    }
+    sets_[set].resources = resources;
+    sets_[set].users = 1;
+    lastSet_ = set;
+    return set;
+  }
+  void release(uint32_t set) {
+    RefusedSet& refused = sets_[set];
+    if (--refused.users > 0) return;
+    refused.resources.clear();
+    refused.nextFree = firstFreeSet_;
+    firstFreeSet_ = set;
+  }
+
   void eraseAt(std::vector<Position>::const_iterator at) {
     const uint32_t hole = at->position;
+    if (!entries_[hole].filter.refusesNothing()) release(entries_[hole].filter.refusedSet);
     index_.erase(at);
     if (hole + 1 != entries_.size()) {
       entries_[hole] = std::move(entries_.back());
@@ -106,6 +180,9 @@ class AgentFilters {
 
   std::vector<Entry> entries_;
   std::vector<Position> index_;  // Sorted by holder.
+  std::vector<RefusedSet> sets_;
+  uint32_t firstFreeSet_ = kNoSet;
+  uint32_t lastSet_ = kNoSet;
 };
 
 }  // namespace harvest

@@ -54,6 +54,7 @@ void fetchPointees(const AgentState* agent, uint32_t frameworkRoles) {
     const AgentFilters::Entry* first = &*agent->filters.begin();
     fetchAhead(first, first + agent->filters.size());
     fetchAhead(agent->filters.indexBegin(), agent->filters.indexEnd());
+    fetchAhead(agent->filters.setsBegin(), agent->filters.setsEnd());
   }
   if (!agent->allocations.empty()) {
     const auto* first = &*agent->allocations.begin();
@@ -62,12 +63,12 @@ void fetchPointees(const AgentState* agent, uint32_t frameworkRoles) {
   for (const auto& entry : agent->available.ranges()) touch(entry.ranges.intervals().data());
 }
 
-// The ports each filter refused, once the filters are in cache.
+// The ports the filters refused, once their refused sets are in cache.
 void fetchFilterPorts(const AgentState* agent, uint32_t frameworkRoles) {
   if (agent == nullptr || refusedByAll(*agent, frameworkRoles)) return;
-  for (const auto& [holder, filter] : agent->filters) {
-    for (const auto& entry : filter.refused.ranges()) touch(entry.ranges.intervals().data());
-  }
+  agent->filters.forEachRefusedSet([](const Resources& refused) {
+    for (const auto& entry : refused.ranges()) touch(entry.ranges.intervals().data());
+  });
 }
 
 // Called at the start of each block of visits: every step, each for its own later block.

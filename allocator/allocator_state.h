@@ -170,7 +170,7 @@ struct AgentState {
   void noteRefusal(OfferFilter& filter) {
     // Nothing counted: the base may move to what is left now, the smallest base there is.
     if (coveringRefusals == 0) refusalBase = available;
-    if (!filter.refused.contains(refusalBase)) return;
+    if (!filters.refused(filter).contains(refusalBase)) return;
     filter.coveringEpoch = refusalEpoch;
     ++coveringRefusals;
   }

@@ -110,7 +110,7 @@ bool HierarchicalAllocator::offerable(const Resources& resources) const {
 const OfferFilter* HierarchicalAllocator::refusal(const AgentState& agent, Holder holder,
                                                   const Resources& candidate) const {
   const OfferFilter* filter = agent.filters.find(holder);
-  return filter != nullptr && filter->blocks(candidate) ? filter : nullptr;
+  return filter != nullptr && agent.filters.blocks(*filter, candidate) ? filter : nullptr;
 }
 
 Decision HierarchicalAllocator::whyNotOfferable(const QuotaHeadroom& quota, const AgentState& agent,

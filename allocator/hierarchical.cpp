@@ -660,13 +660,13 @@ Status HierarchicalAllocator::recoverResources(const std::string& frameworkId,
   const Resources& refused = hasShared ? refusedWithoutShared : resources;
   if (seconds > 0 && !refused.empty() && !frameworks_[holder.framework]->placeholder) {
     OfferFilter& filter = state.filters.obtain(holder);
-    if (filter.refused.empty()) {
+    if (filter.refusesNothing()) {
       ++roles_[holder.role].activeFilters;
     } else {
       state.earliestFilterEnd = AgentState::kFilterEndUnknown;  // Its old end goes.
       state.forgetRefusal(filter);
     }
-    filter.refused = refused;
+    state.filters.refuse(filter, refused);
     filter.expiry = options_.clock() + std::min(Duration::secondsDouble(seconds), kMaxRefuse);
     filter.createdAfterRun = allocationRuns_;
     filter.coveringEpoch = 0;
