@@ -63,9 +63,13 @@ class AgentFilters {
     return !filter.refusesNothing() && sets_[filter.refusedSet].resources.contains(candidate);
   }
   // Makes `filter` (one of these) refuse `resources` instead of what it refused before.
+  // `resources` must not be one of these sets (refused()): making a set may move them all.
   void refuse(OfferFilter& filter, const Resources& resources) {
     if (!filter.refusesNothing()) {
-      if (sets_[filter.refusedSet].resources == resources) return;
+      if (sets_[filter.refusedSet].resources == resources) {
+        lastSet_ = filter.refusedSet;  // What the next refusal is compared with.
+        return;
+      }
       release(filter.refusedSet);
     }
     filter.refusedSet = share(resources);

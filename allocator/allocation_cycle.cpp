@@ -54,7 +54,10 @@ void fetchPointees(const AgentState* agent, uint32_t frameworkRoles) {
     const AgentFilters::Entry* first = &*agent->filters.begin();
     fetchAhead(first, first + agent->filters.size());
     fetchAhead(agent->filters.indexBegin(), agent->filters.indexEnd());
-    fetchAhead(agent->filters.setsBegin(), agent->filters.setsEnd());
+    // A filter not yet told what it refuses has no set: there may be none.
+    if (agent->filters.setsBegin() != agent->filters.setsEnd()) {
+      fetchAhead(agent->filters.setsBegin(), agent->filters.setsEnd());
+    }
   }
   if (!agent->allocations.empty()) {
     const auto* first = &*agent->allocations.begin();

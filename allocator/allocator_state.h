@@ -97,7 +97,7 @@ struct FrameworkState {
 
 // Hot fields first: an allocation cycle reads these on every visit, and visits agents in a
 // shuffled order, so at tens of thousands of agents each line of the record it reads is a
-// cache miss (and often a TLB miss). Together at the front they take 6 of the record's 31
+// cache miss (and often a TLB miss). Together at the front they take 7 of the record's 42
 // lines, fetched a few visits ahead (allocation_cycle.cpp); the rest is read when the master
 // changes the agent, and by the stages that run on few agents (revocable lending,
 // maintenance).

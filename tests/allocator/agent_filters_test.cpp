@@ -130,20 +130,23 @@ TEST(AgentFiltersTest, RandomStepsAgreeWithAMap) {
   std::mt19937 random(33);
   const std::vector<Resources> refusable = {R("cpus:1"), R("cpus:1;mem:64"), R("ports:[1-2,4-9]"),
                                             R("cpus:1;ports:[1-2,4-9]")};
+  constexpr int kNothing = -1;
   AgentFilters filters;
   std::map<Holder, Time> model;
-  std::map<Holder, size_t> refusedModel;  // Index in `refusable`.
+  std::map<Holder, int> refusedModel;  // Index in `refusable`, or kNothing.
   for (int step = 0; step < 4000; ++step) {
     const Holder h = holder(random() % 60, random() % 3);
     const uint32_t tag = static_cast<uint32_t>(step);
-    switch (random() % 4) {
+    switch (random() % 5) {
       case 0:
       case 1: {
         OfferFilter& filter = filters.obtain(h);
         filter.expiry = expiryFor(tag);
-        const size_t refused = random() % refusable.size();
-        filters.refuse(filter, refusable[refused]);
         model[h] = expiryFor(tag);
+        refusedModel.try_emplace(h, kNothing);
+        if (random() % 5 == 0) break;  // Obtained and left as it was (new: refusing nothing).
+        const int refused = static_cast<int>(random() % refusable.size());
+        filters.refuse(filter, refusable[refused]);
         refusedModel[h] = refused;
         break;
       }
@@ -151,6 +154,13 @@ TEST(AgentFiltersTest, RandomStepsAgreeWithAMap) {
         filters.erase(h);
         model.erase(h);
         refusedModel.erase(h);
+        break;
+      case 3:
+        if (random() % 50 == 0) {
+          filters.clear();
+          model.clear();
+          refusedModel.clear();
+        }
         break;
       default: {
         const uint32_t modulus = 2 + random() % 5;
@@ -162,7 +172,13 @@ TEST(AgentFiltersTest, RandomStepsAgreeWithAMap) {
     }
     ASSERT_NO_FATAL_FAILURE(expectSameAs(filters, model)) << "after step " << step;
     for (const auto& [x, refused] : refusedModel) {
-      ASSERT_EQ(filters.refused(*filters.find(x)), refusable[refused]) << "after step " << step;
+      const OfferFilter& filter = *filters.find(x);
+      const Resources& expected = refused == kNothing ? Resources() : refusable[refused];
+      ASSERT_EQ(filters.refused(filter), expected) << "after step " << step;
+      ASSERT_EQ(filter.refusesNothing(), refused == kNothing) << "after step " << step;
+      // cpus:1 is in every refusable set but the ports alone.
+      ASSERT_EQ(filters.blocks(filter, refusable[0]), refused != kNothing && refused != 2)
+          << "after step " << step;
     }
     // Sets are reused: never more than the filters there have been at once.
     ASSERT_LE(filters.refusedSetCount(), 180u);
