@@ -3,6 +3,8 @@
 // up to date incrementally by each offer, usage report and release, so a cycle never
 // recomputes an agent's leftover or a role's holdings. Revocable grants have their own books
 // (the agent's RevocableLedger, revocable_stage.cpp).
+#include <glog/logging.h>
+
 #include <utility>
 
 #include "allocator/hierarchical_allocator.h"
@@ -42,7 +44,7 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
     if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(whole)); !added) {
       held->second += resources;
     }
-    countAllocation(holder, resources, quantities, reserved);
+    countAllocation(holder, regularClient(holder), resources, quantities, reserved);
   } else {
     if (auto [held, added] = agent.allocations.try_emplace(holder, resources); !added) {
       held->second += resources;
@@ -61,18 +63,18 @@ void HierarchicalAllocator::trackAllocation(AgentIdx agentIdx, Holder holder,
       agent.available -= resources;
       agent.availableQuantities = agent.available.quantities();
     }
-    countAllocation(holder, resources, quantities, reserved);
+    countAllocation(holder, regularClient(holder), resources, quantities, reserved);
   }
 }
 
-void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
+void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder, ClientId client) {
   AgentState& agent = *agents_[agentIdx];
   Resources& leftover = agent.available;
   if (leftover.empty()) return;
-  const bool reserved = leftover.hasReserved();
-  if (reserved) agent.revocableDirty = true;
+  // Unreserved, so what the agent can lend does not change.
+  DCHECK(!leftover.hasReserved()) << "a whole leftover offered with reservations";
   // Counted before the leftover moves: the books take it by move, not by copy.
-  countAllocation(holder, leftover, agent.availableQuantities, reserved);
+  countAllocation(holder, client, leftover, agent.availableQuantities, /*reserved=*/false);
   agent.availableQuantities = Quantities();
   if (auto [held, added] = agent.allocations.try_emplace(holder, std::move(leftover)); !added) {
     held->second += leftover;
@@ -80,7 +82,7 @@ void HierarchicalAllocator::trackLeftover(AgentIdx agentIdx, Holder holder) {
   leftover.clear();
 }
 
-void HierarchicalAllocator::trackEligible(AgentIdx agentIdx, Holder holder,
+void HierarchicalAllocator::trackEligible(AgentIdx agentIdx, Holder holder, ClientId client,
                                           const Resources& resources) {
   if (resources.empty()) return;
   AgentState& agent = *agents_[agentIdx];
@@ -95,10 +97,17 @@ void HierarchicalAllocator::trackEligible(AgentIdx agentIdx, Holder holder,
   // Whole entries of the leftover: they come off it, and their quantities off its own, exactly.
   agent.available.eraseIf([&](const ResourceKey& key) { return mayTake(framework, role, key); });
   agent.availableQuantities -= quantities;
-  countAllocation(holder, resources, quantities, reserved);
+  countAllocation(holder, client, resources, quantities, reserved);
 }
 
-void HierarchicalAllocator::countAllocation(Holder holder, const Resources& resources,
+ClientId HierarchicalAllocator::regularClient(Holder holder) const {
+  const FrameworkState* framework = frameworks_[holder.framework].get();
+  const FrameworkRole* subscribed = framework ? framework->findRole(holder.role) : nullptr;
+  return subscribed ? subscribed->sorterClient : kNoClient;
+}
+
+void HierarchicalAllocator::countAllocation(Holder holder, ClientId client,
+                                            const Resources& resources,
                                             const Quantities& quantities, bool reserved) {
   RoleState& role = roles_[holder.role];
   // Not through `reserved ? ... : quantities`, which would copy `quantities` every time.
@@ -107,10 +116,7 @@ void HierarchicalAllocator::countAllocation(Holder holder, const Resources& reso
   } else {
     role.allocatedUnreserved += quantities;
   }
-  const FrameworkRole* fr = frameworks_[holder.framework]
-                                ? frameworks_[holder.framework]->findRole(holder.role)
-                                : nullptr;
-  regular_.allocated(holder.role, fr ? fr->sorterClient : kNoClient, quantities);
+  regular_.allocated(holder.role, client, quantities);
 }
 
 void HierarchicalAllocator::untrackAllocation(AgentIdx agentIdx, Holder holder,
@@ -166,10 +172,7 @@ void HierarchicalAllocator::untrackHeld(AgentIdx agentIdx, Holder holder,
   } else {
     role.allocatedUnreserved -= quantities;
   }
-  const FrameworkRole* fr = frameworks_[holder.framework]
-                                ? frameworks_[holder.framework]->findRole(holder.role)
-                                : nullptr;
-  regular_.unallocated(holder.role, fr ? fr->sorterClient : kNoClient, quantities);
+  regular_.unallocated(holder.role, regularClient(holder), quantities);
 }
 
 }  // namespace harvest

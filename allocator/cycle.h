@@ -26,6 +26,9 @@ struct HierarchicalAllocator::ChosenOffer {
 
   FrameworkIdx framework;
   RoleIdx role;
+  // The framework's client in the role's framework sorter of the regular pool, as the walk
+  // found it: the offer charges it there without looking the framework's role up again.
+  ClientId client = kNoClient;
   bool preferred = false;
   bool wholeLeftover = false;  // The agent's whole leftover, not a candidate.
   // The candidate is all the framework may take of the leftover, uncut (see trackEligible).

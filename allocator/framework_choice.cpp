@@ -265,9 +265,8 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
   for (std::optional<Resources>& candidate : choice.candidates) candidate.reset();
   bool worthOffering[2] = {false, false};
   [[maybe_unused]] std::optional<Decision> whyNot[2];  // Explanations, once per variant.
-  // Find the first framework that may take the agent's leftover; offer after the walk,
-  // since offering reorders the sorter.
-  FrameworkIdx chosen = UINT32_MAX;
+  // The first framework that may take the leftover; offered after the walk (it reorders).
+  ClientId chosen = kNoClient;
   auto considerFramework = [&](ClientId client) {
     const FrameworkIdx frameworkIdx = shares.frameworkOf(client);
     const FrameworkState& framework = *frameworks_[frameworkIdx];
@@ -310,14 +309,15 @@ bool HierarchicalAllocator::chooseOffer(const QuotaHeadroom& quota, AgentIdx age
       }
       return true;
     }
-    chosen = frameworkIdx;
+    chosen = client;
     choice.candidate = &candidate;
     return false;
   };
   shares.sorter().visitInOrder(considerFramework);
-  if (chosen == UINT32_MAX) return false;
-  choice.framework = chosen;
+  if (chosen == kNoClient) return false;
+  choice.framework = shares.frameworkOf(chosen);
   choice.role = roleIdx;
+  choice.client = chosen;
   choice.preferred = preferred;
   choice.wholeLeftover = wholeLeftover;
   choice.wholeEligible = !wholeLeftover && !guaranteeShortfall && caps.empty();
@@ -336,14 +336,14 @@ void HierarchicalAllocator::makeOffer(AgentIdx agentIdx, ChosenOffer& choice, Pe
   const Holder holder{choice.framework, choice.role};
   if (choice.wholeEligible) {
     pending.resources = std::move(*std::exchange(choice.candidate, nullptr));
-    trackEligible(agentIdx, holder, pending.resources);
+    trackEligible(agentIdx, holder, choice.client, pending.resources);
   } else if (!choice.wholeLeftover) {
     pending.resources = std::move(*std::exchange(choice.candidate, nullptr));
     trackAllocation(agentIdx, holder, pending.resources);
   } else {
     // The one copy an offer needs: the books keep the leftover, the offer a copy of it.
     pending.resources = agents_[agentIdx]->available;
-    trackLeftover(agentIdx, holder);
+    trackLeftover(agentIdx, holder, choice.client);
   }
   choice.unreservedAgent =
       ChosenOffer::kNoAgent;  // Its part was built from the leftover this offer changed.

@@ -111,15 +111,21 @@ class HierarchicalAllocator final : public Allocator {
   void trackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
   // trackAllocation(agent, holder, agent's available) for the usual coarse-grained offer: the
   // leftover moves into the holder's books without being compared, copied or subtracted.
-  void trackLeftover(AgentIdx agent, Holder holder);
+  // The leftover holds no reservation (the offer's choice checked it); `client` is the
+  // holder's regularClient().
+  void trackLeftover(AgentIdx agent, Holder holder, ClientId client);
   // trackAllocation(agent, holder, resources) for an offer of everything on the agent that the
   // holder may take (eligibleFor, uncut): those entries leave the leftover by key, without
-  // the containment check and the subtraction's search.
-  void trackEligible(AgentIdx agent, Holder holder, const Resources& resources);
+  // the containment check and the subtraction's search. `client` is the holder's
+  // regularClient().
+  void trackEligible(AgentIdx agent, Holder holder, ClientId client, const Resources& resources);
+  // The holder's client in its role's framework sorter of the regular pool; kNoClient for a
+  // removed framework's or a role it left.
+  ClientId regularClient(Holder holder) const;
   // The role and sorter side of trackAllocation once the agent's books are updated;
-  // `quantities` are those of `resources`.
-  void countAllocation(Holder holder, const Resources& resources, const Quantities& quantities,
-                       bool reserved);
+  // `quantities` are those of `resources`, `client` the holder's regularClient().
+  void countAllocation(Holder holder, ClientId client, const Resources& resources,
+                       const Quantities& quantities, bool reserved);
   void untrackAllocation(AgentIdx agent, Holder holder, const Resources& resources);
   // untrackAllocation for a caller that found the holder's entry (`held`) and compared it with
   // `resources` (non-empty, held): `whole` when they are equal, so neither is done twice.
