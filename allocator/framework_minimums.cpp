@@ -80,13 +80,6 @@ Result<std::map<std::string, MinimumAlternatives>> frameworkMinimums(
   return out;
 }
 
-bool meetsMinimum(const Quantities& quantities, const MinimumAlternatives& alternatives) {
-  if (quantities.empty()) return false;
-  return alternatives.empty() ||
-         std::any_of(alternatives.begin(), alternatives.end(),
-                     [&](const Quantities& minimum) { return quantities.contains(minimum); });
-}
-
 bool meetsMinimum(const Resources& resources, const MinimumAlternatives& alternatives) {
   if (resources.empty()) return false;
   if (alternatives.empty()) return true;

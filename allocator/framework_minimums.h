@@ -30,7 +30,13 @@ Result<std::map<std::string, MinimumAlternatives>> frameworkMinimums(const v1::F
 // Ranges and sets count their values, as Quantities do.
 bool meetsMinimum(const Resources& resources, const MinimumAlternatives& alternatives);
 // The same for resources of these quantities (an agent's leftover has them at hand): a few
-// kinds compared, no walk over the resources' entries.
-bool meetsMinimum(const Quantities& quantities, const MinimumAlternatives& alternatives);
+// kinds compared, no walk over the resources' entries. Inline: asked on every agent visit.
+inline bool meetsMinimum(const Quantities& quantities, const MinimumAlternatives& alternatives) {
+  if (quantities.empty()) return false;
+  for (const Quantities& minimum : alternatives) {
+    if (quantities.contains(minimum)) return true;
+  }
+  return alternatives.empty();
+}
 
 }  // namespace harvest

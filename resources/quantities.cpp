@@ -83,13 +83,6 @@ Quantities& Quantities::operator-=(const Quantities& other) {
   return *this;
 }
 
-bool Quantities::contains(const Quantities& other) const {
-  for (const Entry& entry : other.entries_) {
-    if (get(entry.first) < entry.second) return false;
-  }
-  return true;
-}
-
 std::string Quantities::toString() const {
   std::string out;
   for (const Entry& entry : entries_) {

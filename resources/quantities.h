@@ -48,8 +48,18 @@ class Quantities {
   Quantities& operator-=(const Quantities& other);
   friend Quantities operator+(Quantities a, const Quantities& b) { return a += b; }
   friend Quantities operator-(Quantities a, const Quantities& b) { return a -= b; }
-  // True when every kind in `other` is held in at least that amount.
-  bool contains(const Quantities& other) const;
+  // True when every kind in `other` is held in at least that amount. Inline, and one walk
+  // over both sorted lists: the cycle asks it of every agent's leftover (offer minimums).
+  bool contains(const Quantities& other) const {
+    auto held = entries_.begin();
+    const auto heldEnd = entries_.end();
+    for (const auto& [kind, amount] : other.entries_) {
+      while (held != heldEnd && held->first < kind) ++held;
+      // A kind not held has amount 0, below any amount `other` holds (never 0).
+      if (held == heldEnd || held->first != kind || held->second < amount) return false;
+    }
+    return true;
+  }
   friend bool operator==(const Quantities&, const Quantities&) = default;
 
   // "cpus:2;mem:1024" in kind-id order.

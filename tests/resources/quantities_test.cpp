@@ -56,6 +56,35 @@ TEST(QuantitiesTest, Contains) {
   EXPECT_FALSE(q(2, 1024).contains(Quantities{{kDisk, Scalar::fromUnits(1)}}));
 }
 
+// contains() walks both sorted lists once: checked against the per-kind definition for every
+// pair of quantities with amounts 0-2 of four kinds, so a kind held only by one side, before,
+// between or after the other's kinds, is covered in every position.
+TEST(QuantitiesTest, ContainsIsEveryKindHeldInAtLeastThatAmount) {
+  const KindId kinds[] = {kCpus, kMem, kDisk, kinds::kPorts};
+  constexpr int kCombinations = 3 * 3 * 3 * 3;
+  auto make = [&](int code) {
+    Quantities made;
+    for (KindId kind : kinds) {
+      made.set(kind, Scalar::fromUnits(code % 3));
+      code /= 3;
+    }
+    return made;
+  };
+  int contained = 0;
+  for (int a = 0; a < kCombinations; ++a) {
+    for (int b = 0; b < kCombinations; ++b) {
+      const Quantities held = make(a);
+      const Quantities asked = make(b);
+      bool expected = true;
+      for (KindId kind : kinds) expected = expected && held.get(kind) >= asked.get(kind);
+      EXPECT_EQ(held.contains(asked), expected) << held.toString() << " / " << asked.toString();
+      contained += expected ? 1 : 0;
+    }
+  }
+  // Per kind 6 of the 9 (held, asked) pairs hold enough: 6^4 of the 81^2 pairs.
+  EXPECT_EQ(contained, 1296);
+}
+
 TEST(QuantitiesTest, ZeroAmountsAreNotStored) {
   Quantities a;
   a.set(kCpus, Scalar());
