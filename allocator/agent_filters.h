@@ -118,8 +118,8 @@ class AgentFilters {
     entries_.clear();
     index_.clear();
     sets_.clear();
-    firstFreeSet_ = kNoSet;
-    lastSet_ = kNoSet;
+    firstFreeSet_ = OfferFilter::kNoSet;
+    lastSet_ = OfferFilter::kNoSet;
   }
 
  private:
@@ -137,22 +137,22 @@ class AgentFilters {
   std::vector<Position>::iterator positionOf(Holder holder) {
     return index_.begin() + (indexOf(holder) - index_.cbegin());
   }
-  static constexpr uint32_t kNoSet = UINT32_MAX;
   struct RefusedSet {
     Resources resources;  // Empty while unused.
     uint32_t users = 0;
-    uint32_t nextFree = kNoSet;  // While unused: the next unused set.
+    uint32_t nextFree = OfferFilter::kNoSet;  // While unused: the next unused set.
   };
 
   // A set refusing `resources` with one more user: the last one made or shared if it is equal,
   // else an unused one or a new one.
   uint32_t share(const Resources& resources) {
-    if (lastSet_ != kNoSet && sets_[lastSet_].users > 0 && sets_[lastSet_].resources == resources) {
+    if (lastSet_ != OfferFilter::kNoSet && sets_[lastSet_].users > 0 &&
+        sets_[lastSet_].resources == resources) {
       ++sets_[lastSet_].users;
       return lastSet_;
     }
     uint32_t set = firstFreeSet_;
-    if (set == kNoSet) {
+    if (set == OfferFilter::kNoSet) {
       set = static_cast<uint32_t>(sets_.size());
       sets_.emplace_back();
     } else {
@@ -185,8 +185,8 @@ class AgentFilters {
   std::vector<Entry> entries_;
   std::vector<Position> index_;  // Sorted by holder.
   std::vector<RefusedSet> sets_;
-  uint32_t firstFreeSet_ = kNoSet;
-  uint32_t lastSet_ = kNoSet;
+  uint32_t firstFreeSet_ = OfferFilter::kNoSet;
+  uint32_t lastSet_ = OfferFilter::kNoSet;
 };
 
 }  // namespace harvest

@@ -16,7 +16,8 @@
 namespace harvest {
 
 struct OfferFilter {
-  static constexpr uint32_t kRefusesNothing = UINT32_MAX;
+  // No refused set: a filter's before AgentFilters::refuse(), and AgentFilters' own "none".
+  static constexpr uint32_t kNoSet = UINT32_MAX;
 
   Time expiry;
   // allocation runs completed when the filter was made; it holds through run createdAfterRun+1.
@@ -24,13 +25,13 @@ struct OfferFilter {
   // The agent's refusal epoch when this filter was found to refuse all it had left (see
   // AgentState::coveringRefusals); 0: not counted.
   uint64_t coveringEpoch = 0;
-  // Which of its AgentFilters' refused sets; kRefusesNothing until AgentFilters::refuse().
-  uint32_t refusedSet = kRefusesNothing;
+  // Which of its AgentFilters' refused sets; kNoSet until AgentFilters::refuse().
+  uint32_t refusedSet = kNoSet;
 
   bool expired(Time now, uint64_t currentRun) const {
     return now >= expiry && currentRun > createdAfterRun + 1;
   }
-  bool refusesNothing() const { return refusedSet == kRefusesNothing; }
+  bool refusesNothing() const { return refusedSet == kNoSet; }
 };
 
 }  // namespace harvest

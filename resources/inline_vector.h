@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace harvest {
@@ -137,6 +139,19 @@ class InlineVector {
     if (other.onHeap()) {
       data_ = std::exchange(other.data_, other.local());
       capacity_ = std::exchange(other.capacity_, N);
+    } else if constexpr (std::is_trivially_copyable_v<T>) {
+      // The whole inline storage in one fixed-size copy, held or not: a few vector moves
+      // instead of a loop over the elements (a Resources' scalars move several times per
+      // offer). Copying bytes never written is defined for unsigned char storage; GCC's
+      // warning about them is not about a value anyone reads.
+#if !defined(__clang__)  // Clang has no such warning, and warns of the unknown name.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+      std::memcpy(storage_, other.storage_, sizeof(storage_));
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
     } else {
       std::uninitialized_move(other.begin(), other.end(), data_);
       std::destroy(other.begin(), other.end());
