@@ -83,6 +83,12 @@ Quantities& Quantities::operator-=(const Quantities& other) {
   return *this;
 }
 
+// contains() is inline since 2026-12-07; a host or module built against the headers before
+// calls it from this library. Taking its address here emits the inline definition in this
+// library, exported (Structure.ResourcesLibraryStillExportsContains checks it).
+[[gnu::used]] static bool (Quantities::*const kContainsForOlderBuilds)(const Quantities&) const =
+    &Quantities::contains;
+
 std::string Quantities::toString() const {
   std::string out;
   for (const Entry& entry : entries_) {

@@ -60,11 +60,11 @@ TEST(QuantitiesTest, Contains) {
 // pair of quantities with amounts 0-2 of four kinds, so a kind held only by one side, before,
 // between or after the other's kinds, is covered in every position.
 TEST(QuantitiesTest, ContainsIsEveryKindHeldInAtLeastThatAmount) {
-  const KindId kinds[] = {kCpus, kMem, kDisk, kinds::kPorts};
+  const KindId allKinds[] = {kCpus, kMem, kDisk, kinds::kPorts};
   constexpr int kCombinations = 3 * 3 * 3 * 3;
   auto make = [&](int code) {
     Quantities made;
-    for (KindId kind : kinds) {
+    for (KindId kind : allKinds) {
       made.set(kind, Scalar::fromUnits(code % 3));
       code /= 3;
     }
@@ -76,7 +76,7 @@ TEST(QuantitiesTest, ContainsIsEveryKindHeldInAtLeastThatAmount) {
       const Quantities held = make(a);
       const Quantities asked = make(b);
       bool expected = true;
-      for (KindId kind : kinds) expected = expected && held.get(kind) >= asked.get(kind);
+      for (KindId kind : allKinds) expected = expected && held.get(kind) >= asked.get(kind);
       EXPECT_EQ(held.contains(asked), expected) << held.toString() << " / " << asked.toString();
       contained += expected ? 1 : 0;
     }
